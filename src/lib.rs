@@ -1,0 +1,32 @@
+//! MCP Bridge core: every decision of the extension (is this a tool call, what text goes
+//! into the chat, what the float shows) is made here, in Rust compiled to WebAssembly.
+//!
+//! This file is the only `#[wasm_bindgen]` surface. Everything below it is either pure logic
+//! (compiled and tested natively) or the thin browser edge (`wasm32` only).
+
+pub mod messages;
+
+#[cfg(target_arch = "wasm32")]
+mod background;
+#[cfg(target_arch = "wasm32")]
+mod ext;
+
+use wasm_bindgen::prelude::*;
+
+/// The core's version, as the extension reports it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The core's version (for the glue and the options page).
+#[wasm_bindgen]
+pub fn version() -> String {
+    VERSION.to_string()
+}
+
+/// Handles one message from a content script or an extension page and resolves to the
+/// answer. `message` is the JSON text of the message; `sender` is the browser's
+/// `MessageSender` (never trusted for more than telling a tab from an extension page).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = handleMessage)]
+pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
+    background::handle(&message, &sender).await
+}

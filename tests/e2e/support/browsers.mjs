@@ -1,0 +1,137 @@
+// Launches real Chromium and real Firefox with the built test variant of the extension
+// (dist/chrome-test, dist/firefox-test) loaded unpacked, and with a local HTTP proxy so
+// that pages such as http://chat.deepseek.com/ are served by our fixture server.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Session, startDriver, waitFor } from './webdriver.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const GECKO_ID = 'mcp-bridge@mcp-bridge.dev';
+// Fixed internal UUID so the test knows the extension's moz-extension:// origin.
+const GECKO_UUID = '6c0d6f9e-7c3f-4c63-9d0e-2b1a4e5f0a11';
+
+export const BROWSERS = ['chromium', 'firefox'];
+
+function which(bin) {
+  for (const dir of (process.env.PATH || '').split(':')) {
+    const p = path.join(dir, bin);
+    if (fs.existsSync(p)) return p;
+  }
+  return null;
+}
+
+/**
+ * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
+ * `{ session, extensionBase, close }`; `extensionBase` ends with '/'.
+ */
+export async function launch(name, { proxyPort } = {}) {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
+  if (name === 'chromium') return launchChromium(profile, proxyPort);
+  if (name === 'firefox') return launchFirefox(profile, proxyPort);
+  throw new Error(`unknown browser ${name}`);
+}
+
+async function launchChromium(profile, proxyPort) {
+  const ext = path.join(ROOT, 'dist/chrome-test');
+  const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
+  const args = [
+    '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+    '--no-first-run', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--disable-quic', `--user-data-dir=${profile}`,
+    '--window-size=1280,900',
+    // Chromium ≥ 137 ignores --load-extension unless this feature is off.
+    '--disable-features=DisableLoadExtensionCommandLineSwitch',
+    `--load-extension=${ext}`, `--disable-extensions-except=${ext}`,
+  ];
+  if (proxyPort) args.push(`--proxy-server=http://127.0.0.1:${proxyPort}`);
+  let session;
+  try {
+    session = await Session.create(driver.base, {
+      browserName: 'chrome',
+      'goog:chromeOptions': {
+        binary: process.env.CHROMIUM || which('chromium') || '/usr/bin/chromium',
+        args,
+        excludeSwitches: ['disable-extensions', 'enable-automation'],
+      },
+    });
+  } catch (e) {
+    driver.stop();
+    throw e;
+  }
+  // The extension id is random for an unpacked load: read it off the worker's target.
+  const id = await waitFor(async () => {
+    const { targetInfos } = await session.cmd('POST', '/goog/cdp/execute', { cmd: 'Target.getTargets', params: {} });
+    const sw = targetInfos.find((t) => t.url.startsWith('chrome-extension://') && t.url.endsWith('/background.js'));
+    return sw && new URL(sw.url).host;
+  }, { what: 'the extension service worker to start' });
+  return {
+    session,
+    extensionBase: `chrome-extension://${id}/`,
+    close: async () => {
+      await session.close().catch(() => {});
+      driver.stop();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+async function launchFirefox(profile, proxyPort) {
+  const ext = path.join(ROOT, 'dist/firefox-test');
+  // System access lets the tests switch to the chrome context to open extension pages:
+  // WebDriver itself refuses to navigate to moz-extension:// URLs.
+  const driver = await startDriver(process.env.GECKODRIVER || which('geckodriver'), ['--allow-system-access']);
+  const prefs = {
+    'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: GECKO_UUID }),
+    'datareporting.policy.dataSubmissionEnabled': false,
+    'browser.shell.checkDefaultBrowser': false,
+    'app.update.enabled': false,
+  };
+  if (proxyPort) {
+    Object.assign(prefs, {
+      'network.proxy.type': 1,
+      'network.proxy.http': '127.0.0.1',
+      'network.proxy.http_port': proxyPort,
+      'network.proxy.share_proxy_settings': false,
+    });
+  }
+  let session;
+  try {
+    session = await Session.create(driver.base, {
+      browserName: 'firefox',
+      'moz:firefoxOptions': {
+        binary: process.env.FIREFOX || which('firefox-esr') || which('firefox'),
+        args: ['-headless', '-profile', profile],
+        prefs,
+      },
+    });
+    await session.cmd('POST', '/moz/addon/install', { path: ext, temporary: true });
+  } catch (e) {
+    await session?.close().catch(() => {});
+    driver.stop();
+    throw e;
+  }
+  // geckodriver refuses to navigate to moz-extension:// URLs; load them from chrome context.
+  const navigate = session.navigate.bind(session);
+  session.navigate = async (url) => {
+    if (!url.startsWith('moz-extension://')) return navigate(url);
+    await session.cmd('POST', '/moz/context', { context: 'chrome' });
+    try {
+      await session.exec(`openTrustedLinkIn(arguments[0], 'current')`, url);
+    } finally {
+      await session.cmd('POST', '/moz/context', { context: 'content' });
+    }
+    await waitFor(async () => (await session.url()) === url, { what: `Firefox to open ${url}` });
+    await waitFor(() => session.exec('return document.readyState === "complete"'), { what: 'the page to load' });
+  };
+  return {
+    session,
+    extensionBase: `moz-extension://${GECKO_UUID}/`,
+    close: async () => {
+      await session.close().catch(() => {});
+      driver.stop();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
