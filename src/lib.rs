@@ -5,6 +5,8 @@
 //! (compiled and tested natively) or the thin browser edge (`wasm32` only).
 
 pub mod messages;
+pub mod settings;
+pub mod sites;
 
 #[cfg(target_arch = "wasm32")]
 mod background;

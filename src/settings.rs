@@ -1,0 +1,248 @@
+//! The user's settings: defaults, and validation that names the bad field, so a bad value
+//! is refused with a clear message and never half-applied.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+pub const DEFAULT_BRIDGE_URL: &str = "http://127.0.0.1:3849";
+
+/// Report language; `Auto` follows the browser's UI language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LangSetting {
+    #[default]
+    Auto,
+    Zh,
+    En,
+}
+
+/// What happens to a tool before it runs (seed 004's "requires confirmation").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolPolicy {
+    #[default]
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// Per-site switches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SiteSettings {
+    /// `false` turns the extension off on that site.
+    pub disabled: bool,
+    /// Insert the instructions into the empty input of a new chat by itself.
+    pub auto_insert_instructions: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    pub bridge_url: String,
+    pub token: String,
+    pub language: LangSetting,
+    /// Send the typed result by itself.
+    pub auto_send: bool,
+    /// Run a detected call by itself (otherwise the float asks first).
+    pub auto_execute: bool,
+    /// Traceback lines kept in a report (seed 000: the last 10).
+    pub stack_lines: u32,
+    /// Automatic rounds without a human message before the loop stops.
+    pub max_auto_rounds: u32,
+    /// Keyed by site id.
+    pub sites: BTreeMap<String, SiteSettings>,
+    /// Keyed by `server:tool` (or `*:tool` when the server is not known).
+    pub tool_policies: BTreeMap<String, ToolPolicy>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            bridge_url: DEFAULT_BRIDGE_URL.to_string(),
+            token: String::new(),
+            language: LangSetting::Auto,
+            auto_send: true,
+            auto_execute: true,
+            stack_lines: 10,
+            max_auto_rounds: 10,
+            sites: BTreeMap::new(),
+            tool_policies: BTreeMap::new(),
+        }
+    }
+}
+
+/// A refused setting: which field, and why, in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl Settings {
+    /// Parses stored or submitted settings; unknown keys are ignored, missing ones default.
+    pub fn from_json(value: &serde_json::Value) -> Result<Settings, FieldError> {
+        if value.is_null() {
+            return Ok(Settings::default());
+        }
+        let settings: Settings =
+            serde_path_to_error::deserialize(value.clone()).map_err(|e| FieldError {
+                field: e.path().to_string(),
+                message: e.inner().to_string(),
+            })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// Checks every field; the first bad one is reported.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        let err = |field: &str, message: String| {
+            Err(FieldError {
+                field: field.into(),
+                message,
+            })
+        };
+        if let Err(why) = validate_bridge_url(&self.bridge_url) {
+            return err("bridgeUrl", why);
+        }
+        if self
+            .token
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+        {
+            return err(
+                "token",
+                "the token contains spaces or line breaks; paste only the token the bridge printed"
+                    .into(),
+            );
+        }
+        if !(1..=200).contains(&self.stack_lines) {
+            return err(
+                "stackLines",
+                format!("must be between 1 and 200, got {}", self.stack_lines),
+            );
+        }
+        if !(1..=100).contains(&self.max_auto_rounds) {
+            return err(
+                "maxAutoRounds",
+                format!("must be between 1 and 100, got {}", self.max_auto_rounds),
+            );
+        }
+        Ok(())
+    }
+
+    /// The policy for a tool: an exact `server:tool` entry wins over `*:tool`.
+    pub fn policy_for(&self, server: Option<&str>, tool: &str) -> ToolPolicy {
+        server
+            .and_then(|s| self.tool_policies.get(&format!("{s}:{tool}")))
+            .or_else(|| self.tool_policies.get(&format!("*:{tool}")))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub fn site(&self, id: &str) -> SiteSettings {
+        self.sites.get(id).cloned().unwrap_or_default()
+    }
+
+    /// The bridge address without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        self.bridge_url.trim_end_matches('/')
+    }
+}
+
+/// The bridge must be plain HTTP on this machine: the extension only has host permission
+/// for loopback, and a token must never travel to another host.
+pub fn validate_bridge_url(url: &str) -> Result<(), String> {
+    let rest = url.strip_prefix("http://").ok_or_else(|| {
+        format!("'{url}' must start with http:// (the bridge runs on this computer)")
+    })?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (h, Some(p)),
+        _ => (authority, None),
+    };
+    if !matches!(host, "127.0.0.1" | "localhost" | "[::1]") {
+        return Err(format!(
+            "'{host}' is not this computer; use 127.0.0.1 or localhost"
+        ));
+    }
+    if let Some(p) = port {
+        match p.parse::<u16>() {
+            Ok(n) if n > 0 => {}
+            _ => return Err(format!("'{p}' is not a port number")),
+        }
+    }
+    let path = &rest[authority.len()..];
+    if !(path.is_empty() || path == "/") {
+        return Err(format!("remove the path '{path}' from the address"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_match_the_original_bridge() {
+        let s = Settings::from_json(&serde_json::Value::Null).unwrap();
+        assert_eq!(s.bridge_url, "http://127.0.0.1:3849");
+        assert_eq!(s.stack_lines, 10);
+        assert_eq!(s.max_auto_rounds, 10);
+    }
+
+    #[test]
+    fn partial_settings_keep_defaults_for_the_rest() {
+        let s = Settings::from_json(&json!({"token": "abc", "autoSend": false})).unwrap();
+        assert_eq!(s.token, "abc");
+        assert!(!s.auto_send);
+        assert_eq!(s.stack_lines, 10);
+    }
+
+    #[test]
+    fn bad_addresses_name_the_field_and_the_reason() {
+        for (url, needle) in [
+            ("https://127.0.0.1:3849", "http://"),
+            ("http://example.com:3849", "not this computer"),
+            ("http://127.0.0.1:99999", "not a port"),
+            ("http://127.0.0.1:3849/api", "remove the path"),
+            ("127.0.0.1:3849", "http://"),
+        ] {
+            let e = Settings::from_json(&json!({ "bridgeUrl": url })).unwrap_err();
+            assert_eq!(e.field, "bridgeUrl");
+            assert!(e.message.contains(needle), "{url}: {}", e.message);
+        }
+        for ok in [
+            "http://127.0.0.1:3849",
+            "http://localhost:4000/",
+            "http://[::1]:3849",
+        ] {
+            assert!(validate_bridge_url(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn wrong_types_and_ranges_are_refused() {
+        let e = Settings::from_json(&json!({"stackLines": "ten"})).unwrap_err();
+        assert_eq!(e.field, "stackLines");
+        assert!(e.message.contains("invalid type"), "{}", e.message);
+        let e = Settings::from_json(&json!({"toolPolicies": {"a:b": "maybe"}})).unwrap_err();
+        assert_eq!(e.field, "toolPolicies.a:b");
+        let e = Settings::from_json(&json!({"stackLines": 0})).unwrap_err();
+        assert_eq!(e.field, "stackLines");
+        let e = Settings::from_json(&json!({"token": "abc def"})).unwrap_err();
+        assert_eq!(e.field, "token");
+    }
+
+    #[test]
+    fn exact_tool_policy_beats_wildcard() {
+        let s =
+            Settings::from_json(&json!({"toolPolicies": {"*:crash": "deny", "demo:crash": "ask"}}))
+                .unwrap();
+        assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Ask);
+        assert_eq!(s.policy_for(Some("other"), "crash"), ToolPolicy::Deny);
+        assert_eq!(s.policy_for(None, "echo"), ToolPolicy::Allow);
+    }
+}

@@ -1,0 +1,277 @@
+//! Chat-site configurations (`extension/sites/*.json` and the user's custom sites): parsing,
+//! validation with messages that name the bad field, and matching a page's host.
+
+use serde::{Deserialize, Serialize};
+
+/// How text gets into the site's chat input (DESIGN.md §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EditorKind {
+    Textarea,
+    Prosemirror,
+    Lexical,
+    Quill,
+    Contenteditable,
+}
+
+/// CSS selector chains, most stable first; the content script uses the first that matches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Selectors {
+    pub input: Vec<String>,
+    pub send: Vec<String>,
+    pub assistant_message: Vec<String>,
+    #[serde(default)]
+    pub generating: Vec<String>,
+    #[serde(default)]
+    pub message_area: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SiteConfig {
+    pub id: String,
+    pub name: String,
+    pub hosts: Vec<String>,
+    pub editor: EditorKind,
+    pub selectors: Selectors,
+    /// How long the newest message must stay unchanged before it counts as finished.
+    #[serde(default = "default_stable_ms")]
+    pub stable_ms: u32,
+}
+
+/// serde_path_to_error says `.` for the root; we say `config`.
+fn field_path(path: &serde_path_to_error::Path) -> String {
+    match path.to_string().as_str() {
+        "." => "config".to_string(),
+        p => p.to_string(),
+    }
+}
+
+fn default_stable_ms() -> u32 {
+    500
+}
+
+/// A config that failed validation: the field path and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteError {
+    pub field: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for SiteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl SiteConfig {
+    /// Parses and validates one config from its JSON text.
+    pub fn parse(json: &str) -> Result<SiteConfig, SiteError> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let cfg: SiteConfig = serde_path_to_error::deserialize(de).map_err(|e| SiteError {
+            field: field_path(e.path()),
+            message: e.inner().to_string(),
+        })?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn validate(&self) -> Result<(), SiteError> {
+        let bad = |field: &str, message: String| {
+            Err(SiteError {
+                field: field.into(),
+                message,
+            })
+        };
+        if self.id.is_empty()
+            || !self
+                .id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return bad(
+                "id",
+                format!(
+                    "'{}' must be non-empty letters, digits, '-' or '_'",
+                    self.id
+                ),
+            );
+        }
+        if self.hosts.is_empty() {
+            return bad("hosts", "list at least one host name".into());
+        }
+        for (i, h) in self.hosts.iter().enumerate() {
+            if !is_host_name(h) {
+                return bad(
+                    &format!("hosts[{i}]"),
+                    format!("'{h}' is not a host name (no scheme, path or port)"),
+                );
+            }
+        }
+        let s = &self.selectors;
+        for (name, chain, required) in [
+            ("selectors.input", &s.input, true),
+            ("selectors.send", &s.send, true),
+            ("selectors.assistantMessage", &s.assistant_message, true),
+            ("selectors.generating", &s.generating, false),
+            ("selectors.messageArea", &s.message_area, false),
+        ] {
+            if required && chain.is_empty() {
+                return bad(name, "needs at least one CSS selector".into());
+            }
+            for (i, sel) in chain.iter().enumerate() {
+                if let Err(why) = check_selector(sel) {
+                    return bad(&format!("{name}[{i}]"), why);
+                }
+            }
+        }
+        if !(100..=10_000).contains(&self.stable_ms) {
+            return bad(
+                "stableMs",
+                format!("must be between 100 and 10000, got {}", self.stable_ms),
+            );
+        }
+        Ok(())
+    }
+
+    pub fn matches_host(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.hosts.iter().any(|h| h.eq_ignore_ascii_case(&host))
+    }
+}
+
+/// Finds the config for `host` among `configs` (the first that lists it).
+pub fn for_host<'a>(configs: &'a [SiteConfig], host: &str) -> Option<&'a SiteConfig> {
+    configs.iter().find(|c| c.matches_host(host))
+}
+
+fn is_host_name(h: &str) -> bool {
+    !h.is_empty()
+        && h.len() <= 253
+        && h.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+                && !label.starts_with('-')
+        })
+}
+
+/// A cheap sanity check; the content script still guards `querySelector` with try/catch.
+fn check_selector(sel: &str) -> Result<(), String> {
+    if sel.trim().is_empty() {
+        return Err("empty selector".into());
+    }
+    if sel.len() > 500 {
+        return Err("selector longer than 500 characters".into());
+    }
+    let mut depth: Vec<char> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in sel.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match (quote, c) {
+            (_, '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth.push(c),
+            (None, ')') if depth.pop() != Some('(') => {
+                return Err(format!("unbalanced ')' in '{sel}'"));
+            }
+            (None, ']') if depth.pop() != Some('[') => {
+                return Err(format!("unbalanced ']' in '{sel}'"));
+            }
+            _ => {}
+        }
+    }
+    if quote.is_some() || !depth.is_empty() {
+        return Err(format!("unclosed quote or bracket in '{sel}'"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{"id":"demo","name":"Demo","hosts":["chat.example.com"],"editor":"textarea",
+      "selectors":{"input":["textarea#chat"],"send":["button[type=\"submit\"]"],
+      "assistantMessage":[".msg:not(.user)"],"generating":[".stop"],"messageArea":["main"]}}"#;
+
+    #[test]
+    fn a_good_config_parses_with_defaults() {
+        let c = SiteConfig::parse(GOOD).unwrap();
+        assert_eq!(c.stable_ms, 500);
+        assert!(c.matches_host("CHAT.example.com"));
+        assert!(!c.matches_host("example.com"));
+    }
+
+    #[test]
+    fn every_shipped_config_is_valid_and_hosts_are_unique() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/sites");
+        let index: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(format!("{dir}/index.json")).unwrap())
+                .unwrap();
+        let mut hosts = std::collections::BTreeSet::new();
+        for file in &index {
+            let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
+            let cfg = SiteConfig::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            for h in cfg.hosts {
+                assert!(hosts.insert(h.clone()), "{h} listed twice");
+            }
+        }
+        assert!(index.len() >= 16, "only {} site configs", index.len());
+        // The manifest injects the content script exactly on the configured hosts.
+        let manifest: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/manifest.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        let matches: std::collections::BTreeSet<String> = manifest["content_scripts"][0]["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let m = m.as_str().unwrap();
+                m.trim_start_matches("https://")
+                    .trim_end_matches("/*")
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(matches, hosts);
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let cases = [
+            (GOOD.replace(r#""id":"demo""#, r#""id":"de mo""#), "id"),
+            (
+                GOOD.replace(r#"["chat.example.com"]"#, r#"["https://x.com/"]"#),
+                "hosts[0]",
+            ),
+            (
+                GOOD.replace(r#""editor":"textarea""#, r#""editor":"word""#),
+                "editor",
+            ),
+            (
+                GOOD.replace(r#"["textarea#chat"]"#, r#"[]"#),
+                "selectors.input",
+            ),
+            (
+                GOOD.replace(r#"[".stop"]"#, r#"["div[data-x"]"#),
+                "selectors.generating[0]",
+            ),
+            (GOOD.replace(r#""hosts""#, r#""hostz""#), "hostz"),
+            ("{not json".to_string(), "config"),
+        ];
+        for (json, field) in cases {
+            let e = SiteConfig::parse(&json).unwrap_err();
+            assert_eq!(e.field, field, "{e}");
+        }
+    }
+}
