@@ -40,10 +40,10 @@ pub struct SiteConfig {
     pub stable_ms: u32,
 }
 
-/// serde_path_to_error says `.` for the root; we say `config`.
+/// serde_path_to_error says `.` for the root and `?` before it knows a key; we say `config`.
 fn field_path(path: &serde_path_to_error::Path) -> String {
     match path.to_string().as_str() {
-        "." => "config".to_string(),
+        "." | "?" => "config".to_string(),
         p => p.to_string(),
     }
 }
