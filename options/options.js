@@ -14,10 +14,10 @@ $('core-version').textContent = core.version();
 
 const health = await chrome.runtime.sendMessage({ type: 'get-health' });
 const out = $('bridge-health');
-if (health && health.type === 'health' && health.ok) {
+if (health?.type === 'data') {
   out.dataset.state = 'ok';
-  out.textContent = chrome.i18n.getMessage('bridgeOk', [health.bridgeVersion ?? '?']);
+  out.textContent = chrome.i18n.getMessage('bridgeOk', [String(health.data.version ?? '?')]);
 } else {
   out.dataset.state = 'down';
-  out.textContent = `${chrome.i18n.getMessage('bridgeDown')}: ${health?.problem ?? health?.message ?? ''}`;
+  out.textContent = `${chrome.i18n.getMessage('bridgeDown')}: ${health?.message ?? ''}`;
 }

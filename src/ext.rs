@@ -1,6 +1,9 @@
-//! The browser edge: the few `chrome.*` / `browser.*` calls the core needs, bound once here
-//! so that the rest of the core never touches extension APIs directly.
+//! The browser edge: the few `chrome.*` calls the core needs, bound once here so that the
+//! rest of the core never touches extension APIs directly. Firefox provides the same
+//! promise-returning `chrome.*` namespace in MV3, so one binding serves both browsers.
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -9,16 +12,97 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = getURL)]
     pub fn runtime_get_url(path: &str) -> String;
 
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = openOptionsPage, catch)]
+    async fn runtime_open_options_page() -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "i18n"], js_name = getUILanguage)]
+    pub fn ui_language() -> String;
+
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
     async fn storage_local_get(keys: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set, catch)]
+    async fn storage_local_set(items: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = get, catch)]
+    async fn storage_session_get(keys: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set, catch)]
+    async fn storage_session_set(items: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = sendMessage, catch)]
+    async fn tabs_send_message(tab_id: i32, message: JsValue) -> Result<JsValue, JsValue>;
+
+    #[wasm_bindgen(js_namespace = Date, js_name = now)]
+    pub fn now_ms() -> f64;
 }
 
-/// Reads one key of `chrome.storage.local` as a JSON value (`Null` when unset).
-pub async fn local_get(key: &str) -> Result<serde_json::Value, String> {
-    let got = storage_local_get(JsValue::from_str(key))
+/// Which storage area: `Local` survives browser restarts; `Session` survives only
+/// service-worker restarts (and is never written to disk).
+#[derive(Debug, Clone, Copy)]
+pub enum Area {
+    Local,
+    Session,
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| e.to_string())
+}
+
+fn js_err(what: &str, e: JsValue) -> String {
+    let text = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"));
+    format!("{what}: {text}")
+}
+
+/// Reads one key; `Ok(None)` when unset, `Err` when the stored value has the wrong shape.
+pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>, String> {
+    let keys = JsValue::from_str(key);
+    let got = match area {
+        Area::Local => storage_local_get(keys).await,
+        Area::Session => storage_session_get(keys).await,
+    }
+    .map_err(|e| js_err("reading extension storage failed", e))?;
+    let value = js_sys::Reflect::get(&got, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    serde_wasm_bindgen::from_value(value)
+        .map(Some)
+        .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}"))
+}
+
+pub async fn set<T: Serialize + ?Sized>(area: Area, key: &str, value: &T) -> Result<(), String> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(&items, &JsValue::from_str(key), &to_js(value)?)
+        .map_err(|e| js_err("building the storage item failed", e))?;
+    match area {
+        Area::Local => storage_local_set(items.into()).await,
+        Area::Session => storage_session_set(items.into()).await,
+    }
+    .map(|_| ())
+    .map_err(|e| js_err("writing extension storage failed", e))
+}
+
+/// Sends a command to the content script of `tab_id` and parses its answer.
+pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
+    tab_id: i32,
+    command: &C,
+) -> Result<R, String> {
+    let answer = tabs_send_message(tab_id, to_js(command)?)
         .await
-        .map_err(|e| format!("chrome.storage.local.get failed: {e:?}"))?;
-    let obj: serde_json::Value = serde_wasm_bindgen::from_value(got)
-        .map_err(|e| format!("chrome.storage.local returned something unexpected: {e}"))?;
-    Ok(obj.get(key).cloned().unwrap_or(serde_json::Value::Null))
+        .map_err(|e| js_err("the chat page did not answer", e))?;
+    if answer.is_undefined() || answer.is_null() {
+        return Ok(R::default());
+    }
+    serde_wasm_bindgen::from_value(answer).map_err(|e| format!("odd answer from the page: {e}"))
+}
+
+pub async fn open_options_page() -> Result<(), String> {
+    runtime_open_options_page()
+        .await
+        .map(|_| ())
+        .map_err(|e| js_err("opening the options page failed", e))
 }

@@ -4,6 +4,7 @@
 //! This file is the only `#[wasm_bindgen]` surface. Everything below it is either pure logic
 //! (compiled and tested natively) or the thin browser edge (`wasm32` only).
 
+pub mod float;
 pub mod messages;
 pub mod settings;
 pub mod sites;
@@ -11,7 +12,11 @@ pub mod sites;
 #[cfg(target_arch = "wasm32")]
 mod background;
 #[cfg(target_arch = "wasm32")]
+mod chat;
+#[cfg(target_arch = "wasm32")]
 mod ext;
+#[cfg(target_arch = "wasm32")]
+mod options_api;
 
 use wasm_bindgen::prelude::*;
 

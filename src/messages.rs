@@ -1,8 +1,15 @@
 //! The one message contract between the JavaScript glue (content scripts, options page) and
 //! the Rust core in the background. Both sides speak these tagged enums; anything else is
 //! rejected as untrusted input.
+//!
+//! Two vocabularies, split by who may speak them: [`TabRequest`] is all a content script in
+//! a chat tab can ever say (report what it sees, ask to run what the core detected), and
+//! [`PageRequest`] is only accepted from the extension's own pages.
 
 use serde::{Deserialize, Serialize};
+
+pub mod options;
+pub use options::PageRequest;
 
 /// Upper bound on the size of any message a content script may send (the newest assistant
 /// message text dominates it). Larger messages are refused, never truncated silently.
@@ -18,27 +25,68 @@ pub enum Origin {
     ExtensionPage,
 }
 
-/// What the glue asks of the core.
+/// What a content script reports or asks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case")]
-pub enum Request {
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum TabRequest {
     /// Liveness check; answered with the core's version.
     Ping,
-    /// The options page asks for the bridge's `/health`, fetched by the core.
-    GetHealth,
+    /// The content script started on a page; answered with [`Response::PageSetup`].
+    PageReady { url: String },
+    /// The newest assistant message as the page shows it now.
+    MessageUpdated {
+        url: String,
+        /// Position of the message among the assistant messages (its identity in the chat).
+        index: u32,
+        text: String,
+        /// The site's "still generating" indicator is present.
+        generating: bool,
+        /// Already on the page when the content script started: never run automatically.
+        #[serde(default)]
+        baseline: bool,
+    },
+    /// The user sent a message themselves (resets the automatic-round counter).
+    UserMessage,
+    /// A button in the float.
+    UserAction { action: UserAction },
 }
 
-impl Request {
-    /// Whether a sender of this origin may make this request at all.
-    pub fn allowed_from(&self, origin: Origin) -> bool {
-        match self {
-            Request::Ping => true,
-            Request::GetHealth => origin == Origin::ExtensionPage,
-        }
-    }
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "action",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum UserAction {
+    InsertInstructions,
+    /// Parse the newest message again and run its call, even if it was seen before.
+    Redetect,
+    /// The user pasted a `<tool_code>` block.
+    ManualInput {
+        text: String,
+    },
+    Cancel,
+    /// Answer to an "ask" policy prompt.
+    Confirm {
+        run: bool,
+    },
+    OpenDetails,
 }
 
-/// What the core answers.
+/// Any incoming message, after the origin check.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    Tab(TabRequest),
+    Page(PageRequest),
+}
+
+/// What the core answers (to either side).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
@@ -49,35 +97,86 @@ pub enum Response {
     Pong {
         version: String,
     },
-    Health {
-        ok: bool,
-        /// The bridge's version when it answered.
+    /// Answer to `page-ready`: the site's config (or why the extension is off here).
+    PageSetup {
         #[serde(skip_serializing_if = "Option::is_none")]
-        bridge_version: Option<String>,
-        /// A sentence for the user when it did not.
+        site: Option<crate::sites::SiteConfig>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
+        float: crate::float::FloatState,
+    },
+    /// Message received; `recheck_ms` asks the content script to report again after that
+    /// long even if nothing changes (so the core can see the text has settled).
+    Ack {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recheck_ms: Option<u32>,
+    },
+    /// Options-page answers carry arbitrary JSON shaped by [`options::PageRequest`].
+    Data {
+        data: serde_json::Value,
     },
     /// The request was refused or could not be understood.
     Error {
         message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        field: Option<String>,
     },
 }
 
-/// Parses a message from the glue, refusing anything that is not part of the contract.
-pub fn parse_request(json: &str, origin: Origin) -> Result<Request, String> {
+impl Response {
+    pub fn error(message: impl Into<String>) -> Response {
+        Response::Error {
+            message: message.into(),
+            field: None,
+        }
+    }
+}
+
+/// Commands the core sends to a tab's content script (`chrome.tabs.sendMessage`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Command {
+    /// Put `text` into the chat input (replacing what is there) and read it back.
+    TypeText { text: String },
+    /// Press the send button (or Enter) and confirm the message left.
+    Submit,
+    /// Redraw the float.
+    FloatState { float: crate::float::FloatState },
+}
+
+/// The content script's answer to a [`Command`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CommandResult {
+    pub ok: bool,
+    /// Why it failed, in words for the float.
+    pub reason: Option<String>,
+}
+
+/// Parses a message from the glue, refusing anything that is not part of the contract or
+/// not allowed from `origin`.
+pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
     if json.len() > MAX_MESSAGE_BYTES {
         return Err(format!(
             "message of {} bytes exceeds the limit of {MAX_MESSAGE_BYTES}",
             json.len()
         ));
     }
-    let req: Request =
-        serde_json::from_str(json).map_err(|e| format!("not a valid MCP Bridge message: {e}"))?;
-    if !req.allowed_from(origin) {
-        return Err("this message is not allowed from a web page's content script".into());
+    match origin {
+        Origin::ContentScript => serde_json::from_str::<TabRequest>(json)
+            .map(Incoming::Tab)
+            .map_err(|e| format!("not a message a chat page may send: {e}")),
+        Origin::ExtensionPage => match serde_json::from_str::<TabRequest>(json) {
+            Ok(TabRequest::Ping) => Ok(Incoming::Tab(TabRequest::Ping)),
+            _ => serde_json::from_str::<PageRequest>(json)
+                .map(Incoming::Page)
+                .map_err(|e| format!("not a valid MCP Bridge message: {e}")),
+        },
     }
-    Ok(req)
 }
 
 #[cfg(test)]
@@ -86,8 +185,8 @@ mod tests {
 
     #[test]
     fn ping_round_trips_as_tagged_json() {
-        let req = parse_request(r#"{"type":"ping"}"#, Origin::ContentScript).unwrap();
-        assert_eq!(req, Request::Ping);
+        let req = parse_incoming(r#"{"type":"ping"}"#, Origin::ContentScript).unwrap();
+        assert_eq!(req, Incoming::Tab(TabRequest::Ping));
         let pong = Response::Pong {
             version: "1.2.3".into(),
         };
@@ -98,29 +197,77 @@ mod tests {
     }
 
     #[test]
-    fn unknown_and_malformed_messages_are_refused() {
-        assert!(parse_request(r#"{"type":"rm-rf"}"#, Origin::ContentScript).is_err());
-        assert!(parse_request("not json", Origin::ExtensionPage).is_err());
-        assert!(parse_request(r#"{"kind":"ping"}"#, Origin::ExtensionPage).is_err());
+    fn message_updates_parse_with_camel_case_fields() {
+        let req = parse_incoming(
+            r#"{"type":"message-updated","url":"https://chat.deepseek.com/a/1","index":3,"text":"hi","generating":false}"#,
+            Origin::ContentScript,
+        )
+        .unwrap();
+        assert!(matches!(
+            req,
+            Incoming::Tab(TabRequest::MessageUpdated {
+                index: 3,
+                baseline: false,
+                ..
+            })
+        ));
+        let req = parse_incoming(
+            r#"{"type":"user-action","action":{"action":"confirm","run":true}}"#,
+            Origin::ContentScript,
+        )
+        .unwrap();
+        assert_eq!(
+            req,
+            Incoming::Tab(TabRequest::UserAction {
+                action: UserAction::Confirm { run: true }
+            })
+        );
     }
 
     #[test]
-    fn content_scripts_cannot_reach_extension_only_requests() {
-        let err = parse_request(r#"{"type":"get-health"}"#, Origin::ContentScript).unwrap_err();
-        assert!(err.contains("not allowed"));
-        assert!(parse_request(r#"{"type":"get-health"}"#, Origin::ExtensionPage).is_ok());
+    fn unknown_and_malformed_messages_are_refused() {
+        assert!(parse_incoming(r#"{"type":"rm-rf"}"#, Origin::ContentScript).is_err());
+        assert!(parse_incoming("not json", Origin::ExtensionPage).is_err());
+        assert!(parse_incoming(r#"{"kind":"ping"}"#, Origin::ExtensionPage).is_err());
+        // Extra fields are not silently ignored either.
+        assert!(
+            parse_incoming(
+                r#"{"type":"page-ready","url":"u","x":1}"#,
+                Origin::ContentScript
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn content_scripts_cannot_reach_extension_page_requests() {
+        let err = parse_incoming(r#"{"type":"reset-history"}"#, Origin::ContentScript).unwrap_err();
+        assert!(err.contains("not a message a chat page may send"), "{err}");
+        assert!(matches!(
+            parse_incoming(r#"{"type":"reset-history"}"#, Origin::ExtensionPage),
+            Ok(Incoming::Page(_))
+        ));
     }
 
     #[test]
     fn oversized_messages_are_refused() {
         let big = format!(
-            r#"{{"type":"ping","pad":"{}"}}"#,
+            r#"{{"type":"message-updated","url":"u","index":0,"generating":false,"text":"{}"}}"#,
             "x".repeat(MAX_MESSAGE_BYTES)
         );
         assert!(
-            parse_request(&big, Origin::ContentScript)
+            parse_incoming(&big, Origin::ContentScript)
                 .unwrap_err()
                 .contains("exceeds")
+        );
+    }
+
+    #[test]
+    fn commands_serialise_for_the_content_script() {
+        let cmd = Command::TypeText { text: "x".into() };
+        assert_eq!(
+            serde_json::to_string(&cmd).unwrap(),
+            r#"{"type":"type-text","text":"x"}"#
         );
     }
 }

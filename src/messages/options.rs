@@ -1,0 +1,55 @@
+//! Requests only the extension's own pages (the options page) may make: they read and change
+//! settings and reach bridge routes a chat page must never reach.
+
+use crate::settings::ToolPolicy;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum PageRequest {
+    /// The bridge's `/health` as the background sees it.
+    GetHealth,
+    GetSettings,
+    /// Validated as a whole; nothing is stored when any field is bad.
+    SaveSettings {
+        settings: serde_json::Value,
+    },
+    /// Check an address and token before saving them: version, servers, or the precise reason.
+    TestConnection {
+        bridge_url: String,
+        token: String,
+    },
+    /// `POST /reset-history`: all counters, or one `server:tool`.
+    ResetHistory {
+        #[serde(default)]
+        server_name: Option<String>,
+        #[serde(default)]
+        tool_name: Option<String>,
+    },
+    /// `GET /history`: the failure counters and which tools are refused.
+    GetHistory,
+    /// Services and their tools with parameters, plus each tool's policy.
+    GetTools,
+    /// `key` is `server:tool`.
+    SetToolPolicy {
+        key: String,
+        policy: ToolPolicy,
+    },
+    /// The last failures with unmasked details, and counts by category.
+    GetErrorLog,
+    ClearErrorLog,
+    /// Add or replace a custom site config (JSON text), validated by the core.
+    SaveCustomSite {
+        json: String,
+    },
+    RemoveCustomSite {
+        id: String,
+    },
+    /// Built-in and custom site configs with their per-site settings.
+    ListSites,
+}
