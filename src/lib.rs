@@ -4,10 +4,16 @@
 //! This file is the only `#[wasm_bindgen]` surface. Everything below it is either pure logic
 //! (compiled and tested natively) or the thin browser edge (`wasm32` only).
 
+pub mod classify;
 pub mod float;
 pub mod messages;
+pub mod outcome;
+pub mod redact;
+pub mod report;
 pub mod settings;
 pub mod sites;
+pub mod tab_state;
+pub mod toolcall;
 
 #[cfg(target_arch = "wasm32")]
 mod background;

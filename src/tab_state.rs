@@ -1,0 +1,441 @@
+//! Per-tab state of the chat loop and the decision taken on every report from a tab:
+//! wait for the answer to settle, ignore it, ask first, or run its call — at most once.
+//!
+//! Pure logic: the background feeds it the reports and the clock, persists it in
+//! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
+//! decision.
+
+use crate::settings::{Settings, ToolPolicy};
+use crate::toolcall::{MalformedCall, ToolCall, find_last_call};
+use serde::{Deserialize, Serialize};
+
+/// What the tab is doing (DESIGN.md §5: idle → detected → executing → injecting → done/error).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(
+    tag = "phase",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Phase {
+    #[default]
+    Idle,
+    /// A call waits for the user's go.
+    Detected {
+        key: String,
+        call: ToolCall,
+    },
+    Executing {
+        key: String,
+        tool: String,
+        started_ms: f64,
+        /// The bridge's id of a long call, to resume polling after a worker restart.
+        call_id: Option<String>,
+    },
+    Injecting {
+        key: String,
+    },
+    Done,
+    Error,
+}
+
+/// Everything the core remembers about one tab.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TabState {
+    pub url: String,
+    /// The newest assistant message seen: its index and normalised-text hash.
+    pub index: Option<u32>,
+    pub text_hash: u64,
+    /// When that text last changed (ms since epoch).
+    pub changed_ms: f64,
+    /// Messages that were on the page when it loaded (index, hash): never run by themselves.
+    pub baseline: Option<(u32, u64)>,
+    pub phase: Phase,
+    /// Automatic rounds since the user last wrote a message.
+    pub auto_rounds: u32,
+}
+
+/// One report from the content script.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Update<'a> {
+    pub url: &'a str,
+    pub index: u32,
+    pub text: &'a str,
+    pub generating: bool,
+    pub baseline: bool,
+}
+
+/// What the background should do now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Not finished yet: report again after this many ms.
+    Wait { recheck_ms: u32 },
+    /// Nothing to do (no call, already handled, a call from before the page loaded, busy).
+    Nothing,
+    /// Run it now. The key must be recorded as executed *before* the bridge is called.
+    Run { key: String, call: ToolCall },
+    /// Show it in the float and wait for the user (policy "ask", or auto-execute off).
+    Confirm { key: String, call: ToolCall },
+    /// Policy "deny": tell the AI without running it.
+    Deny { key: String, call: ToolCall },
+    /// A complete call block that is not a valid call: tell the AI.
+    Malformed {
+        key: String,
+        malformed: MalformedCall,
+    },
+    /// Too many automatic rounds without a human message: stop and tell the user.
+    RoundCap { key: String, call: ToolCall },
+}
+
+/// FNV-1a over the text with runs of white space folded, so a re-render that only changes
+/// spacing keeps the same identity.
+pub fn text_hash(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut in_space = true;
+    for b in text.bytes() {
+        let b = if b.is_ascii_whitespace() {
+            if in_space {
+                continue;
+            }
+            in_space = true;
+            b' '
+        } else {
+            in_space = false;
+            b
+        };
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The identity of "this call in this message": the same call in the same message is
+/// never run twice; the same call in a later message is a new call.
+pub fn execution_key(index: u32, hash: u64, call_fingerprint: &str) -> String {
+    format!("{index}:{hash:016x}:{call_fingerprint}")
+}
+
+impl TabState {
+    /// Takes in a report and decides. `executed` tells whether a key has run before (the
+    /// persistent set); `now_ms` is the clock; `stable_ms` the site's settle window.
+    pub fn on_update(
+        &mut self,
+        u: &Update<'_>,
+        settings: &Settings,
+        stable_ms: u32,
+        now_ms: f64,
+        executed: impl Fn(&str) -> bool,
+    ) -> Decision {
+        let hash = text_hash(u.text);
+        let same_message = self.index == Some(u.index) && self.text_hash == hash;
+        if u.url != self.url {
+            // A new page in a single-page app. An answer that is still streaming, or the one
+            // we were already following (a new chat getting its URL), is live; anything
+            // else is history and never runs by itself.
+            let live = u.generating || same_message;
+            self.url = u.url.to_string();
+            if !live {
+                self.baseline = Some((u.index, hash));
+            }
+        }
+        if u.baseline {
+            self.baseline = Some((u.index, hash));
+        }
+        if !same_message {
+            self.index = Some(u.index);
+            self.text_hash = hash;
+            self.changed_ms = now_ms;
+        }
+        if u.generating {
+            return Decision::Wait {
+                recheck_ms: stable_ms,
+            };
+        }
+        let quiet_for = now_ms - self.changed_ms;
+        if quiet_for < f64::from(stable_ms) {
+            let left = (f64::from(stable_ms) - quiet_for).ceil() as u32;
+            return Decision::Wait {
+                recheck_ms: left.max(1),
+            };
+        }
+        if self.baseline == Some((u.index, hash)) {
+            return Decision::Nothing;
+        }
+        if matches!(
+            self.phase,
+            Phase::Executing { .. } | Phase::Injecting { .. } | Phase::Detected { .. }
+        ) {
+            return Decision::Nothing;
+        }
+        self.decide(u.text, u.index, hash, settings, &executed, false)
+    }
+
+    /// The user pressed "re-detect": look at the newest message again even if it is from
+    /// before the page loaded; a call already executed is still not run twice.
+    pub fn redetect(
+        &mut self,
+        text: &str,
+        index: u32,
+        settings: &Settings,
+        executed: impl Fn(&str) -> bool,
+    ) -> Decision {
+        let hash = text_hash(text);
+        self.index = Some(index);
+        self.text_hash = hash;
+        self.decide(text, index, hash, settings, &executed, true)
+    }
+
+    fn decide(
+        &mut self,
+        text: &str,
+        index: u32,
+        hash: u64,
+        settings: &Settings,
+        executed: &dyn Fn(&str) -> bool,
+        by_user: bool,
+    ) -> Decision {
+        let call = match find_last_call(text) {
+            None => return Decision::Nothing,
+            Some(Err(malformed)) => {
+                let key = execution_key(index, hash, "malformed");
+                if executed(&key) {
+                    return Decision::Nothing;
+                }
+                return Decision::Malformed { key, malformed };
+            }
+            Some(Ok(call)) => call,
+        };
+        let key = execution_key(index, hash, &call.fingerprint());
+        if executed(&key) {
+            return Decision::Nothing;
+        }
+        if !by_user && self.auto_rounds >= settings.max_auto_rounds {
+            return Decision::RoundCap { key, call };
+        }
+        match settings.policy_for(call.server_name.as_deref(), &call.tool_name) {
+            ToolPolicy::Deny => Decision::Deny { key, call },
+            ToolPolicy::Ask => Decision::Confirm { key, call },
+            ToolPolicy::Allow if !settings.auto_execute && !by_user => {
+                Decision::Confirm { key, call }
+            }
+            ToolPolicy::Allow => Decision::Run { key, call },
+        }
+    }
+
+    /// The user wrote a message themselves: automatic rounds start counting again.
+    pub fn on_user_message(&mut self) {
+        self.auto_rounds = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::collections::HashSet;
+
+    const CALL: &str = "Let me check.\n<tool_code>\n{\"tool_name\": \"get_time\", \"arguments\": {\"timezone\": \"Asia/Shanghai\"}}\n</tool_code>";
+
+    struct Harness {
+        state: TabState,
+        settings: Settings,
+        executed: RefCell<HashSet<String>>,
+        now: f64,
+    }
+
+    impl Harness {
+        fn new() -> Self {
+            Harness {
+                state: TabState::default(),
+                settings: Settings::default(),
+                executed: RefCell::new(HashSet::new()),
+                now: 1_000_000.0,
+            }
+        }
+        fn report(&mut self, index: u32, text: &str, generating: bool) -> Decision {
+            self.report_full(
+                "https://chat.example.com/c/1",
+                index,
+                text,
+                generating,
+                false,
+            )
+        }
+        fn report_full(
+            &mut self,
+            url: &str,
+            index: u32,
+            text: &str,
+            generating: bool,
+            baseline: bool,
+        ) -> Decision {
+            let u = Update {
+                url,
+                index,
+                text,
+                generating,
+                baseline,
+            };
+            let executed = self.executed.borrow().clone();
+            let d = self
+                .state
+                .on_update(&u, &self.settings, 500, self.now, |k| executed.contains(k));
+            if let Decision::Run { key, .. } = &d {
+                self.executed.borrow_mut().insert(key.clone());
+            }
+            d
+        }
+        fn settle(&mut self, index: u32, text: &str) -> Decision {
+            self.report(index, text, false);
+            self.now += 600.0;
+            self.report(index, text, false)
+        }
+    }
+
+    #[test]
+    fn waits_while_generating_and_until_the_text_is_stable() {
+        let mut h = Harness::new();
+        // The first report of a fresh page is history, so start with a message of our own.
+        h.report(0, "hello", false);
+        assert!(matches!(
+            h.report(1, &CALL[..30], true),
+            Decision::Wait { .. }
+        ));
+        h.now += 100.0;
+        assert!(matches!(h.report(1, CALL, true), Decision::Wait { .. }));
+        h.now += 100.0;
+        // Indicator gone, but the text changed 100 ms ago: wait the rest of the window.
+        assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 400 });
+        h.now += 400.0;
+        assert!(matches!(h.report(1, CALL, false), Decision::Run { .. }));
+    }
+
+    #[test]
+    fn a_call_runs_once_across_rerenders_and_state_loss() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        assert!(matches!(h.settle(1, CALL), Decision::Run { .. }));
+        h.state.phase = Phase::Done;
+        // Re-render with different white space: same message.
+        let rerendered = CALL.replace('\n', "\n\n  ");
+        assert_eq!(h.settle(1, &rerendered), Decision::Nothing);
+        // Worker restart lost the tab state; the executed set (persistent) still knows.
+        h.state = TabState {
+            url: "https://chat.example.com/c/1".into(),
+            ..Default::default()
+        };
+        assert_eq!(h.settle(1, CALL), Decision::Nothing);
+    }
+
+    #[test]
+    fn the_same_call_in_a_later_message_runs_again() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        assert!(matches!(h.settle(1, CALL), Decision::Run { .. }));
+        h.state.phase = Phase::Done;
+        assert!(matches!(h.settle(2, CALL), Decision::Run { .. }));
+    }
+
+    #[test]
+    fn messages_present_at_load_never_run_by_themselves() {
+        let mut h = Harness::new();
+        let url = "https://chat.example.com/c/1";
+        h.report_full(url, 4, CALL, false, true);
+        h.now += 1000.0;
+        assert_eq!(h.report_full(url, 4, CALL, false, false), Decision::Nothing);
+        // …but the user can ask for it.
+        let executed = h.executed.borrow().clone();
+        let d = h
+            .state
+            .redetect(CALL, 4, &h.settings, |k| executed.contains(k));
+        assert!(matches!(d, Decision::Run { .. }));
+    }
+
+    #[test]
+    fn switching_conversations_does_not_run_old_calls_but_a_new_chat_does() {
+        let mut h = Harness::new();
+        h.report_full("https://x/c/1", 0, "hi", false, true);
+        // SPA navigation to an old chat whose last message has a call.
+        h.report_full("https://x/c/2", 7, CALL, false, false);
+        h.now += 1000.0;
+        assert_eq!(
+            h.report_full("https://x/c/2", 7, CALL, false, false),
+            Decision::Nothing
+        );
+        // A new chat gets its URL while the first answer streams.
+        h.report_full("https://x/", 0, "<tool_code>", true, false);
+        h.report_full("https://x/c/3", 0, CALL, true, false);
+        h.now += 100.0;
+        h.report_full("https://x/c/3", 0, CALL, false, false);
+        h.now += 600.0;
+        assert!(matches!(
+            h.report_full("https://x/c/3", 0, CALL, false, false),
+            Decision::Run { .. }
+        ));
+    }
+
+    #[test]
+    fn policies_and_settings_route_the_call() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        h.settings
+            .tool_policies
+            .insert("*:get_time".into(), ToolPolicy::Deny);
+        assert!(matches!(h.settle(1, CALL), Decision::Deny { .. }));
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        h.settings
+            .tool_policies
+            .insert("*:get_time".into(), ToolPolicy::Ask);
+        assert!(matches!(h.settle(1, CALL), Decision::Confirm { .. }));
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        h.settings.auto_execute = false;
+        assert!(matches!(h.settle(1, CALL), Decision::Confirm { .. }));
+    }
+
+    #[test]
+    fn malformed_calls_are_reported_once() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        let bad = "<tool_code>\n{\"tool_name\": \"x\", \"arguments\": {oops}}\n</tool_code>";
+        let d = h.settle(1, bad);
+        let Decision::Malformed { key, .. } = d else {
+            panic!("{d:?}")
+        };
+        h.executed.borrow_mut().insert(key);
+        h.now += 1000.0;
+        assert_eq!(h.report(1, bad, false), Decision::Nothing);
+    }
+
+    #[test]
+    fn the_round_cap_stops_a_loop_until_the_user_writes() {
+        let mut h = Harness::new();
+        h.settings.max_auto_rounds = 2;
+        h.state.auto_rounds = 2;
+        h.report(0, "hi", false);
+        assert!(matches!(h.settle(1, CALL), Decision::RoundCap { .. }));
+        h.state.on_user_message();
+        h.now += 1000.0;
+        assert!(matches!(h.report(1, CALL, false), Decision::Run { .. }));
+    }
+
+    #[test]
+    fn a_busy_tab_does_not_start_a_second_call() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        h.state.phase = Phase::Executing {
+            key: "k".into(),
+            tool: "slow".into(),
+            started_ms: 0.0,
+            call_id: None,
+        };
+        assert_eq!(h.settle(1, CALL), Decision::Nothing);
+    }
+
+    #[test]
+    fn text_hash_folds_white_space_only() {
+        assert_eq!(text_hash("a  b\n c"), text_hash("a b c"));
+        assert_ne!(text_hash("ab"), text_hash("a b"));
+    }
+}
