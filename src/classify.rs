@@ -1,0 +1,847 @@
+//! Decides what kind of failure an outcome is, whether the AI may retry, and what it
+//! (or the user) should do next (seed 002, DESIGN.md §4).
+//!
+//! Inputs are whatever the bridge told us: Python exception names (possibly qualified,
+//! `pydantic_core._pydantic_core.ValidationError`), our bridge's own error types,
+//! JSON-RPC codes, HTTP statuses, FastAPI 422 lists, and the tool's name.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::outcome::{ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value};
+use crate::report::text::{self, Lang};
+
+/// The failure categories of DESIGN.md §4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Category {
+    /// Bad arguments; retrying with the same arguments fails again.
+    Validation,
+    /// The tool threw while running (file, permission, network…).
+    Runtime,
+    /// The tool ran and reported failure (`isError`).
+    Logical,
+    /// Timed out, cancelled, stopped by the user.
+    Aborted,
+    /// Anything unexpected.
+    Exception,
+    /// The bridge or the MCP server is not reachable.
+    Unavailable,
+    /// The failure counter refused the call.
+    Limit,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Validation => "validation",
+            Category::Runtime => "runtime",
+            Category::Logical => "logical",
+            Category::Aborted => "aborted",
+            Category::Exception => "exception",
+            Category::Unavailable => "unavailable",
+            Category::Limit => "limit",
+        }
+    }
+
+    /// Whether the same call may be tried again, when the bridge did not say.
+    pub fn default_retryable(self) -> bool {
+        matches!(
+            self,
+            Category::Runtime | Category::Logical | Category::Exception
+        )
+    }
+}
+
+/// One recommendation; rendered per language by `report::text`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
+pub enum Advice {
+    CheckSchema,
+    RequiredArgs,
+    ArgTypes,
+    FixListedArgs,
+    AskUser,
+    /// Call `list_tools_in_service` to see the real tool names.
+    ListTools {
+        server: Option<String>,
+    },
+    CheckServerName,
+    /// File tools: list the directory or search for the path.
+    ListPaths,
+    CheckPermission,
+    RetryLater,
+    CheckUrl,
+    CheckQuery,
+    ReadToolMessage,
+    VerifyState,
+    NarrowRequest,
+    UserStopped,
+    TryOtherTool,
+    TellUser,
+    /// How to start the bridge (`./build.sh run` or `mcp-bridge`).
+    StartBridge,
+    CheckServerConfig {
+        server: Option<String>,
+    },
+    CheckToken,
+    StopRetrying,
+    /// "Reset call history" in the options page or `POST /reset-history`.
+    ResetHistory,
+    UpdateBridge,
+}
+
+/// Everything known about a failure, unmasked (masking happens in `report`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    pub category: Category,
+    pub retryable: bool,
+    /// Shown as `[Type]`: the exception name, or what we call the situation.
+    pub error_type: String,
+    pub message: String,
+    pub traceback: Option<String>,
+    pub code: Option<i64>,
+    pub status: Option<u16>,
+    pub trace_id: Option<String>,
+    pub server: Option<String>,
+    pub advice: Vec<Advice>,
+}
+
+/// Diagnoses a failed outcome; `None` for a success.
+pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> {
+    let status = outcome.status();
+    let trace_id = outcome.trace_id().map(String::from);
+    let mut d = match outcome {
+        Outcome::Success { .. } => return None,
+        Outcome::ToolError { result, .. } => tool_error(result, lang),
+        Outcome::HttpError { status, detail, .. } => http_error(*status, detail, lang),
+        Outcome::NotJson {
+            status,
+            body,
+            snippet,
+            ..
+        } => {
+            let category = match status {
+                502..=504 => Category::Unavailable,
+                _ => Category::Exception,
+            };
+            let category = if *status == 504 {
+                Category::Aborted
+            } else {
+                category
+            };
+            Draft::new(
+                category,
+                format!("HTTP {status}"),
+                text::not_json(*status, *body, snippet, lang),
+            )
+        }
+        Outcome::BadShape {
+            status, snippet, ..
+        } => Draft::new(
+            Category::Exception,
+            "UnexpectedResponse".into(),
+            text::bad_shape(*status, snippet, lang),
+        ),
+        Outcome::Pending { call_id, .. } => Draft::new(
+            Category::Aborted,
+            "StillRunning".into(),
+            text::still_running(call_id, lang),
+        ),
+        Outcome::Unreachable { message } => Draft::new(
+            Category::Unavailable,
+            "BridgeUnreachable".into(),
+            text::unreachable(message, lang),
+        ),
+        Outcome::Timeout { after_ms } => Draft::new(
+            Category::Aborted,
+            "TimeoutError".into(),
+            text::timed_out(*after_ms, lang),
+        ),
+        Outcome::Aborted => Draft::new(
+            Category::Aborted,
+            "Aborted".into(),
+            text::user_aborted(lang),
+        ),
+    };
+    if matches!(outcome, Outcome::Aborted) {
+        d.user_abort = true;
+    }
+    if matches!(outcome, Outcome::Unreachable { .. }) {
+        d.bridge_down = true;
+    }
+    d.status = status;
+    let advice = advice(tool, &d);
+    let retryable = d
+        .retryable
+        .unwrap_or_else(|| d.category.default_retryable());
+    Some(Diagnosis {
+        category: d.category,
+        retryable,
+        error_type: d.error_type,
+        message: d.message,
+        traceback: d.traceback,
+        code: d.code,
+        status,
+        trace_id,
+        server: d.server,
+        advice,
+    })
+}
+
+/// Intermediate result before advice is chosen.
+struct Draft {
+    category: Category,
+    error_type: String,
+    message: String,
+    traceback: Option<String>,
+    code: Option<i64>,
+    retryable: Option<bool>,
+    server: Option<String>,
+    status: Option<u16>,
+    tool_not_found: bool,
+    validation_list: bool,
+    user_abort: bool,
+    bridge_down: bool,
+}
+
+impl Draft {
+    fn new(category: Category, error_type: String, message: String) -> Draft {
+        Draft {
+            category,
+            error_type,
+            message,
+            traceback: None,
+            code: None,
+            retryable: None,
+            server: None,
+            status: None,
+            tool_not_found: false,
+            validation_list: false,
+            user_abort: false,
+            bridge_down: false,
+        }
+    }
+}
+
+fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
+    let mut message = result.text();
+    if message.trim().is_empty() {
+        message = match &result.structured_content {
+            Some(v) => display_value(v),
+            None => text::empty_tool_error(lang),
+        };
+    }
+    let lower = message.to_lowercase();
+    // FastMCP wraps argument validation in an isError result.
+    let category = if lower.contains("validation error")
+        || lower.contains("input should be")
+        || lower.contains("invalid arguments")
+        || lower.contains("invalid params")
+    {
+        Category::Validation
+    } else {
+        Category::Logical
+    };
+    let mut d = Draft::new(category, "ToolError".into(), message.trim().to_string());
+    if lower.contains("unknown tool") || lower.contains("tool not found") {
+        d.category = Category::Validation;
+        d.tool_not_found = true;
+    }
+    d
+}
+
+fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
+    match detail {
+        ErrorDetail::Text { message } => {
+            let mut d = Draft::new(by_status(status), format!("HTTP {status}"), message.clone());
+            refine_by_message(&mut d);
+            d
+        }
+        ErrorDetail::Validation { items } => {
+            let mut d = Draft::new(
+                Category::Validation,
+                "RequestValidationError".into(),
+                validation_message(items, lang),
+            );
+            d.validation_list = true;
+            d.retryable = Some(false);
+            d
+        }
+        ErrorDetail::Other { json } => Draft::new(
+            by_status(status),
+            format!("HTTP {status}"),
+            cut_chars(&json.to_string(), 2000),
+        ),
+        ErrorDetail::Object { error } => {
+            let tb_type = error.traceback.as_deref().and_then(type_from_traceback);
+            let error_type = error
+                .error_type
+                .clone()
+                .or(tb_type)
+                .unwrap_or_else(|| format!("HTTP {status}"));
+            let mut message = error.message.clone();
+            if message.trim().is_empty() {
+                message = error
+                    .traceback
+                    .as_deref()
+                    .and_then(last_nonempty_line)
+                    .map(String::from)
+                    .unwrap_or_else(|| text::no_message(status, lang));
+            }
+            let mut d = Draft::new(by_status(status), error_type, message);
+            d.traceback = error.traceback.clone();
+            d.code = error.code;
+            d.retryable = error.retryable;
+            d.server = error.server.clone();
+            if let Some(c) = error.code.and_then(by_code) {
+                d.category = c;
+            }
+            if let Some(c) = by_type(&d.error_type) {
+                d.category = c;
+            }
+            if matches!(error.code, Some(-32003 | -32601))
+                || short_type(&d.error_type) == "ToolNotFound"
+            {
+                d.tool_not_found = true;
+            }
+            refine_by_message(&mut d);
+            d
+        }
+    }
+}
+
+/// Messages of the original bridge that carry the real meaning (seed 000 raises plain
+/// `ValueError` for both a missing tool and the call limit).
+fn refine_by_message(d: &mut Draft) {
+    let m = d.message.to_lowercase();
+    if m.contains("已达到最大调用次数")
+        || m.contains("maximum number of calls")
+        || m.contains("call limit")
+        || m.contains("failed 3 times in a row")
+    {
+        d.category = Category::Limit;
+        d.retryable = Some(false);
+    } else if m.contains("不存在于任何服务中")
+        || m.contains("not found in any service")
+        || m.contains("unknown tool")
+    {
+        d.category = Category::Validation;
+        d.tool_not_found = true;
+    } else if m.contains("不存在或未成功加载") {
+        d.category = Category::Unavailable;
+    }
+}
+
+fn by_status(status: u16) -> Category {
+    match status {
+        400 | 404 | 405 | 413 | 415 | 422 => Category::Validation,
+        401 => Category::Unavailable,
+        403 => Category::Runtime,
+        408 | 504 => Category::Aborted,
+        429 => Category::Limit,
+        499 => Category::Aborted,
+        502 | 503 => Category::Unavailable,
+        _ => Category::Exception,
+    }
+}
+
+/// JSON-RPC / MCP error codes (seed 001).
+fn by_code(code: i64) -> Option<Category> {
+    Some(match code {
+        -32602 | -32600 | -32700 | -32601 | -32003 | -32004 => Category::Validation,
+        -32001 => Category::Aborted,
+        -32002 | -32008 => Category::Runtime,
+        -32010 => Category::Unavailable,
+        -32603 | -32000 => Category::Exception,
+        _ => return None,
+    })
+}
+
+/// `a.b.ValidationError` → `ValidationError`.
+fn short_type(t: &str) -> &str {
+    t.rsplit(['.', ':']).next().unwrap_or(t).trim()
+}
+
+/// Python exception names and our bridge's types.
+fn by_type(t: &str) -> Option<Category> {
+    let s = short_type(t);
+    Some(match s {
+        "ValueError"
+        | "TypeError"
+        | "KeyError"
+        | "ValidationError"
+        | "RequestValidationError"
+        | "InvalidParams"
+        | "InvalidArguments"
+        | "JSONDecodeError"
+        | "ToolNotFound"
+        | "UnknownTool"
+        | "MethodNotFound"
+        | "InvalidRequest"
+        | "ParseError"
+        | "UnicodeEncodeError"
+        | "AssertionError"
+        | "ArgumentError" => Category::Validation,
+        "FileNotFoundError"
+        | "PermissionError"
+        | "IsADirectoryError"
+        | "NotADirectoryError"
+        | "FileExistsError"
+        | "OSError"
+        | "IOError"
+        | "ConnectionError"
+        | "ConnectionRefusedError"
+        | "ConnectionResetError"
+        | "ConnectionAbortedError"
+        | "BrokenPipeError"
+        | "ConnectError"
+        | "HTTPError"
+        | "HTTPStatusError"
+        | "RequestError"
+        | "RequestException"
+        | "URLError"
+        | "SSLError"
+        | "OperationalError"
+        | "DatabaseError"
+        | "IntegrityError"
+        | "ProgrammingError"
+        | "CalledProcessError"
+        | "RuntimeError"
+        | "IndexError"
+        | "LookupError"
+        | "UnicodeDecodeError"
+        | "gaierror"
+        | "ResourceNotFound"
+        | "PermissionDenied"
+        | "ToolFailed" => Category::Runtime,
+        "TimeoutError" | "TimeoutException" | "ReadTimeout" | "ConnectTimeout"
+        | "CancelledError" | "KeyboardInterrupt" | "Cancelled" | "Aborted" => Category::Aborted,
+        "ServerUnavailable" | "ServerCrashed" | "ServerNotFound" | "ServiceUnavailable"
+        | "ServerNotRunning" | "BridgeUnreachable" | "Unauthorized" => Category::Unavailable,
+        "CallLimitExceeded" | "CircuitOpen" | "TooManyFailures" | "RateLimited" => Category::Limit,
+        _ if s.ends_with("Timeout") || s.ends_with("TimeoutError") => Category::Aborted,
+        _ if s.ends_with("NotFoundError")
+            || s.ends_with("PermissionError")
+            || s.ends_with("ConnectionError") =>
+        {
+            Category::Runtime
+        }
+        _ => return None,
+    })
+}
+
+/// The exception name of a Python traceback's last line (`ValueError: …`).
+fn type_from_traceback(tb: &str) -> Option<String> {
+    let line = last_nonempty_line(tb)?;
+    let name = line.split(':').next()?.trim();
+    let valid = !name.is_empty()
+        && name.len() < 100
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && (name.ends_with("Error")
+            || name.ends_with("Exception")
+            || name.ends_with("Interrupt")
+            || name.ends_with("Exit"));
+    valid.then(|| name.to_string())
+}
+
+fn last_nonempty_line(s: &str) -> Option<&str> {
+    s.lines().rev().map(str::trim).find(|l| !l.is_empty())
+}
+
+/// FastAPI/pydantic 422 items as readable lines, one per item.
+pub fn validation_message(items: &[ValidationItem], lang: Lang) -> String {
+    let mut lines = vec![text::validation_header(lang)];
+    for item in items.iter().take(20) {
+        lines.push(format!("- {}", validation_line(item, lang)));
+    }
+    if items.len() > 20 {
+        lines.push(format!("- … (+{})", items.len() - 20));
+    }
+    lines.join("\n")
+}
+
+/// One item: "argument `quantity`: expected an integer, got 'five'".
+pub fn validation_line(item: &ValidationItem, lang: Lang) -> String {
+    let path = arg_path(&item.loc);
+    let got = item.input.as_ref().map(python_repr);
+    let ctx = |k: &str| item.ctx.as_ref().and_then(|c| c.get(k)).map(display_value);
+    let expected = match item.kind.as_str() {
+        "missing" => return text::arg_required(&path, lang),
+        "json_invalid" => {
+            let why = ctx("error").unwrap_or_else(|| item.msg.clone());
+            return text::json_invalid(&why, &item.loc, lang);
+        }
+        "extra_forbidden" => return text::arg_unexpected(&path, lang),
+        k if k.starts_with("int") => text::expected("int", lang),
+        k if k.starts_with("float") => text::expected("float", lang),
+        k if k.starts_with("bool") => text::expected("bool", lang),
+        k if k.starts_with("string")
+            && k != "string_too_short"
+            && k != "string_too_long"
+            && k != "string_pattern_mismatch" =>
+        {
+            text::expected("string", lang)
+        }
+        "dict_type" | "model_type" | "model_attributes_type" => text::expected("object", lang),
+        "list_type" | "tuple_type" | "set_type" => text::expected("array", lang),
+        "date_parsing" | "date_from_datetime_parsing" | "date_type" => text::expected("date", lang),
+        "datetime_parsing" | "datetime_type" | "datetime_from_date_parsing" => {
+            text::expected("datetime", lang)
+        }
+        "literal_error" | "enum" => {
+            let allowed = ctx("expected").unwrap_or_default();
+            text::expected_one_of(&allowed, lang)
+        }
+        _ => item.msg.clone(),
+    };
+    match got {
+        Some(g) if item.kind != "value_error" && !item.kind.is_empty() => {
+            text::arg_expected_got(&path, &expected, &g, lang)
+        }
+        _ => text::arg_plain(&path, &expected, lang),
+    }
+}
+
+/// `["body", "arguments", "items", 0, "qty"]` → `items[0].qty`.
+fn arg_path(loc: &[Value]) -> String {
+    let mut parts = loc;
+    if parts
+        .first()
+        .and_then(Value::as_str)
+        .is_some_and(|s| matches!(s, "body" | "query" | "path" | "header"))
+    {
+        parts = &parts[1..];
+    }
+    if parts.len() > 1 && parts.first().and_then(Value::as_str) == Some("arguments") {
+        parts = &parts[1..];
+    }
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Value::Number(n) => out.push_str(&format!("[{n}]")),
+            other => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&display_value(other));
+            }
+        }
+    }
+    if out.is_empty() { "(body)".into() } else { out }
+}
+
+/// Python-like repr of an input value: strings in single quotes, others as JSON.
+fn python_repr(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("'{}'", cut_chars(s, 80)),
+        other => cut_chars(&other.to_string(), 80),
+    }
+}
+
+/// What kind of tool this is, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ToolKind {
+    File,
+    Network,
+    Database,
+    Other,
+}
+
+fn tool_kind(tool: &str) -> ToolKind {
+    let t = tool.to_lowercase();
+    let has = |ws: &[&str]| ws.iter().any(|w| t.contains(w));
+    if has(&[
+        "file",
+        "fs_",
+        "dir",
+        "path",
+        "folder",
+        "glob",
+        "grep",
+        "ls_",
+        "list_allowed",
+    ]) {
+        ToolKind::File
+    } else if has(&[
+        "fetch", "http", "url", "web", "browse", "download", "request", "search", "api",
+    ]) {
+        ToolKind::Network
+    } else if has(&["sql", "query", "db_", "database", "table"]) {
+        ToolKind::Database
+    } else {
+        ToolKind::Other
+    }
+}
+
+fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
+    use Advice as A;
+    let kind = tool_kind(tool);
+    let t = short_type(&d.error_type);
+    let mut v = Vec::new();
+    match d.category {
+        Category::Validation => {
+            if d.tool_not_found {
+                v.push(A::ListTools {
+                    server: d.server.clone(),
+                });
+                v.push(A::CheckServerName);
+            } else if d.validation_list {
+                v.push(A::FixListedArgs);
+                v.push(A::CheckSchema);
+            } else {
+                v.push(A::CheckSchema);
+                v.push(A::RequiredArgs);
+                v.push(A::ArgTypes);
+                if kind == ToolKind::File {
+                    v.push(A::ListPaths);
+                }
+                v.push(A::AskUser);
+            }
+        }
+        Category::Runtime => {
+            let perm = t.contains("Permission") || d.status == Some(403) || d.code == Some(-32008);
+            if kind == ToolKind::File || t.contains("FileNotFound") || t.contains("Directory") {
+                v.push(A::ListPaths);
+            }
+            if perm {
+                v.push(A::CheckPermission);
+            }
+            if t.contains("Connect")
+                || t.contains("HTTP")
+                || t.contains("URL")
+                || kind == ToolKind::Network
+            {
+                v.push(A::CheckUrl);
+                v.push(A::RetryLater);
+            }
+            if kind == ToolKind::Database {
+                v.push(A::CheckQuery);
+            }
+            v.push(A::TryOtherTool);
+            v.push(A::TellUser);
+        }
+        Category::Logical => {
+            v.push(A::ReadToolMessage);
+            if kind == ToolKind::File {
+                v.push(A::ListPaths);
+            }
+            if kind == ToolKind::Database {
+                v.push(A::CheckQuery);
+            }
+            v.push(A::VerifyState);
+            v.push(A::TryOtherTool);
+        }
+        Category::Aborted => {
+            if d.user_abort {
+                v.push(A::UserStopped);
+            } else {
+                v.push(A::NarrowRequest);
+                v.push(A::RetryLater);
+                v.push(A::TellUser);
+            }
+        }
+        Category::Exception => {
+            if matches!(d.status, Some(404 | 405)) || d.error_type == "UnexpectedResponse" {
+                v.push(A::UpdateBridge);
+            }
+            v.push(A::TryOtherTool);
+            v.push(A::TellUser);
+        }
+        Category::Unavailable => {
+            if d.status == Some(401) || t == "Unauthorized" {
+                v.push(A::CheckToken);
+            } else if d.bridge_down || matches!(d.status, Some(502 | 503)) && d.server.is_none() {
+                v.push(A::StartBridge);
+            } else {
+                v.push(A::CheckServerConfig {
+                    server: d.server.clone(),
+                });
+            }
+            v.push(A::TellUser);
+        }
+        Category::Limit => {
+            v.push(A::StopRetrying);
+            v.push(A::TryOtherTool);
+            v.push(A::ResetHistory);
+        }
+    }
+    v
+}
+
+/// Convenience for the float and tests: the category of an outcome.
+pub fn category_of(tool: &str, outcome: &Outcome) -> Option<Category> {
+    diagnose(tool, outcome, Lang::En).map(|d| d.category)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::from_http;
+
+    fn diag(status: u16, body: &str) -> Diagnosis {
+        diagnose(
+            "get_tickets",
+            &from_http(status, None, body.as_bytes()),
+            Lang::En,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn python_types() {
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"Invalid date","type":"ValueError","traceback":"Traceback\nValueError: Invalid date"}}"#,
+        );
+        assert_eq!((d.category, d.retryable), (Category::Validation, false));
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"x","type":"FileNotFoundError"}}"#,
+        );
+        assert_eq!((d.category, d.retryable), (Category::Runtime, true));
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"x","type":"asyncio.exceptions.CancelledError"}}"#,
+        );
+        assert_eq!(d.category, Category::Aborted);
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"x","type":"pydantic_core._pydantic_core.ValidationError"}}"#,
+        );
+        assert_eq!(d.category, Category::Validation);
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"x","type":"ZeroDivisionError"}}"#,
+        );
+        assert_eq!(d.category, Category::Exception);
+        // Type only in the traceback.
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"denied","traceback":"Traceback (most recent call last):\nPermissionError: denied"}}"#,
+        );
+        assert_eq!(
+            (d.category, d.error_type.as_str()),
+            (Category::Runtime, "PermissionError")
+        );
+    }
+
+    #[test]
+    fn bridge_types_and_codes() {
+        assert_eq!(
+            diag(
+                504,
+                r#"{"detail":{"error":"t","type":"TimeoutError","code":-32001}}"#
+            )
+            .category,
+            Category::Aborted
+        );
+        assert_eq!(
+            diag(
+                502,
+                r#"{"detail":{"error":"t","type":"ServerCrashed","server":"s"}}"#
+            )
+            .category,
+            Category::Unavailable
+        );
+        assert_eq!(
+            diag(
+                429,
+                r#"{"detail":{"error":"t","type":"CallLimitExceeded"}}"#
+            )
+            .category,
+            Category::Limit
+        );
+        let d = diag(
+            404,
+            r#"{"detail":{"error":"no tool","type":"ToolNotFound","code":-32003,"server":"s"}}"#,
+        );
+        assert_eq!(d.category, Category::Validation);
+        assert_eq!(
+            d.advice[0],
+            Advice::ListTools {
+                server: Some("s".into())
+            }
+        );
+        assert_eq!(
+            diag(500, r#"{"detail":{"error":"t","code":-32602}}"#).category,
+            Category::Validation
+        );
+        assert_eq!(
+            diag(500, r#"{"detail":{"error":"t","code":-32603}}"#).category,
+            Category::Exception
+        );
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"t","type":"RuntimeError","retryable":false}}"#,
+        );
+        assert!(!d.retryable);
+    }
+
+    #[test]
+    fn seed_000_messages() {
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"工具 get_tickets 已达到最大调用次数 (3次)","type":"ValueError"}}"#,
+        );
+        assert_eq!(d.category, Category::Limit);
+        assert!(d.advice.contains(&Advice::ResetHistory));
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"工具 unknown_tool 不存在于任何服务中","type":"ValueError"}}"#,
+        );
+        assert!(matches!(d.advice[0], Advice::ListTools { .. }));
+    }
+
+    #[test]
+    fn validation_lines() {
+        let d = diag(
+            422,
+            r#"{"detail":[
+            {"type":"int_parsing","loc":["body","arguments","quantity"],"msg":"Input should be a valid integer","input":"five"},
+            {"type":"missing","loc":["body","name"],"msg":"Field required","input":{}},
+            {"type":"json_invalid","loc":["body",12],"msg":"JSON decode error","input":{},"ctx":{"error":"Expecting value"}}]}"#,
+        );
+        assert_eq!(d.category, Category::Validation);
+        assert!(
+            d.message
+                .contains("argument `quantity`: expected an integer, got 'five'"),
+            "{}",
+            d.message
+        );
+        assert!(
+            d.message.contains("argument `name` is required"),
+            "{}",
+            d.message
+        );
+        assert!(d.message.contains("Expecting value"), "{}", d.message);
+    }
+
+    #[test]
+    fn transport_and_tool_errors() {
+        let d = diagnose("x", &Outcome::unreachable("refused"), Lang::En).unwrap();
+        assert_eq!(d.category, Category::Unavailable);
+        assert_eq!(d.advice[0], Advice::StartBridge);
+        let d = diagnose("x", &Outcome::aborted(), Lang::En).unwrap();
+        assert_eq!((d.category, d.retryable), (Category::Aborted, false));
+        let d = diag(
+            200,
+            r#"{"success":true,"result":{"content":[{"type":"text","text":"no such row"}],"isError":true}}"#,
+        );
+        assert_eq!((d.category, d.retryable), (Category::Logical, true));
+        let d = diagnose("read_file", &from_http(200, None, br#"{"success":true,"result":{"content":[{"type":"text","text":"missing"}],"is_error":true}}"#), Lang::En).unwrap();
+        assert!(d.advice.contains(&Advice::ListPaths));
+        assert_eq!(
+            diag(502, "<html>bad gateway</html>").category,
+            Category::Unavailable
+        );
+        assert_eq!(diag(200, r#"{"x":1}"#).category, Category::Exception);
+    }
+}

@@ -1,0 +1,815 @@
+//! Turns an outcome into what the user and the AI see (DESIGN.md §4, seed 000): the text
+//! typed into the chat, the status float's structured view, and the unmasked record for
+//! the options page's error log.
+//!
+//! Masking is enforced by types: chat text and every text field of [`FloatView`] are
+//! [`Masked`], which can only be made by passing text through [`crate::redact`]. There is
+//! no way to build a `Rendered` whose page-bound text skipped the masker.
+
+pub mod text;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::classify::{Category, Diagnosis, diagnose};
+use crate::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
+use crate::redact::redact;
+use crate::toolcall::MalformedCall;
+pub use text::Lang;
+
+/// Text that has passed the masker. The only constructor masks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Masked(String);
+
+impl Masked {
+    /// Masks `s` (see [`crate::redact::redact`]).
+    pub fn new(s: &str) -> Masked {
+        Masked(redact(s).into_owned())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Masked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Report settings (from the options page).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ReportOptions {
+    pub lang: Lang,
+    /// At most this many non-empty traceback lines (the last ones). Default 10.
+    pub max_stack_lines: usize,
+    /// Upper bound of the chat text in bytes, markers included. Default 8192; values
+    /// below 1024 are raised to 1024.
+    pub max_len: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            lang: Lang::Zh,
+            max_stack_lines: 10,
+            max_len: 8192,
+        }
+    }
+}
+
+impl ReportOptions {
+    fn cap(&self) -> usize {
+        self.max_len.max(1024)
+    }
+}
+
+/// What the float shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum FloatKind {
+    Success,
+    Failure,
+    Malformed,
+    ToolList,
+}
+
+/// The status float's structured view; all text masked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FloatView {
+    pub kind: FloatKind,
+    pub title: Masked,
+    pub error_type: Option<Masked>,
+    pub message: Masked,
+    pub category: Option<Category>,
+    pub stack: Vec<Masked>,
+    pub trace_id: Option<Masked>,
+    pub retryable: Option<bool>,
+    pub recommendations: Vec<Masked>,
+}
+
+/// The unmasked original of a failure, kept only inside the extension (options page
+/// error log, background console).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorRecord {
+    pub tool: String,
+    pub server: Option<String>,
+    pub arguments: Value,
+    pub error_type: String,
+    pub message: String,
+    /// The full traceback as received.
+    pub traceback: Option<String>,
+    pub trace_id: Option<String>,
+    pub category: Category,
+    pub retryable: bool,
+    pub status: Option<u16>,
+    pub code: Option<i64>,
+}
+
+/// Everything produced for one outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Rendered {
+    /// Typed into the chat input; wrapped in `<tool_result>`.
+    pub chat_text: Masked,
+    pub float: FloatView,
+    /// Present for failures.
+    pub record: Option<ErrorRecord>,
+}
+
+/// Longest line of a stack or list kept, in characters.
+const LINE_CAP: usize = 400;
+/// Extra bytes masked past a cut so that a secret crossing the cut is still masked.
+const MASK_SLACK: usize = 4096;
+
+/// The single entry point for a tool call's outcome.
+pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOptions) -> Rendered {
+    match (outcome, diagnose(call_tool, outcome, opts.lang)) {
+        (Outcome::Success { result, trace_id }, _) => {
+            render_success(call_tool, result, trace_id.as_deref(), opts)
+        }
+        (_, Some(d)) => render_failure(call_tool, args, d, opts),
+        // `diagnose` only returns `None` for a success.
+        (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
+    }
+}
+
+fn fallback_diagnosis() -> Diagnosis {
+    Diagnosis {
+        category: Category::Exception,
+        retryable: true,
+        error_type: "Unknown".into(),
+        message: "unknown outcome".into(),
+        traceback: None,
+        code: None,
+        status: None,
+        trace_id: None,
+        server: None,
+        advice: Vec::new(),
+    }
+}
+
+fn wrap(body: &str) -> String {
+    format!("<tool_result>\n{body}\n</tool_result>")
+}
+
+/// Masks a prefix of `s` large enough to fill `keep` bytes after masking; the flag says
+/// whether `s` went on past the masked window.
+fn mask_prefix(s: &str, keep: usize) -> (String, bool) {
+    let window = floor_boundary(s, keep.saturating_add(MASK_SLACK));
+    (redact(&s[..window]).into_owned(), window < s.len())
+}
+
+/// Cuts already-masked text to at most `budget` bytes including `marker`.
+fn fit((body, more): (String, bool), budget: usize, marker: &str) -> String {
+    if body.len() <= budget && !more {
+        return body;
+    }
+    if body.len() + marker.len() <= budget {
+        return format!("{body}{marker}");
+    }
+    let keep = floor_boundary(&body, budget.saturating_sub(marker.len()));
+    format!("{}{marker}", &body[..keep])
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The last `n` non-empty lines of a traceback, masked, each at most [`LINE_CAP`]
+/// characters. Works on the tail only, so a 10 MB traceback costs microseconds.
+pub fn stack_tail(tb: &str, n: usize) -> Vec<String> {
+    if n == 0 || tb.is_empty() {
+        return Vec::new();
+    }
+    // Start of the n-th non-empty line from the end.
+    let mut start = tb.len();
+    let mut count = 0;
+    let mut end = tb.len();
+    while end > 0 && count < n {
+        let ls = tb[..end].rfind('\n').map(|p| p + 1).unwrap_or(0);
+        if !tb[ls..end].trim().is_empty() {
+            count += 1;
+            start = ls;
+        }
+        end = ls.saturating_sub(1);
+        if ls == 0 {
+            break;
+        }
+    }
+    // Mask with up to 64 KB of context before, from a line start, so that a multi-line
+    // secret (a PEM key) that began earlier is still recognised.
+    let mut ctx = start.saturating_sub(64 * 1024);
+    if ctx > 0 {
+        ctx = match tb.as_bytes()[ctx..start].iter().position(|&c| c == b'\n') {
+            Some(p) => ctx + p + 1,
+            None => start,
+        };
+    }
+    let region = &tb[ctx..];
+    // Very long lines: only their starts matter (the line is cut anyway).
+    let shortened;
+    let region = if region.len() > 256 * 1024 {
+        shortened = region
+            .split('\n')
+            .map(|l| &l[..floor_boundary(l, LINE_CAP * 4 + MASK_SLACK)])
+            .collect::<Vec<_>>()
+            .join("\n");
+        shortened.as_str()
+    } else {
+        region
+    };
+    let masked = redact(region);
+    let mut lines: Vec<String> = masked
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .map(|l| cut_chars(l.trim_end(), LINE_CAP))
+        .collect();
+    lines.reverse();
+    lines
+}
+
+fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) -> Rendered {
+    let lang = opts.lang;
+    let l = text::labels(lang);
+    let tool_m = Masked::new(&cut_chars(tool, 200));
+    let type_m = Masked::new(&cut_chars(&d.error_type, 120));
+    let advice: Vec<Masked> = d
+        .advice
+        .iter()
+        .map(|a| Masked::new(&text::advice(a, lang)))
+        .collect();
+    let stack = d
+        .traceback
+        .as_deref()
+        .map(|tb| stack_tail(tb, opts.max_stack_lines))
+        .unwrap_or_default();
+
+    let head = format!(
+        "{}\n\n{}: `{}`\n{}: [{}] ",
+        l.failure_title, l.tool, tool_m, l.error, type_m
+    );
+    let cat = format!(
+        "\n{}: {}\n",
+        l.category,
+        text::category_label(d.category, lang)
+    );
+    let mut tail = String::new();
+    if !advice.is_empty() {
+        tail.push('\n');
+        tail.push_str(l.advice);
+        tail.push('\n');
+        for a in &advice {
+            tail.push_str("- ");
+            tail.push_str(a.as_str());
+            tail.push('\n');
+        }
+    }
+    tail.push('\n');
+    tail.push_str(text::failure_closing(lang));
+    let fixed = wrap(&format!("{head}{cat}{tail}")).len();
+    let mut avail = opts.cap().saturating_sub(fixed);
+
+    // The message comes first; the stack gets what is left.
+    let message = fit(mask_prefix(&d.message, avail), avail, l.cut);
+    avail = avail.saturating_sub(message.len());
+    let stack_text = stack_section(&stack, avail, l.stack, l.cut);
+
+    let chat = wrap(&format!("{head}{message}{cat}{stack_text}{tail}"));
+    let float = FloatView {
+        kind: FloatKind::Failure,
+        title: Masked::new(&text::float_failure_title(tool_m.as_str(), lang)),
+        error_type: Some(type_m),
+        message: Masked::new(&fit(mask_prefix(&d.message, 4000), 4000, l.cut)),
+        category: Some(d.category),
+        stack: stack.iter().map(|s| Masked::new(s)).collect(),
+        trace_id: d.trace_id.as_deref().map(Masked::new),
+        retryable: Some(d.retryable),
+        recommendations: advice,
+    };
+    let record = ErrorRecord {
+        tool: tool.to_string(),
+        server: d.server,
+        arguments: args.clone(),
+        error_type: d.error_type,
+        message: d.message,
+        traceback: d.traceback,
+        trace_id: d.trace_id,
+        category: d.category,
+        retryable: d.retryable,
+        status: d.status,
+        code: d.code,
+    };
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float,
+        record: Some(record),
+    }
+}
+
+/// `\n调用堆栈:\nline…\n` holding as many of the last lines as fit in `avail` bytes.
+fn stack_section(lines: &[String], avail: usize, label: &str, cut: &str) -> String {
+    if lines.is_empty() {
+        return String::new();
+    }
+    let header = format!("\n{label}\n");
+    let mut used = header.len();
+    let mut from = lines.len();
+    while from > 0 && used + lines[from - 1].len() < avail {
+        used += lines[from - 1].len() + 1;
+        from -= 1;
+    }
+    let dropped = from > 0;
+    if dropped {
+        // Room for the marker line.
+        let marker_len = cut.len() + 3;
+        while from < lines.len() && used + marker_len > avail {
+            used -= lines[from].len() + 1;
+            from += 1;
+        }
+        if used + marker_len > avail {
+            return String::new();
+        }
+    }
+    let mut s = header;
+    if dropped {
+        s.push_str("  ");
+        s.push_str(cut);
+        s.push('\n');
+    }
+    for line in &lines[from..] {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
+}
+
+fn render_success(
+    tool: &str,
+    result: &ToolResult,
+    trace_id: Option<&str>,
+    opts: &ReportOptions,
+) -> Rendered {
+    let lang = opts.lang;
+    let l = text::labels(lang);
+    let tool_m = Masked::new(&cut_chars(tool, 200));
+    let body = result_text(result, lang);
+    let head = format!(
+        "{}\n\n{}: `{}`\n\n{}:\n",
+        l.success_title, l.tool, tool_m, l.result
+    );
+    let tail = format!("\n\n{}", text::success_closing(lang));
+    let avail = opts
+        .cap()
+        .saturating_sub(wrap(&format!("{head}{tail}")).len());
+    let shown = fit(mask_prefix(&body, avail), avail, l.cut);
+    let chat = wrap(&format!("{head}{shown}{tail}"));
+    let float = FloatView {
+        kind: FloatKind::Success,
+        title: Masked::new(&text::float_success_title(tool_m.as_str(), lang)),
+        error_type: None,
+        message: Masked::new(&fit(mask_prefix(&body, 2000), 2000, l.cut)),
+        category: None,
+        stack: Vec::new(),
+        trace_id: trace_id.map(Masked::new),
+        retryable: None,
+        recommendations: Vec::new(),
+    };
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float,
+        record: None,
+    }
+}
+
+/// The result as text: text items joined, JSON pretty-printed, binary items summarised.
+pub fn result_text(r: &ToolResult, lang: Lang) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in &r.content {
+        parts.push(match c {
+            Content::Text { text } => pretty_if_json(text),
+            Content::Image { mime_type, bytes } => {
+                format!("[image: {mime_type}, {}]", size(*bytes))
+            }
+            Content::Audio { mime_type, bytes } => {
+                format!("[audio: {mime_type}, {}]", size(*bytes))
+            }
+            Content::Resource {
+                uri,
+                mime_type,
+                text: Some(t),
+                ..
+            } => {
+                format!(
+                    "[resource: {uri}{}]\n{}",
+                    mime_type
+                        .as_deref()
+                        .map(|m| format!(", {m}"))
+                        .unwrap_or_default(),
+                    pretty_if_json(t)
+                )
+            }
+            Content::Resource {
+                uri,
+                mime_type,
+                bytes,
+                text: None,
+            } => format!(
+                "[resource: {uri}, {}, {}]",
+                mime_type.as_deref().unwrap_or("application/octet-stream"),
+                size(*bytes)
+            ),
+            Content::ResourceLink { uri, name, .. } => match name {
+                Some(n) => format!("[resource link: {n} <{uri}>]"),
+                None => format!("[resource link: <{uri}>]"),
+            },
+            Content::Other { json } => cut_chars(&json.to_string(), 2000),
+        });
+    }
+    if parts.is_empty() {
+        if let Some(s) = &r.structured_content {
+            return serde_json::to_string_pretty(s).unwrap_or_else(|_| display_value(s));
+        }
+        return text::labels(lang).empty_result.to_string();
+    }
+    parts.join("\n")
+}
+
+fn pretty_if_json(t: &str) -> String {
+    let trimmed = t.trim();
+    if trimmed.len() < 256 * 1024
+        && (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && let Ok(v) = serde_json::from_str::<Value>(trimmed)
+        && let Ok(p) = serde_json::to_string_pretty(&v)
+    {
+        return p;
+    }
+    t.to_string()
+}
+
+fn size(bytes: usize) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{} KB", (bytes + 512) / 1024)
+    } else {
+        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// The report for a complete but malformed `<tool_code>` block.
+pub fn render_malformed(m: &MalformedCall, opts: &ReportOptions) -> Rendered {
+    let lang = opts.lang;
+    let l = text::labels(lang);
+    let raw = fit(mask_prefix(&m.raw, 1500), 1500, l.cut);
+    let error = Masked::new(&cut_chars(&m.error, 500));
+    let chat = wrap(&format!(
+        "{}\n\n{}",
+        l.malformed_title,
+        text::malformed_body(error.as_str(), &raw, lang)
+    ));
+    let float = FloatView {
+        kind: FloatKind::Malformed,
+        title: Masked::new(&text::float_malformed_title(lang)),
+        error_type: Some(Masked::new("MalformedCall")),
+        message: error,
+        category: Some(Category::Validation),
+        stack: Vec::new(),
+        trace_id: None,
+        retryable: Some(false),
+        recommendations: Vec::new(),
+    };
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float,
+        record: None,
+    }
+}
+
+/// The answer to `list_tools_in_service {"service_name": S}` from the HTTP answer of
+/// `GET /tools?serverName=S`. A failed request becomes a failure report for the
+/// pseudo-tool `list_tools_in_service`.
+pub fn render_tool_list(
+    service: &str,
+    status: u16,
+    trace_id_header: Option<&str>,
+    body: &[u8],
+    opts: &ReportOptions,
+) -> Rendered {
+    const TOOL: &str = "list_tools_in_service";
+    let args = serde_json::json!({ "service_name": service });
+    let json: Option<Value> = serde_json::from_slice(body).ok();
+    let tools = json
+        .as_ref()
+        .filter(|_| (200..300).contains(&status))
+        .filter(|j| j.get("success").and_then(Value::as_bool) != Some(false))
+        .and_then(|j| j.get("tools"));
+    let Some(tools) = tools else {
+        let outcome = match from_http(status, trace_id_header, body) {
+            // A 2xx without a tool list is an unexpected shape, not a success.
+            Outcome::Success { .. } | Outcome::ToolError { .. } => Outcome::BadShape {
+                status,
+                snippet: cut_chars(&String::from_utf8_lossy(body), 300),
+                trace_id: trace_id_header.map(String::from),
+            },
+            o => o,
+        };
+        return render(TOOL, &args, &outcome, opts);
+    };
+    let lang = opts.lang;
+    let l = text::labels(lang);
+    let name = tools
+        .get("service_name")
+        .and_then(Value::as_str)
+        .unwrap_or(service);
+    let mut s = text::tools_title(name, lang);
+    s.push('\n');
+    if let Some(desc) = tools
+        .get("service_description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty())
+    {
+        s.push_str(&format!(
+            "\n{}: {}\n",
+            text::tools_description(lang),
+            first_line(desc, 300)
+        ));
+    }
+    s.push('\n');
+    let list: &[Value] = match tools.get("tools") {
+        Some(Value::Array(a)) => a,
+        _ => match tools {
+            Value::Array(a) => a,
+            _ => &[],
+        },
+    };
+    if list.is_empty() {
+        s.push_str(text::no_tools(lang));
+        s.push('\n');
+    }
+    for tool in list {
+        s.push_str(&tool_line(tool, lang));
+    }
+    let closing = format!("\n{}", text::tools_closing(name, lang));
+    let avail = opts.cap().saturating_sub(wrap(&closing).len());
+    let listing = fit(mask_prefix(&s, avail), avail, l.cut);
+    let chat = wrap(&format!("{listing}{closing}"));
+    let float = FloatView {
+        kind: FloatKind::ToolList,
+        title: Masked::new(
+            &text::tools_title(name, lang)
+                .trim_start_matches("# ")
+                .replace('`', ""),
+        ),
+        error_type: None,
+        message: Masked::new(&format!("{} tools", list.len())),
+        category: None,
+        stack: Vec::new(),
+        trace_id: trace_id_header.map(Masked::new),
+        retryable: None,
+        recommendations: Vec::new(),
+    };
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float,
+        record: None,
+    }
+}
+
+fn first_line(s: &str, n: usize) -> String {
+    cut_chars(s.trim().lines().next().unwrap_or("").trim(), n)
+}
+
+/// ``- `name`: description`` and a parameters line.
+fn tool_line(tool: &Value, lang: Lang) -> String {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
+    let desc = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .map(|d| first_line(d, 200))
+        .unwrap_or_default();
+    let mut s = if desc.is_empty() {
+        format!("- `{name}`\n")
+    } else {
+        format!("- `{name}`: {desc}\n")
+    };
+    let schema = tool
+        .get("parameters")
+        .or_else(|| tool.get("inputSchema"))
+        .or_else(|| tool.get("input_schema"))
+        .unwrap_or(&Value::Null);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let params: Vec<String> = match schema.get("properties") {
+        Some(Value::Object(props)) => props
+            .iter()
+            .map(|(p, ps)| {
+                let mut kind = type_of(ps);
+                if required.contains(&p.as_str()) {
+                    kind = format!("{kind}, {}", text::required_mark(lang));
+                }
+                match ps
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| first_line(d, 120))
+                    .filter(|d| !d.is_empty())
+                {
+                    Some(d) => format!("`{p}` ({kind}): {d}"),
+                    None => format!("`{p}` ({kind})"),
+                }
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if params.is_empty() {
+        s.push_str(&format!(
+            "  {}: {}\n",
+            text::params_label(lang),
+            text::no_params(lang)
+        ));
+    } else {
+        s.push_str(&format!(
+            "  {}: {}\n",
+            text::params_label(lang),
+            params.join("; ")
+        ));
+    }
+    s
+}
+
+/// A compact type of a JSON schema: `string`, `integer`, `array<string>`, `"a"|"b"`.
+fn type_of(schema: &Value) -> String {
+    if let Some(Value::Array(vals)) = schema.get("enum") {
+        return vals
+            .iter()
+            .take(10)
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join("|");
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alts)) = schema.get(key) {
+            let ts: Vec<String> = alts.iter().map(type_of).filter(|t| t != "null").collect();
+            if !ts.is_empty() {
+                return ts.join("|");
+            }
+        }
+    }
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "array" => match schema.get("items") {
+            Some(items) => format!("array<{}>", type_of(items)),
+            None => "array".into(),
+        },
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|t| *t != "null")
+            .collect::<Vec<_>>()
+            .join("|"),
+        _ => "any".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn zh() -> ReportOptions {
+        ReportOptions::default()
+    }
+
+    fn en() -> ReportOptions {
+        ReportOptions {
+            lang: Lang::En,
+            ..Default::default()
+        }
+    }
+
+    const SEED: &str = r#"{"detail":{"error":"Invalid date format: 2025-13-45","type":"ValueError","traceback":"Traceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n    date = parse_date(params['date'])\n  File \"/path/to/utils.py\", line 45, in parse_date\n    raise ValueError(f\"Invalid date format: {date_str}\")\nValueError: Invalid date format: 2025-13-45"}}"#;
+
+    #[test]
+    fn seed_000_failure_shape() {
+        let o = from_http(500, None, SEED.as_bytes());
+        let r = render(
+            "get-interline-tickets",
+            &json!({"date": "2025-13-45"}),
+            &o,
+            &zh(),
+        );
+        let t = r.chat_text.as_str();
+        assert!(t.starts_with("<tool_result>\n# 工具执行失败\n\n**工具名称**: `get-interline-tickets`\n**错误信息**: [ValueError] Invalid date format: 2025-13-45\n**错误类别**: validation（参数错误，修正参数后再调用）\n\n调用堆栈:\nTraceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n"), "{t}");
+        assert!(t.ends_with("请分析错误原因。你可以尝试修正参数后重新调用该工具，或者选择其他工具，或者直接告诉用户无法完成任务。\n</tool_result>"));
+        assert!(t.contains("\n建议:\n- "));
+        let rec = r.record.unwrap();
+        assert_eq!(rec.arguments, json!({"date": "2025-13-45"}));
+        assert_eq!(r.float.stack.len(), 6);
+        assert_eq!(r.float.category, Some(Category::Validation));
+    }
+
+    #[test]
+    fn english_mirror() {
+        let o = from_http(500, None, SEED.as_bytes());
+        let t = render("t", &json!({}), &o, &en()).chat_text.into_string();
+        assert!(t.starts_with("<tool_result>\n# Tool execution failed\n\n**Tool**: `t`\n**Error**: [ValueError] Invalid date"));
+        assert!(t.contains("\n\nCall stack:\n"));
+        assert!(t.contains("\nRecommendations:\n- "));
+    }
+
+    #[test]
+    fn stack_is_last_lines_and_cap_holds() {
+        let tb: String = (0..5000).map(|i| format!("line {i}\n\n")).collect();
+        let s = stack_tail(&tb, 10);
+        assert_eq!(s.first().map(String::as_str), Some("line 4990"));
+        assert_eq!(s.len(), 10);
+        let body = json!({"detail": {"error": "x".repeat(20000), "type": "RuntimeError", "traceback": tb}});
+        let o = from_http(500, None, body.to_string().as_bytes());
+        let r = render("t", &json!({}), &o, &zh());
+        assert!(
+            r.chat_text.as_str().len() <= 8192,
+            "{}",
+            r.chat_text.as_str().len()
+        );
+        assert!(r.chat_text.as_str().contains("…[内容过长，已截断]"));
+        assert!(r.chat_text.as_str().ends_with("</tool_result>"));
+    }
+
+    #[test]
+    fn secrets_masked_everywhere_but_the_record() {
+        let body = json!({"detail": {"error": "auth failed for sk-abcdefghijklmnopqrstuvwxyz123456", "type": "RuntimeError",
+            "traceback": "File \"/home/alice/x.py\"\nRuntimeError: password=hunter2"}});
+        let o = from_http(500, None, body.to_string().as_bytes());
+        let r = render("t", &json!({"k": 1}), &o, &en());
+        let all = serde_json::to_string(&(&r.chat_text, &r.float)).unwrap();
+        assert!(
+            !all.contains("sk-abc") && !all.contains("hunter2") && !all.contains("alice"),
+            "{all}"
+        );
+        assert!(r.record.unwrap().message.contains("sk-abc"));
+    }
+
+    #[test]
+    fn success_report() {
+        let o = from_http(200, Some("tid"), br#"{"success":true,"result":{"content":[{"type":"text","text":"{\"a\":1}"},{"type":"image","data":"AAAA","mimeType":"image/png"}]}}"#);
+        let r = render("t", &json!({}), &o, &zh());
+        assert_eq!(
+            r.chat_text.as_str(),
+            "<tool_result>\n# 工具执行结果\n\n**工具名称**: `t`\n\n**执行结果**:\n{\n  \"a\": 1\n}\n[image: image/png, 3 B]\n\n请根据以上结果继续完成用户的任务；如需调用其他工具，请使用同样的 tool_code 格式。\n</tool_result>"
+        );
+        assert!(r.record.is_none());
+        assert_eq!(r.float.kind, FloatKind::Success);
+    }
+
+    #[test]
+    fn malformed_report() {
+        let m = MalformedCall {
+            error: "missing `tool_name`".into(),
+            raw: "{\"arguments\": {}}".into(),
+        };
+        let t = render_malformed(&m, &en()).chat_text.into_string();
+        assert!(t.contains("**Error**: missing `tool_name`"));
+        assert!(t.contains("<tool_code>\n{\"tool_name\": \"TOOL_NAME\""));
+    }
+
+    #[test]
+    fn tool_list() {
+        let body = json!({"success": true, "tools": {"service_name": "time", "service_description": "Time tools\nmore", "tools": [
+            {"name": "get_current_time", "description": "Get current time.\nLong text", "parameters": {"type": "object",
+              "properties": {"timezone": {"type": "string", "description": "IANA name"}, "fmt": {"enum": ["a", "b"]}, "n": {"type": "array", "items": {"type": "integer"}}},
+              "required": ["timezone"]}},
+            {"name": "ping", "parameters": {"type": "object", "properties": {}}}]}});
+        let r = render_tool_list("time", 200, None, body.to_string().as_bytes(), &en());
+        let t = r.chat_text.as_str();
+        assert!(t.contains("- `get_current_time`: Get current time.\n  parameters: `fmt` (\"a\"|\"b\"); `n` (array<integer>); `timezone` (string, required): IANA name\n"), "{t}");
+        assert!(t.contains("- `ping`\n  parameters: no parameters\n"));
+        let r = render_tool_list(
+            "nope",
+            404,
+            None,
+            r#"{"detail":"服务 nope 不存在或未成功加载"}"#.as_bytes(),
+            &zh(),
+        );
+        assert_eq!(r.float.category, Some(Category::Unavailable));
+    }
+}
