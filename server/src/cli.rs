@@ -1,0 +1,156 @@
+//! The command line: `mcp-bridge [OPTIONS]` runs the bridge, `mcp-bridge demo-server` runs the
+//! built-in demo MCP server on stdio.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The default port, the one the original bridge and both extensions use.
+pub const DEFAULT_PORT: u16 = 3849;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-bridge",
+    version,
+    about = "Local bridge between the MCP Bridge browser extension and your MCP servers."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the built-in demo MCP server on stdin/stdout (the bridge starts it when there is no
+    /// config file; it is also the test server).
+    DemoServer,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Port to listen on.
+    #[arg(long, default_value_t = DEFAULT_PORT, env = "MCP_BRIDGE_PORT")]
+    pub port: u16,
+
+    /// Address to listen on. Anything but loopback exposes your tools to the network.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: IpAddr,
+
+    /// The `mcpServers` config file [default: <config dir>/mcp-bridge/mcp-config.json].
+    #[arg(long, env = "MCP_BRIDGE_CONFIG")]
+    pub config: Option<PathBuf>,
+
+    /// Use this token instead of the one stored in the config directory.
+    #[arg(long, env = "MCP_BRIDGE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// Accept requests without a token (for the original extension; loopback only).
+    #[arg(long, conflicts_with = "token")]
+    pub no_auth: bool,
+
+    /// Seconds a tool call may run before it is cancelled (per-server `call_timeout` overrides).
+    #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
+    pub call_timeout: f64,
+
+    /// Log format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+}
+
+impl ServeArgs {
+    pub fn call_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.call_timeout)
+    }
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if value.is_finite() && value > 0.0 && value <= 86_400.0 {
+        Ok(value)
+    } else {
+        Err(format!("`{text}` must be between 0 and 86400 seconds"))
+    }
+}
+
+/// Run what the command line asks for; the process exit code comes back.
+pub fn run(cli: Cli) -> ExitCode {
+    match cli.command {
+        Some(Command::DemoServer) => run_demo_server(),
+        None => crate::serve::run(cli.serve),
+    }
+}
+
+fn run_demo_server() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("mcp-bridge demo-server: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(crate::demo::run()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("mcp-bridge demo-server: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_match_the_original_bridge() {
+        let cli = Cli::try_parse_from(["mcp-bridge"]).unwrap();
+        assert_eq!(cli.serve.port, DEFAULT_PORT);
+        assert!(cli.serve.host.is_loopback());
+        assert!(cli.command.is_none());
+        assert_eq!(cli.serve.call_timeout(), Duration::from_secs(120));
+    }
+
+    #[test]
+    fn token_and_no_auth_conflict() {
+        assert!(Cli::try_parse_from(["mcp-bridge", "--token", "x", "--no-auth"]).is_err());
+    }
+
+    #[test]
+    fn demo_server_subcommand() {
+        let cli = Cli::try_parse_from(["mcp-bridge", "demo-server"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::DemoServer)));
+    }
+
+    #[test]
+    fn call_timeout_must_be_positive() {
+        assert!(Cli::try_parse_from(["mcp-bridge", "--call-timeout", "0"]).is_err());
+        assert!(Cli::try_parse_from(["mcp-bridge", "--call-timeout", "abc"]).is_err());
+        let cli = Cli::try_parse_from(["mcp-bridge", "--call-timeout", "1.5"]).unwrap();
+        assert_eq!(cli.serve.call_timeout(), Duration::from_millis(1500));
+    }
+}

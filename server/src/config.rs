@@ -1,0 +1,467 @@
+//! The `mcpServers` config file (the format Claude Desktop, Cursor and mcpo use): where it
+//! lives, how it is parsed, and the errors that stop start-up with the file, line and field.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::Deserialize;
+
+/// The environment variable that moves the config directory (tests use temporary ones).
+pub const CONFIG_DIR_ENV: &str = "MCP_BRIDGE_CONFIG_DIR";
+/// The config file's name inside the config directory.
+pub const CONFIG_FILE_NAME: &str = "mcp-config.json";
+/// Start-up time allowed to a server that does not set `timeout`.
+pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+/// Concurrent calls allowed to one server that does not set `max_concurrent_calls`.
+pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
+/// The name the built-in demo server gets when there is no config file.
+pub const DEMO_SERVER_NAME: &str = "demo";
+
+/// Why the config could not be used. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {path} is not valid JSON: {message} (line {line}, column {column})")]
+    Syntax {
+        path: PathBuf,
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("config file {path}, field `{field}`: {message} (line {line}, column {column})")]
+    Field {
+        path: PathBuf,
+        field: String,
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("config file {path}, server `{server}`: {message}")]
+    Server {
+        path: PathBuf,
+        server: String,
+        message: String,
+    },
+    #[error(
+        "no config directory: set {CONFIG_DIR_ENV} or pass --config (the platform has no user config directory)"
+    )]
+    NoConfigDir,
+}
+
+/// The config directory: `$MCP_BRIDGE_CONFIG_DIR`, else `<platform config dir>/mcp-bridge`.
+pub fn config_dir() -> Result<PathBuf, ConfigError> {
+    if let Some(dir) = std::env::var_os(CONFIG_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    dirs::config_dir()
+        .map(|dir| dir.join("mcp-bridge"))
+        .ok_or(ConfigError::NoConfigDir)
+}
+
+/// How the bridge talks to one MCP server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        /// Set over the bridge's own environment.
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    /// A remote server speaking MCP streamable HTTP.
+    StreamableHttp {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+    /// A remote server speaking the legacy HTTP+SSE transport (not supported by rmcp 3).
+    Sse {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One MCP server, resolved from its config entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerSpec {
+    pub name: String,
+    pub transport: Transport,
+    pub description: String,
+    pub is_core: bool,
+    pub startup_timeout: Duration,
+    /// Overrides `--call-timeout` for this server.
+    pub call_timeout: Option<Duration>,
+    pub max_concurrent_calls: usize,
+}
+
+impl ServerSpec {
+    /// The built-in demo server, run by `exe demo-server`.
+    pub fn demo(exe: &Path) -> Self {
+        ServerSpec {
+            name: DEMO_SERVER_NAME.to_owned(),
+            transport: Transport::Stdio {
+                command: exe.to_string_lossy().into_owned(),
+                args: vec!["demo-server".to_owned()],
+                env: BTreeMap::new(),
+                cwd: None,
+            },
+            description: "Built-in demo tools of MCP Bridge (echo, add, get_time, read_text_file and one tool for each kind of failure)".to_owned(),
+            is_core: true,
+            startup_timeout: Duration::from_secs(20),
+            call_timeout: None,
+            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+        }
+    }
+
+    /// Values that must never appear in logs or errors: `env` values and header values.
+    pub fn secrets(&self) -> Vec<String> {
+        let values: Vec<&String> = match &self.transport {
+            Transport::Stdio { env, .. } => env.values().collect(),
+            Transport::StreamableHttp { headers, .. } | Transport::Sse { headers, .. } => {
+                headers.values().collect()
+            }
+        };
+        values
+            .into_iter()
+            .filter(|value| value.len() >= crate::redact::MIN_SECRET_LEN)
+            .cloned()
+            .collect()
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct RawConfig {
+    #[serde(rename = "mcpServers", default)]
+    mcp_servers: IndexMap<String, RawServer>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawServer {
+    #[serde(rename = "type", default)]
+    transport: Option<String>,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    cwd: Option<PathBuf>,
+    #[serde(default = "enabled_by_default")]
+    enabled: bool,
+    /// Cline's spelling of `enabled: false`.
+    #[serde(default)]
+    disabled: bool,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    is_core: bool,
+    /// Start-up timeout in seconds.
+    #[serde(default)]
+    timeout: Option<f64>,
+    #[serde(default)]
+    call_timeout: Option<f64>,
+    #[serde(default)]
+    max_concurrent_calls: Option<usize>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+}
+
+fn enabled_by_default() -> bool {
+    true
+}
+
+/// Parse config text; `path` only names the file in errors. Disabled servers are left out;
+/// the order of the file is kept (it decides which server answers a tool two servers have).
+pub fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
+    // Syntax first, so a broken file is reported as such and not as a bad field.
+    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
+        return Err(ConfigError::Syntax {
+            path: path.to_owned(),
+            message: strip_position(&err.to_string()),
+            line: err.line(),
+            column: err.column(),
+        });
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let raw: RawConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+        let field = err.path().to_string();
+        let inner = err.into_inner();
+        ConfigError::Field {
+            path: path.to_owned(),
+            field,
+            message: strip_position(&inner.to_string()),
+            line: inner.line(),
+            column: inner.column(),
+        }
+    })?;
+
+    let mut specs = Vec::new();
+    for (name, server) in raw.mcp_servers {
+        if !server.enabled || server.disabled {
+            continue;
+        }
+        specs.push(resolve(name, server, path)?);
+    }
+    Ok(specs)
+}
+
+fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, ConfigError> {
+    let fail = |message: String| ConfigError::Server {
+        path: path.to_owned(),
+        server: name.clone(),
+        message,
+    };
+    if name.trim().is_empty() {
+        return Err(fail("a server name must not be empty".to_owned()));
+    }
+    let seconds = |field: &str, value: Option<f64>| -> Result<Option<Duration>, ConfigError> {
+        match value {
+            None => Ok(None),
+            Some(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => {
+                Ok(Some(Duration::from_secs_f64(v)))
+            }
+            Some(v) => Err(fail(format!(
+                "`{field}` must be a number of seconds between 0 and 86400, not {v}"
+            ))),
+        }
+    };
+    let startup_timeout = seconds("timeout", raw.timeout)?.unwrap_or(DEFAULT_STARTUP_TIMEOUT);
+    let call_timeout = seconds("call_timeout", raw.call_timeout)?;
+    let max_concurrent_calls = match raw.max_concurrent_calls {
+        Some(0) => return Err(fail("`max_concurrent_calls` must be at least 1".to_owned())),
+        Some(n) => n,
+        None => DEFAULT_MAX_CONCURRENT_CALLS,
+    };
+    let kind = raw
+        .transport
+        .as_deref()
+        .map(|kind| kind.trim().to_ascii_lowercase());
+    let kind = match kind.as_deref() {
+        None if raw.command.is_none() && raw.url.is_some() => "streamable-http",
+        None | Some("stdio") => "stdio",
+        Some("streamable-http" | "streamable_http" | "streamablehttp" | "http") => {
+            "streamable-http"
+        }
+        Some("sse") => "sse",
+        Some(other) => {
+            return Err(fail(format!(
+                "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
+            )));
+        }
+    };
+    let transport = match kind {
+        "stdio" => {
+            let command = raw
+                .command
+                .filter(|command| !command.trim().is_empty())
+                .ok_or_else(|| fail("`command` is required for a stdio server".to_owned()))?;
+            Transport::Stdio {
+                command,
+                args: raw.args,
+                env: raw.env,
+                cwd: raw.cwd,
+            }
+        }
+        remote => {
+            let url = raw
+                .url
+                .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+                .ok_or_else(|| {
+                    fail(format!(
+                        "`url` (http:// or https://) is required for a {remote} server"
+                    ))
+                })?;
+            if remote == "sse" {
+                Transport::Sse {
+                    url,
+                    headers: raw.headers,
+                }
+            } else {
+                Transport::StreamableHttp {
+                    url,
+                    headers: raw.headers,
+                }
+            }
+        }
+    };
+    Ok(ServerSpec {
+        name,
+        transport,
+        description: raw.description.unwrap_or_default(),
+        is_core: raw.is_core,
+        startup_timeout,
+        call_timeout,
+        max_concurrent_calls,
+    })
+}
+
+/// serde_json appends " at line L column C"; we report the position separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(index) => message[..index].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Where the servers come from: a config file, or the demo server when there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    File(PathBuf),
+    /// No file at this (default) path: the demo server runs.
+    Demo {
+        missing: PathBuf,
+    },
+}
+
+/// Load the servers: `explicit` (from `--config`) must exist; the default file may be missing,
+/// and then the demo server (run from `exe`) is the one server.
+pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
+    let path = match explicit {
+        Some(path) => path.to_owned(),
+        None => config_dir()?.join(CONFIG_FILE_NAME),
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok((parse(&text, &path)?, Source::File(path))),
+        Err(err) if explicit.is_none() && err.kind() == std::io::ErrorKind::NotFound => {
+            Ok((vec![ServerSpec::demo(exe)], Source::Demo { missing: path }))
+        }
+        Err(source) => Err(ConfigError::Read { path, source }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_ok(text: &str) -> Vec<ServerSpec> {
+        parse(text, Path::new("mcp-config.json")).unwrap()
+    }
+
+    #[test]
+    fn parses_claude_desktop_style_config_in_file_order() {
+        let specs = parse_ok(
+            r#"{"mcpServers": {
+                "zeta": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+                "alpha": {"command": "node", "description": "files", "is_core": true, "timeout": 5, "call_timeout": 9.5},
+                "off": {"command": "x", "enabled": false},
+                "cline-off": {"command": "x", "disabled": true},
+                "remote": {"type": "streamable-http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer abcdef"}}
+            }}"#,
+        );
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["zeta", "alpha", "remote"]);
+        assert_eq!(
+            specs[0].transport,
+            Transport::Stdio {
+                command: "uvx".into(),
+                args: vec!["mcp-server-time".into()],
+                env: BTreeMap::from([("TZ".into(), "UTC".into())]),
+                cwd: None
+            }
+        );
+        assert!(specs[1].is_core);
+        assert_eq!(specs[1].description, "files");
+        assert_eq!(specs[1].startup_timeout, Duration::from_secs(5));
+        assert_eq!(specs[1].call_timeout, Some(Duration::from_secs_f64(9.5)));
+        assert_eq!(specs[0].startup_timeout, DEFAULT_STARTUP_TIMEOUT);
+        assert!(matches!(
+            specs[2].transport,
+            Transport::StreamableHttp { .. }
+        ));
+        assert_eq!(specs[2].secrets(), vec!["Bearer abcdef".to_owned()]);
+    }
+
+    #[test]
+    fn empty_object_means_no_servers() {
+        assert!(parse_ok("{}").is_empty());
+    }
+
+    #[test]
+    fn syntax_error_names_file_and_line() {
+        let err = parse(
+            "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}",
+            Path::new("/c/mcp-config.json"),
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, ConfigError::Syntax { line: 3, .. }), "{text}");
+        assert!(text.contains("/c/mcp-config.json"), "{text}");
+        assert!(text.contains("line 3"), "{text}");
+    }
+
+    #[test]
+    fn bad_field_names_the_field_and_line() {
+        let err = parse(
+            "{\"mcpServers\": {\n \"time\": {\n  \"command\": \"x\",\n  \"enabled\": \"yes\"\n }\n}}",
+            Path::new("cfg.json"),
+        )
+        .unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("mcpServers.time.enabled"), "{text}");
+        assert!(text.contains("line 4"), "{text}");
+        assert!(text.contains("cfg.json"), "{text}");
+    }
+
+    #[test]
+    fn missing_command_and_bad_type_are_reported() {
+        let err = parse(r#"{"mcpServers":{"a":{"args":[]}}}"#, Path::new("c.json")).unwrap_err();
+        assert!(err.to_string().contains("`command` is required"), "{err}");
+        let err = parse(
+            r#"{"mcpServers":{"a":{"type":"ws","url":"http://x"}}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown `type`"), "{err}");
+        let err = parse(
+            r#"{"mcpServers":{"a":{"command":"x","timeout":-1}}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("`timeout`"), "{err}");
+    }
+
+    #[test]
+    fn url_alone_means_streamable_http() {
+        let specs = parse_ok(r#"{"mcpServers":{"r":{"url":"https://example.com/mcp"}}}"#);
+        assert!(matches!(
+            specs[0].transport,
+            Transport::StreamableHttp { .. }
+        ));
+        let specs =
+            parse_ok(r#"{"mcpServers":{"r":{"type":"sse","url":"https://example.com/sse"}}}"#);
+        assert!(matches!(specs[0].transport, Transport::Sse { .. }));
+    }
+
+    #[test]
+    fn missing_default_file_means_demo_server() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("nope.json");
+        // An explicit --config must exist.
+        assert!(matches!(
+            load(Some(&missing), Path::new("/bin/mcp-bridge")),
+            Err(ConfigError::Read { .. })
+        ));
+    }
+
+    #[test]
+    fn demo_spec_runs_the_demo_subcommand() {
+        let spec = ServerSpec::demo(Path::new("/opt/mcp-bridge"));
+        assert_eq!(spec.name, DEMO_SERVER_NAME);
+        match spec.transport {
+            Transport::Stdio { command, args, .. } => {
+                assert_eq!(command, "/opt/mcp-bridge");
+                assert_eq!(args, ["demo-server"]);
+            }
+            other => panic!("unexpected transport {other:?}"),
+        }
+    }
+}

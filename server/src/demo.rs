@@ -1,0 +1,253 @@
+//! The built-in demo MCP server (`mcp-bridge demo-server`): one tool for every outcome the
+//! bridge must handle, so the whole loop works on a fresh machine and the tests have a
+//! server whose failures are predictable.
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// The demo server's tools. Stateless; a new value serves one stdio session.
+#[derive(Debug, Clone, Default)]
+pub struct DemoServer;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EchoArgs {
+    /// The text to send back.
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AddArgs {
+    /// First addend.
+    pub a: f64,
+    /// Second addend.
+    pub b: f64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PathArgs {
+    /// Path of a UTF-8 text file on this machine.
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct DateArgs {
+    /// A date in the form YYYY-MM-DD. The tool always rejects it, to show a validation error.
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MessageArgs {
+    /// Text to put into the error message (tests use it to plant secrets).
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct QueryArgs {
+    /// What to look for. Nothing is ever found.
+    #[serde(default)]
+    pub query: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SlowArgs {
+    /// How long to work before answering, in seconds.
+    pub seconds: f64,
+    /// When set, the tool creates this file if the call is cancelled (tests use it to see
+    /// the `notifications/cancelled` arrive).
+    #[serde(default)]
+    pub cancel_marker: Option<String>,
+}
+
+fn python_like_traceback(tool: &str, kind: &str, message: &str) -> String {
+    format!(
+        "Traceback (most recent call last):\n  File \"demo_server.py\", line 42, in call_tool\n    return await handler(arguments)\n  File \"demo_server.py\", line 97, in {tool}\n    result = process(arguments)\n  File \"demo_server.py\", line 131, in process\n    raise {kind}(message)\n{kind}: {message}"
+    )
+}
+
+fn write_stderr(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+    let _ = stderr.flush();
+}
+
+#[tool_router]
+impl DemoServer {
+    #[tool(description = "Echo the given text back unchanged.")]
+    async fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> String {
+        args.text
+    }
+
+    #[tool(description = "Add two numbers and return the sum.")]
+    async fn add(
+        &self,
+        Parameters(args): Parameters<AddArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let sum = args.a + args.b;
+        let mut result = CallToolResult::structured(json!({ "sum": sum }));
+        result.content = vec![ContentBlock::text(sum.to_string())];
+        Ok(result)
+    }
+
+    #[tool(description = "The current time in UTC, ISO 8601.")]
+    async fn get_time(&self) -> String {
+        chrono::Utc::now().to_rfc3339()
+    }
+
+    #[tool(description = "Read a UTF-8 text file and return its contents.")]
+    async fn read_text_file(
+        &self,
+        Parameters(args): Parameters<PathArgs>,
+    ) -> Result<String, ErrorData> {
+        match tokio::fs::read_to_string(&args.path).await {
+            Ok(text) => Ok(text),
+            Err(err) => {
+                let kind = match err.kind() {
+                    std::io::ErrorKind::NotFound => "FileNotFoundError",
+                    std::io::ErrorKind::PermissionDenied => "PermissionError",
+                    std::io::ErrorKind::InvalidData => "UnicodeDecodeError",
+                    _ => "OSError",
+                };
+                let message = format!("{err}: '{}'", args.path);
+                Err(ErrorData::internal_error(
+                    message.clone(),
+                    Some(
+                        json!({ "type": kind, "traceback": python_like_traceback("read_text_file", kind, &message) }),
+                    ),
+                ))
+            }
+        }
+    }
+
+    #[tool(description = "Always rejects its argument as invalid (a validation error).")]
+    async fn fail_validation(
+        &self,
+        Parameters(args): Parameters<DateArgs>,
+    ) -> Result<String, ErrorData> {
+        let date = args.date.unwrap_or_default();
+        Err(ErrorData::invalid_params(
+            format!("Invalid date format: {date:?}. Expected YYYY-MM-DD, e.g. 2025-01-31"),
+            Some(json!({ "type": "ValueError", "field": "date" })),
+        ))
+    }
+
+    #[tool(
+        description = "Always fails at run time: writes a backtrace to stderr and returns an MCP error."
+    )]
+    async fn fail_runtime(
+        &self,
+        Parameters(args): Parameters<MessageArgs>,
+    ) -> Result<String, ErrorData> {
+        let message = args
+            .message
+            .unwrap_or_else(|| "division by zero in demo computation".to_owned());
+        let traceback = python_like_traceback("fail_runtime", "RuntimeError", &message);
+        write_stderr(&traceback);
+        Err(ErrorData::internal_error(
+            message,
+            Some(json!({ "type": "RuntimeError", "traceback": traceback })),
+        ))
+    }
+
+    #[tool(description = "Runs but reports failure in its result (isError: true).")]
+    async fn fail_logical(&self, Parameters(args): Parameters<QueryArgs>) -> CallToolResult {
+        let query = args.query.unwrap_or_default();
+        CallToolResult::error(vec![ContentBlock::text(format!(
+            "No records match the query {query:?}; try a broader query."
+        ))])
+    }
+
+    #[tool(description = "Waits the given number of seconds, then answers. Honours cancellation.")]
+    async fn slow(
+        &self,
+        Parameters(args): Parameters<SlowArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<String, ErrorData> {
+        let seconds = args.seconds.clamp(0.0, 3600.0);
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs_f64(seconds)) => {
+                Ok(format!("finished after {seconds} s"))
+            }
+            _ = context.ct.cancelled() => {
+                write_stderr("slow: cancelled by the client");
+                if let Some(marker) = args.cancel_marker {
+                    let _ = std::fs::write(marker, "cancelled");
+                }
+                Err(ErrorData::internal_error("cancelled", None))
+            }
+        }
+    }
+
+    #[tool(description = "Makes the server process exit in the middle of the call.")]
+    async fn crash(&self) -> String {
+        write_stderr(
+            "thread 'main' panicked at src/demo.rs:1:1:\ndemo crash requested by the `crash` tool\nstack backtrace:\n   0: mcp_bridge::demo::DemoServer::crash\n   1: rmcp::handler::server::call_tool\nnote: the process exits with status 3",
+        );
+        std::process::exit(3);
+    }
+}
+
+#[tool_handler(
+    name = "mcp-bridge-demo",
+    instructions = "Demo tools of MCP Bridge: one for every kind of outcome."
+)]
+impl ServerHandler for DemoServer {}
+
+/// Serve the demo tools on stdin/stdout until the client goes away.
+pub async fn run() -> std::io::Result<()> {
+    let service = DemoServer
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|err| std::io::Error::other(err.to_string()))?;
+    service
+        .waiting()
+        .await
+        .map_err(|err| std::io::Error::other(err.to_string()))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_every_outcome_tool() {
+        let names: Vec<String> = DemoServer::tool_router()
+            .list_all()
+            .into_iter()
+            .map(|tool| tool.name.to_string())
+            .collect();
+        for expected in [
+            "echo",
+            "add",
+            "get_time",
+            "read_text_file",
+            "fail_validation",
+            "fail_runtime",
+            "fail_logical",
+            "slow",
+            "crash",
+        ] {
+            assert!(
+                names.contains(&expected.to_owned()),
+                "{expected} missing from {names:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn traceback_ends_with_the_error_line() {
+        let text = python_like_traceback("fail_runtime", "RuntimeError", "boom");
+        assert!(text.starts_with("Traceback (most recent call last):"));
+        assert!(text.ends_with("RuntimeError: boom"));
+    }
+}

@@ -1,0 +1,404 @@
+//! The bridge's one error type. Every error becomes a FastAPI-style response — `{"detail": …}`
+//! with a string, an object `{error, type, traceback, code, retryable, trace_id, server}` or a
+//! 422 list — so extensions written for the Python bridge understand it.
+
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+/// JSON-RPC and MCP error codes (seed 001).
+pub mod code {
+    pub const PARSE_ERROR: i32 = -32700;
+    pub const INVALID_REQUEST: i32 = -32600;
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    pub const INVALID_PARAMS: i32 = -32602;
+    pub const INTERNAL_ERROR: i32 = -32603;
+    pub const SERVER_ERROR: i32 = -32000;
+    pub const TIMEOUT: i32 = -32001;
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    pub const TOOL_NOT_FOUND: i32 = -32003;
+    pub const PROMPT_NOT_FOUND: i32 = -32004;
+    pub const PERMISSION_DENIED: i32 = -32008;
+    pub const UNAUTHORIZED: i32 = -32010;
+    /// LSP's "request cancelled", used by MCP clients for cancelled calls.
+    pub const REQUEST_CANCELLED: i32 = -32800;
+}
+
+/// The HTTP status for a JSON-RPC error code, following the MCP adapter's mapping (seed 001).
+pub fn status_for_code(code: i32) -> StatusCode {
+    match code {
+        code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+        code::METHOD_NOT_FOUND
+        | code::RESOURCE_NOT_FOUND
+        | code::TOOL_NOT_FOUND
+        | code::PROMPT_NOT_FOUND => StatusCode::NOT_FOUND,
+        code::INVALID_PARAMS => StatusCode::UNPROCESSABLE_ENTITY,
+        code::TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        code::PERMISSION_DENIED => StatusCode::FORBIDDEN,
+        code::UNAUTHORIZED => StatusCode::UNAUTHORIZED,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// Everything that can go wrong while answering a request.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BridgeError {
+    /// No such route (FastAPI's `{"detail":"Not Found"}`).
+    #[error("Not Found")]
+    RouteNotFound,
+    #[error("Method Not Allowed")]
+    MethodNotAllowed,
+    /// A malformed request: FastAPI's 422 list of `{type, loc, msg, input, ctx?}`.
+    #[error("request validation failed: {0:?}")]
+    InvalidRequest(Vec<Value>),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("the request body is larger than the limit of {limit} bytes")]
+    PayloadTooLarge { limit: usize },
+    /// `GET /tools?serverName=` for a server the bridge does not know (the original's string).
+    #[error("服务 {0} 不存在或未成功加载")]
+    UnknownService(String),
+    #[error("{message}")]
+    ServerNotFound { server: String, message: String },
+    #[error("{message}")]
+    ToolNotFound {
+        tool: String,
+        server: Option<String>,
+        message: String,
+    },
+    /// The MCP server answered the call with a JSON-RPC error.
+    #[error("{message}")]
+    ToolFailed {
+        server: String,
+        tool: String,
+        code: i32,
+        error_type: String,
+        message: String,
+        traceback: String,
+    },
+    #[error("{message}")]
+    Timeout {
+        server: String,
+        tool: String,
+        message: String,
+    },
+    /// The MCP server process died during the call; `traceback` is its stderr tail.
+    #[error("{message}")]
+    ServerCrashed {
+        server: String,
+        tool: String,
+        message: String,
+        traceback: String,
+    },
+    /// The MCP server is not running and could not be (re)started now.
+    #[error("{message}")]
+    ServerUnavailable {
+        server: String,
+        message: String,
+        traceback: String,
+    },
+    #[error("{message}")]
+    CallLimitExceeded {
+        server: String,
+        tool: String,
+        message: String,
+    },
+    #[error("{message}")]
+    Cancelled {
+        server: String,
+        tool: String,
+        message: String,
+    },
+    #[error("{message}")]
+    CallNotFound { call_id: String, message: String },
+    /// The connection to the MCP server failed in a way that is not a crash.
+    #[error("{message}")]
+    Transport {
+        server: String,
+        tool: String,
+        message: String,
+    },
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// The body of an error: FastAPI's `detail` in one of its three forms.
+enum Detail {
+    Text(&'static str),
+    Owned(String),
+    List(Vec<Value>),
+    Object,
+}
+
+impl BridgeError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            BridgeError::RouteNotFound
+            | BridgeError::UnknownService(_)
+            | BridgeError::ServerNotFound { .. }
+            | BridgeError::ToolNotFound { .. }
+            | BridgeError::CallNotFound { .. } => StatusCode::NOT_FOUND,
+            BridgeError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            BridgeError::InvalidRequest(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            BridgeError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            BridgeError::Forbidden(_) => StatusCode::FORBIDDEN,
+            BridgeError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            BridgeError::ToolFailed { code, .. } => status_for_code(*code),
+            BridgeError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
+            BridgeError::ServerCrashed { .. } | BridgeError::Transport { .. } => {
+                StatusCode::BAD_GATEWAY
+            }
+            BridgeError::ServerUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            BridgeError::CallLimitExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
+            BridgeError::Cancelled { .. } => StatusCode::CONFLICT,
+            BridgeError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// The `type` of the object form: the error's class name, as Python bridges send it.
+    pub fn type_name(&self) -> &str {
+        match self {
+            BridgeError::RouteNotFound => "NotFound",
+            BridgeError::MethodNotAllowed => "MethodNotAllowed",
+            BridgeError::InvalidRequest(_) => "RequestValidationError",
+            BridgeError::Unauthorized(_) => "Unauthorized",
+            BridgeError::Forbidden(_) => "Forbidden",
+            BridgeError::PayloadTooLarge { .. } => "PayloadTooLarge",
+            BridgeError::UnknownService(_) | BridgeError::ServerNotFound { .. } => "ServerNotFound",
+            BridgeError::ToolNotFound { .. } => "ToolNotFound",
+            BridgeError::ToolFailed { error_type, .. } => error_type,
+            BridgeError::Timeout { .. } => "TimeoutError",
+            BridgeError::ServerCrashed { .. } => "ServerCrashed",
+            BridgeError::ServerUnavailable { .. } => "ServerUnavailable",
+            BridgeError::CallLimitExceeded { .. } => "CallLimitExceeded",
+            BridgeError::Cancelled { .. } => "CancelledError",
+            BridgeError::CallNotFound { .. } => "CallNotFound",
+            BridgeError::Transport { .. } => "TransportError",
+            BridgeError::Internal(_) => "InternalError",
+        }
+    }
+
+    /// The JSON-RPC/MCP code of the object form.
+    pub fn code(&self) -> i32 {
+        match self {
+            BridgeError::RouteNotFound | BridgeError::MethodNotAllowed => code::METHOD_NOT_FOUND,
+            BridgeError::InvalidRequest(_) => code::INVALID_PARAMS,
+            BridgeError::Unauthorized(_) => code::UNAUTHORIZED,
+            BridgeError::Forbidden(_) => code::PERMISSION_DENIED,
+            BridgeError::PayloadTooLarge { .. } => code::INVALID_REQUEST,
+            BridgeError::UnknownService(_)
+            | BridgeError::ServerNotFound { .. }
+            | BridgeError::ToolNotFound { .. } => code::TOOL_NOT_FOUND,
+            BridgeError::ToolFailed { code, .. } => *code,
+            BridgeError::Timeout { .. } => code::TIMEOUT,
+            BridgeError::Cancelled { .. } => code::REQUEST_CANCELLED,
+            BridgeError::CallNotFound { .. } => code::RESOURCE_NOT_FOUND,
+            BridgeError::Internal(_) => code::INTERNAL_ERROR,
+            BridgeError::ServerCrashed { .. }
+            | BridgeError::ServerUnavailable { .. }
+            | BridgeError::CallLimitExceeded { .. }
+            | BridgeError::Transport { .. } => code::SERVER_ERROR,
+        }
+    }
+
+    /// Whether the same request may succeed if sent again later.
+    pub fn retryable(&self) -> bool {
+        matches!(
+            self,
+            BridgeError::Timeout { .. }
+                | BridgeError::ServerCrashed { .. }
+                | BridgeError::ServerUnavailable { .. }
+                | BridgeError::Cancelled { .. }
+                | BridgeError::Transport { .. }
+        )
+    }
+
+    /// The MCP server the error is about.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            BridgeError::ServerNotFound { server, .. }
+            | BridgeError::ToolFailed { server, .. }
+            | BridgeError::Timeout { server, .. }
+            | BridgeError::ServerCrashed { server, .. }
+            | BridgeError::ServerUnavailable { server, .. }
+            | BridgeError::CallLimitExceeded { server, .. }
+            | BridgeError::Cancelled { server, .. }
+            | BridgeError::Transport { server, .. } => Some(server),
+            BridgeError::ToolNotFound { server, .. } => server.as_deref(),
+            BridgeError::UnknownService(server) => Some(server),
+            _ => None,
+        }
+    }
+
+    /// The tool the error is about.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            BridgeError::ToolNotFound { tool, .. }
+            | BridgeError::ToolFailed { tool, .. }
+            | BridgeError::Timeout { tool, .. }
+            | BridgeError::ServerCrashed { tool, .. }
+            | BridgeError::CallLimitExceeded { tool, .. }
+            | BridgeError::Cancelled { tool, .. }
+            | BridgeError::Transport { tool, .. } => Some(tool),
+            _ => None,
+        }
+    }
+
+    /// The stack (or stderr tail) of the object form.
+    pub fn traceback(&self) -> &str {
+        match self {
+            BridgeError::ToolFailed { traceback, .. }
+            | BridgeError::ServerCrashed { traceback, .. }
+            | BridgeError::ServerUnavailable { traceback, .. } => traceback,
+            _ => "",
+        }
+    }
+
+    /// Whether this outcome of a tool call counts towards the failure counter: the call reached
+    /// the MCP server and failed there (not: refused, unknown, or the server was not running).
+    pub fn counts_as_failure(&self) -> bool {
+        matches!(
+            self,
+            BridgeError::ToolFailed { .. }
+                | BridgeError::Timeout { .. }
+                | BridgeError::ServerCrashed { .. }
+                | BridgeError::Transport { .. }
+        )
+    }
+
+    fn detail(&self) -> Detail {
+        match self {
+            BridgeError::RouteNotFound => Detail::Text("Not Found"),
+            BridgeError::MethodNotAllowed => Detail::Text("Method Not Allowed"),
+            BridgeError::UnknownService(_) => Detail::Owned(self.to_string()),
+            BridgeError::InvalidRequest(items) => Detail::List(items.clone()),
+            _ => Detail::Object,
+        }
+    }
+
+    /// The status and JSON body of this error, with `trace_id` in the object form.
+    pub fn render(&self, trace_id: &str) -> (StatusCode, Value) {
+        let detail = match self.detail() {
+            Detail::Text(text) => json!(text),
+            Detail::Owned(text) => json!(text),
+            Detail::List(items) => Value::Array(items),
+            Detail::Object => {
+                let mut object = json!({
+                    "error": self.to_string(),
+                    "type": self.type_name(),
+                    "traceback": self.traceback(),
+                    "code": self.code(),
+                    "retryable": self.retryable(),
+                    "trace_id": trace_id,
+                    "server": self.server(),
+                });
+                if let Some(tool) = self.tool() {
+                    object["tool"] = json!(tool);
+                }
+                object
+            }
+        };
+        (self.status(), json!({ "detail": detail }))
+    }
+
+    /// The response, with an explicit trace id (for results of calls that outlive a request).
+    pub fn into_response_with_trace(self, trace_id: &str) -> Response {
+        let (status, body) = self.render(trace_id);
+        let mut response = (status, axum::Json(body)).into_response();
+        if let Ok(value) = HeaderValue::from_str(trace_id) {
+            response.headers_mut().insert(crate::trace::HEADER, value);
+        }
+        response
+    }
+}
+
+impl IntoResponse for BridgeError {
+    fn into_response(self) -> Response {
+        let trace_id = crate::trace::current().unwrap_or_else(crate::trace::new_id);
+        self.into_response_with_trace(&trace_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_mapping_follows_seed_001() {
+        assert_eq!(status_for_code(-32602), StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(status_for_code(-32003), StatusCode::NOT_FOUND);
+        assert_eq!(status_for_code(-32002), StatusCode::NOT_FOUND);
+        assert_eq!(status_for_code(-32004), StatusCode::NOT_FOUND);
+        assert_eq!(status_for_code(-32601), StatusCode::NOT_FOUND);
+        assert_eq!(status_for_code(-32001), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(status_for_code(-32008), StatusCode::FORBIDDEN);
+        assert_eq!(status_for_code(-32010), StatusCode::UNAUTHORIZED);
+        assert_eq!(status_for_code(-32700), StatusCode::BAD_REQUEST);
+        assert_eq!(status_for_code(-32603), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(status_for_code(-32000), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(status_for_code(12345), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn object_form_has_every_key() {
+        let err = BridgeError::ToolFailed {
+            server: "demo".into(),
+            tool: "fail_runtime".into(),
+            code: -32603,
+            error_type: "RuntimeError".into(),
+            message: "boom".into(),
+            traceback: "Traceback ...".into(),
+        };
+        let (status, body) = err.render("t1");
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        let detail = &body["detail"];
+        assert_eq!(detail["error"], "boom");
+        assert_eq!(detail["type"], "RuntimeError");
+        assert_eq!(detail["traceback"], "Traceback ...");
+        assert_eq!(detail["code"], -32603);
+        assert_eq!(detail["retryable"], false);
+        assert_eq!(detail["trace_id"], "t1");
+        assert_eq!(detail["server"], "demo");
+        assert_eq!(detail["tool"], "fail_runtime");
+    }
+
+    #[test]
+    fn string_and_list_forms() {
+        assert_eq!(
+            BridgeError::RouteNotFound.render("t").1,
+            json!({"detail": "Not Found"})
+        );
+        assert_eq!(
+            BridgeError::UnknownService("x".into()).render("t").1,
+            json!({"detail": "服务 x 不存在或未成功加载"})
+        );
+        let item = json!({"type": "missing", "loc": ["body", "name"], "msg": "Field required", "input": {}});
+        let (status, body) = BridgeError::InvalidRequest(vec![item.clone()]).render("t");
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(body, json!({"detail": [item]}));
+    }
+
+    #[test]
+    fn timeouts_and_limits() {
+        let timeout = BridgeError::Timeout {
+            server: "s".into(),
+            tool: "t".into(),
+            message: "m".into(),
+        };
+        assert_eq!(timeout.status(), StatusCode::GATEWAY_TIMEOUT);
+        assert_eq!(timeout.code(), -32001);
+        assert_eq!(timeout.type_name(), "TimeoutError");
+        assert!(timeout.retryable());
+        assert!(timeout.counts_as_failure());
+        let limit = BridgeError::CallLimitExceeded {
+            server: "s".into(),
+            tool: "t".into(),
+            message: "m".into(),
+        };
+        assert_eq!(limit.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert!(!limit.retryable());
+        assert!(!limit.counts_as_failure());
+    }
+}

@@ -1,0 +1,269 @@
+//! Executing one tool call: find the server, apply the failure counter, call under the timeout,
+//! and turn the outcome into `/execute`'s answer — a result, or an error a model can act on.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use rmcp::model::CallToolResult;
+use serde_json::{Value, json};
+
+use crate::calls::Outcome;
+use crate::error::BridgeError;
+use crate::servers::{Server, Status};
+use crate::state::AppState;
+use crate::validation::ExecuteRequest;
+
+/// How many similar names an unknown-tool error suggests.
+const SUGGESTIONS: usize = 3;
+
+/// `result` of a successful `/execute`: the MCP `CallToolResult` in camelCase.
+pub fn result_json(result: &CallToolResult) -> Value {
+    json!({
+        "content": result.content,
+        "structuredContent": result.structured_content,
+        "isError": result.is_error.unwrap_or(false),
+    })
+}
+
+/// Run the call and answer as `/execute` does.
+pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value, BridgeError> {
+    let started = Instant::now();
+    let tool = request.name.as_str();
+    let server = resolve(state, tool, request.server_name.as_deref())?;
+    let name = server.name().to_owned();
+    if let Err(failures) = state.counter.check(&name, tool) {
+        let limit = state.counter.limit();
+        let refusal = BridgeError::CallLimitExceeded {
+            server: name.clone(),
+            tool: tool.to_owned(),
+            message: format!(
+                "Tool `{tool}` on server `{name}` failed {failures} times in a row and reached the call limit ({limit}), \
+                 so the bridge refuses to call it again. Stop retrying this tool: fix the cause, use another tool, \
+                 or tell the user. The user can reset the counter with \"Reset call history\" in the extension's options \
+                 (POST /reset-history); a successful call or a bridge restart also resets it."
+            ),
+        };
+        log_failure(&refusal, started);
+        return Err(refusal);
+    }
+    let timeout = server.spec().call_timeout.unwrap_or(state.call_timeout);
+    match server.call(tool, request.arguments.clone(), timeout).await {
+        Ok(result) => {
+            let is_error = result.is_error.unwrap_or(false);
+            if is_error {
+                let failures = state.counter.record_failure(&name, tool);
+                tracing::warn!(
+                    server = %name,
+                    tool,
+                    failures,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "tool reported an error (isError: true)"
+                );
+            } else {
+                state.counter.record_success(&name, tool);
+                tracing::info!(
+                    server = %name,
+                    tool,
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "tool call succeeded"
+                );
+            }
+            Ok(json!({ "success": true, "result": result_json(&result) }))
+        }
+        Err(err) => {
+            if err.counts_as_failure() {
+                state.counter.record_failure(&name, tool);
+            }
+            log_failure(&err, started);
+            Err(err)
+        }
+    }
+}
+
+/// Render an `/execute` answer for a background call.
+pub fn outcome(result: Result<Value, BridgeError>, trace_id: &str) -> Outcome {
+    let (status, body) = match result {
+        Ok(body) => (StatusCode::OK, body),
+        Err(err) => err.render(trace_id),
+    };
+    Outcome {
+        status,
+        body,
+        trace_id: trace_id.to_owned(),
+    }
+}
+
+/// One JSON line per failure (with `--log-format json`), with the request's trace id.
+fn log_failure(err: &BridgeError, started: Instant) {
+    tracing::warn!(
+        trace_id = crate::trace::current().unwrap_or_default(),
+        server = err.server().unwrap_or(""),
+        tool = err.tool().unwrap_or(""),
+        error_type = err.type_name(),
+        code = err.code(),
+        status = err.status().as_u16(),
+        retryable = err.retryable(),
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        error = %err,
+        "tool call failed"
+    );
+}
+
+/// The server that runs `tool`: the named one, else the first in config order that has it.
+pub fn resolve(
+    state: &AppState,
+    tool: &str,
+    server_name: Option<&str>,
+) -> Result<Arc<Server>, BridgeError> {
+    if let Some(server_name) = server_name {
+        let Some(server) = state.servers.get(server_name) else {
+            let names: Vec<&str> = state.servers.servers().iter().map(|s| s.name()).collect();
+            return Err(BridgeError::ServerNotFound {
+                server: server_name.to_owned(),
+                message: format!(
+                    "There is no MCP server named `{server_name}`. The servers are: {}. \
+                     Use one of these as serverName, or leave serverName out to let the bridge find the tool.",
+                    list_or_none(&names)
+                ),
+            });
+        };
+        // A server whose tools are unknown (never started) gets the call: it starts, or says why not.
+        if !server.tools().is_empty() && server.tool(tool).is_none() {
+            return Err(tool_not_found(state, tool, Some(server)));
+        }
+        return Ok(server.clone());
+    }
+    let candidates = state.servers.with_tool(tool);
+    match candidates.as_slice() {
+        [] => Err(tool_not_found(state, tool, None)),
+        [only] => Ok((*only).clone()),
+        [first, ..] => {
+            let names: Vec<&str> = candidates.iter().map(|s| s.name()).collect();
+            tracing::info!(
+                tool,
+                servers = ?names,
+                chosen = first.name(),
+                "several servers have this tool; using the first in config order"
+            );
+            Ok((*first).clone())
+        }
+    }
+}
+
+fn list_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// How alike two tool names are, 0 to 1.
+fn similarity(a: &str, b: &str) -> f64 {
+    let (a, b) = (a.to_lowercase(), b.to_lowercase());
+    let normalize = |s: &str| s.replace(['-', '_', ' ', '.'], "");
+    let (na, nb) = (normalize(&a), normalize(&b));
+    if na == nb {
+        return 1.0;
+    }
+    let edit = strsim::normalized_damerau_levenshtein(&na, &nb);
+    let contains = if !na.is_empty() && !nb.is_empty() && (na.contains(&nb) || nb.contains(&na)) {
+        0.8
+    } else {
+        0.0
+    };
+    edit.max(contains)
+        .max(strsim::jaro_winkler(&na, &nb) - 0.15)
+}
+
+/// The unknown-tool error: what was asked, the closest names, and the tools there are.
+pub fn tool_not_found(state: &AppState, tool: &str, server: Option<&Arc<Server>>) -> BridgeError {
+    let mut scored: Vec<(f64, String, String)> = Vec::new();
+    let servers: Vec<&Arc<Server>> = match server {
+        Some(server) => vec![server],
+        None => state.servers.servers().iter().collect(),
+    };
+    for candidate in &servers {
+        for known in candidate.tools().iter() {
+            scored.push((
+                similarity(tool, &known.name),
+                known.name.to_string(),
+                candidate.name().to_owned(),
+            ));
+        }
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let closest: Vec<String> = scored
+        .iter()
+        .filter(|(score, ..)| *score >= 0.5)
+        .take(SUGGESTIONS)
+        .map(|(_, name, server_name)| match server {
+            Some(_) => format!("`{name}`"),
+            None => format!("`{name}` (server `{server_name}`)"),
+        })
+        .collect();
+    let closest = if closest.is_empty() {
+        String::new()
+    } else {
+        format!(" Closest names: {}.", closest.join(", "))
+    };
+    let message = match server {
+        Some(server) => {
+            let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
+            format!(
+                "Tool `{tool}` does not exist on server `{}`.{closest} Its tools are: {}. \
+                 Call one of these with its exact name.",
+                server.name(),
+                names.join(", ")
+            )
+        }
+        None => {
+            let services: Vec<String> = state
+                .servers
+                .servers()
+                .iter()
+                .map(|s| match s.status() {
+                    Status::Running | Status::Crashed => {
+                        let names: Vec<String> =
+                            s.tools().iter().map(|t| t.name.to_string()).collect();
+                        format!("{} ({})", s.name(), names.join(", "))
+                    }
+                    _ => format!("{} (not running, tools unknown)", s.name()),
+                })
+                .collect();
+            format!(
+                "No MCP server has a tool named `{tool}`.{closest} The services and their tools are: {}. \
+                 Call one of these with its exact name, or call list_tools_in_service to see a service's tools and parameters.",
+                services.join("; ")
+            )
+        }
+    };
+    BridgeError::ToolNotFound {
+        tool: tool.to_owned(),
+        server: server.map(|s| s.name().to_owned()),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn similar_names_score_high() {
+        assert!(similarity("get_time", "get-time") > 0.99);
+        assert!(similarity("get_current_time", "get_time") >= 0.5);
+        assert!(similarity("echoo", "echo") >= 0.5);
+        assert!(similarity("echo", "read_text_file") < 0.5);
+    }
+
+    #[test]
+    fn result_json_is_camel_case() {
+        let result = CallToolResult::error(vec![rmcp::model::ContentBlock::text("nope")]);
+        let value = result_json(&result);
+        assert_eq!(value["isError"], true);
+        assert_eq!(value["content"][0]["text"], "nope");
+        assert!(value.get("structuredContent").is_some());
+    }
+}

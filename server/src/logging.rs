@@ -1,0 +1,25 @@
+//! Log output: human-readable lines or one JSON object per line (`--log-format json`), on
+//! stderr, filtered by `RUST_LOG` (default `info`).
+
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::LogFormat;
+
+/// Install the global subscriber (once; later calls are ignored).
+pub fn init(format: LogFormat) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init(),
+    };
+}

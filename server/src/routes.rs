@@ -1,0 +1,74 @@
+//! The HTTP routes (DESIGN.md §2) and the layers around them: trace ids, request logging,
+//! access checks, CORS and the body limit.
+
+mod calls;
+mod execute;
+mod health;
+mod history;
+mod tools;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::Request;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::{get, post};
+use tower_http::LatencyUnit;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tracing::Level;
+
+use crate::error::BridgeError;
+use crate::security::{self, BODY_LIMIT};
+use crate::state::AppState;
+use crate::trace::{self, TraceId};
+
+/// The application: routes plus layers (outermost first: trace id, log, access, CORS, limit).
+pub fn router(state: AppState) -> Router {
+    let security = state.security.clone();
+    Router::new()
+        .route("/health", get(health::health))
+        .route("/tools", get(tools::list))
+        .route("/tool-detail", get(tools::detail))
+        .route("/execute", post(execute::execute))
+        .route("/calls/{call_id}", get(calls::fetch).delete(calls::cancel))
+        .route("/reset-history", post(history::reset))
+        .route("/history", get(history::show))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(security::cors())
+        .layer(from_fn_with_state(security, security::guard))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request<Body>| {
+                    let trace_id = request
+                        .extensions()
+                        .get::<TraceId>()
+                        .map(|id| id.0.as_str())
+                        .unwrap_or_default();
+                    tracing::info_span!(
+                        "request",
+                        trace_id,
+                        method = %request.method(),
+                        path = %request.uri().path(),
+                    )
+                })
+                .on_request(())
+                .on_response(
+                    DefaultOnResponse::new()
+                        .level(Level::INFO)
+                        .latency_unit(LatencyUnit::Micros),
+                )
+                .on_failure(()),
+        )
+        .layer(from_fn(trace::assign))
+}
+
+async fn not_found() -> BridgeError {
+    BridgeError::RouteNotFound
+}
+
+async fn method_not_allowed() -> BridgeError {
+    BridgeError::MethodNotAllowed
+}

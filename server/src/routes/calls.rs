@@ -1,0 +1,68 @@
+//! `GET /calls/{id}?wait=S` (the result of a long-polled call, or `202` again) and
+//! `DELETE /calls/{id}` (cancel it).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::error::BridgeError;
+use crate::state::AppState;
+use crate::validation::wait_query;
+
+fn unknown(call_id: &str) -> BridgeError {
+    BridgeError::CallNotFound {
+        call_id: call_id.to_owned(),
+        message: format!(
+            "There is no call `{call_id}`: its result was already delivered, it expired (results are kept 10 minutes), \
+             or the bridge restarted. Run the tool again if it is still needed."
+        ),
+    }
+}
+
+pub async fn fetch(
+    State(state): State<AppState>,
+    Path(call_id): Path<String>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Response, BridgeError> {
+    let query = query.map(|Query(q)| q).unwrap_or_default();
+    let wait = wait_query(&query)?;
+    let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
+    match call.wait(Duration::from_secs_f64(wait)).await {
+        Some(outcome) => Ok(outcome.into_response()),
+        None => Ok(super::execute::pending(&call.id, &call.trace_id)),
+    }
+}
+
+pub async fn cancel(
+    State(state): State<AppState>,
+    Path(call_id): Path<String>,
+) -> Result<Json<Value>, BridgeError> {
+    let was_running = state
+        .calls
+        .cancel(&call_id, |call| {
+            let err = BridgeError::Cancelled {
+                server: call.server.clone().unwrap_or_default(),
+                tool: call.tool.clone(),
+                message: format!(
+                    "The call of tool `{}` was cancelled by the user before it finished; it may have partly taken effect.",
+                    call.tool
+                ),
+            };
+            crate::execute::outcome(Err(err), &call.trace_id)
+        })
+        .ok_or_else(|| unknown(&call_id))?;
+    if was_running {
+        tracing::info!(call_id, "call cancelled");
+    }
+    Ok(Json(json!({
+        "success": true,
+        "call_id": call_id,
+        "cancelled": was_running,
+        "message": if was_running { "the call was cancelled" } else { "the call had already finished" },
+    })))
+}

@@ -1,0 +1,62 @@
+//! `POST /execute`: run a tool, blocking — or with `wait`, answering `202 pending` when the call
+//! takes longer than `wait` seconds (see `calls.rs`).
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::error::BridgeError;
+use crate::execute::{execute as run, outcome};
+use crate::state::AppState;
+use crate::trace::TraceId;
+use crate::validation::{ExecuteRequest, JsonBody};
+
+pub async fn execute(
+    State(state): State<AppState>,
+    Extension(TraceId(trace_id)): Extension<TraceId>,
+    JsonBody(body): JsonBody,
+) -> Result<Response, BridgeError> {
+    let request = ExecuteRequest::from_body(body)?;
+    let Some(wait) = request.wait else {
+        return Ok(Json(run(&state, &request).await?).into_response());
+    };
+    // Resolve now, so an unknown tool or server is answered at once and never becomes a call.
+    let server = crate::execute::resolve(&state, &request.name, request.server_name.as_deref())?;
+    let work = {
+        let state = state.clone();
+        let trace_id = trace_id.clone();
+        let request = request.clone();
+        async move { outcome(run(&state, &request).await, &trace_id) }
+    };
+    let call = state.calls.spawn(
+        Some(server.name().to_owned()),
+        request.name.clone(),
+        trace_id.clone(),
+        work,
+    );
+    match call.wait(Duration::from_secs_f64(wait)).await {
+        Some(done) => {
+            state.calls.forget(&call.id);
+            Ok(done.into_response())
+        }
+        None => Ok(pending(&call.id, &trace_id)),
+    }
+}
+
+/// The `202` answer for a call that is still running.
+pub fn pending(call_id: &str, trace_id: &str) -> Response {
+    (
+        StatusCode::ACCEPTED,
+        Json(json!({
+            "success": true,
+            "pending": true,
+            "call_id": call_id,
+            "trace_id": trace_id,
+        })),
+    )
+        .into_response()
+}

@@ -1,0 +1,40 @@
+//! `GET /history` (the failure counters) and `POST /reset-history` (clear all, or one
+//! `serverName`/`toolName`).
+
+use axum::Json;
+use axum::extract::State;
+use serde_json::{Value, json};
+
+use crate::error::BridgeError;
+use crate::state::AppState;
+use crate::validation::{JsonBody, ResetRequest};
+
+pub async fn show(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({
+        "success": true,
+        "counters": state.counter.snapshot(),
+        "limit": state.counter.limit(),
+    }))
+}
+
+pub async fn reset(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, BridgeError> {
+    let request = ResetRequest::from_body(body)?;
+    let cleared = state
+        .counter
+        .reset(request.server_name.as_deref(), request.tool_name.as_deref());
+    let message = match (&request.server_name, &request.tool_name) {
+        (None, None) => "调用历史已重置 (all failure counters were reset)".to_owned(),
+        (server, tool) => format!(
+            "failure counters reset for server {} / tool {}",
+            server.as_deref().unwrap_or("*"),
+            tool.as_deref().unwrap_or("*")
+        ),
+    };
+    tracing::info!(cleared, "failure counters reset");
+    Ok(Json(
+        json!({ "success": true, "message": message, "cleared": cleared }),
+    ))
+}

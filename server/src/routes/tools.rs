@@ -1,0 +1,111 @@
+//! `GET /tools` (the services, or one service's tools with `serverName`) and `GET /tool-detail`.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use serde_json::{Value, json};
+
+use crate::error::BridgeError;
+use crate::execute::tool_not_found;
+use crate::servers::Status;
+use crate::state::AppState;
+use crate::validation::{error, required_query};
+
+type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
+
+fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
+    query.map(|Query(map)| map).map_err(|rejection| {
+        BridgeError::InvalidRequest(vec![error(
+            "query_invalid",
+            &[json!("query")],
+            &rejection.body_text(),
+            Value::Null,
+        )])
+    })
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    query: Params,
+) -> Result<Json<Value>, BridgeError> {
+    let query = params(query)?;
+    match query.get("serverName").filter(|name| !name.is_empty()) {
+        None => {
+            let services: Vec<Value> = state
+                .servers
+                .servers()
+                .iter()
+                .map(|server| {
+                    json!({
+                        "name": server.name(),
+                        "description": server.description(),
+                        "is_core": server.spec().is_core,
+                        "status": server.status(),
+                        "tool_count": server.tools().len(),
+                    })
+                })
+                .collect();
+            Ok(Json(json!({ "success": true, "services": services })))
+        }
+        Some(name) => {
+            let server = state
+                .servers
+                .get(name)
+                .ok_or_else(|| BridgeError::UnknownService(name.clone()))?;
+            let tools = server.tools();
+            if tools.is_empty() && server.status() != Status::Running {
+                let (reason, stderr) = server.last_failure();
+                return Err(BridgeError::ServerUnavailable {
+                    server: name.clone(),
+                    message: format!(
+                        "MCP server `{name}` is not running ({reason}), so its tools are unknown. \
+                         Tell the user to check its command in the bridge config."
+                    ),
+                    traceback: stderr,
+                });
+            }
+            let tools: Vec<Value> = tools
+                .iter()
+                .map(|tool| {
+                    json!({
+                        "name": tool.name,
+                        "description": tool.description.as_deref().unwrap_or_default(),
+                        "parameters": Value::Object((*tool.input_schema).clone()),
+                    })
+                })
+                .collect();
+            Ok(Json(json!({
+                "success": true,
+                "tools": {
+                    "service_name": name,
+                    "service_description": server.description(),
+                    "tools": tools,
+                },
+            })))
+        }
+    }
+}
+
+pub async fn detail(
+    State(state): State<AppState>,
+    query: Params,
+) -> Result<Json<Value>, BridgeError> {
+    let query = params(query)?;
+    let tool_name = required_query(&query, "toolName")?;
+    let server_name = query.get("serverName").filter(|name| !name.is_empty());
+    let server = crate::execute::resolve(&state, &tool_name, server_name.map(String::as_str))?;
+    let Some(tool) = server.tool(&tool_name) else {
+        return Err(tool_not_found(&state, &tool_name, Some(&server)));
+    };
+    Ok(Json(json!({
+        "success": true,
+        "tool": {
+            "name": tool.name,
+            "description": tool.description.as_deref().unwrap_or_default(),
+            "serverName": server.name(),
+            "inputSchema": Value::Object((*tool.input_schema).clone()),
+        },
+    })))
+}

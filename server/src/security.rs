@@ -1,0 +1,283 @@
+//! Who may talk to the bridge: only the user's browser extension. Checks the `Host` header
+//! (DNS rebinding), the `Origin` (web pages are refused), the bearer token and the body size,
+//! and answers CORS only for extension origins.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::error::BridgeError;
+
+/// The largest request body accepted (1 MiB).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// The only route open without a token.
+pub const OPEN_PATH: &str = "/health";
+
+/// Origins of browser extensions: the only ones allowed to call the bridge from a browser.
+pub const EXTENSION_ORIGIN_PREFIXES: [&str; 2] = ["chrome-extension://", "moz-extension://"];
+
+/// The bridge's access rules.
+#[derive(Debug, Clone)]
+pub struct Security {
+    token: Option<String>,
+    allowed_hosts: Vec<String>,
+}
+
+impl Security {
+    /// Rules for a bridge listening on `port`; `bind` adds its own address when it is not
+    /// loopback (the user asked for network access with `--host`). `token: None` is `--no-auth`.
+    pub fn new(token: Option<String>, port: u16, bind: Option<IpAddr>) -> Self {
+        let mut allowed_hosts = vec![
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("[::1]:{port}"),
+        ];
+        if let Some(ip) = bind.filter(|ip| !ip.is_loopback() && !ip.is_unspecified()) {
+            allowed_hosts.push(match ip {
+                IpAddr::V4(v4) => format!("{v4}:{port}"),
+                IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+            });
+        }
+        Security {
+            token,
+            allowed_hosts,
+        }
+    }
+
+    pub fn requires_token(&self) -> bool {
+        self.token.is_some()
+    }
+
+    pub fn host_allowed(&self, host: &str) -> bool {
+        self.allowed_hosts
+            .iter()
+            .any(|allowed| allowed.eq_ignore_ascii_case(host))
+    }
+
+    /// Check one request; `Err` is the refusal to send.
+    pub fn check(&self, request: &Request) -> Result<(), BridgeError> {
+        let headers = request.headers();
+        let host = headers
+            .get(header::HOST)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or("");
+        if !self.host_allowed(host) {
+            return Err(BridgeError::Forbidden(format!(
+                "Host `{host}` is refused: the bridge only answers requests addressed to {} (protection against DNS rebinding).",
+                self.allowed_hosts.join(", ")
+            )));
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or("");
+            if !origin_allowed(origin) {
+                return Err(BridgeError::Forbidden(format!(
+                    "Origin `{origin}` is refused: web pages may not call the bridge; only the MCP Bridge browser extension may."
+                )));
+            }
+        }
+        if let Some(length) = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok())
+            && length > BODY_LIMIT as u64
+        {
+            return Err(BridgeError::PayloadTooLarge { limit: BODY_LIMIT });
+        }
+        let open = request.uri().path() == OPEN_PATH || request.method() == Method::OPTIONS;
+        if let (Some(expected), false) = (&self.token, open) {
+            let given = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| {
+                    let (scheme, token) = value.trim().split_once(' ')?;
+                    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+                });
+            match given {
+                None => {
+                    return Err(BridgeError::Unauthorized(
+                        "Missing token: send `Authorization: Bearer <token>`. The token is printed when the bridge starts \
+                         and stored in the file `token` in the bridge's config directory; paste it into the extension's options."
+                            .to_owned(),
+                    ));
+                }
+                Some(token) if !crate::token::matches(expected, token) => {
+                    return Err(BridgeError::Unauthorized(
+                        "Wrong token: the bearer token does not match this bridge's token (see the file `token` in the bridge's config directory)."
+                            .to_owned(),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a browser `Origin` belongs to an extension.
+pub fn origin_allowed(origin: &str) -> bool {
+    EXTENSION_ORIGIN_PREFIXES
+        .iter()
+        .any(|prefix| origin.starts_with(prefix) && origin.len() > prefix.len())
+}
+
+/// Middleware applying [`Security::check`].
+pub async fn guard(
+    State(security): State<Arc<Security>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, BridgeError> {
+    if let Err(refusal) = security.check(&request) {
+        tracing::warn!(
+            method = %request.method(),
+            path = %request.uri().path(),
+            status = refusal.status().as_u16(),
+            reason = %refusal,
+            "request refused"
+        );
+        return Err(refusal);
+    }
+    Ok(next.run(request).await)
+}
+
+/// CORS for extension pages only (a web origin never gets this far).
+pub fn cors() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(AllowOrigin::predicate(
+            |origin: &HeaderValue, _parts: &axum::http::request::Parts| {
+                origin.to_str().is_ok_and(origin_allowed)
+            },
+        ))
+        .allow_methods([Method::GET, Method::POST, Method::DELETE])
+        .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
+        .expose_headers([header::HeaderName::from_static(crate::trace::HEADER)])
+        .max_age(std::time::Duration::from_secs(600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::Body;
+
+    fn request(host: &str, origin: Option<&str>, auth: Option<&str>, path: &str) -> Request {
+        let mut builder = axum::http::Request::builder()
+            .uri(path)
+            .header("host", host);
+        if let Some(origin) = origin {
+            builder = builder.header("origin", origin);
+        }
+        if let Some(auth) = auth {
+            builder = builder.header("authorization", auth);
+        }
+        builder.body(Body::empty()).unwrap()
+    }
+
+    #[test]
+    fn hosts() {
+        let security = Security::new(None, 3849, None);
+        for host in [
+            "127.0.0.1:3849",
+            "localhost:3849",
+            "LOCALHOST:3849",
+            "[::1]:3849",
+        ] {
+            assert!(
+                security.check(&request(host, None, None, "/tools")).is_ok(),
+                "{host}"
+            );
+        }
+        for host in [
+            "evil.com:3849",
+            "127.0.0.1:80",
+            "localhost",
+            "",
+            "127.0.0.1.nip.io:3849",
+        ] {
+            assert!(
+                security
+                    .check(&request(host, None, None, "/tools"))
+                    .is_err(),
+                "{host}"
+            );
+        }
+    }
+
+    #[test]
+    fn network_bind_adds_its_address() {
+        let security = Security::new(None, 9, Some("192.168.1.5".parse().unwrap()));
+        assert!(security.host_allowed("192.168.1.5:9"));
+        let security = Security::new(None, 9, Some("0.0.0.0".parse().unwrap()));
+        assert!(!security.host_allowed("0.0.0.0:9"));
+    }
+
+    #[test]
+    fn origins() {
+        assert!(origin_allowed("chrome-extension://abcdef"));
+        assert!(origin_allowed("moz-extension://1234-5678"));
+        assert!(!origin_allowed("chrome-extension://"));
+        assert!(!origin_allowed("https://chat.deepseek.com"));
+        assert!(!origin_allowed("null"));
+        let security = Security::new(None, 1, None);
+        let err = security
+            .check(&request(
+                "localhost:1",
+                Some("https://evil.example"),
+                None,
+                "/health",
+            ))
+            .unwrap_err();
+        assert_eq!(err.status(), axum::http::StatusCode::FORBIDDEN);
+    }
+
+    #[test]
+    fn tokens() {
+        let security = Security::new(Some("secret-token".into()), 1, None);
+        let host = "127.0.0.1:1";
+        assert!(
+            security
+                .check(&request(host, None, None, "/health"))
+                .is_ok()
+        );
+        let missing = security
+            .check(&request(host, None, None, "/tools"))
+            .unwrap_err();
+        assert_eq!(missing.status(), axum::http::StatusCode::UNAUTHORIZED);
+        assert!(
+            security
+                .check(&request(host, None, Some("Bearer nope"), "/tools"))
+                .is_err()
+        );
+        assert!(
+            security
+                .check(&request(host, None, Some("Basic secret-token"), "/tools"))
+                .is_err()
+        );
+        assert!(
+            security
+                .check(&request(host, None, Some("Bearer secret-token"), "/tools"))
+                .is_ok()
+        );
+        assert!(
+            security
+                .check(&request(
+                    host,
+                    None,
+                    Some("bearer  secret-token "),
+                    "/tools"
+                ))
+                .is_ok()
+        );
+        let wrong = security
+            .check(&request(host, None, Some("Bearer nope"), "/tools"))
+            .unwrap_err();
+        assert!(
+            !wrong.to_string().contains("secret-token"),
+            "the token never appears in errors"
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Running the bridge: load the config and token, bind the port, start the MCP servers, serve
+//! until SIGINT/SIGTERM, then stop every MCP server process (no orphans).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::ServeArgs;
+use crate::config::{self, Source};
+use crate::security::Security;
+use crate::servers::{Registry, Status};
+use crate::state::AppState;
+
+/// How long in-flight requests get to finish after a stop signal.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// Exit code for a bad command line or config.
+const USAGE: u8 = 2;
+
+/// Run the bridge with `args`; returns the exit code.
+pub fn run(args: ServeArgs) -> ExitCode {
+    crate::logging::init(args.log_format);
+    if args.no_auth && !args.host.is_loopback() {
+        eprintln!(
+            "mcp-bridge: --no-auth is only allowed on a loopback address, not --host {}",
+            args.host
+        );
+        return ExitCode::from(USAGE);
+    }
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-bridge"));
+    let (specs, source) = match config::load(args.config.as_deref(), &exe) {
+        Ok(loaded) => loaded,
+        Err(err) => {
+            eprintln!("mcp-bridge: {err}");
+            return ExitCode::from(USAGE);
+        }
+    };
+    let token = match resolve_token(&args) {
+        Ok(token) => token,
+        Err(message) => {
+            eprintln!("mcp-bridge: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("mcp-bridge: cannot start the async runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(serve(args, specs, source, token));
+    // Children were stopped in `serve`; do not wait for stray blocking tasks.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    code
+}
+
+/// The token to require: `--no-auth` → none, `--token`/`MCP_BRIDGE_TOKEN`, else the stored one.
+fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
+    if args.no_auth {
+        tracing::warn!(
+            "--no-auth: every program on this machine can run your tools through the bridge; use it only with the original extension"
+        );
+        return Ok(None);
+    }
+    if let Some(token) = args.token.as_ref().filter(|t| !t.trim().is_empty()) {
+        return Ok(Some(token.trim().to_owned()));
+    }
+    let dir = config::config_dir().map_err(|err| err.to_string())?;
+    let (token, created) = crate::token::load_or_create(&dir).map_err(|err| {
+        format!(
+            "cannot read or create the token file {}: {err}",
+            crate::token::path_in(&dir).display()
+        )
+    })?;
+    if created {
+        println!(
+            "Created a new token in {} (mode 0600).",
+            crate::token::path_in(&dir).display()
+        );
+    }
+    Ok(Some(token))
+}
+
+async fn serve(
+    args: ServeArgs,
+    specs: Vec<config::ServerSpec>,
+    source: Source,
+    token: Option<String>,
+) -> ExitCode {
+    if !args.host.is_loopback() {
+        tracing::warn!(
+            host = %args.host,
+            "LISTENING ON A NON-LOOPBACK ADDRESS: other machines can reach the bridge; anyone with the token can run your tools"
+        );
+    }
+    let address = SocketAddr::new(args.host, args.port);
+    let listener = match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => listener,
+        Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => {
+            eprintln!(
+                "mcp-bridge: port {} on {} is already in use (another mcp-bridge or the Python bridge is probably running); stop it or start this one with --port <another port>",
+                args.port, args.host
+            );
+            return ExitCode::FAILURE;
+        }
+        Err(err) => {
+            eprintln!("mcp-bridge: cannot listen on {address}: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(args.port);
+
+    let stop = CancellationToken::new();
+    tokio::spawn(watch_signals(stop.clone()));
+
+    match &source {
+        Source::File(path) => {
+            tracing::info!(config = %path.display(), servers = specs.len(), "config loaded")
+        }
+        Source::Demo { missing } => tracing::info!(
+            missing = %missing.display(),
+            "no config file; running the built-in demo server"
+        ),
+    }
+    let registry = Arc::new(Registry::new(specs));
+    tokio::select! {
+        _ = registry.start_all() => {}
+        _ = stop.cancelled() => {
+            registry.shutdown().await;
+            return ExitCode::SUCCESS;
+        }
+    }
+    for server in registry.servers() {
+        let status = server.status();
+        if status == Status::Running {
+            println!(
+                "  server {}: running, {} tools",
+                server.name(),
+                server.tools().len()
+            );
+        } else {
+            println!(
+                "  server {}: unavailable ({})",
+                server.name(),
+                server.last_failure().0
+            );
+        }
+    }
+
+    let security = Security::new(token.clone(), port, Some(args.host));
+    let state = AppState::new(registry.clone(), security, args.call_timeout());
+    let app = crate::app(state);
+    match &token {
+        Some(token) => println!("Token: {token}  (send it as `Authorization: Bearer <token>`)"),
+        None => println!("Token: none (--no-auth)"),
+    }
+    let shown_host = if args.host.is_ipv6() {
+        format!("[{}]", args.host)
+    } else {
+        args.host.to_string()
+    };
+    println!(
+        "MCP Bridge {} listening on http://{shown_host}:{port}",
+        crate::VERSION
+    );
+    tracing::info!(port, host = %args.host, "listening");
+
+    let graceful = stop.clone();
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        graceful.cancelled().await;
+    });
+    tokio::select! {
+        result = server => {
+            if let Err(err) = result {
+                tracing::error!(error = %err, "the HTTP server failed");
+            }
+        }
+        _ = async { stop.cancelled().await; tokio::time::sleep(DRAIN).await } => {
+            tracing::warn!("requests still running after {} s; stopping anyway", DRAIN.as_secs());
+        }
+    }
+    tracing::info!("stopping MCP servers");
+    registry.shutdown().await;
+    tracing::info!("stopped");
+    ExitCode::SUCCESS
+}
+
+/// Cancel `stop` on SIGINT or SIGTERM (Ctrl-C elsewhere).
+async fn watch_signals(stop: CancellationToken) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut interrupt), Ok(mut terminate)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            tracing::error!("cannot install signal handlers");
+            return;
+        };
+        let name = tokio::select! {
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        tracing::info!(signal = name, "stop signal received");
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("Ctrl-C received");
+    }
+    stop.cancel();
+}

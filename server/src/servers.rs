@@ -1,0 +1,689 @@
+//! The MCP servers the bridge runs: started in parallel at launch, their tool lists cached,
+//! their tools called under a timeout and a concurrency bound, crashes noticed and reported with
+//! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
+
+mod connect;
+pub mod stderr;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::ServiceError;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, Tool};
+use serde::Serialize;
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use crate::config::{ServerSpec, Transport};
+use crate::error::{BridgeError, code};
+use crate::redact::redact;
+use connect::{Client, StartFailure, connect};
+use stderr::StderrTail;
+
+/// The longest pause between restart attempts.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// How long a stopping server gets to exit before its process group is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+/// How long a crash report waits for the dead server's stderr to be fully read.
+const CRASH_STDERR_WAIT: Duration = Duration::from_secs(2);
+
+/// The wait before restart attempt number `failures` (1, 2, 4 … 60 s; none before the first).
+pub fn backoff(failures: u32) -> Duration {
+    if failures == 0 {
+        return Duration::ZERO;
+    }
+    let seconds = 1u64 << (failures - 1).min(6);
+    Duration::from_secs(seconds).min(MAX_BACKOFF)
+}
+
+/// What `GET /tools` says about a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Running,
+    /// It crashed; it is restarted on the next call.
+    Crashed,
+    /// It could not be started; another attempt is made on the next call.
+    Unavailable,
+    Stopped,
+}
+
+/// A running connection to one server process (one "generation").
+struct Live {
+    generation: u64,
+    peer: rmcp::Peer<rmcp::RoleClient>,
+    client: Mutex<Option<Client>>,
+    stderr: Arc<StderrTail>,
+    pid: Option<u32>,
+}
+
+impl Live {
+    fn alive(&self) -> bool {
+        !self.peer.is_transport_closed()
+    }
+
+    fn take_client(&self) -> Option<Client> {
+        self.client
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Health {
+    /// Start failures and crashes since the last call that reached the server.
+    failures: u32,
+    /// When the last failure happened.
+    since: Instant,
+    status: Status,
+    reason: String,
+    stderr: String,
+}
+
+/// One configured MCP server.
+pub struct Server {
+    spec: ServerSpec,
+    secrets: Vec<String>,
+    live: Mutex<Option<Arc<Live>>>,
+    health: Mutex<Health>,
+    start_lock: tokio::sync::Mutex<()>,
+    tools: RwLock<Arc<Vec<Tool>>>,
+    instructions: RwLock<Option<String>>,
+    permits: Semaphore,
+    generation: AtomicU64,
+    stopping: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Server {
+    fn new(spec: ServerSpec) -> Self {
+        let secrets = spec.secrets();
+        let permits = Semaphore::new(spec.max_concurrent_calls);
+        Server {
+            spec,
+            secrets,
+            live: Mutex::new(None),
+            health: Mutex::new(Health {
+                failures: 0,
+                since: Instant::now(),
+                status: Status::Unavailable,
+                reason: "it has not been started yet".to_owned(),
+                stderr: String::new(),
+            }),
+            start_lock: tokio::sync::Mutex::new(()),
+            tools: RwLock::new(Arc::new(Vec::new())),
+            instructions: RwLock::new(None),
+            permits,
+            generation: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    pub fn spec(&self) -> &ServerSpec {
+        &self.spec
+    }
+
+    /// The configured description, else the server's own instructions.
+    pub fn description(&self) -> String {
+        if !self.spec.description.is_empty() {
+            return self.spec.description.clone();
+        }
+        self.instructions
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+            .unwrap_or_default()
+    }
+
+    pub fn status(&self) -> Status {
+        if let Some(live) = self.current()
+            && live.alive()
+        {
+            return Status::Running;
+        }
+        match lock(&self.health).status {
+            Status::Running => Status::Crashed,
+            other => other,
+        }
+    }
+
+    /// The last error that kept the server from running, with its stderr tail.
+    pub fn last_failure(&self) -> (String, String) {
+        let health = lock(&self.health);
+        (health.reason.clone(), health.stderr.clone())
+    }
+
+    /// The tools of the last successful start (kept across a crash, for routing).
+    pub fn tools(&self) -> Arc<Vec<Tool>> {
+        self.tools
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    pub fn tool(&self, name: &str) -> Option<Tool> {
+        self.tools().iter().find(|tool| tool.name == name).cloned()
+    }
+
+    /// The pid (and process group id) of the running child, if any.
+    pub fn pid(&self) -> Option<u32> {
+        self.current().and_then(|live| live.pid)
+    }
+
+    fn current(&self) -> Option<Arc<Live>> {
+        lock(&self.live).clone()
+    }
+
+    fn unavailable(&self, message: String, stderr: String) -> BridgeError {
+        BridgeError::ServerUnavailable {
+            server: self.spec.name.clone(),
+            message: redact(&message, &self.secrets),
+            traceback: stderr,
+        }
+    }
+
+    /// Start a new generation; on failure the health records it.
+    async fn start(&self) -> Result<Arc<Live>, StartFailure> {
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        match connect(&self.spec, &self.secrets).await {
+            Ok(connected) => {
+                tracing::info!(
+                    server = %self.spec.name,
+                    tools = connected.tools.len(),
+                    pid = connected.pid,
+                    "MCP server started"
+                );
+                *self
+                    .tools
+                    .write()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(connected.tools);
+                *self
+                    .instructions
+                    .write()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = connected.instructions;
+                let live = Arc::new(Live {
+                    generation,
+                    peer: connected.client.peer().clone(),
+                    client: Mutex::new(Some(connected.client)),
+                    stderr: connected.stderr,
+                    pid: connected.pid,
+                });
+                {
+                    let mut health = lock(&self.health);
+                    health.status = Status::Running;
+                }
+                *lock(&self.live) = Some(live.clone());
+                if self.stopping.load(Ordering::SeqCst) {
+                    // The bridge began to stop while this server was starting.
+                    self.stop().await;
+                }
+                Ok(live)
+            }
+            Err(failure) => {
+                tracing::error!(
+                    server = %self.spec.name,
+                    error = %failure.message,
+                    stderr = %failure.stderr,
+                    "MCP server failed to start"
+                );
+                let mut health = lock(&self.health);
+                health.failures += 1;
+                health.since = Instant::now();
+                health.status = Status::Unavailable;
+                health.reason = failure.message.clone();
+                health.stderr = failure.stderr.clone();
+                Err(failure)
+            }
+        }
+    }
+
+    /// Forget generation `generation` after it died, and count the crash.
+    fn mark_crashed(&self, generation: u64, reason: &str) {
+        let old = {
+            let mut live = lock(&self.live);
+            match live.as_ref() {
+                Some(current) if current.generation == generation => live.take(),
+                _ => None,
+            }
+        };
+        let Some(old) = old else { return };
+        let tail = old.stderr.tail();
+        if !self.stopping.load(Ordering::SeqCst) {
+            tracing::error!(server = %self.spec.name, reason, stderr = %tail, "MCP server crashed");
+        }
+        {
+            let mut health = lock(&self.health);
+            health.failures += 1;
+            health.since = Instant::now();
+            health.status = Status::Crashed;
+            health.reason = reason.to_owned();
+            health.stderr = tail;
+        }
+        tokio::spawn(dispose(old));
+    }
+
+    /// The running connection, (re)starting the server if needed and allowed before `deadline`.
+    async fn ensure_live(&self, deadline: Instant) -> Result<Arc<Live>, BridgeError> {
+        if let Some(live) = self.current() {
+            if live.alive() {
+                return Ok(live);
+            }
+            self.mark_crashed(live.generation, "the server process exited");
+        }
+        if self.stopping.load(Ordering::SeqCst) {
+            return Err(self.unavailable(
+                format!(
+                    "MCP server `{}` is stopping because the bridge is shutting down",
+                    self.spec.name
+                ),
+                String::new(),
+            ));
+        }
+        let Ok(_guard) = tokio::time::timeout_at(deadline, self.start_lock.lock()).await else {
+            return Err(self.unavailable(
+                format!(
+                    "MCP server `{}` is still starting; try again shortly",
+                    self.spec.name
+                ),
+                String::new(),
+            ));
+        };
+        if let Some(live) = self.current()
+            && live.alive()
+        {
+            return Ok(live);
+        }
+        let health = lock(&self.health).clone();
+        let retry_at = health.since + backoff(health.failures);
+        let now = Instant::now();
+        if retry_at > deadline {
+            let wait = retry_at.saturating_duration_since(now).as_secs_f64().ceil();
+            return Err(self.unavailable(
+                format!(
+                    "MCP server `{}` is not running: {}. The bridge restarts it on a call made in {wait} s or later. \
+                     If this keeps happening, tell the user to check the server's command in the bridge config; \
+                     its stderr is in the traceback.",
+                    self.spec.name, health.reason
+                ),
+                health.stderr,
+            ));
+        }
+        tokio::time::sleep_until(retry_at).await;
+        tracing::info!(server = %self.spec.name, failures = health.failures, "starting MCP server");
+        match tokio::time::timeout_at(deadline, self.start()).await {
+            Ok(Ok(live)) => Ok(live),
+            Ok(Err(failure)) => Err(self.unavailable(
+                format!(
+                    "MCP server `{}` could not be started: {}. Tell the user to check its command in the bridge config; \
+                     its stderr is in the traceback.",
+                    self.spec.name, failure.message
+                ),
+                failure.stderr,
+            )),
+            Err(_) => {
+                let mut health = lock(&self.health);
+                health.failures += 1;
+                health.since = Instant::now();
+                health.reason = "it did not finish starting before the call's deadline".to_owned();
+                Err(self.unavailable(
+                    format!(
+                        "MCP server `{}` did not finish starting before the call timed out",
+                        self.spec.name
+                    ),
+                    String::new(),
+                ))
+            }
+        }
+    }
+
+    /// The server answered: its failures so far are forgiven.
+    fn note_alive(&self) {
+        let mut health = lock(&self.health);
+        health.failures = 0;
+        health.status = Status::Running;
+    }
+
+    /// Call `tool`; the whole call (restart, queueing, the call itself) gets `timeout`. When the
+    /// time is up the MCP request is cancelled (`notifications/cancelled`).
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: JsonObject,
+        timeout: Duration,
+    ) -> Result<CallToolResult, BridgeError> {
+        let deadline = Instant::now() + timeout;
+        let timed_out = || BridgeError::Timeout {
+            server: self.spec.name.clone(),
+            tool: tool.to_owned(),
+            message: format!(
+                "Tool `{tool}` on server `{}` did not finish within {} s, so the bridge cancelled it. \
+                 It may be slow or stuck: try a smaller request, or tell the user the call timeout \
+                 (--call-timeout or the server's call_timeout) can be raised.",
+                self.spec.name,
+                timeout.as_secs_f64()
+            ),
+        };
+        let live = self.ensure_live(deadline).await?;
+        let Ok(permit) = tokio::time::timeout_at(deadline, self.permits.acquire()).await else {
+            return Err(timed_out());
+        };
+        let _permit = permit.map_err(|_| {
+            self.unavailable(
+                format!("MCP server `{}` is stopping", self.spec.name),
+                String::new(),
+            )
+        })?;
+        let mark = live.stderr.mark();
+        let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        // Dropping the call future (timeout, DELETE /calls/{id}) sends notifications/cancelled.
+        let outcome = tokio::time::timeout_at(deadline, live.peer.call_tool_once(params)).await;
+        match outcome {
+            Err(_) => Err(timed_out()),
+            Ok(Ok(CallToolResponse::Complete(result))) => {
+                self.note_alive();
+                Ok(result)
+            }
+            Ok(Ok(_)) => {
+                self.note_alive();
+                Err(BridgeError::ToolFailed {
+                    server: self.spec.name.clone(),
+                    tool: tool.to_owned(),
+                    code: code::INTERNAL_ERROR,
+                    error_type: "UnsupportedResponse".to_owned(),
+                    message: format!(
+                        "Tool `{tool}` asked for more input or started a background task; \
+                         the bridge cannot answer either, so the call was not completed."
+                    ),
+                    traceback: String::new(),
+                })
+            }
+            Ok(Err(ServiceError::McpError(error))) => {
+                self.note_alive();
+                Err(self.tool_failed(tool, error, &live, mark).await)
+            }
+            Ok(Err(ServiceError::Timeout { .. })) => Err(timed_out()),
+            Ok(Err(ServiceError::Cancelled { reason })) => Err(BridgeError::Cancelled {
+                server: self.spec.name.clone(),
+                tool: tool.to_owned(),
+                message: format!(
+                    "The call of tool `{tool}` was cancelled{}.",
+                    reason.map(|r| format!(": {r}")).unwrap_or_default()
+                ),
+            }),
+            Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
+                Err(self.crashed(tool, &live).await)
+            }
+            Ok(Err(err)) => Err(BridgeError::Transport {
+                server: self.spec.name.clone(),
+                tool: tool.to_owned(),
+                message: redact(
+                    &format!(
+                        "The bridge could not talk to MCP server `{}` while calling `{tool}`: {err}",
+                        self.spec.name
+                    ),
+                    &self.secrets,
+                ),
+            }),
+        }
+    }
+
+    async fn crashed(&self, tool: &str, live: &Arc<Live>) -> BridgeError {
+        let remote = !matches!(self.spec.transport, Transport::Stdio { .. });
+        if !remote {
+            live.stderr.wait_closed(CRASH_STDERR_WAIT).await;
+        }
+        let reason = if remote {
+            "the connection to the server was lost"
+        } else {
+            "the server process exited"
+        };
+        self.mark_crashed(live.generation, reason);
+        let traceback = live.stderr.tail();
+        if remote {
+            return BridgeError::Transport {
+                server: self.spec.name.clone(),
+                tool: tool.to_owned(),
+                message: format!(
+                    "The connection to MCP server `{}` was lost while running tool `{tool}`; \
+                     the call may or may not have taken effect. The bridge reconnects on the next call.",
+                    self.spec.name
+                ),
+            };
+        }
+        BridgeError::ServerCrashed {
+            server: self.spec.name.clone(),
+            tool: tool.to_owned(),
+            message: format!(
+                "MCP server `{}` crashed (its process exited) while running tool `{tool}`; the call did not complete \
+                 and may have partly taken effect. The bridge restarts the server on the next call. \
+                 The server's last stderr lines are in the traceback.",
+                self.spec.name
+            ),
+            traceback,
+        }
+    }
+
+    async fn tool_failed(
+        &self,
+        tool: &str,
+        error: rmcp::ErrorData,
+        live: &Live,
+        mark: u64,
+    ) -> BridgeError {
+        let data = error.data.as_ref();
+        let text_field = |key: &str| {
+            data.and_then(|data| data.get(key))
+                .and_then(|value| value.as_str())
+                .filter(|text| !text.is_empty())
+                .map(str::to_owned)
+        };
+        let code = error.code.0;
+        let error_type = text_field("type")
+            .or_else(|| text_field("error_type"))
+            .unwrap_or_else(|| default_type_name(code).to_owned());
+        let traceback = match text_field("traceback").or_else(|| text_field("stack")) {
+            Some(traceback) => traceback,
+            None => {
+                // Servers usually print the stack to stderr just before answering.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                live.stderr.since(mark)
+            }
+        };
+        let mut message = error.message.to_string();
+        if code == code::INVALID_PARAMS
+            && let Some(tool) = self.tool(tool)
+        {
+            message.push_str(&format!(
+                " (the tool's parameters: {})",
+                describe_parameters(&tool.input_schema)
+            ));
+        }
+        BridgeError::ToolFailed {
+            server: self.spec.name.clone(),
+            tool: tool.to_owned(),
+            code,
+            error_type: redact(&error_type, &self.secrets),
+            message: redact(&message, &self.secrets),
+            traceback: redact(&traceback, &self.secrets),
+        }
+    }
+
+    /// Stop the server and everything it started.
+    pub async fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let live = lock(&self.live).take();
+        if let Some(live) = live {
+            dispose(live).await;
+        }
+        lock(&self.health).status = Status::Stopped;
+    }
+}
+
+/// A one-line summary of a tool's input schema: `date (string, required), limit (integer)`.
+pub fn describe_parameters(schema: &JsonObject) -> String {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|value| value.as_array())
+        .map(|names| names.iter().filter_map(|name| name.as_str()).collect())
+        .unwrap_or_default();
+    let Some(properties) = schema.get("properties").and_then(|value| value.as_object()) else {
+        return "none".to_owned();
+    };
+    if properties.is_empty() {
+        return "none".to_owned();
+    }
+    properties
+        .iter()
+        .map(|(name, property)| {
+            let kind = match property.get("type") {
+                Some(serde_json::Value::String(kind)) => kind.clone(),
+                Some(serde_json::Value::Array(kinds)) => kinds
+                    .iter()
+                    .filter_map(|kind| kind.as_str())
+                    .filter(|kind| *kind != "null")
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                _ => "any".to_owned(),
+            };
+            let needed = if required.contains(&name.as_str()) {
+                ", required"
+            } else {
+                ""
+            };
+            format!("{name} ({kind}{needed})")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The class name for an MCP error without a `type` in its data.
+fn default_type_name(code: i32) -> &'static str {
+    match code {
+        code::INVALID_PARAMS => "InvalidParams",
+        code::METHOD_NOT_FOUND => "MethodNotFound",
+        code::INTERNAL_ERROR => "InternalError",
+        code::PARSE_ERROR => "ParseError",
+        code::INVALID_REQUEST => "InvalidRequest",
+        code::TIMEOUT => "TimeoutError",
+        code::RESOURCE_NOT_FOUND => "ResourceNotFound",
+        code::TOOL_NOT_FOUND => "ToolNotFound",
+        code::PERMISSION_DENIED => "PermissionError",
+        code::UNAUTHORIZED => "Unauthorized",
+        _ => "McpError",
+    }
+}
+
+/// Close a connection: stdin closed, then SIGTERM, then SIGKILL (rmcp's sequence), and finally
+/// SIGKILL to the whole process group so grandchildren (`npx` → `node`) go too.
+async fn dispose(live: Arc<Live>) {
+    if let Some(client) = live.take_client() {
+        let _ = tokio::time::timeout(STOP_GRACE, client.cancel()).await;
+    }
+    #[cfg(unix)]
+    if let Some(pid) = live.pid {
+        kill_group(pid);
+    }
+}
+
+#[cfg(unix)]
+fn kill_group(pgid: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(pgid) else {
+        return;
+    };
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal; the group is one this process created.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// All configured servers, in config order.
+pub struct Registry {
+    servers: Vec<Arc<Server>>,
+}
+
+impl Registry {
+    /// The configured servers, not started yet.
+    pub fn new(specs: Vec<ServerSpec>) -> Self {
+        Registry {
+            servers: specs
+                .into_iter()
+                .map(|s| Arc::new(Server::new(s)))
+                .collect(),
+        }
+    }
+
+    /// Start every server in parallel; those that fail stay unavailable (and are retried on
+    /// their next call). If this future is dropped, the children being started are killed.
+    pub async fn start_all(&self) {
+        futures::future::join_all(self.servers.iter().map(|server| server.start())).await;
+    }
+
+    pub fn servers(&self) -> &[Arc<Server>] {
+        &self.servers
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<Server>> {
+        self.servers.iter().find(|server| server.name() == name)
+    }
+
+    /// The servers that have `tool`, in config order.
+    pub fn with_tool(&self, tool: &str) -> Vec<&Arc<Server>> {
+        self.servers
+            .iter()
+            .filter(|server| server.tool(tool).is_some())
+            .collect()
+    }
+
+    /// Stop all servers (in parallel) and their process groups.
+    pub async fn shutdown(&self) {
+        futures::future::join_all(self.servers.iter().map(|server| server.stop())).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_up_to_a_minute() {
+        let seconds: Vec<u64> = (0..10).map(|n| backoff(n).as_secs()).collect();
+        assert_eq!(seconds, [0, 1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn parameters_are_summarised() {
+        let schema = serde_json::json!({
+            "type": "object",
+            "properties": {"date": {"type": ["string", "null"]}, "limit": {"type": "integer"}},
+            "required": ["limit"]
+        });
+        let schema = schema.as_object().unwrap();
+        assert_eq!(
+            describe_parameters(schema),
+            "date (string), limit (integer, required)"
+        );
+        assert_eq!(describe_parameters(&JsonObject::new()), "none");
+    }
+
+    #[test]
+    fn type_names_for_codes() {
+        assert_eq!(default_type_name(-32602), "InvalidParams");
+        assert_eq!(default_type_name(-32603), "InternalError");
+        assert_eq!(default_type_name(1), "McpError");
+    }
+}

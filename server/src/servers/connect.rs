@@ -1,0 +1,185 @@
+//! Starting one MCP server: spawn the child process in its own process group (or open the HTTP
+//! session), do the MCP handshake, and fetch the tool list — all under the start-up timeout.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::http::{HeaderName, HeaderValue};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{Service, ServiceExt as _};
+
+use super::stderr::StderrTail;
+use crate::config::{ServerSpec, Transport};
+use crate::redact::redact;
+
+/// The client side of one connection; `ClientConfig` answers the handshake with our name.
+pub type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A started server.
+pub struct Connected {
+    pub client: Client,
+    pub stderr: Arc<StderrTail>,
+    /// The child's pid, which is also its process group id.
+    pub pid: Option<u32>,
+    pub tools: Vec<Tool>,
+    pub instructions: Option<String>,
+}
+
+/// Why a server could not be started.
+#[derive(Debug, Clone)]
+pub struct StartFailure {
+    pub message: String,
+    pub stderr: String,
+}
+
+fn client_info() -> ClientConfig {
+    ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("mcp-bridge", crate::VERSION),
+    )
+}
+
+/// Start the server described by `spec`.
+pub async fn connect(spec: &ServerSpec, secrets: &[String]) -> Result<Connected, StartFailure> {
+    let stderr = Arc::new(StderrTail::new(&spec.name, secrets.to_vec()));
+    let fail = |message: String, stderr: &StderrTail| StartFailure {
+        message: redact(&message, secrets),
+        stderr: stderr.tail(),
+    };
+    match &spec.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).envs(env);
+            if let Some(cwd) = cwd {
+                cmd.current_dir(cwd);
+            }
+            let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+            #[cfg(unix)]
+            wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+            wrapped.wrap(process_wrap::tokio::KillOnDrop);
+            let (transport, child_stderr) = TokioChildProcess::builder(wrapped)
+                .stderr(Stdio::piped())
+                .spawn()
+                .map_err(|err| {
+                    let hint = if err.kind() == std::io::ErrorKind::NotFound {
+                        " (is it installed and on PATH?)"
+                    } else {
+                        ""
+                    };
+                    fail(format!("cannot run `{command}`: {err}{hint}"), &stderr)
+                })?;
+            let pid = transport.id();
+            match child_stderr {
+                Some(child_stderr) => {
+                    let tail = stderr.clone();
+                    tokio::spawn(async move { tail.collect(child_stderr).await });
+                }
+                None => stderr.close(),
+            }
+            let started = handshake(spec, transport, &stderr).await;
+            match started {
+                Ok((client, tools, instructions)) => Ok(Connected {
+                    client,
+                    stderr,
+                    pid,
+                    tools,
+                    instructions,
+                }),
+                Err(message) => {
+                    // The child is being killed; give its last words a moment to arrive.
+                    stderr.wait_closed(Duration::from_secs(1)).await;
+                    Err(fail(message, &stderr))
+                }
+            }
+        }
+        Transport::StreamableHttp { url, headers } => {
+            let mut map = HashMap::new();
+            for (name, value) in headers {
+                let name = HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| fail(format!("header name `{name}` is not valid"), &stderr))?;
+                let value = HeaderValue::from_str(value).map_err(|_| {
+                    fail(
+                        format!("the value of header `{name}` is not valid"),
+                        &stderr,
+                    )
+                })?;
+                map.insert(name, value);
+            }
+            stderr.close();
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
+            let transport = StreamableHttpClientTransport::from_config(config);
+            let (client, tools, instructions) = handshake(spec, transport, &stderr)
+                .await
+                .map_err(|message| fail(message, &stderr))?;
+            Ok(Connected {
+                client,
+                stderr,
+                pid: None,
+                tools,
+                instructions,
+            })
+        }
+        Transport::Sse { url, .. } => {
+            stderr.close();
+            Err(fail(
+                format!(
+                    "`{url}` uses the legacy HTTP+SSE transport, which this bridge does not speak; \
+                     point `url` at the server's streamable HTTP endpoint and set \"type\": \"streamable-http\""
+                ),
+                &stderr,
+            ))
+        }
+    }
+}
+
+async fn handshake<T, E, A>(
+    spec: &ServerSpec,
+    transport: T,
+    stderr: &StderrTail,
+) -> Result<(Client, Vec<Tool>, Option<String>), String>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+    ClientConfig: Service<RoleClient>,
+{
+    let limit = spec.startup_timeout;
+    let work = async {
+        let client = client_info()
+            .serve(transport)
+            .await
+            .map_err(|err| format!("the MCP handshake failed: {err}"))?;
+        let tools = client
+            .list_all_tools()
+            .await
+            .map_err(|err| format!("listing its tools failed: {err}"))?;
+        let instructions = client
+            .peer_info()
+            .and_then(|info| info.instructions.clone());
+        Ok::<_, String>((client, tools, instructions))
+    };
+    match tokio::time::timeout(limit, work).await {
+        Ok(result) => result,
+        Err(_) => {
+            let exited = if stderr.is_closed() && !stderr.tail().is_empty() {
+                " (it wrote to stderr and exited)"
+            } else {
+                ""
+            };
+            Err(format!(
+                "it did not finish starting within {} s{exited}; raise its `timeout` in the config if it is just slow",
+                limit.as_secs_f64()
+            ))
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! Request parsing with FastAPI's 422 error shapes (`[{type, loc, msg, input, ctx?}]`), so that
+//! clients written for the Python bridge understand our validation errors.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use serde_json::{Map, Value, json};
+
+use crate::error::BridgeError;
+
+/// The longest `wait` a long-poll may ask for, in seconds.
+pub const MAX_WAIT_SECONDS: f64 = 300.0;
+
+/// A request body parsed as JSON; `None` when the body is empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = BridgeError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    BridgeError::PayloadTooLarge {
+                        limit: crate::security::BODY_LIMIT,
+                    }
+                } else {
+                    BridgeError::InvalidRequest(vec![json!({
+                        "type": "body_read_error",
+                        "loc": ["body"],
+                        "msg": rejection.body_text(),
+                        "input": null,
+                    })])
+                }
+            })?;
+        parse_json(&bytes).map(JsonBody)
+    }
+}
+
+/// Parse a body: empty is `None`, bad JSON is FastAPI's `json_invalid` error.
+pub fn parse_json(bytes: &[u8]) -> Result<Option<Value>, BridgeError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    serde_json::from_slice(bytes).map(Some).map_err(|err| {
+        let position = char_position(bytes, err.line(), err.column());
+        let message = err.to_string();
+        let message = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(head, _)| head)
+            .to_owned();
+        BridgeError::InvalidRequest(vec![json!({
+            "type": "json_invalid",
+            "loc": ["body", position],
+            "msg": "JSON decode error",
+            "input": {},
+            "ctx": { "error": message },
+        })])
+    })
+}
+
+/// The 0-based character offset of a 1-based line and column (as Python's `JSONDecodeError.pos`).
+fn char_position(bytes: &[u8], line: usize, column: usize) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    let mut position = 0;
+    for (index, content) in text.split('\n').enumerate() {
+        if index + 1 == line {
+            return position + content.chars().take(column.saturating_sub(1)).count();
+        }
+        position += content.chars().count() + 1;
+    }
+    position
+}
+
+/// One FastAPI validation error.
+pub fn error(kind: &str, loc: &[Value], msg: &str, input: Value) -> Value {
+    json!({ "type": kind, "loc": loc, "msg": msg, "input": input })
+}
+
+fn body_object(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
+    match body {
+        None => Err(BridgeError::InvalidRequest(vec![error(
+            "missing",
+            &[json!("body")],
+            "Field required",
+            Value::Null,
+        )])),
+        Some(Value::Object(map)) => Ok(map),
+        Some(other) => Err(BridgeError::InvalidRequest(vec![error(
+            "model_attributes_type",
+            &[json!("body")],
+            "Input should be a valid dictionary or object to extract fields from",
+            other,
+        )])),
+    }
+}
+
+/// Reads typed fields out of a JSON object, collecting FastAPI-style errors.
+struct Fields<'a> {
+    map: &'a Map<String, Value>,
+    location: &'static str,
+    errors: Vec<Value>,
+}
+
+impl<'a> Fields<'a> {
+    fn new(map: &'a Map<String, Value>, location: &'static str) -> Self {
+        Fields {
+            map,
+            location,
+            errors: Vec::new(),
+        }
+    }
+
+    fn loc(&self, field: &str) -> [Value; 2] {
+        [json!(self.location), json!(field)]
+    }
+
+    fn required_string(&mut self, field: &str) -> Option<String> {
+        match self.map.get(field) {
+            None => {
+                let input = Value::Object(self.map.clone());
+                self.errors
+                    .push(error("missing", &self.loc(field), "Field required", input));
+                None
+            }
+            Some(_) => self.optional_string(field),
+        }
+    }
+
+    fn optional_string(&mut self, field: &str) -> Option<String> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(other) => {
+                self.errors.push(error(
+                    "string_type",
+                    &self.loc(field),
+                    "Input should be a valid string",
+                    other.clone(),
+                ));
+                None
+            }
+        }
+    }
+
+    fn optional_object(&mut self, field: &str) -> Map<String, Value> {
+        match self.map.get(field) {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map.clone(),
+            Some(other) => {
+                self.errors.push(error(
+                    "dict_type",
+                    &self.loc(field),
+                    "Input should be a valid dictionary",
+                    other.clone(),
+                ));
+                Map::new()
+            }
+        }
+    }
+
+    fn optional_wait(&mut self, field: &str) -> Option<f64> {
+        let value = self.map.get(field)?;
+        let number = match value {
+            Value::Null => return None,
+            Value::Number(number) => number.as_f64(),
+            Value::String(text) => text.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        self.check_wait(field, value, number)
+    }
+
+    fn check_wait(&mut self, field: &str, input: &Value, number: Option<f64>) -> Option<f64> {
+        match number {
+            Some(n) if n.is_finite() && n < 0.0 => {
+                let mut item = error(
+                    "greater_than_equal",
+                    &self.loc(field),
+                    "Input should be greater than or equal to 0",
+                    input.clone(),
+                );
+                item["ctx"] = json!({ "ge": 0 });
+                self.errors.push(item);
+                None
+            }
+            Some(n) if n.is_finite() && n > MAX_WAIT_SECONDS => {
+                let mut item = error(
+                    "less_than_equal",
+                    &self.loc(field),
+                    &format!("Input should be less than or equal to {MAX_WAIT_SECONDS}"),
+                    input.clone(),
+                );
+                item["ctx"] = json!({ "le": MAX_WAIT_SECONDS });
+                self.errors.push(item);
+                None
+            }
+            Some(n) if n.is_finite() => Some(n),
+            _ => {
+                self.errors.push(error(
+                    "float_parsing",
+                    &self.loc(field),
+                    "Input should be a valid number, unable to parse string as a number",
+                    input.clone(),
+                ));
+                None
+            }
+        }
+    }
+
+    fn finish<T>(self, value: impl FnOnce() -> T) -> Result<T, BridgeError> {
+        if self.errors.is_empty() {
+            Ok(value())
+        } else {
+            Err(BridgeError::InvalidRequest(self.errors))
+        }
+    }
+}
+
+/// The body of `POST /execute`: `{name, arguments, serverName?, wait?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecuteRequest {
+    pub name: String,
+    pub arguments: Map<String, Value>,
+    pub server_name: Option<String>,
+    /// Long-poll: answer `202 pending` if the call takes longer than this many seconds.
+    pub wait: Option<f64>,
+}
+
+impl ExecuteRequest {
+    pub fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
+        let map = body_object(body)?;
+        let mut fields = Fields::new(&map, "body");
+        let name = fields.required_string("name");
+        let arguments = fields.optional_object("arguments");
+        let server_name = fields.optional_string("serverName");
+        let wait = fields.optional_wait("wait");
+        fields.finish(|| ExecuteRequest {
+            name: name.unwrap_or_default(),
+            arguments,
+            server_name: server_name.filter(|name| !name.is_empty()),
+            wait,
+        })
+    }
+}
+
+/// The body of `POST /reset-history`: empty (all counters) or `{serverName?, toolName?}`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResetRequest {
+    pub server_name: Option<String>,
+    pub tool_name: Option<String>,
+}
+
+impl ResetRequest {
+    pub fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
+        let Some(body) = body else {
+            return Ok(ResetRequest::default());
+        };
+        let map = body_object(Some(body))?;
+        let mut fields = Fields::new(&map, "body");
+        let server_name = fields.optional_string("serverName");
+        let tool_name = fields.optional_string("toolName");
+        fields.finish(|| ResetRequest {
+            server_name,
+            tool_name,
+        })
+    }
+}
+
+/// A query parameter that must be present.
+pub fn required_query(
+    query: &std::collections::HashMap<String, String>,
+    name: &str,
+) -> Result<String, BridgeError> {
+    match query.get(name).filter(|value| !value.is_empty()) {
+        Some(value) => Ok(value.clone()),
+        None => Err(BridgeError::InvalidRequest(vec![error(
+            "missing",
+            &[json!("query"), json!(name)],
+            "Field required",
+            Value::Null,
+        )])),
+    }
+}
+
+/// The `wait` query parameter of `GET /calls/{id}` (0 when absent).
+pub fn wait_query(query: &std::collections::HashMap<String, String>) -> Result<f64, BridgeError> {
+    let Some(text) = query.get("wait") else {
+        return Ok(0.0);
+    };
+    let map = Map::new();
+    let mut fields = Fields::new(&map, "query");
+    let input = Value::String(text.clone());
+    let wait = fields.check_wait("wait", &input, text.trim().parse::<f64>().ok());
+    fields.finish(|| wait.unwrap_or(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn details(err: BridgeError) -> Vec<Value> {
+        match err {
+            BridgeError::InvalidRequest(items) => items,
+            other => panic!("expected a 422, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn execute_request_ok() {
+        let request = ExecuteRequest::from_body(Some(
+            json!({"name": "echo", "arguments": {"text": "hi"}, "serverName": "demo", "wait": 5}),
+        ))
+        .unwrap();
+        assert_eq!(request.name, "echo");
+        assert_eq!(request.arguments["text"], "hi");
+        assert_eq!(request.server_name.as_deref(), Some("demo"));
+        assert_eq!(request.wait, Some(5.0));
+        let minimal = ExecuteRequest::from_body(Some(json!({"name": "echo"}))).unwrap();
+        assert!(minimal.arguments.is_empty());
+        assert_eq!(minimal.server_name, None);
+        assert_eq!(minimal.wait, None);
+    }
+
+    #[test]
+    fn missing_name_is_fastapi_shaped() {
+        let body = json!({"arguments": {}});
+        let items = details(ExecuteRequest::from_body(Some(body.clone())).unwrap_err());
+        assert_eq!(
+            items,
+            vec![
+                json!({"type": "missing", "loc": ["body", "name"], "msg": "Field required", "input": body})
+            ]
+        );
+    }
+
+    #[test]
+    fn wrong_types_are_all_reported() {
+        let items = details(
+            ExecuteRequest::from_body(Some(
+                json!({"name": 5, "arguments": [1], "serverName": true, "wait": -1}),
+            ))
+            .unwrap_err(),
+        );
+        let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "string_type",
+                "dict_type",
+                "string_type",
+                "greater_than_equal"
+            ]
+        );
+        assert_eq!(items[1]["loc"], json!(["body", "arguments"]));
+        assert_eq!(items[3]["ctx"], json!({"ge": 0}));
+    }
+
+    #[test]
+    fn body_must_be_an_object() {
+        let items = details(ExecuteRequest::from_body(Some(json!([1, 2]))).unwrap_err());
+        assert_eq!(items[0]["type"], "model_attributes_type");
+        let items = details(ExecuteRequest::from_body(None).unwrap_err());
+        assert_eq!(
+            items,
+            vec![
+                json!({"type": "missing", "loc": ["body"], "msg": "Field required", "input": null})
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_json_invalid_with_position() {
+        let items = details(parse_json(b"{\"name\": }").unwrap_err());
+        assert_eq!(items[0]["type"], "json_invalid");
+        assert_eq!(items[0]["loc"], json!(["body", 9]));
+        assert_eq!(items[0]["msg"], "JSON decode error");
+        assert!(items[0]["ctx"]["error"].is_string());
+        assert_eq!(parse_json(b"  \n").unwrap(), None);
+    }
+
+    #[test]
+    fn reset_request() {
+        assert_eq!(
+            ResetRequest::from_body(None).unwrap(),
+            ResetRequest::default()
+        );
+        let one =
+            ResetRequest::from_body(Some(json!({"serverName": "s", "toolName": "t"}))).unwrap();
+        assert_eq!(one.server_name.as_deref(), Some("s"));
+        assert_eq!(one.tool_name.as_deref(), Some("t"));
+        assert!(ResetRequest::from_body(Some(json!({"toolName": 1}))).is_err());
+    }
+
+    #[test]
+    fn queries() {
+        let mut query = std::collections::HashMap::new();
+        assert!(required_query(&query, "toolName").is_err());
+        assert_eq!(wait_query(&query).unwrap(), 0.0);
+        query.insert("wait".to_owned(), "2.5".to_owned());
+        assert_eq!(wait_query(&query).unwrap(), 2.5);
+        query.insert("wait".to_owned(), "soon".to_owned());
+        let items = details(wait_query(&query).unwrap_err());
+        assert_eq!(items[0]["loc"], json!(["query", "wait"]));
+    }
+}
