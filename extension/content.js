@@ -1,15 +1,327 @@
 // MCP Bridge content script: plain JavaScript on purpose — Chromium applies the page's CSP
-// to WebAssembly compiled here, so every decision is made by the Rust core in the
-// background. This script only observes the page and obeys the core's commands.
+// to WebAssembly compiled in a content script, so every decision is made by the Rust core
+// in the background. This script only observes the page (reports the newest assistant
+// message) and obeys the core's commands (type text, submit, draw the float).
 (() => {
   'use strict';
   if (globalThis.__mcpBridgeLoaded) return;
   globalThis.__mcpBridgeLoaded = true;
 
-  chrome.runtime.sendMessage({ type: 'ping' }).then((answer) => {
-    if (answer && answer.type === 'pong') {
-      // A visible, harmless marker that the extension is active on this page.
-      document.documentElement.dataset.mcpBridge = answer.version;
+  const THROTTLE_MS = 150;
+  let site = null;
+  let lastReport = '';
+  let recheckTimer = 0;
+  let throttleTimer = 0;
+  let float = null;
+  let floatState = null;
+
+  const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: 'error', message: String(e) }));
+
+  // ---- selectors ---------------------------------------------------------------------
+
+  /** All elements matching the first selector of `chain` that matches anything. */
+  function queryAll(chain) {
+    for (const sel of chain || []) {
+      try {
+        const found = document.querySelectorAll(sel);
+        if (found.length) return [...found];
+      } catch { /* an invalid selector in a config: try the next one */ }
     }
-  }, () => {});
+    return [];
+  }
+  const query = (chain) => queryAll(chain)[0] || null;
+
+  // ---- observing -----------------------------------------------------------------------
+
+  function newestMessage() {
+    const all = queryAll(site.selectors.assistantMessage).filter((el) => !float || !float.host.contains(el));
+    if (!all.length) return null;
+    const el = all[all.length - 1];
+    return { index: all.length - 1, text: el.innerText ?? el.textContent ?? '' };
+  }
+
+  function report(force = false, baseline = false) {
+    const msg = newestMessage();
+    if (!msg) return;
+    const generating = queryAll(site.selectors.generating).length > 0;
+    const key = `${msg.index}\u0001${generating}\u0001${msg.text}`;
+    if (!force && key === lastReport) return;
+    lastReport = key;
+    send({ type: 'message-updated', url: location.href, index: msg.index, text: msg.text, generating, baseline })
+      .then((answer) => {
+        clearTimeout(recheckTimer);
+        if (answer && answer.type === 'ack' && answer.recheckMs) {
+          recheckTimer = setTimeout(() => report(true), answer.recheckMs);
+        }
+      });
+  }
+
+  function scheduleReport() {
+    if (throttleTimer) return;
+    throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
+  }
+
+  function observe() {
+    const area = query(site.selectors.messageArea) || document.body;
+    const observer = new MutationObserver(scheduleReport);
+    observer.observe(area, { childList: true, subtree: true, characterData: true });
+    // Sites replace whole subtrees on navigation; fall back to the body when ours is gone.
+    setInterval(() => {
+      if (!area.isConnected) { observer.disconnect(); observe(); }
+    }, 2000);
+  }
+
+  // The user sending a message themselves resets the automatic-round counter.
+  function watchUser() {
+    const isInput = (t) => t instanceof Element && query(site.selectors.input)?.contains(t);
+    document.addEventListener('keydown', (e) => {
+      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: 'user-message' });
+    }, true);
+    document.addEventListener('click', (e) => {
+      const btn = query(site.selectors.send);
+      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: 'user-message' });
+    }, true);
+  }
+
+  // ---- typing ----------------------------------------------------------------------------
+
+  function selectAllIn(el) {
+    el.focus();
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const sel = getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+
+  /** A paste event carrying `text`; never touches the user's real clipboard. */
+  function pasteInto(el, text) {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', text);
+    const e = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    // Firefox ignores the data of a DataTransfer given to the constructor.
+    if (e.clipboardData && e.clipboardData.getData('text/plain') !== text) e.clipboardData.setData('text/plain', text);
+    el.dispatchEvent(e);
+  }
+
+  const squash = (s) => (s || '').replace(/\s+/g, '');
+  const readInput = (el) => (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' ? el.value : el.innerText);
+  const landed = (el, text) => squash(readInput(el)) === squash(text);
+
+  async function typeText(text) {
+    const el = query(site.selectors.input);
+    if (!el) return { ok: false, reason: 'input-not-found' };
+    if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') {
+      // React keeps its own copy of the value; only the native setter plus an input event
+      // updates it (https://github.com/facebook/react/issues/10135).
+      const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+      el.focus();
+      Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, text);
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    } else {
+      const kind = site.editor;
+      const attempts = kind === 'quill' || kind === 'contenteditable'
+        ? ['insert', 'paste', 'dom'] : ['paste', 'insert', 'dom'];
+      for (const how of attempts) {
+        selectAllIn(el);
+        if (how === 'paste') pasteInto(el, text);
+        else if (how === 'insert') document.execCommand('insertText', false, text);
+        else { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); }
+        await new Promise((r) => setTimeout(r, 50));
+        if (landed(el, text)) break;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    return landed(el, text) ? { ok: true } : { ok: false, reason: 'text-not-accepted' };
+  }
+
+  const isDisabled = (btn) => btn.disabled || btn.getAttribute('aria-disabled') === 'true'
+    || !!btn.closest('.disabled,[disabled]');
+
+  async function submit() {
+    const input = query(site.selectors.input);
+    const before = input ? squash(readInput(input)) : '';
+    const deadline = Date.now() + 5000;
+    let btn = query(site.selectors.send);
+    while (btn && isDisabled(btn) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      btn = query(site.selectors.send);
+    }
+    if (btn && !isDisabled(btn)) btn.click();
+    else if (input) {
+      input.focus();
+      for (const type of ['keydown', 'keypress', 'keyup']) {
+        input.dispatchEvent(new KeyboardEvent(type, { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true }));
+      }
+    }
+    // The message has left when the input no longer holds it.
+    const gone = Date.now() + 5000;
+    while (Date.now() < gone) {
+      const now = query(site.selectors.input);
+      if (!now || !before || squash(readInput(now)) !== before) return { ok: true };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return { ok: false, reason: btn ? 'not-sent' : 'send-not-found' };
+  }
+
+  // ---- the float (closed shadow root: page CSS cannot reach in, ours cannot leak out) -----
+
+  const T = (key, fallback) => chrome.i18n.getMessage(key) || fallback;
+
+  function el(tag, attrs = {}, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === 'onclick') e.addEventListener('click', v);
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c != null) e.append(c); // strings become text nodes
+    return e;
+  }
+
+  const CSS = `
+:host{all:initial}
+.box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:340px;max-height:60vh;overflow:auto;
+ font:13px/1.45 system-ui,sans-serif;color:#111;background:#fff;border:1px solid #d0d7de;border-radius:10px;
+ box-shadow:0 6px 24px rgba(0,0,0,.18)}
+.bar{display:flex;align-items:center;gap:6px;padding:6px 8px;cursor:move;border-bottom:1px solid #eee;user-select:none}
+.dot{width:10px;height:10px;border-radius:50%;background:var(--c)}
+.title{flex:1;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.body{padding:8px 10px;white-space:pre-wrap;word-break:break-word}
+.body pre{margin:6px 0 0;padding:6px;background:#f6f8fa;border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
+.row{display:flex;flex-wrap:wrap;gap:4px;padding:0 10px 8px}
+button{font:12px system-ui,sans-serif;padding:3px 8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#111;cursor:pointer}
+button:hover{background:#eaeef2}
+textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace}
+.ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;border-radius:50%;
+ border:5px solid var(--c);background:#fff;cursor:pointer;box-sizing:border-box}
+`;
+  const COLORS = { ready: '#2563eb', confirm: '#d97706', executing: '#d97706', success: '#16a34a', error: '#dc2626', unreachable: '#dc2626', disabled: '#6b7280' };
+
+  function createFloat() {
+    const host = document.createElement('mcp-bridge-float');
+    const root = host.attachShadow({ mode: 'closed' });
+    root.append(el('style', {}, CSS));
+    const wrap = el('div');
+    root.append(wrap);
+    document.documentElement.append(host);
+    return { host, root, wrap, minimized: false, pos: null, manual: false, elapsedTimer: 0 };
+  }
+
+  function drag(handle, box) {
+    handle.addEventListener('pointerdown', (e) => {
+      if (e.target.closest('button')) return;
+      const r = box.getBoundingClientRect();
+      const dx = e.clientX - r.left, dy = e.clientY - r.top;
+      const move = (m) => {
+        float.pos = { left: Math.max(0, m.clientX - dx), top: Math.max(0, m.clientY - dy) };
+        Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+      };
+      const up = () => {
+        removeEventListener('pointermove', move);
+        removeEventListener('pointerup', up);
+        if (float.pos) chrome.storage.local.set({ [`floatPos:${site.id}`]: float.pos });
+      };
+      addEventListener('pointermove', move);
+      addEventListener('pointerup', up);
+    });
+  }
+
+  function render(state) {
+    floatState = state;
+    if (!float) float = createFloat();
+    const { wrap } = float;
+    clearInterval(float.elapsedTimer);
+    wrap.replaceChildren();
+    const color = COLORS[state.status] || COLORS.ready;
+    // An error opens the float by itself.
+    if (state.status === 'error' || state.status === 'unreachable') float.minimized = false;
+    if (float.minimized) {
+      const ring = el('div', { class: 'ring', title: state.title || 'MCP Bridge', onclick: () => { float.minimized = false; render(floatState); } });
+      ring.style.setProperty('--c', color);
+      wrap.append(ring);
+      return;
+    }
+    const box = el('div', { class: 'box', 'data-status': state.status });
+    box.style.setProperty('--c', color);
+    if (float.pos) Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+    const title = el('span', { class: 'title' }, state.title || 'MCP Bridge');
+    const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title,
+      el('button', { title: T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
+    drag(bar, box);
+    const body = el('div', { class: 'body' });
+    if (state.detail) body.append(state.detail);
+    if (state.status === 'executing' && state.startedAtMs) {
+      const clock = el('span');
+      const tick = () => { clock.textContent = ` ${Math.round((Date.now() - state.startedAtMs) / 1000)} s`; };
+      tick();
+      float.elapsedTimer = setInterval(tick, 1000);
+      title.append(clock);
+    }
+    const err = state.error;
+    if (err) {
+      body.append(el('div', {}, `[${err.errorType || 'Error'}] ${err.message || ''}`));
+      if (err.category) body.append(el('div', {}, `${T('floatCategory', 'Category')}: ${err.category}`));
+      if (err.stack && err.stack.length) body.append(el('pre', {}, err.stack.join('\n')));
+      if (err.traceId) body.append(el('div', {}, `trace: ${err.traceId}`));
+    }
+    const row = el('div', { class: 'row' });
+    const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
+    if (state.status === 'confirm') {
+      button('floatRun', 'Run', () => send({ type: 'user-action', action: { action: 'confirm', run: true } }));
+      button('floatSkip', 'Skip', () => send({ type: 'user-action', action: { action: 'confirm', run: false } }));
+    }
+    if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: 'user-action', action: { action: 'cancel' } }));
+    if (state.status !== 'disabled') {
+      button('floatInstructions', 'Insert instructions', () => send({ type: 'user-action', action: { action: 'insert-instructions' } }));
+      button('floatRedetect', 'Re-detect', () => {
+        const msg = newestMessage();
+        if (msg) send({ type: 'user-action', action: { action: 'redetect', index: msg.index, text: msg.text } });
+      });
+      button('floatManual', 'Manual input', () => { float.manual = !float.manual; render(floatState); });
+    }
+    if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
+    button('floatDetails', 'Details', () => send({ type: 'user-action', action: { action: 'open-details' } }));
+    box.append(bar, body, row);
+    if (float.manual) {
+      const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
+      const manual = el('div', { class: 'row' }, area, el('button', { onclick: () => {
+        send({ type: 'user-action', action: { action: 'manual-input', text: area.value } });
+        float.manual = false;
+      } }, T('floatRunManual', 'Run')));
+      box.append(manual);
+    }
+    wrap.append(box);
+  }
+
+  // ---- commands from the core -----------------------------------------------------------
+
+  chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
+    if (sender.id !== chrome.runtime.id || !site) return false;
+    const run = {
+      'type-text': () => typeText(cmd.text),
+      submit: () => submit(),
+      'float-state': async () => { render(cmd.float); return { ok: true }; },
+    }[cmd.type];
+    if (!run) return false;
+    run().then(sendResponse, (e) => sendResponse({ ok: false, reason: String(e) }));
+    return true;
+  });
+
+  // ---- start ----------------------------------------------------------------------------
+
+  send({ type: 'page-ready', url: location.href }).then(async (setup) => {
+    if (!setup || setup.type !== 'page-setup') return;
+    document.documentElement.dataset.mcpBridge = 'active';
+    site = setup.site || null;
+    if (site) {
+      const saved = await chrome.storage.local.get(`floatPos:${site.id}`).catch(() => ({}));
+      float = createFloat();
+      float.pos = saved[`floatPos:${site.id}`] || null;
+    }
+    render(setup.float);
+    if (!site) return;
+    observe();
+    watchUser();
+    report(true, true);
+  });
 })();

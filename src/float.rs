@@ -49,3 +49,150 @@ pub struct FloatState {
     /// UI language for the float's own labels: "zh" or "en".
     pub lang: String,
 }
+
+use crate::report::{FloatView, Lang};
+
+fn t(lang: Lang, zh: &str, en: &str) -> String {
+    match lang {
+        Lang::Zh => zh.to_string(),
+        Lang::En => en.to_string(),
+    }
+}
+
+fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
+    FloatState {
+        status,
+        title,
+        lang: match lang {
+            Lang::Zh => "zh",
+            Lang::En => "en",
+        }
+        .into(),
+        ..Default::default()
+    }
+}
+
+/// The float of a page where the extension is active and idle.
+pub fn ready(lang: Lang, site_name: &str) -> FloatState {
+    base(
+        FloatStatus::Ready,
+        t(lang, "MCP Bridge 已就绪", "MCP Bridge is ready") + " · " + site_name,
+        lang,
+    )
+}
+
+/// The extension is off here: the user turned it off, or the site config is broken.
+pub fn disabled(lang: Lang, why: &str) -> FloatState {
+    let mut s = base(
+        FloatStatus::Disabled,
+        t(
+            lang,
+            "MCP Bridge 在此网站已停用",
+            "MCP Bridge is off on this site",
+        ),
+        lang,
+    );
+    s.detail = Some(crate::redact::redact_owned(why));
+    s
+}
+
+pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
+    let mut s = base(
+        FloatStatus::Executing,
+        t(lang, "正在执行 ", "Running ") + tool,
+        lang,
+    );
+    s.tool = Some(tool.to_string());
+    s.started_at_ms = Some(started_at_ms);
+    s
+}
+
+/// A detected call waits for the user: `why` says why it was not run by itself.
+pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str) -> FloatState {
+    let mut s = base(
+        FloatStatus::Confirm,
+        t(lang, "是否运行工具 ", "Run tool ") + tool + "?",
+        lang,
+    );
+    s.tool = Some(tool.to_string());
+    let args = serde_json::to_string(arguments).unwrap_or_default();
+    s.detail = Some(crate::redact::redact_owned(&format!("{why}\n{args}")));
+    s
+}
+
+/// Why a call waits: the user's "ask" policy, auto-execute off, or the round cap.
+pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
+    match reason {
+        ConfirmReason::Policy => t(
+            lang,
+            "此工具设置为“运行前询问”。",
+            "This tool is set to “ask before running”.",
+        ),
+        ConfirmReason::Manual => t(lang, "自动执行已关闭。", "Automatic execution is off."),
+        ConfirmReason::RoundCap => match lang {
+            Lang::Zh => format!("已连续自动执行 {cap} 轮而没有用户消息，已暂停以防循环。"),
+            Lang::En => format!(
+                "{cap} automatic rounds ran without a message from you; paused to stop a loop."
+            ),
+        },
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfirmReason {
+    Policy,
+    Manual,
+    RoundCap,
+}
+
+/// The float after a call: the report's structured view, plus what happened to the text.
+/// `delivery_problem` is set when the report could not be typed or sent.
+pub fn finished(
+    lang: Lang,
+    view: &FloatView,
+    report: &str,
+    unreachable: bool,
+    delivery_problem: Option<String>,
+) -> FloatState {
+    let failed = view.error_type.is_some();
+    let status = match (unreachable, failed) {
+        (true, _) => FloatStatus::Unreachable,
+        (false, true) => FloatStatus::Error,
+        (false, false) => FloatStatus::Success,
+    };
+    let mut s = base(status, view.title.to_string(), lang);
+    if failed {
+        s.error = Some(FloatError {
+            error_type: view
+                .error_type
+                .as_ref()
+                .map(|m| m.to_string())
+                .unwrap_or_default(),
+            message: view.message.to_string(),
+            category: view
+                .category
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default(),
+            stack: view.stack.iter().map(|m| m.to_string()).collect(),
+            trace_id: view.trace_id.as_ref().map(|m| m.to_string()),
+            retryable: view.retryable.unwrap_or(false),
+        });
+    }
+    if unreachable {
+        s.detail = Some(t(
+            lang,
+            "桥接服务未运行。请在终端启动：./build.sh run（或 mcp-bridge），然后点“重新检测”。",
+            "The bridge is not running. Start it in a terminal: ./build.sh run (or mcp-bridge), then press Re-detect.",
+        ));
+    }
+    if let Some(p) = delivery_problem {
+        let prefix = t(
+            lang,
+            "结果未能自动填入聊天框，请点“复制报告”后手动粘贴：",
+            "The result could not be put into the chat; press Copy report and paste it: ",
+        );
+        s.detail = Some(prefix + &crate::redact::redact_owned(&p));
+    }
+    s.report = Some(report.to_string());
+    s
+}

@@ -5,8 +5,12 @@
 //! (compiled and tested natively) or the thin browser edge (`wasm32` only).
 
 pub mod classify;
+pub mod custom_sites;
+pub mod error_log;
 pub mod float;
+pub mod instructions;
 pub mod messages;
+pub mod options_views;
 pub mod outcome;
 pub mod redact;
 pub mod report;

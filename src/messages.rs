@@ -65,8 +65,12 @@ pub enum TabRequest {
 )]
 pub enum UserAction {
     InsertInstructions,
-    /// Parse the newest message again and run its call, even if it was seen before.
-    Redetect,
+    /// Parse the newest message again and run its call, even if it was on the page before
+    /// it loaded (a call that already ran still never runs twice).
+    Redetect {
+        index: u32,
+        text: String,
+    },
     /// The user pasted a `<tool_code>` block.
     ManualInput {
         text: String,
