@@ -1,40 +1,411 @@
 //! The options page's requests, answered in the background: settings, connection test,
-//! call history, tools and policies, the error log, custom sites.
+//! call history, tools and policies, the error log, custom sites. This is the browser edge
+//! (storage, HTTP, `chrome.scripting`); every verdict comes from the pure modules
+//! `options_views`, `error_log` and `custom_sites`.
 
+use crate::custom_sites::{self, CustomSites};
+use crate::error_log::{ErrorLog, Filter};
 use crate::ext::{self, Area};
 use crate::messages::{PageRequest, Response};
+use crate::options_views::{self as views, Problem, Reply};
+use crate::report::ErrorRecord;
 use crate::settings::Settings;
+use crate::sites::SiteConfig;
+use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
 
 /// Storage key of the settings object in `chrome.storage.local`.
 pub const SETTINGS_KEY: &str = "settings";
+/// Storage key of the error log ([`ErrorLog`]).
+pub const ERROR_LOG_KEY: &str = "errorLog";
+/// Storage key of the user's own site configs ([`CustomSites`]).
+pub const CUSTOM_SITES_KEY: &str = "customSites";
+
+/// How long the options page waits for the bridge before saying it is not answering.
+const TIMEOUT_MS: u32 = 10_000;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = AbortSignal, js_name = timeout)]
+    fn abort_after(ms: u32) -> web_sys::AbortSignal;
+
+    #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = contains, catch)]
+    async fn permissions_contains(perms: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = registerContentScripts, catch)]
+    async fn scripting_register(scripts: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = unregisterContentScripts, catch)]
+    async fn scripting_unregister(filter: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = getRegisteredContentScripts, catch)]
+    async fn scripting_registered(filter: JsValue) -> Result<JsValue, JsValue>;
+}
 
 /// The stored settings, or the defaults when none are stored or they no longer validate.
 pub async fn load_settings() -> Settings {
-    match ext::get::<serde_json::Value>(Area::Local, SETTINGS_KEY).await {
+    match ext::get::<Value>(Area::Local, SETTINGS_KEY).await {
         Ok(Some(v)) => Settings::from_json(&v).unwrap_or_default(),
         _ => Settings::default(),
     }
 }
 
-pub async fn handle(req: PageRequest) -> Response {
-    match req {
-        PageRequest::GetHealth => health().await,
-        other => Response::error(format!("not implemented yet: {other:?}")),
+/// Keeps the unmasked record of a failed tool call for the error log (called by the chat
+/// loop). `site` is the chat page's host. Never fails the caller: a storage error is
+/// logged to the console.
+pub async fn record_failure(site: Option<String>, record: ErrorRecord) {
+    let site = site.filter(|s| !s.is_empty());
+    let mut log = ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten());
+    log.push(ext::now_ms(), site, record);
+    if let Err(e) = ext::set(Area::Local, ERROR_LOG_KEY, &log).await {
+        web_sys::console::warn_1(&format!("[MCP Bridge] error log not saved: {e}").into());
     }
 }
 
-async fn health() -> Response {
-    let settings = load_settings().await;
-    let base = settings.base_url().to_string();
-    let url = format!("{base}/health");
-    let resp = match gloo_net::http::Request::get(&url).send().await {
-        Ok(r) => r,
-        Err(e) => return Response::error(format!("the bridge at {base} is not reachable ({e})")),
+/// The user's custom site configs (for matching a page's host in the chat loop).
+pub async fn custom_sites() -> CustomSites {
+    CustomSites::from_stored(ext::get(Area::Local, CUSTOM_SITES_KEY).await.ok().flatten())
+}
+
+/// The shipped site configs (`sites/index.json` and the files it lists).
+pub async fn builtin_sites() -> Vec<SiteConfig> {
+    let Ok(index) = fetch_extension_json("sites/index.json").await else {
+        return Vec::new();
     };
-    match resp.json::<serde_json::Value>().await {
-        Ok(body) if body.get("status").and_then(|s| s.as_str()) == Some("ok") => {
-            Response::Data { data: body }
+    let files: Vec<String> = serde_json::from_value(index).unwrap_or_default();
+    let mut out = Vec::new();
+    for f in files {
+        if let Ok(v) = fetch_extension_json(&format!("sites/{f}")).await
+            && let Ok(cfg) = SiteConfig::parse(&v.to_string())
+        {
+            out.push(cfg);
         }
-        _ => Response::error(format!("{base} answered, but not like an MCP Bridge")),
     }
+    out
+}
+
+async fn fetch_extension_json(path: &str) -> Result<Value, String> {
+    let url = ext::runtime_get_url(path);
+    let resp = gloo_net::http::Request::get(&url)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    resp.json::<Value>().await.map_err(|e| e.to_string())
+}
+
+pub async fn handle(req: PageRequest) -> Response {
+    let result = match req {
+        PageRequest::GetHealth => health().await,
+        PageRequest::GetSettings => Ok(json!(load_settings().await)),
+        PageRequest::SaveSettings { settings } => save_settings(settings).await,
+        PageRequest::TestConnection { bridge_url, token } => {
+            test_connection(&bridge_url, &token).await
+        }
+        PageRequest::ResetHistory {
+            server_name,
+            tool_name,
+        } => reset_history(server_name, tool_name).await,
+        PageRequest::GetHistory => history().await,
+        PageRequest::GetTools => tools().await,
+        PageRequest::SetToolPolicy { key, policy } => {
+            let current = load_settings().await;
+            match views::set_policy(&current, &key, policy) {
+                Ok(s) => store_settings(&s).await.map(|()| json!({ "key": key, "policy": policy })),
+                Err(p) => Err(p),
+            }
+        }
+        PageRequest::GetErrorLog { filter } => error_log(&filter).await,
+        PageRequest::ExportErrorLog { filter } => export_log(&filter).await,
+        PageRequest::ClearErrorLog => {
+            let mut log = stored_log().await;
+            let cleared = log.len();
+            log.clear();
+            store(ERROR_LOG_KEY, &log).await.map(|()| json!({ "cleared": cleared }))
+        }
+        PageRequest::CheckCustomSite { json } => check_site(&json).await.map(|(cfg, replaces)| {
+            json!({ "site": cfg, "origins": custom_sites::origins(&cfg), "replaces": replaces })
+        }),
+        PageRequest::SaveCustomSite { json } => save_site(&json).await,
+        PageRequest::RemoveCustomSite { id } => remove_site(&id).await,
+        PageRequest::ListSites => list_sites().await,
+    };
+    match result {
+        Ok(data) => Response::Data { data },
+        Err(p) => Response::Error {
+            message: p.message,
+            field: p.field,
+        },
+    }
+}
+
+fn problem(kind: &'static str, field: Option<&str>, message: String) -> Problem {
+    Problem {
+        kind,
+        field: field.map(str::to_string),
+        message,
+    }
+}
+
+fn filter_problem((field, message): (String, String)) -> Problem {
+    problem("invalid", Some(&field), message)
+}
+
+async fn store<T: serde::Serialize + ?Sized>(key: &str, value: &T) -> Result<(), Problem> {
+    ext::set(Area::Local, key, value)
+        .await
+        .map_err(|e| problem("storage", None, e))
+}
+
+async fn store_settings(s: &Settings) -> Result<(), Problem> {
+    store(SETTINGS_KEY, s).await
+}
+
+async fn stored_log() -> ErrorLog {
+    ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten())
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP to the bridge
+// ---------------------------------------------------------------------------------------
+
+fn describe(e: gloo_net::Error) -> String {
+    match e {
+        gloo_net::Error::JsError(j) if j.name == "AbortError" || j.name == "TimeoutError" => {
+            format!("no answer within {} s", TIMEOUT_MS / 1000)
+        }
+        gloo_net::Error::JsError(j) => format!("{}: {}", j.name, j.message),
+        other => other.to_string(),
+    }
+}
+
+async fn finish(sent: Result<gloo_net::http::Response, gloo_net::Error>) -> Reply {
+    match sent {
+        Err(e) => Reply::Unreachable(describe(e)),
+        Ok(resp) => Reply::Answered {
+            status: resp.status(),
+            body: resp.text().await.unwrap_or_default(),
+        },
+    }
+}
+
+async fn get(base: &str, path: &str, token: Option<&str>) -> Reply {
+    let signal = abort_after(TIMEOUT_MS);
+    let mut req =
+        gloo_net::http::Request::get(&format!("{base}{path}")).abort_signal(Some(&signal));
+    if let Some(t) = token {
+        req = req.header("Authorization", &format!("Bearer {t}"));
+    }
+    finish(req.send().await).await
+}
+
+async fn post(base: &str, path: &str, token: &str, body: &Value) -> Reply {
+    let signal = abort_after(TIMEOUT_MS);
+    let req = gloo_net::http::Request::post(&format!("{base}{path}"))
+        .abort_signal(Some(&signal))
+        .header("Authorization", &format!("Bearer {token}"))
+        .json(body);
+    match req {
+        Ok(r) => finish(r.send().await).await,
+        Err(e) => Reply::Unreachable(e.to_string()),
+    }
+}
+
+fn query_value(s: &str) -> String {
+    js_sys::encode_uri_component(s).into()
+}
+
+/// The stored address and token, refusing to call the bridge without a token.
+async fn connection() -> Result<(String, String), Problem> {
+    let s = load_settings().await;
+    let base = views::check_connection_input(&s.bridge_url, &s.token)?;
+    Ok((base, s.token))
+}
+
+// ---------------------------------------------------------------------------------------
+// the requests
+// ---------------------------------------------------------------------------------------
+
+async fn health() -> Result<Value, Problem> {
+    let s = load_settings().await;
+    let base = s.base_url().to_string();
+    let version = views::health_verdict(&base, &get(&base, "/health", None).await)?;
+    Ok(json!({ "url": base, "version": version }))
+}
+
+async fn save_settings(submitted: Value) -> Result<Value, Problem> {
+    let current = load_settings().await;
+    let merged = views::merge_settings(&current, &submitted)?;
+    store_settings(&merged).await?;
+    Ok(json!(merged))
+}
+
+async fn test_connection(bridge_url: &str, token: &str) -> Result<Value, Problem> {
+    let base = views::check_connection_input(bridge_url, token)?;
+    let version = views::health_verdict(&base, &get(&base, "/health", None).await)?;
+    let body = views::authed_verdict(&base, &get(&base, "/tools", Some(token)).await)?;
+    let services = views::services(&body)?;
+    Ok(views::connection_report(&version, &base, services))
+}
+
+async fn history() -> Result<Value, Problem> {
+    let (base, token) = connection().await?;
+    let body = views::authed_verdict(&base, &get(&base, "/history", Some(&token)).await)?;
+    Ok(views::history_view(&body))
+}
+
+async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<Value, Problem> {
+    let (base, token) = connection().await?;
+    let mut body = json!({});
+    if let Some(s) = server.filter(|s| !s.is_empty()) {
+        body["serverName"] = json!(s);
+    }
+    if let Some(t) = tool.filter(|t| !t.is_empty()) {
+        body["toolName"] = json!(t);
+    }
+    let reply = post(&base, "/reset-history", &token, &body).await;
+    let done = views::authed_verdict(&base, &reply)?;
+    // Show the counters as they are now, so the page never shows a stale refusal.
+    let after = views::authed_verdict(&base, &get(&base, "/history", Some(&token)).await)
+        .map(|b| views::history_view(&b))
+        .unwrap_or(Value::Null);
+    let mut out = views::reset_view(&done);
+    out["history"] = after;
+    Ok(out)
+}
+
+async fn tools() -> Result<Value, Problem> {
+    let (base, token) = connection().await?;
+    let settings = load_settings().await;
+    let body = views::authed_verdict(&base, &get(&base, "/tools", Some(&token)).await)?;
+    let services = views::services(&body)?;
+    let mut out = Vec::new();
+    for svc in &services {
+        let path = format!("/tools?serverName={}", query_value(&svc.name));
+        let reply = views::authed_verdict(&base, &get(&base, &path, Some(&token)).await);
+        out.push(views::service_tools(svc, reply, &settings));
+    }
+    Ok(json!({ "services": out }))
+}
+
+async fn error_log(filter: &Filter) -> Result<Value, Problem> {
+    ErrorLog::check_filter(filter).map_err(filter_problem)?;
+    Ok(json!(stored_log().await.view(filter)))
+}
+
+async fn export_log(filter: &Filter) -> Result<Value, Problem> {
+    ErrorLog::check_filter(filter).map_err(filter_problem)?;
+    let (filename, text) = stored_log().await.export(filter, ext::now_ms());
+    Ok(json!({ "filename": filename, "json": text }))
+}
+
+async fn check_site(json_text: &str) -> Result<(SiteConfig, bool), Problem> {
+    let builtin = builtin_sites().await;
+    custom_sites()
+        .await
+        .check(json_text, &builtin)
+        .map_err(|e| problem("invalid", Some(&e.field), e.message))
+}
+
+async fn save_site(json_text: &str) -> Result<Value, Problem> {
+    let (cfg, replaces) = check_site(json_text).await?;
+    let origins = custom_sites::origins(&cfg);
+    let granted = permissions_contains(ext_js(&json!({ "origins": origins }))?)
+        .await
+        .map(|v| v.as_bool() == Some(true))
+        .unwrap_or(false);
+    if !granted {
+        return Err(problem(
+            "permission",
+            Some("hosts"),
+            format!(
+                "permission to run on {} was not granted, so nothing was saved",
+                origins.join(", ")
+            ),
+        ));
+    }
+    let id = custom_sites::script_id(&cfg.id);
+    unregister(&id).await;
+    let script = json!([{
+        "id": id,
+        "matches": origins,
+        "js": ["content.js"],
+        "runAt": "document_idle",
+        "persistAcrossSessions": true,
+    }]);
+    scripting_register(ext_js(&script)?).await.map_err(|e| {
+        problem(
+            "scripting",
+            None,
+            js_text("registering the content script failed", &e),
+        )
+    })?;
+    let mut sites = custom_sites().await;
+    sites.upsert(cfg.clone());
+    store(CUSTOM_SITES_KEY, &sites).await?;
+    Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+}
+
+async fn remove_site(id: &str) -> Result<Value, Problem> {
+    let mut sites = custom_sites().await;
+    let origins = sites.get(id).map(custom_sites::origins).unwrap_or_default();
+    if !sites.remove(id) {
+        return Err(problem(
+            "invalid",
+            Some("id"),
+            format!("there is no custom site '{id}'"),
+        ));
+    }
+    unregister(&custom_sites::script_id(id)).await;
+    store(CUSTOM_SITES_KEY, &sites).await?;
+    Ok(json!({ "removed": id, "origins": origins }))
+}
+
+/// Removes a registered script if there is one (a missing id is not an error for us).
+async fn unregister(id: &str) {
+    let filter = json!({ "ids": [id] });
+    let Ok(filter) = ext_js(&filter) else { return };
+    let present = scripting_registered(filter.clone())
+        .await
+        .map(|v| js_sys::Array::from(&v).length() > 0)
+        .unwrap_or(false);
+    if present {
+        let _ = scripting_unregister(filter).await;
+    }
+}
+
+async fn list_sites() -> Result<Value, Problem> {
+    let settings = load_settings().await;
+    let custom = custom_sites().await;
+    let mut rows = Vec::new();
+    for (cfg, builtin) in builtin_sites()
+        .await
+        .into_iter()
+        .map(|c| (c, true))
+        .chain(custom.0.into_iter().map(|c| (c, false)))
+    {
+        let s = settings.site(&cfg.id);
+        rows.push(json!({
+            "id": cfg.id,
+            "name": cfg.name,
+            "hosts": cfg.hosts,
+            "builtin": builtin,
+            "enabled": !s.disabled,
+            "autoInsert": s.auto_insert_instructions,
+            "json": if builtin { Value::Null } else {
+                Value::String(serde_json::to_string_pretty(&cfg).unwrap_or_default())
+            },
+        }));
+    }
+    Ok(json!({ "sites": rows }))
+}
+
+fn ext_js(v: &Value) -> Result<JsValue, Problem> {
+    serde::Serialize::serialize(v, &serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| problem("internal", None, e.to_string()))
+}
+
+fn js_text(what: &str, e: &JsValue) -> String {
+    let text = e
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"));
+    format!("{what}: {text}")
 }

@@ -40,10 +40,24 @@ pub enum PageRequest {
         key: String,
         policy: ToolPolicy,
     },
-    /// The last failures with unmasked details, and counts by category.
-    GetErrorLog,
+    /// The last failures with unmasked details (filtered), and counts by category.
+    GetErrorLog {
+        #[serde(default)]
+        filter: crate::error_log::Filter,
+    },
+    /// The (filtered) log as a JSON file to download: `{filename, json}`.
+    ExportErrorLog {
+        #[serde(default)]
+        filter: crate::error_log::Filter,
+    },
     ClearErrorLog,
-    /// Add or replace a custom site config (JSON text), validated by the core.
+    /// Validate a custom site config without saving it: the config and the origins whose
+    /// permission the page must request (from a click, before `save-custom-site`).
+    CheckCustomSite {
+        json: String,
+    },
+    /// Add or replace a custom site config (JSON text), validated by the core; its content
+    /// script is registered once the host permission is granted.
     SaveCustomSite {
         json: String,
     },

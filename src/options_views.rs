@@ -1,0 +1,719 @@
+//! What the options page shows, decided from the bridge's raw answers: the connection test's
+//! verdict with a precise reason (not running, wrong token, not a bridge), the failure
+//! counters, services and tools with their policies, and settings merged from the form.
+//! Pure, so every verdict is tested natively; the HTTP calls themselves live in
+//! `options_api`.
+
+use crate::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// The command that starts the bridge, as the user should be told it.
+pub const START_COMMAND: &str = "mcp-bridge";
+/// The same from a source checkout.
+pub const START_COMMAND_SOURCE: &str = "./build.sh run";
+
+/// What one HTTP request to the bridge came back as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// No HTTP answer at all: connection refused, timeout, blocked.
+    Unreachable(String),
+    Answered {
+        status: u16,
+        body: String,
+    },
+}
+
+/// Why the page cannot show what it asked for, and which form field to point at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// `not-running`, `wrong-token`, `not-a-bridge`, `refused`, `bad-answer`, `invalid`.
+    pub kind: &'static str,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl Problem {
+    fn new(kind: &'static str, field: Option<&str>, message: String) -> Problem {
+        Problem {
+            kind,
+            field: field.map(str::to_string),
+            message,
+        }
+    }
+}
+
+impl From<FieldError> for Problem {
+    fn from(e: FieldError) -> Problem {
+        Problem::new("invalid", Some(&e.field), e.message)
+    }
+}
+
+/// The address and token typed into the form, checked before anything is sent.
+pub fn check_connection_input(bridge_url: &str, token: &str) -> Result<String, Problem> {
+    let url = bridge_url.trim();
+    validate_bridge_url(url).map_err(|m| Problem::new("invalid", Some("bridgeUrl"), m))?;
+    check_token(token)?;
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+fn check_token(token: &str) -> Result<(), Problem> {
+    if token.trim().is_empty() {
+        return Err(Problem::new(
+            "invalid",
+            Some("token"),
+            "the token is empty; paste the token the bridge printed when it started".into(),
+        ));
+    }
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(Problem::new(
+            "invalid",
+            Some("token"),
+            "the token contains spaces or line breaks; paste only the token the bridge printed"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+fn not_running(base: &str, why: &str) -> Problem {
+    Problem::new(
+        "not-running",
+        None,
+        format!(
+            "No bridge is running at {base} ({why}). Start it in a terminal with `{START_COMMAND}` \
+             (or `{START_COMMAND_SOURCE}` in the source folder), then test again."
+        ),
+    )
+}
+
+fn excerpt(body: &str) -> String {
+    let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut s: String = one_line.chars().take(160).collect();
+    if s.len() < one_line.len() {
+        s.push('…');
+    }
+    if s.is_empty() {
+        "an empty body".into()
+    } else {
+        s
+    }
+}
+
+/// The `detail` of a FastAPI-style error as one line: string, `{error}` object or 422 list.
+pub fn detail_text(body: &Value) -> Option<String> {
+    let d = body.get("detail")?;
+    Some(match d {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => o
+            .get("error")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| d.to_string()),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| {
+                let loc = i
+                    .get("loc")
+                    .and_then(Value::as_array)
+                    .map(|l| {
+                        l.iter()
+                            .map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_string))
+                            .collect::<Vec<_>>()
+                            .join(".")
+                    })
+                    .unwrap_or_default();
+                let msg = i.get("msg").and_then(Value::as_str).unwrap_or("invalid");
+                format!("{loc}: {msg}")
+            })
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    })
+}
+
+/// `/health`: the bridge's version, or why this address is not a working bridge.
+pub fn health_verdict(base: &str, reply: &Reply) -> Result<String, Problem> {
+    let (status, body) = match reply {
+        Reply::Unreachable(why) => return Err(not_running(base, why)),
+        Reply::Answered { status, body } => (*status, body),
+    };
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    match parsed {
+        Some(v) if (200..300).contains(&status) && v["status"] == "ok" => Ok(v
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string()),
+        _ => Err(Problem::new(
+            "not-a-bridge",
+            Some("bridgeUrl"),
+            format!(
+                "Something answered at {base}, but it is not an MCP Bridge: GET /health gave HTTP \
+                 {status} with {}. Check the address and port.",
+                excerpt(body)
+            ),
+        )),
+    }
+}
+
+/// Any token-protected route: the parsed JSON body of a success, or the precise problem.
+pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
+    let (status, body) = match reply {
+        Reply::Unreachable(why) => return Err(not_running(base, why)),
+        Reply::Answered { status, body } => (*status, body),
+    };
+    let parsed: Option<Value> = serde_json::from_str(body).ok();
+    let detail = parsed.as_ref().and_then(detail_text);
+    match status {
+        401 => Err(Problem::new(
+            "wrong-token",
+            Some("token"),
+            format!(
+                "The bridge refused the token (HTTP 401{}). Copy the token the bridge printed when \
+                 it started (also in the file `token` in its config folder) into the Token field.",
+                detail.map(|d| format!(": {d}")).unwrap_or_default()
+            ),
+        )),
+        403 => Err(Problem::new(
+            "refused",
+            None,
+            format!(
+                "The bridge refused the request (HTTP 403): {}",
+                detail.unwrap_or_else(|| excerpt(body))
+            ),
+        )),
+        200..=299 => match parsed {
+            Some(v) if v.is_object() => Ok(v),
+            _ => Err(Problem::new(
+                "not-a-bridge",
+                Some("bridgeUrl"),
+                format!(
+                    "{base} answered HTTP {status} with {}, which is not an MCP Bridge answer.",
+                    excerpt(body)
+                ),
+            )),
+        },
+        _ => Err(Problem::new(
+            if detail.is_some() {
+                "bad-answer"
+            } else {
+                "not-a-bridge"
+            },
+            None,
+            format!(
+                "The bridge answered HTTP {status}: {}",
+                detail.unwrap_or_else(|| excerpt(body))
+            ),
+        )),
+    }
+}
+
+/// One MCP server as the page lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceView {
+    pub name: String,
+    pub description: String,
+    /// `running`, `failed`, … as the bridge says; `unknown` for bridges that do not say.
+    pub status: String,
+    pub tool_count: Option<u64>,
+    pub is_core: bool,
+}
+
+/// The services of a `GET /tools` body.
+pub fn services(body: &Value) -> Result<Vec<ServiceView>, Problem> {
+    let list = body
+        .get("services")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            Problem::new(
+                "bad-answer",
+                None,
+                "GET /tools did not list `services`".into(),
+            )
+        })?;
+    Ok(list
+        .iter()
+        .map(|s| ServiceView {
+            name: str_of(s, "name"),
+            description: str_of(s, "description"),
+            status: s
+                .get("status")
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .unwrap_or_else(|| "unknown".into()),
+            tool_count: s.get("tool_count").and_then(Value::as_u64),
+            is_core: s.get("is_core").and_then(Value::as_bool).unwrap_or(false),
+        })
+        .collect())
+}
+
+fn str_of(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The connection test's verdict shown in the page.
+pub fn connection_report(version: &str, base: &str, services: Vec<ServiceView>) -> Value {
+    let running = services.iter().filter(|s| s.status == "running").count();
+    json!({
+        "url": base,
+        "version": version,
+        "services": services,
+        "running": running,
+    })
+}
+
+/// One failure counter row of `GET /history`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CounterView {
+    pub server: String,
+    pub tool: String,
+    pub failures: u64,
+    pub refused: u64,
+    /// The next call of this tool is refused until a reset or a success.
+    pub blocked: bool,
+}
+
+/// `GET /history`: the counters with the tools that are refused first.
+pub fn history_view(body: &Value) -> Value {
+    let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(3);
+    let mut rows: Vec<CounterView> = body
+        .get("counters")
+        .and_then(Value::as_array)
+        .map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let failures = r.get("failures").and_then(Value::as_u64).unwrap_or(0);
+                    CounterView {
+                        server: str_of(r, "server"),
+                        tool: str_of(r, "tool"),
+                        failures,
+                        refused: r.get("refused").and_then(Value::as_u64).unwrap_or(0),
+                        blocked: failures >= limit,
+                    }
+                })
+                .filter(|r| r.failures > 0 || r.refused > 0)
+                .collect()
+        })
+        .unwrap_or_default();
+    rows.sort_by(|a, b| {
+        b.blocked
+            .cmp(&a.blocked)
+            .then_with(|| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)))
+    });
+    let blocked: Vec<String> = rows
+        .iter()
+        .filter(|r| r.blocked)
+        .map(|r| format!("{}:{}", r.server, r.tool))
+        .collect();
+    json!({ "limit": limit, "counters": rows, "blocked": blocked })
+}
+
+/// `POST /reset-history`: what the bridge said it did.
+pub fn reset_view(body: &Value) -> Value {
+    json!({
+        "message": body.get("message").and_then(Value::as_str).unwrap_or("call history reset"),
+        "cleared": body.get("cleared").cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// One tool parameter, summarised from its JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParamView {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub required: bool,
+    pub description: String,
+}
+
+/// The parameters of a tool's `inputSchema` (`properties` + `required`).
+pub fn params(schema: &Value) -> Vec<ParamView> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| ParamView {
+                    name: name.clone(),
+                    kind: schema_type(p),
+                    required: required.contains(&name.as_str()),
+                    description: str_of(p, "description"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn schema_type(p: &Value) -> String {
+    match p.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ => {
+            if p.get("enum").is_some() {
+                "enum".into()
+            } else if let Some(any) = p.get("anyOf").and_then(Value::as_array) {
+                any.iter().map(schema_type).collect::<Vec<_>>().join(" | ")
+            } else {
+                "any".into()
+            }
+        }
+    }
+}
+
+/// One service of the Tools section: its tools with parameters and policies, or why its
+/// tools could not be listed.
+pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &Settings) -> Value {
+    let body = match reply {
+        Ok(b) => b,
+        Err(p) => return json!({ "service": service, "tools": [], "problem": p.message }),
+    };
+    let tools: Vec<Value> = body
+        .pointer("/tools/tools")
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| {
+                    let name = str_of(t, "name");
+                    let schema = t
+                        .get("parameters")
+                        .or_else(|| t.get("inputSchema"))
+                        .unwrap_or(&Value::Null);
+                    json!({
+                        "name": name,
+                        "key": format!("{}:{name}", service.name),
+                        "description": str_of(t, "description"),
+                        "params": params(schema),
+                        "policy": s.policy_for(Some(&service.name), &name),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    json!({ "service": service, "tools": tools })
+}
+
+/// The settings after the form's values are laid over the stored ones. Keys the form does
+/// not send (tool policies, per-site switches it did not show) keep their stored values;
+/// any bad field refuses the whole change.
+pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings, Problem> {
+    let Value::Object(fields) = submitted else {
+        return Err(Problem::new(
+            "invalid",
+            Some("settings"),
+            "settings must be a JSON object".into(),
+        ));
+    };
+    let mut merged = serde_json::to_value(current).unwrap_or_else(|_| json!({}));
+    for (k, v) in fields {
+        if merged.get(k).is_none() {
+            return Err(Problem::new(
+                "invalid",
+                Some(k),
+                format!("'{k}' is not a setting"),
+            ));
+        }
+        if k == "sites"
+            && let (Some(cur), Some(new)) = (merged[k].as_object_mut(), v.as_object())
+        {
+            for (site, switches) in new {
+                cur.insert(site.clone(), switches.clone());
+            }
+            continue;
+        }
+        merged[k] = v.clone();
+    }
+    if let Some(t) = merged.get("token").and_then(Value::as_str) {
+        check_token(t)?;
+    }
+    if let Some(u) = merged.get("bridgeUrl").and_then(Value::as_str) {
+        merged["bridgeUrl"] = Value::String(u.trim().to_string());
+    }
+    Ok(Settings::from_json(&merged)?)
+}
+
+/// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server).
+pub fn set_policy(current: &Settings, key: &str, policy: ToolPolicy) -> Result<Settings, Problem> {
+    match key.split_once(':') {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() && !tool.contains(':') => {}
+        _ => {
+            return Err(Problem::new(
+                "invalid",
+                Some("key"),
+                format!("'{key}' is not `server:tool`"),
+            ));
+        }
+    }
+    let mut s = current.clone();
+    s.tool_policies.insert(key.to_string(), policy);
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "http://127.0.0.1:3849";
+
+    fn answered(status: u16, body: &str) -> Reply {
+        Reply::Answered {
+            status,
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn form_input_is_checked_before_anything_is_sent() {
+        assert_eq!(
+            check_connection_input(" http://127.0.0.1:3849/ ", "abc").unwrap(),
+            BASE
+        );
+        let e = check_connection_input("http://example.com:3849", "abc").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("bridgeUrl"));
+        let e = check_connection_input(BASE, "  ").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("token"));
+        assert!(e.message.contains("empty"));
+        let e = check_connection_input(BASE, "ab cd").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("token"));
+    }
+
+    #[test]
+    fn a_refused_connection_says_how_to_start_the_bridge() {
+        let e = health_verdict(BASE, &Reply::Unreachable("connection refused".into())).unwrap_err();
+        assert_eq!(e.kind, "not-running");
+        assert!(e.message.contains("`mcp-bridge`"), "{}", e.message);
+        assert!(e.message.contains("./build.sh run"), "{}", e.message);
+        assert!(e.message.contains(BASE));
+        let e = authed_verdict(BASE, &Reply::Unreachable("timeout".into())).unwrap_err();
+        assert_eq!(e.kind, "not-running");
+    }
+
+    #[test]
+    fn something_else_on_the_port_is_not_a_bridge() {
+        for reply in [
+            answered(200, "<html>hello</html>"),
+            answered(404, r#"{"detail":"Not Found"}"#),
+            answered(200, r#"{"status":"fine"}"#),
+            answered(200, ""),
+        ] {
+            let e = health_verdict(BASE, &reply).unwrap_err();
+            assert_eq!(e.kind, "not-a-bridge", "{reply:?}");
+            assert_eq!(e.field.as_deref(), Some("bridgeUrl"));
+        }
+        let e = health_verdict(BASE, &answered(200, "")).unwrap_err();
+        assert!(e.message.contains("an empty body"), "{}", e.message);
+        assert_eq!(
+            health_verdict(
+                BASE,
+                &answered(200, r#"{"status":"ok","timestamp":1.5,"version":"0.1.0"}"#)
+            )
+            .unwrap(),
+            "0.1.0"
+        );
+    }
+
+    #[test]
+    fn a_wrong_token_names_the_token_field() {
+        let e = authed_verdict(
+            BASE,
+            &answered(
+                401,
+                r#"{"detail":{"error":"missing or wrong token","type":"Unauthorized"}}"#,
+            ),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, "wrong-token");
+        assert_eq!(e.field.as_deref(), Some("token"));
+        assert!(
+            e.message.contains("HTTP 401: missing or wrong token"),
+            "{}",
+            e.message
+        );
+        let e = authed_verdict(BASE, &answered(401, "")).unwrap_err();
+        assert!(e.message.contains("(HTTP 401)"), "{}", e.message);
+    }
+
+    #[test]
+    fn other_errors_quote_the_detail_in_any_shape() {
+        let e = authed_verdict(
+            BASE,
+            &answered(403, r#"{"detail":"web origins are refused"}"#),
+        )
+        .unwrap_err();
+        assert_eq!(e.kind, "refused");
+        assert!(e.message.contains("web origins are refused"));
+        let e = authed_verdict(
+            BASE,
+            &answered(
+                422,
+                r#"{"detail":[{"type":"missing","loc":["body","name"],"msg":"Field required"}]}"#,
+            ),
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("body.name: Field required"),
+            "{}",
+            e.message
+        );
+        let e = authed_verdict(BASE, &answered(502, "<h1>Bad Gateway</h1>")).unwrap_err();
+        assert_eq!(e.kind, "not-a-bridge");
+        let e = authed_verdict(BASE, &answered(200, "[1,2]")).unwrap_err();
+        assert_eq!(e.kind, "not-a-bridge");
+    }
+
+    #[test]
+    fn services_and_the_connection_report() {
+        let body = json!({"success":true,"services":[
+            {"name":"demo","description":"Demo","is_core":true,"status":"running","tool_count":9},
+            {"name":"broken","description":"","status":{"failed":"exit 1"}},
+            {"name":"old"}
+        ]});
+        let s = services(&body).unwrap();
+        assert_eq!(s[0].tool_count, Some(9));
+        assert!(s[0].is_core);
+        assert_eq!(s[2].status, "unknown");
+        assert!(s[1].status.contains("failed"));
+        let r = connection_report("0.1.0", BASE, s);
+        assert_eq!(r["running"], 1);
+        assert_eq!(r["services"][0]["toolCount"], 9);
+        assert!(services(&json!({"success":true})).is_err());
+    }
+
+    #[test]
+    fn history_puts_refused_tools_first() {
+        let v = history_view(&json!({"success":true,"limit":3,"counters":[
+            {"server":"a","tool":"ok","failures":1,"refused":0},
+            {"server":"demo","tool":"fail_runtime","failures":3,"refused":2},
+            {"server":"z","tool":"clean","failures":0,"refused":0}
+        ]}));
+        assert_eq!(v["counters"][0]["tool"], "fail_runtime");
+        assert_eq!(v["counters"][0]["blocked"], true);
+        assert_eq!(v["counters"][1]["blocked"], false);
+        assert_eq!(
+            v["counters"].as_array().unwrap().len(),
+            2,
+            "zero rows hidden"
+        );
+        assert_eq!(v["blocked"], json!(["demo:fail_runtime"]));
+        assert_eq!(history_view(&json!({}))["counters"], json!([]));
+        assert_eq!(
+            reset_view(&json!({"message":"done","cleared":2}))["message"],
+            "done"
+        );
+    }
+
+    #[test]
+    fn tools_carry_parameters_and_policies() {
+        let settings =
+            Settings::from_json(&json!({"toolPolicies":{"demo:crash":"deny","*:echo":"ask"}}))
+                .unwrap();
+        let svc = ServiceView {
+            name: "demo".into(),
+            description: String::new(),
+            status: "running".into(),
+            tool_count: Some(2),
+            is_core: false,
+        };
+        let body = json!({"success":true,"tools":{"service_name":"demo","tools":[
+            {"name":"echo","description":"Echo","parameters":{"type":"object",
+              "properties":{"text":{"type":"string","description":"what"},"n":{"type":["integer","null"]},
+                            "mode":{"enum":["a","b"]}},"required":["text"]}},
+            {"name":"crash","description":"","parameters":{}}
+        ]}});
+        let v = service_tools(&svc, Ok(body), &settings);
+        assert_eq!(v["tools"][0]["policy"], "ask");
+        assert_eq!(v["tools"][0]["key"], "demo:echo");
+        assert_eq!(v["tools"][1]["policy"], "deny");
+        let p = &v["tools"][0]["params"];
+        let text = p
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "text")
+            .unwrap();
+        assert_eq!(text["required"], true);
+        assert_eq!(text["type"], "string");
+        let n = p
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "n")
+            .unwrap();
+        assert_eq!(n["type"], "integer | null");
+        let v = service_tools(
+            &svc,
+            Err(Problem::new("bad-answer", None, "server down".into())),
+            &settings,
+        );
+        assert_eq!(v["problem"], "server down");
+    }
+
+    #[test]
+    fn merged_settings_keep_what_the_form_did_not_send() {
+        let current = Settings::from_json(&json!({"token":"t0","toolPolicies":{"a:b":"deny"},
+            "sites":{"deepseek":{"disabled":true}}}))
+        .unwrap();
+        let s = merge_settings(
+            &current,
+            &json!({"bridgeUrl":" http://localhost:4000 ","autoSend":false,
+                    "sites":{"kimi":{"autoInsertInstructions":true}}}),
+        )
+        .unwrap();
+        assert_eq!(s.bridge_url, "http://localhost:4000");
+        assert!(!s.auto_send);
+        assert_eq!(s.token, "t0");
+        assert_eq!(s.policy_for(Some("a"), "b"), ToolPolicy::Deny);
+        assert!(s.site("deepseek").disabled);
+        assert!(s.site("kimi").auto_insert_instructions);
+    }
+
+    #[test]
+    fn bad_settings_name_the_field_and_change_nothing() {
+        let current = Settings::from_json(&json!({"token":"t0"})).unwrap();
+        for (submitted, field) in [
+            (json!({"bridgeUrl":"http://evil.example:3849"}), "bridgeUrl"),
+            (json!({"token":""}), "token"),
+            (json!({"stackLines":0}), "stackLines"),
+            (json!({"stackLines":"ten"}), "stackLines"),
+            (json!({"maxAutoRounds":1000}), "maxAutoRounds"),
+            (json!({"language":"fr"}), "language"),
+            (json!({"colour":"red"}), "colour"),
+            (
+                json!({"sites":{"kimi":{"disabled":"yes"}}}),
+                "sites.kimi.disabled",
+            ),
+        ] {
+            let e = merge_settings(&current, &submitted).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some(field), "{submitted}: {e:?}");
+        }
+        assert!(merge_settings(&current, &json!([1])).is_err());
+    }
+
+    #[test]
+    fn policies_need_a_server_and_tool_key() {
+        let s = set_policy(&Settings::default(), "demo:crash", ToolPolicy::Deny).unwrap();
+        assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Deny);
+        assert!(set_policy(&Settings::default(), "*:echo", ToolPolicy::Ask).is_ok());
+        for bad in ["crash", ":crash", "demo:", "a:b:c"] {
+            let e = set_policy(&Settings::default(), bad, ToolPolicy::Ask).unwrap_err();
+            assert_eq!(e.field.as_deref(), Some("key"));
+        }
+    }
+}
