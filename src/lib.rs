@@ -22,6 +22,8 @@ pub mod toolcall;
 #[cfg(target_arch = "wasm32")]
 mod background;
 #[cfg(target_arch = "wasm32")]
+pub mod bridge_client;
+#[cfg(target_arch = "wasm32")]
 mod chat;
 #[cfg(target_arch = "wasm32")]
 mod ext;

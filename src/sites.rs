@@ -147,6 +147,17 @@ pub fn for_host<'a>(configs: &'a [SiteConfig], host: &str) -> Option<&'a SiteCon
     configs.iter().find(|c| c.matches_host(host))
 }
 
+/// The lower-cased host of a URL (no credentials, port, path).
+pub fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map(|(_, r)| r).unwrap_or(url);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(authority);
+    host.split(':').next().unwrap_or("").to_ascii_lowercase()
+}
+
 fn is_host_name(h: &str) -> bool {
     !h.is_empty()
         && h.len() <= 253
@@ -202,6 +213,16 @@ mod tests {
     const GOOD: &str = r#"{"id":"demo","name":"Demo","hosts":["chat.example.com"],"editor":"textarea",
       "selectors":{"input":["textarea#chat"],"send":["button[type=\"submit\"]"],
       "assistantMessage":[".msg:not(.user)"],"generating":[".stop"],"messageArea":["main"]}}"#;
+
+    #[test]
+    fn hosts_are_read_from_urls() {
+        assert_eq!(
+            host_of("https://Chat.DeepSeek.com/a/chat?x=1"),
+            "chat.deepseek.com"
+        );
+        assert_eq!(host_of("http://u:p@t3.chat:8443/#x"), "t3.chat");
+        assert_eq!(host_of("https://grok.com"), "grok.com");
+    }
 
     #[test]
     fn a_good_config_parses_with_defaults() {
