@@ -1,0 +1,187 @@
+//! Long calls: the per-call timeout (with `notifications/cancelled`), long-polling with `wait`,
+//! `GET`/`DELETE /calls/{id}`, and a crashing server (stderr tail, restart on the next call) —
+//! in-process with `oneshot`. No tight timing: only lower bounds and generous upper limits.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::http::{Method, StatusCode};
+use common::{TestApp, wait_for_file};
+use serde_json::json;
+
+const CANCEL_SEEN: Duration = Duration::from_secs(20);
+
+#[tokio::test]
+async fn a_call_over_its_timeout_is_cancelled_and_504() {
+    let spec = common::demo_spec_with("demo", BTreeMap::new(), Some(Duration::from_secs(1)));
+    let app = TestApp::start(vec![spec]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("cancelled");
+    let reply = app
+        .execute(json!({"name": "slow", "arguments": {"seconds": 600, "cancel_marker": marker}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::GATEWAY_TIMEOUT);
+    let detail = reply.detail();
+    assert_eq!(detail["type"], "TimeoutError");
+    assert_eq!(detail["code"], -32001);
+    assert_eq!(detail["retryable"], true);
+    assert!(detail["error"].as_str().unwrap().contains("`slow`"));
+    assert!(
+        wait_for_file(&marker, CANCEL_SEEN).await,
+        "the server received notifications/cancelled"
+    );
+    // The server is still usable, and the timeout counted as a failure.
+    assert_eq!(
+        app.execute(json!({"name": "echo", "arguments": {"text": "still here"}}))
+            .await
+            .text(),
+        "still here"
+    );
+    let history = app.get("/history").await;
+    assert_eq!(history.body["counters"][0]["tool"], "slow");
+    assert_eq!(history.body["counters"][0]["failures"], 1);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn long_poll_pending_then_result() {
+    let app = TestApp::demo().await;
+    // Finishes within `wait`: the ordinary answer.
+    let reply = app
+        .execute(json!({"name": "echo", "arguments": {"text": "quick"}, "wait": 30}))
+        .await;
+    assert_eq!(reply.text(), "quick");
+
+    // Does not finish within `wait`: 202 with a call id.
+    let reply = app
+        .execute(json!({"name": "slow", "arguments": {"seconds": 1}, "wait": 0}))
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    assert_eq!(reply.body["success"], true);
+    assert_eq!(reply.body["pending"], true);
+    let call_id = reply.body["call_id"].as_str().unwrap().to_owned();
+
+    let mut result = None;
+    for _ in 0..30 {
+        let reply = app.get(&format!("/calls/{call_id}?wait=5")).await;
+        match reply.status {
+            StatusCode::ACCEPTED => assert_eq!(reply.body["call_id"], call_id.as_str()),
+            StatusCode::OK => {
+                result = Some(reply);
+                break;
+            }
+            other => panic!("unexpected {other}: {}", reply.body),
+        }
+    }
+    let result = result.expect("the call finished");
+    assert!(result.text().starts_with("finished after 1"));
+    // The result can be fetched again (a retried poll gets the same answer).
+    let again = app.get(&format!("/calls/{call_id}")).await;
+    assert_eq!(again.body, result.body);
+
+    let reply = app.get("/calls/does-not-exist").await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(reply.detail()["type"], "CallNotFound");
+    let reply = app.get(&format!("/calls/{call_id}?wait=-1")).await;
+    assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn long_poll_errors_keep_their_shape() {
+    let app = TestApp::demo().await;
+    let reply = app
+        .execute(
+            json!({"name": "fail_runtime", "arguments": {"message": "late failure"}, "wait": 30}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(reply.detail()["error"], "late failure");
+    // An unknown tool is answered at once, not as a call.
+    let reply = app.execute(json!({"name": "nope", "wait": 0})).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn delete_cancels_a_call() {
+    let app = TestApp::demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("cancelled");
+    let reply = app
+        .execute(json!({"name": "slow", "arguments": {"seconds": 600, "cancel_marker": marker}, "wait": 0.2}))
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    let call_id = reply.body["call_id"].as_str().unwrap().to_owned();
+
+    let reply = app
+        .send(Method::DELETE, &format!("/calls/{call_id}"), None)
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.body["success"], true);
+    assert_eq!(reply.body["cancelled"], true);
+    assert!(
+        wait_for_file(&marker, CANCEL_SEEN).await,
+        "the server received notifications/cancelled"
+    );
+    let reply = app.get(&format!("/calls/{call_id}")).await;
+    assert_eq!(reply.status, StatusCode::CONFLICT);
+    assert_eq!(reply.detail()["type"], "CancelledError");
+    // Cancelling again: already finished.
+    let reply = app
+        .send(Method::DELETE, &format!("/calls/{call_id}"), None)
+        .await;
+    assert_eq!(reply.body["cancelled"], false);
+    let reply = app.send(Method::DELETE, "/calls/nope", None).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_crash_reports_stderr_and_the_server_restarts() {
+    let app = TestApp::demo().await;
+    let first_pid = app.registry.get("demo").unwrap().pid();
+    let reply = app.execute(json!({"name": "crash"})).await;
+    assert_eq!(reply.status, StatusCode::BAD_GATEWAY);
+    let detail = reply.detail();
+    assert_eq!(detail["type"], "ServerCrashed");
+    assert_eq!(detail["server"], "demo");
+    assert_eq!(detail["retryable"], true);
+    let traceback = detail["traceback"].as_str().unwrap();
+    assert!(
+        traceback.contains("demo crash requested"),
+        "stderr tail: {traceback}"
+    );
+    assert!(detail["error"].as_str().unwrap().contains("restart"));
+
+    // The next call restarts it (after the first backoff step) and works.
+    let reply = app
+        .execute(json!({"name": "echo", "arguments": {"text": "back"}}))
+        .await;
+    assert_eq!(reply.text(), "back");
+    let second_pid = app.registry.get("demo").unwrap().pid();
+    assert_ne!(first_pid, second_pid, "a new process");
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn concurrent_calls_in_flight_during_a_crash_all_fail_cleanly() {
+    let app = TestApp::demo().await;
+    let slow = || async {
+        app.execute(json!({"name": "slow", "arguments": {"seconds": 600}, "serverName": "demo"}))
+            .await
+    };
+    let crash = async {
+        // Let the slow calls get going first (not required for correctness).
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        app.execute(json!({"name": "crash"})).await
+    };
+    let (a, b, crash) = tokio::join!(slow(), slow(), crash);
+    for reply in [&a, &b, &crash] {
+        assert_eq!(reply.status, StatusCode::BAD_GATEWAY, "{}", reply.body);
+        assert_eq!(reply.detail()["type"], "ServerCrashed");
+    }
+    app.stop().await;
+}

@@ -1,0 +1,482 @@
+//! Shared helpers for the behaviour tests: an in-process app driven with `oneshot`, a real
+//! `mcp-bridge` process on a free port, and checks that the external MCP servers are installed.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::BodyExt as _;
+use mcp_bridge::AppState;
+use mcp_bridge::config::{ServerSpec, Transport};
+use mcp_bridge::security::Security;
+use mcp_bridge::servers::Registry;
+use serde_json::Value;
+use tower::ServiceExt as _;
+
+/// The token the tests use.
+pub const TOKEN: &str = "test-token-0123456789";
+/// The port the in-process app believes it listens on (only the Host header uses it).
+pub const PORT: u16 = 3849;
+/// Generous limits: the test machine may be slow and busy.
+pub const START_LIMIT: Duration = Duration::from_secs(90);
+
+/// The `mcp-bridge` binary built for these tests.
+pub fn bridge_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"))
+}
+
+/// The demo server spec, run from the test binary.
+pub fn demo_spec() -> ServerSpec {
+    ServerSpec::demo(&bridge_exe())
+}
+
+/// A demo server spec with another name, env and call timeout.
+pub fn demo_spec_with(
+    name: &str,
+    env: BTreeMap<String, String>,
+    call_timeout: Option<Duration>,
+) -> ServerSpec {
+    let mut spec = demo_spec();
+    spec.name = name.to_owned();
+    if let Transport::Stdio { env: spec_env, .. } = &mut spec.transport {
+        *spec_env = env;
+    }
+    spec.call_timeout = call_timeout;
+    spec
+}
+
+/// Panic with a clear message when an external MCP server is not installed.
+pub fn require_on_path(program: &str, install_hint: &str) -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    for dir in std::env::split_paths(&path) {
+        let candidate = dir.join(program);
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    panic!(
+        "`{program}` is not on PATH. These tests run real MCP servers: {install_hint}, \
+         then put node_modules/.bin and .tools/venv/bin on PATH (./build.sh test does both)."
+    );
+}
+
+/// `mcp-server-time` from PyPI.
+pub fn time_spec(name: &str) -> ServerSpec {
+    let exe = require_on_path(
+        "mcp-server-time",
+        "run ./build.sh setup (pip install mcp-server-time into .tools/venv)",
+    );
+    stdio_spec(name, &exe, &["--local-timezone", "UTC"])
+}
+
+/// `@modelcontextprotocol/server-everything` from npm.
+pub fn everything_spec(name: &str) -> ServerSpec {
+    let exe = require_on_path(
+        "mcp-server-everything",
+        "run ./build.sh setup (npm install at the repository root)",
+    );
+    stdio_spec(name, &exe, &["stdio"])
+}
+
+pub fn stdio_spec(name: &str, command: &Path, args: &[&str]) -> ServerSpec {
+    let mut spec = demo_spec();
+    spec.name = name.to_owned();
+    spec.description = format!("{name} (test)");
+    spec.is_core = false;
+    spec.startup_timeout = START_LIMIT;
+    spec.transport = Transport::Stdio {
+        command: command.to_string_lossy().into_owned(),
+        args: args.iter().map(|a| (*a).to_owned()).collect(),
+        env: BTreeMap::new(),
+        cwd: None,
+    };
+    spec
+}
+
+/// An in-process bridge with these servers started, requiring [`TOKEN`].
+pub struct TestApp {
+    pub state: AppState,
+    pub registry: Arc<Registry>,
+}
+
+impl TestApp {
+    pub async fn start(specs: Vec<ServerSpec>) -> Self {
+        Self::start_with(specs, Some(TOKEN.to_owned()), Duration::from_secs(60)).await
+    }
+
+    pub async fn start_with(
+        specs: Vec<ServerSpec>,
+        token: Option<String>,
+        call_timeout: Duration,
+    ) -> Self {
+        let registry = Arc::new(Registry::new(specs));
+        tokio::time::timeout(START_LIMIT, registry.start_all())
+            .await
+            .expect("servers did not start in time");
+        let state = AppState::new(
+            registry.clone(),
+            Security::new(token, PORT, None),
+            call_timeout,
+        );
+        TestApp { state, registry }
+    }
+
+    /// The demo server alone.
+    pub async fn demo() -> Self {
+        Self::start(vec![demo_spec()]).await
+    }
+
+    /// Send a request with the right Host and token; `body` is sent as given.
+    pub async fn send(&self, method: Method, path: &str, body: Option<&str>) -> Reply {
+        let request = Req::new(method, path).body(body).build();
+        self.raw(request).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::POST, path, Some(&body.to_string())).await
+    }
+
+    pub async fn execute(&self, body: Value) -> Reply {
+        self.post("/execute", body).await
+    }
+
+    pub async fn raw(&self, request: Request<Body>) -> Reply {
+        let response = mcp_bridge::app(self.state.clone())
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
+        Reply::from_response(response).await
+    }
+
+    /// A CORS preflight: answered by the CORS layer with an empty body (the one non-JSON answer).
+    pub async fn preflight(&self, request: Request<Body>) -> (StatusCode, HeaderMap) {
+        let response = mcp_bridge::app(self.state.clone())
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
+        (response.status(), response.headers().clone())
+    }
+
+    pub async fn stop(self) {
+        self.registry.shutdown().await;
+    }
+}
+
+/// A request under construction (defaults: right Host, right token, JSON body).
+pub struct Req {
+    method: Method,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Option<String>,
+    host: Option<String>,
+    auth: Option<String>,
+}
+
+impl Req {
+    pub fn new(method: Method, path: &str) -> Self {
+        Req {
+            method,
+            path: path.to_owned(),
+            headers: Vec::new(),
+            body: None,
+            host: Some(format!("127.0.0.1:{PORT}")),
+            auth: Some(format!("Bearer {TOKEN}")),
+        }
+    }
+    pub fn body(mut self, body: Option<&str>) -> Self {
+        self.body = body.map(str::to_owned);
+        self
+    }
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+    pub fn host(mut self, host: Option<&str>) -> Self {
+        self.host = host.map(str::to_owned);
+        self
+    }
+    pub fn auth(mut self, auth: Option<&str>) -> Self {
+        self.auth = auth.map(str::to_owned);
+        self
+    }
+    pub fn build(self) -> Request<Body> {
+        let mut builder = Request::builder().method(self.method).uri(&self.path);
+        if let Some(host) = &self.host {
+            builder = builder.header("host", host);
+        }
+        if let Some(auth) = &self.auth {
+            builder = builder.header("authorization", auth);
+        }
+        if self.body.is_some() {
+            builder = builder.header("content-type", "application/json");
+        }
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value);
+        }
+        builder
+            .body(self.body.map(Body::from).unwrap_or_else(Body::empty))
+            .unwrap()
+    }
+}
+
+/// A response: status, headers, JSON body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl Reply {
+    pub async fn from_response(response: axum::response::Response) -> Self {
+        let (parts, body) = response.into_parts();
+        let bytes = body.collect().await.expect("body").to_bytes();
+        let body = serde_json::from_slice(&bytes).unwrap_or_else(|err| {
+            panic!(
+                "every response must be JSON ({err}): {} {:?}",
+                parts.status,
+                String::from_utf8_lossy(&bytes)
+            )
+        });
+        Reply {
+            status: parts.status,
+            headers: parts.headers,
+            body,
+        }
+    }
+
+    /// The object-form `detail`, checked to have every documented key.
+    pub fn detail(&self) -> &Value {
+        let detail = &self.body["detail"];
+        for key in [
+            "error",
+            "type",
+            "traceback",
+            "code",
+            "retryable",
+            "trace_id",
+            "server",
+        ] {
+            assert!(
+                detail.get(key).is_some(),
+                "detail lacks `{key}`: {}",
+                self.body
+            );
+        }
+        assert_eq!(
+            detail["trace_id"].as_str(),
+            self.headers.get("x-trace-id").and_then(|v| v.to_str().ok()),
+            "trace_id matches the X-Trace-Id header"
+        );
+        detail
+    }
+
+    /// The text of the first content block of a successful `/execute`.
+    pub fn text(&self) -> String {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.body);
+        assert_eq!(self.body["success"], true, "{}", self.body);
+        self.body["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// Wait until `path` exists, at most `limit`.
+pub async fn wait_for_file(path: &Path, limit: Duration) -> bool {
+    let deadline = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < deadline {
+        if path.exists() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    path.exists()
+}
+
+/// A real `mcp-bridge` process on a free port, with its own config directory.
+pub struct BridgeProcess {
+    pub child: Child,
+    pub port: u16,
+    pub dir: tempfile::TempDir,
+    pub stdout_lines: Vec<String>,
+    pub stderr_path: PathBuf,
+}
+
+impl BridgeProcess {
+    /// Start with `config` written to the config dir (none: the demo server runs).
+    pub fn start(config: Option<Value>, extra_args: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(config) = config {
+            std::fs::write(
+                dir.path().join("mcp-config.json"),
+                serde_json::to_string_pretty(&config).unwrap(),
+            )
+            .unwrap();
+        }
+        let stderr_path = dir.path().join("bridge-stderr.log");
+        let stderr = std::fs::File::create(&stderr_path).unwrap();
+        let mut child = Command::new(bridge_exe())
+            .args(["--port", "0", "--token", TOKEN])
+            .args(extra_args)
+            .env("MCP_BRIDGE_CONFIG_DIR", dir.path())
+            .env_remove("MCP_BRIDGE_TOKEN")
+            .env_remove("MCP_BRIDGE_CONFIG")
+            .env_remove("MCP_BRIDGE_PORT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("start mcp-bridge");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut lines = Vec::new();
+        let deadline = std::time::Instant::now() + START_LIMIT;
+        let port = loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match receiver.recv_timeout(left) {
+                Ok(line) => {
+                    let port = line
+                        .split_once("listening on http://127.0.0.1:")
+                        .and_then(|(_, port)| port.trim().parse::<u16>().ok());
+                    lines.push(line);
+                    if let Some(port) = port {
+                        break port;
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!(
+                        "mcp-bridge did not start; stdout: {lines:?}; stderr: {}",
+                        std::fs::read_to_string(&stderr_path).unwrap_or_default()
+                    );
+                }
+            }
+        };
+        // Keep draining stdout so the bridge never blocks on a full pipe.
+        std::thread::spawn(move || while receiver.recv().is_ok() {});
+        BridgeProcess {
+            child,
+            port,
+            dir,
+            stdout_lines: lines,
+            stderr_path,
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn client() -> reqwest::Client {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(120))
+            .build()
+            .unwrap()
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+
+    /// Send SIGTERM and wait for the exit (at most `limit`).
+    pub fn terminate(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        send_signal(self.pid(), libc::SIGTERM);
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+}
+
+impl Drop for BridgeProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.terminate(Duration::from_secs(15));
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+pub fn send_signal(pid: u32, signal: i32) {
+    // SAFETY: kill only sends a signal to a process this test started.
+    unsafe {
+        libc::kill(pid as libc::pid_t, signal);
+    }
+}
+
+/// Whether a process exists (and is not a zombie).
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            // The state follows the parenthesised command name.
+            let state = stat.rsplit_once(')').map(|(_, rest)| rest.trim_start());
+            !matches!(
+                state.and_then(|s| s.chars().next()),
+                Some('Z') | Some('X') | None
+            )
+        }
+        Err(_) => false,
+    }
+}
+
+/// All descendants of `pid` (children, grandchildren, …), from /proc.
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+                continue;
+            };
+            let Some((_, rest)) = stat.rsplit_once(')') else {
+                continue;
+            };
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            if let Some(parent) = fields.get(1).and_then(|p| p.parse::<u32>().ok()) {
+                parents.push((child, parent));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(current) = frontier.pop() {
+        for (child, parent) in &parents {
+            if *parent == current && !found.contains(child) {
+                found.push(*child);
+                frontier.push(*child);
+            }
+        }
+    }
+    found
+}

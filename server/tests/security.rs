@@ -1,0 +1,201 @@
+//! Who may use the bridge (DESIGN.md §2, security): token, web origins, foreign hosts, body size,
+//! CORS for extension origins only — driven in-process with `oneshot`.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::http::{Method, StatusCode};
+use common::{Req, TOKEN, TestApp};
+use serde_json::json;
+
+#[tokio::test]
+async fn the_token_is_required_everywhere_but_health() {
+    let app = TestApp::demo().await;
+    for (method, path) in [
+        (Method::GET, "/tools"),
+        (Method::GET, "/tool-detail?toolName=echo"),
+        (Method::POST, "/execute"),
+        (Method::POST, "/reset-history"),
+        (Method::GET, "/history"),
+        (Method::GET, "/calls/abc"),
+        (Method::GET, "/no-such-route"),
+    ] {
+        let reply = app
+            .raw(Req::new(method.clone(), path).auth(None).build())
+            .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {path}");
+        let detail = reply.detail();
+        assert_eq!(detail["type"], "Unauthorized");
+        assert!(
+            detail["error"]
+                .as_str()
+                .unwrap()
+                .contains("Authorization: Bearer")
+        );
+
+        let reply = app
+            .raw(
+                Req::new(method.clone(), path)
+                    .auth(Some("Bearer wrong"))
+                    .build(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {path}");
+        assert!(
+            !reply.body.to_string().contains(TOKEN),
+            "the token never leaks"
+        );
+    }
+    let reply = app
+        .raw(Req::new(Method::GET, "/health").auth(None).build())
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn no_auth_mode_accepts_requests_without_a_token() {
+    let app = TestApp::start_with(vec![common::demo_spec()], None, Duration::from_secs(60)).await;
+    let reply = app
+        .raw(Req::new(Method::GET, "/tools").auth(None).build())
+        .await;
+    assert_eq!(reply.status, StatusCode::OK);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn web_origins_are_refused_extension_origins_get_cors() {
+    let app = TestApp::demo().await;
+    for origin in ["https://chat.deepseek.com", "http://localhost:3000", "null"] {
+        let reply = app
+            .raw(
+                Req::new(Method::GET, "/tools")
+                    .header("origin", origin)
+                    .build(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}");
+        assert_eq!(reply.detail()["type"], "Forbidden");
+        // Even /health: a web page learns nothing.
+        let reply = app
+            .raw(
+                Req::new(Method::GET, "/health")
+                    .header("origin", origin)
+                    .build(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}");
+    }
+    // A web page cannot run a tool even with the token.
+    let reply = app
+        .raw(
+            Req::new(Method::POST, "/execute")
+                .header("origin", "https://evil.example")
+                .body(Some(
+                    &json!({"name": "echo", "arguments": {"text": "x"}}).to_string(),
+                ))
+                .build(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+
+    for origin in [
+        "chrome-extension://abcdefghijklmnop",
+        "moz-extension://1234-abcd",
+    ] {
+        let reply = app
+            .raw(
+                Req::new(Method::GET, "/tools")
+                    .header("origin", origin)
+                    .build(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{origin}");
+        assert_eq!(
+            reply.headers.get("access-control-allow-origin").unwrap(),
+            origin
+        );
+        let (status, headers) = app
+            .preflight(
+                Req::new(Method::OPTIONS, "/execute")
+                    .auth(None)
+                    .header("origin", origin)
+                    .header("access-control-request-method", "POST")
+                    .header(
+                        "access-control-request-headers",
+                        "authorization,content-type",
+                    )
+                    .build(),
+            )
+            .await;
+        assert!(status.is_success(), "{origin}: {status}");
+        let allowed = headers
+            .get("access-control-allow-headers")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(allowed.contains("authorization"), "{allowed}");
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn foreign_hosts_are_refused() {
+    let app = TestApp::demo().await;
+    for host in ["evil.example:3849", "127.0.0.1:8080", "attacker.test"] {
+        let reply = app
+            .raw(Req::new(Method::GET, "/tools").host(Some(host)).build())
+            .await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{host}");
+        assert!(
+            reply.detail()["error"]
+                .as_str()
+                .unwrap()
+                .contains("DNS rebinding")
+        );
+    }
+    let reply = app
+        .raw(Req::new(Method::GET, "/tools").host(None).build())
+        .await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    for host in ["localhost:3849", "[::1]:3849", "127.0.0.1:3849"] {
+        let reply = app
+            .raw(Req::new(Method::GET, "/tools").host(Some(host)).build())
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{host}");
+    }
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_413_in_json() {
+    let app = TestApp::demo().await;
+    let big = "x".repeat(mcp_bridge::security::BODY_LIMIT + 1);
+    let body = json!({"name": "echo", "arguments": {"text": big}}).to_string();
+    // With a Content-Length header (refused before reading).
+    let reply = app
+        .raw(
+            Req::new(Method::POST, "/execute")
+                .header("content-length", &body.len().to_string())
+                .body(Some(&body))
+                .build(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(reply.detail()["type"], "PayloadTooLarge");
+    // Without one (refused while reading).
+    let reply = app
+        .raw(Req::new(Method::POST, "/execute").body(Some(&body)).build())
+        .await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(reply.detail()["type"], "PayloadTooLarge");
+    // Just under the limit is fine.
+    let text = "y".repeat(mcp_bridge::security::BODY_LIMIT - 100);
+    let reply = app
+        .execute(json!({"name": "echo", "arguments": {"text": text}}))
+        .await;
+    assert_eq!(reply.text().len(), text.len());
+    app.stop().await;
+}
