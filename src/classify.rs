@@ -176,6 +176,9 @@ pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> 
         d.bridge_down = true;
     }
     d.status = status;
+    if d.message.trim().is_empty() {
+        d.message = text::no_message(status.unwrap_or(0), lang);
+    }
     let advice = advice(tool, &d);
     let retryable = d
         .retryable

@@ -623,13 +623,47 @@ const SNIPPET: usize = 300;
 /// A short human-readable piece of a non-JSON body: the title and first heading of an
 /// HTML page with tags removed, else the start of the text.
 fn snippet_of(t: &str, kind: BodyKind) -> String {
-    let raw = if kind == BodyKind::Html {
-        html_text(t)
-    } else {
-        t.to_string()
+    let collapse = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if kind != BodyKind::Html {
+        return cut_chars(&collapse(t), SNIPPET);
+    }
+    let text = collapse(&html_text(t));
+    // Error pages repeat their <title> as the first heading; say it once.
+    let title = html_title(t)
+        .map(|s| collapse(&s))
+        .filter(|s| !s.is_empty());
+    let text = match title {
+        Some(title) => match text.strip_prefix(title.as_str()) {
+            Some(rest) => format!(
+                "{title}{}",
+                rest.trim_start()
+                    .strip_prefix(title.as_str())
+                    .unwrap_or(rest)
+            ),
+            None => text,
+        },
+        None => text,
     };
-    let collapsed = raw.split_whitespace().collect::<Vec<_>>().join(" ");
-    cut_chars(&collapsed, SNIPPET)
+    cut_chars(&text, SNIPPET)
+}
+
+fn html_title(t: &str) -> Option<String> {
+    let head = &t[..floor_char(t, 8192)];
+    let lower = head.to_ascii_lowercase();
+    let start = lower.find("<title")?;
+    let open_end = start + lower[start..].find('>')? + 1;
+    let close = open_end + lower[open_end..].find("</title>")?;
+    Some(head[open_end..close].to_string())
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// Text of an HTML page without tags, scripts and styles (scans at most 64 KB).
@@ -820,7 +854,7 @@ mod tests {
             panic!()
         };
         assert_eq!(*body, BodyKind::Html);
-        assert_eq!(snippet, "502 Bad Gateway 502 Bad Gateway nginx");
+        assert_eq!(snippet, "502 Bad Gateway nginx");
         assert!(matches!(
             out(500, ""),
             Outcome::NotJson {

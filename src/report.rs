@@ -443,7 +443,7 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
             Content::Other { json } => cut_chars(&json.to_string(), 2000),
         });
     }
-    if parts.is_empty() {
+    if parts.iter().all(|p| p.trim().is_empty()) {
         if let Some(s) = &r.structured_content {
             return serde_json::to_string_pretty(s).unwrap_or_else(|_| display_value(s));
         }
@@ -621,8 +621,8 @@ fn tool_line(tool: &Value, lang: Lang) -> String {
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let params: Vec<String> = match schema.get("properties") {
-        Some(Value::Object(props)) => props
-            .iter()
+        Some(Value::Object(props)) => ordered_props(props, &required)
+            .into_iter()
             .map(|(p, ps)| {
                 let mut kind = type_of(ps);
                 if required.contains(&p.as_str()) {
@@ -655,6 +655,23 @@ fn tool_line(tool: &Value, lang: Lang) -> String {
         ));
     }
     s
+}
+
+/// Required parameters first (in the schema's `required` order), then the rest.
+fn ordered_props<'a>(
+    props: &'a serde_json::Map<String, Value>,
+    required: &[&str],
+) -> Vec<(&'a String, &'a Value)> {
+    let mut out: Vec<(&String, &Value)> = required
+        .iter()
+        .filter_map(|r| props.get_key_value(*r))
+        .collect();
+    out.extend(
+        props
+            .iter()
+            .filter(|(k, _)| !required.contains(&k.as_str())),
+    );
+    out
 }
 
 /// A compact type of a JSON schema: `string`, `integer`, `array<string>`, `"a"|"b"`.
@@ -801,7 +818,7 @@ mod tests {
             {"name": "ping", "parameters": {"type": "object", "properties": {}}}]}});
         let r = render_tool_list("time", 200, None, body.to_string().as_bytes(), &en());
         let t = r.chat_text.as_str();
-        assert!(t.contains("- `get_current_time`: Get current time.\n  parameters: `fmt` (\"a\"|\"b\"); `n` (array<integer>); `timezone` (string, required): IANA name\n"), "{t}");
+        assert!(t.contains("- `get_current_time`: Get current time.\n  parameters: `timezone` (string, required): IANA name; `fmt` (\"a\"|\"b\"); `n` (array<integer>)\n"), "{t}");
         assert!(t.contains("- `ping`\n  parameters: no parameters\n"));
         let r = render_tool_list(
             "nope",

@@ -291,15 +291,18 @@ fn only_junk(gap: &str) -> bool {
     if gap.len() > 200 {
         return false;
     }
-    let mut rest = gap.trim_matches(|c: char| c.is_whitespace() || "`:：~<>/".contains(c));
+    let mut rest = gap.trim_matches(|c: char| {
+        c.is_whitespace() || "`:：~<>/\u{200b}\u{200c}\u{200d}\u{feff}\u{a0}".contains(c)
+    });
     while !rest.is_empty() {
         let lower = rest.to_lowercase();
         let Some(w) = JUNK_WORDS.iter().find(|w| lower.starts_with(*w)) else {
             return false;
         };
         // Lower-casing keeps byte lengths for these ASCII/CJK words.
-        rest = rest[w.len()..]
-            .trim_start_matches(|c: char| c.is_whitespace() || "`:：~<>/".contains(c));
+        rest = rest[w.len()..].trim_start_matches(|c: char| {
+            c.is_whitespace() || "`:：~<>/\u{200b}\u{200c}\u{200d}\u{feff}\u{a0}".contains(c)
+        });
     }
     true
 }
@@ -336,24 +339,26 @@ fn match_braces(s: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// Decodes the HTML escapes a site may show, drops zero-width characters, and turns
-/// non-breaking spaces into spaces. Smart quotes are repaired only when parsing fails.
-fn normalize(text: &str) -> String {
+/// Decodes the HTML escapes a site may show, only when the call itself is escaped
+/// (`&lt;tool_code&gt;`, `&quot;tool_name&quot;`): otherwise an `&amp;` the AI wrote
+/// inside an argument is kept as written. Smart quotes and odd spaces are repaired only
+/// when parsing fails.
+fn normalize(text: &str) -> std::borrow::Cow<'_, str> {
+    if !(text.contains("&lt;tool_code")
+        || text.contains("&lt;/tool_code")
+        || text.contains("&quot;tool_name"))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(decode_entities(text))
+}
+
+fn decode_entities(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(p) = rest.find([
-        '&', '\u{200b}', '\u{200c}', '\u{200d}', '\u{feff}', '\u{a0}',
-    ]) {
+    while let Some(p) = rest.find('&') {
         out.push_str(&rest[..p]);
         rest = &rest[p..];
-        let c = rest.chars().next().unwrap_or('&');
-        if c != '&' {
-            if c == '\u{a0}' {
-                out.push(' ');
-            }
-            rest = &rest[c.len_utf8()..];
-            continue;
-        }
         const ENTITIES: &[(&str, char)] = &[
             ("&lt;", '<'),
             ("&gt;", '>'),
@@ -480,6 +485,13 @@ fn repair(json: &str) -> String {
         }
         if c == '"' {
             in_str = true;
+        }
+        if matches!(
+            c,
+            '\u{a0}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{feff}' | '\u{3000}'
+        ) {
+            out.push(' ');
+            continue;
         }
         if c == ',' {
             let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
