@@ -314,8 +314,15 @@ pub struct BridgeProcess {
 }
 
 impl BridgeProcess {
-    /// Start with `config` written to the config dir (none: the demo server runs).
+    /// Start with `config` written to the config dir (none: the demo server runs), `--token TOKEN`.
     pub fn start(config: Option<Value>, extra_args: &[&str]) -> Self {
+        let mut args = vec!["--token", TOKEN];
+        args.extend_from_slice(extra_args);
+        Self::start_raw(config, &args)
+    }
+
+    /// Start with exactly these arguments (plus `--port 0`).
+    pub fn start_raw(config: Option<Value>, extra_args: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         if let Some(config) = config {
             std::fs::write(
@@ -327,7 +334,7 @@ impl BridgeProcess {
         let stderr_path = dir.path().join("bridge-stderr.log");
         let stderr = std::fs::File::create(&stderr_path).unwrap();
         let mut child = Command::new(bridge_exe())
-            .args(["--port", "0", "--token", TOKEN])
+            .args(["--port", "0"])
             .args(extra_args)
             .env("MCP_BRIDGE_CONFIG_DIR", dir.path())
             .env_remove("MCP_BRIDGE_TOKEN")
@@ -381,6 +388,17 @@ impl BridgeProcess {
             stdout_lines: lines,
             stderr_path,
         }
+    }
+
+    /// A config entry running the demo server.
+    pub fn demo_entry() -> Value {
+        serde_json::json!({"command": bridge_exe(), "args": ["demo-server"], "description": "demo"})
+    }
+
+    /// A config entry for a server found on PATH.
+    pub fn path_entry(program: &str, install_hint: &str, args: &[&str]) -> Value {
+        let exe = require_on_path(program, install_hint);
+        serde_json::json!({"command": exe, "args": args, "timeout": START_LIMIT.as_secs()})
     }
 
     pub fn pid(&self) -> u32 {
