@@ -3,6 +3,7 @@
 //! (storage, HTTP, `chrome.scripting`); every verdict comes from the pure modules
 //! `options_views`, `error_log` and `custom_sites`.
 
+use crate::bridge_client::BridgeClient;
 use crate::custom_sites::{self, CustomSites};
 use crate::error_log::{ErrorLog, Filter};
 use crate::ext::{self, Area};
@@ -21,14 +22,8 @@ pub const ERROR_LOG_KEY: &str = "errorLog";
 /// Storage key of the user's own site configs ([`CustomSites`]).
 pub const CUSTOM_SITES_KEY: &str = "customSites";
 
-/// How long the options page waits for the bridge before saying it is not answering.
-const TIMEOUT_MS: u32 = 10_000;
-
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = AbortSignal, js_name = timeout)]
-    fn abort_after(ms: u32) -> web_sys::AbortSignal;
-
     #[wasm_bindgen(js_namespace = ["chrome", "permissions"], js_name = contains, catch)]
     async fn permissions_contains(perms: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = registerContentScripts, catch)]
@@ -161,61 +156,12 @@ async fn stored_log() -> ErrorLog {
     ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten())
 }
 
-// ---------------------------------------------------------------------------------------
-// HTTP to the bridge
-// ---------------------------------------------------------------------------------------
-
-fn describe(e: gloo_net::Error) -> String {
-    match e {
-        gloo_net::Error::JsError(j) if j.name == "AbortError" || j.name == "TimeoutError" => {
-            format!("no answer within {} s", TIMEOUT_MS / 1000)
-        }
-        gloo_net::Error::JsError(j) => format!("{}: {}", j.name, j.message),
-        other => other.to_string(),
-    }
-}
-
-async fn finish(sent: Result<gloo_net::http::Response, gloo_net::Error>) -> Reply {
-    match sent {
-        Err(e) => Reply::Unreachable(describe(e)),
-        Ok(resp) => Reply::Answered {
-            status: resp.status(),
-            body: resp.text().await.unwrap_or_default(),
-        },
-    }
-}
-
-async fn get(base: &str, path: &str, token: Option<&str>) -> Reply {
-    let signal = abort_after(TIMEOUT_MS);
-    let mut req =
-        gloo_net::http::Request::get(&format!("{base}{path}")).abort_signal(Some(&signal));
-    if let Some(t) = token {
-        req = req.header("Authorization", &format!("Bearer {t}"));
-    }
-    finish(req.send().await).await
-}
-
-async fn post(base: &str, path: &str, token: &str, body: &Value) -> Reply {
-    let signal = abort_after(TIMEOUT_MS);
-    let req = gloo_net::http::Request::post(&format!("{base}{path}"))
-        .abort_signal(Some(&signal))
-        .header("Authorization", &format!("Bearer {token}"))
-        .json(body);
-    match req {
-        Ok(r) => finish(r.send().await).await,
-        Err(e) => Reply::Unreachable(e.to_string()),
-    }
-}
-
-fn query_value(s: &str) -> String {
-    js_sys::encode_uri_component(s).into()
-}
-
 /// The stored address and token, refusing to call the bridge without a token.
-async fn connection() -> Result<(String, String), Problem> {
+async fn connection() -> Result<(String, BridgeClient), Problem> {
     let s = load_settings().await;
     let base = views::check_connection_input(&s.bridge_url, &s.token)?;
-    Ok((base, s.token))
+    let client = BridgeClient::new(&base, &s.token);
+    Ok((base, client))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,7 +171,8 @@ async fn connection() -> Result<(String, String), Problem> {
 async fn health() -> Result<Value, Problem> {
     let s = load_settings().await;
     let base = s.base_url().to_string();
-    let version = views::health_verdict(&base, &get(&base, "/health", None).await)?;
+    let reply = Reply::from_client(BridgeClient::new(&base, "").health().await);
+    let version = views::health_verdict(&base, &reply)?;
     Ok(json!({ "url": base, "version": version }))
 }
 
@@ -238,31 +185,29 @@ async fn save_settings(submitted: Value) -> Result<Value, Problem> {
 
 async fn test_connection(bridge_url: &str, token: &str) -> Result<Value, Problem> {
     let base = views::check_connection_input(bridge_url, token)?;
-    let version = views::health_verdict(&base, &get(&base, "/health", None).await)?;
-    let body = views::authed_verdict(&base, &get(&base, "/tools", Some(token)).await)?;
+    let client = BridgeClient::new(&base, token);
+    let version = views::health_verdict(&base, &Reply::from_client(client.health().await))?;
+    let body = views::authed_verdict(&base, &Reply::from_client(client.services().await))?;
     let services = views::services(&body)?;
     Ok(views::connection_report(&version, &base, services))
 }
 
 async fn history() -> Result<Value, Problem> {
-    let (base, token) = connection().await?;
-    let body = views::authed_verdict(&base, &get(&base, "/history", Some(&token)).await)?;
+    let (base, client) = connection().await?;
+    let body = views::authed_verdict(&base, &Reply::from_client(client.history().await))?;
     Ok(views::history_view(&body))
 }
 
 async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<Value, Problem> {
-    let (base, token) = connection().await?;
-    let mut body = json!({});
-    if let Some(s) = server.filter(|s| !s.is_empty()) {
-        body["serverName"] = json!(s);
-    }
-    if let Some(t) = tool.filter(|t| !t.is_empty()) {
-        body["toolName"] = json!(t);
-    }
-    let reply = post(&base, "/reset-history", &token, &body).await;
-    let done = views::authed_verdict(&base, &reply)?;
+    let (base, client) = connection().await?;
+    let server = server.filter(|s| !s.is_empty());
+    let tool = tool.filter(|t| !t.is_empty());
+    let answer = client
+        .reset_history(server.as_deref(), tool.as_deref())
+        .await;
+    let done = views::authed_verdict(&base, &Reply::from_client(answer))?;
     // Show the counters as they are now, so the page never shows a stale refusal.
-    let after = views::authed_verdict(&base, &get(&base, "/history", Some(&token)).await)
+    let after = views::authed_verdict(&base, &Reply::from_client(client.history().await))
         .map(|b| views::history_view(&b))
         .unwrap_or(Value::Null);
     let mut out = views::reset_view(&done);
@@ -271,14 +216,14 @@ async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<V
 }
 
 async fn tools() -> Result<Value, Problem> {
-    let (base, token) = connection().await?;
+    let (base, client) = connection().await?;
     let settings = load_settings().await;
-    let body = views::authed_verdict(&base, &get(&base, "/tools", Some(&token)).await)?;
+    let body = views::authed_verdict(&base, &Reply::from_client(client.services().await))?;
     let services = views::services(&body)?;
     let mut out = Vec::new();
     for svc in &services {
-        let path = format!("/tools?serverName={}", query_value(&svc.name));
-        let reply = views::authed_verdict(&base, &get(&base, &path, Some(&token)).await);
+        let (status, _, body) = client.service_tools_raw(&svc.name).await;
+        let reply = views::authed_verdict(&base, &Reply::from_raw(status, &body));
         out.push(views::service_tools(svc, reply, &settings));
     }
     Ok(json!({ "services": out }))

@@ -4,6 +4,7 @@
 //! Pure, so every verdict is tested natively; the HTTP calls themselves live in
 //! `options_api`.
 
+use crate::outcome::{ErrorDetail, Outcome};
 use crate::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -22,6 +23,63 @@ pub enum Reply {
         status: u16,
         body: String,
     },
+}
+
+impl Reply {
+    /// From the bridge client's answer: a 2xx JSON body, or the outcome that describes
+    /// anything else (re-expressed as the status and a FastAPI-style body).
+    pub fn from_client(answer: Result<Value, Outcome>) -> Reply {
+        let outcome = match answer {
+            Ok(v) => {
+                return Reply::Answered {
+                    status: 200,
+                    body: v.to_string(),
+                };
+            }
+            Err(o) => o,
+        };
+        let answered = |status: u16, body: String| Reply::Answered { status, body };
+        match outcome {
+            Outcome::Unreachable { message } => Reply::Unreachable(message),
+            Outcome::Timeout { after_ms } => {
+                Reply::Unreachable(format!("no answer within {} s", after_ms.div_ceil(1000)))
+            }
+            Outcome::Aborted => Reply::Unreachable("the request was aborted".into()),
+            Outcome::HttpError { status, detail, .. } => {
+                let detail = match detail {
+                    ErrorDetail::Text { message } => json!(message),
+                    ErrorDetail::Object { error } => json!({ "error": error.message }),
+                    ErrorDetail::Validation { items } => Value::Array(
+                        items
+                            .into_iter()
+                            .map(|i| json!({ "loc": i.loc, "msg": i.msg }))
+                            .collect(),
+                    ),
+                    ErrorDetail::Other { json } => json,
+                };
+                answered(status, json!({ "detail": detail }).to_string())
+            }
+            Outcome::NotJson {
+                status, snippet, ..
+            }
+            | Outcome::BadShape {
+                status, snippet, ..
+            } => answered(status, snippet),
+            Outcome::Pending { .. } => answered(202, String::new()),
+            Outcome::Success { .. } | Outcome::ToolError { .. } => answered(200, String::new()),
+        }
+    }
+
+    /// From a raw answer (status 0: there was none).
+    pub fn from_raw(status: u16, body: &[u8]) -> Reply {
+        if status == 0 {
+            return Reply::Unreachable("no answer".into());
+        }
+        Reply::Answered {
+            status,
+            body: String::from_utf8_lossy(body).into_owned(),
+        }
+    }
 }
 
 /// Why the page cannot show what it asked for, and which form field to point at.
@@ -477,6 +535,39 @@ mod tests {
             status,
             body: body.into(),
         }
+    }
+
+    #[test]
+    fn client_outcomes_keep_status_and_detail() {
+        let r = Reply::from_client(Err(crate::outcome::from_http(
+            401,
+            None,
+            br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
+        )));
+        let e = authed_verdict(BASE, &r).unwrap_err();
+        assert_eq!(e.kind, "wrong-token");
+        assert!(e.message.contains("wrong token"), "{}", e.message);
+        let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")));
+        assert_eq!(authed_verdict(BASE, &r).unwrap_err().kind, "not-running");
+        let r = Reply::from_client(Err(Outcome::timeout(10_000)));
+        assert!(
+            health_verdict(BASE, &r)
+                .unwrap_err()
+                .message
+                .contains("10 s")
+        );
+        let r = Reply::from_client(Err(crate::outcome::from_http(
+            404,
+            None,
+            b"<html>nope</html>",
+        )));
+        assert_eq!(health_verdict(BASE, &r).unwrap_err().kind, "not-a-bridge");
+        let r = Reply::from_client(Ok(json!({"status":"ok","version":"9"})));
+        assert_eq!(health_verdict(BASE, &r).unwrap(), "9");
+        assert_eq!(
+            Reply::from_raw(0, b""),
+            Reply::Unreachable("no answer".into())
+        );
     }
 
     #[test]
