@@ -1,23 +1,348 @@
-// Options page glue: loads the Rust core for this page, asks the background (where the
-// core talks to the bridge) and writes the answers into the page as text.
+// Options page glue: collects form values, sends them to the Rust core in the background as
+// `PageRequest`s, and writes the answers into the page as text (never as HTML). Every check
+// and decision is the core's; the only browser call made here is the host-permission
+// request, which must happen inside the click that asks for it.
 import init, * as core from '../core/mcp_bridge_core.js';
 
 const $ = (id) => document.getElementById(id);
+const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
 
 for (const el of document.querySelectorAll('[data-i18n]')) {
   const text = chrome.i18n.getMessage(el.dataset.i18n);
   if (text) el.textContent = text;
 }
+for (const el of document.querySelectorAll('[data-i18n-placeholder]')) {
+  const text = chrome.i18n.getMessage(el.dataset.i18nPlaceholder);
+  if (text) el.placeholder = text;
+}
+
+/** Sends one request to the core; a failed send becomes an error answer. */
+async function ask(request) {
+  try {
+    return (await chrome.runtime.sendMessage(request)) ?? { type: 'error', message: 'no answer' };
+  } catch (e) {
+    return { type: 'error', message: String(e?.message ?? e) };
+  }
+}
+
+/** Creates an element with text content. */
+function el(tag, text, attrs = {}) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
+/** The visible label of the form field the core named, or the field path itself. */
+function fieldLabel(section, field) {
+  const root = String(field).split(/[.[]/)[0];
+  const input = section.querySelector(`[data-field="${CSS.escape(root)}"]`);
+  const label = input?.closest('label')?.querySelector('span')?.textContent;
+  return label ? `${label} (${field})` : field;
+}
+
+/**
+ * Writes an answer into `out` and marks the field the core named. Returns the data of a
+ * success, or null.
+ */
+function report(section, out, answer, okText) {
+  for (const bad of section.querySelectorAll('[aria-invalid="true"]')) bad.removeAttribute('aria-invalid');
+  if (answer?.type === 'data') {
+    out.dataset.state = 'ok';
+    out.textContent = okText ?? t('saved');
+    return answer.data;
+  }
+  out.dataset.state = 'down';
+  const field = answer?.field;
+  if (field) {
+    const root = String(field).split(/[.[]/)[0];
+    section.querySelector(`[data-field="${CSS.escape(root)}"]`)?.setAttribute('aria-invalid', 'true');
+    out.dataset.field = field;
+    out.textContent = `${fieldLabel(section, field)}: ${answer.message} — ${t('nothingChanged')}`;
+  } else {
+    delete out.dataset.field;
+    out.textContent = answer?.message ?? t('noAnswer');
+  }
+  return null;
+}
 
 await init({ module_or_path: new URL('../core/mcp_bridge_core_bg.wasm', import.meta.url) });
 $('core-version').textContent = core.version();
 
-const health = await chrome.runtime.sendMessage({ type: 'get-health' });
-const out = $('bridge-health');
-if (health?.type === 'data') {
-  out.dataset.state = 'ok';
-  out.textContent = chrome.i18n.getMessage('bridgeOk', [String(health.data.version ?? '?')]);
-} else {
-  out.dataset.state = 'down';
-  out.textContent = `${chrome.i18n.getMessage('bridgeDown')}: ${health?.message ?? ''}`;
+// ---- status ---------------------------------------------------------------------------
+
+async function refreshHealth() {
+  const health = await ask({ type: 'get-health' });
+  const out = $('bridge-health');
+  if (health?.type === 'data') {
+    out.dataset.state = 'ok';
+    out.textContent = t('bridgeOk', [String(health.data.version ?? '?')]);
+  } else {
+    out.dataset.state = 'down';
+    out.textContent = `${t('bridgeDown')}: ${health?.message ?? ''}`;
+  }
 }
+
+// ---- connection -----------------------------------------------------------------------
+
+$('toggle-token').addEventListener('click', () => {
+  const input = $('token');
+  input.type = input.type === 'password' ? 'text' : 'password';
+  $('toggle-token').textContent = t(input.type === 'password' ? 'showToken' : 'hideToken');
+});
+
+$('test-connection').addEventListener('click', async () => {
+  const out = $('connection-result');
+  out.dataset.state = 'checking';
+  out.textContent = t('checking');
+  $('services').replaceChildren();
+  const answer = await ask({ type: 'test-connection', bridgeUrl: $('bridge-url').value, token: $('token').value });
+  const data = report($('connection'), out, answer, '');
+  if (!data) return;
+  out.textContent = t('connectionOk', [data.version, String(data.services.length), String(data.running)]);
+  $('services').replaceChildren(...data.services.map((s) => {
+    const li = el('li', null, { 'data-status': s.status });
+    li.append(el('strong', s.name), el('span', ` — ${s.status}`));
+    if (s.toolCount !== null && s.toolCount !== undefined) li.append(el('span', ` · ${t('toolCount', [String(s.toolCount)])}`));
+    if (s.description) li.append(el('small', ` ${s.description}`));
+    return li;
+  }));
+});
+
+$('save-connection').addEventListener('click', async () => {
+  const answer = await ask({ type: 'save-settings', settings: { bridgeUrl: $('bridge-url').value, token: $('token').value } });
+  if (report($('connection'), $('connection-result'), answer)) {
+    fillSettings(answer.data);
+    refreshHealth();
+  }
+});
+
+// ---- settings -------------------------------------------------------------------------
+
+function fillSettings(s) {
+  $('bridge-url').value = s.bridgeUrl;
+  $('token').value = s.token;
+  $('language').value = s.language;
+  $('auto-send').checked = s.autoSend;
+  $('auto-execute').checked = s.autoExecute;
+  $('stack-lines').value = String(s.stackLines);
+  $('max-auto-rounds').value = String(s.maxAutoRounds);
+}
+
+const numberOrText = (input) => (Number.isNaN(input.valueAsNumber) ? input.value : input.valueAsNumber);
+
+$('save-behaviour').addEventListener('click', async () => {
+  const sites = {};
+  for (const row of $('sites').tBodies[0].rows) {
+    sites[row.dataset.site] = {
+      disabled: !row.querySelector('[data-kind="enabled"]').checked,
+      autoInsertInstructions: row.querySelector('[data-kind="autoInsert"]').checked,
+    };
+  }
+  const answer = await ask({
+    type: 'save-settings',
+    settings: {
+      language: $('language').value,
+      autoSend: $('auto-send').checked,
+      autoExecute: $('auto-execute').checked,
+      stackLines: numberOrText($('stack-lines')),
+      maxAutoRounds: numberOrText($('max-auto-rounds')),
+      sites,
+    },
+  });
+  if (report($('behaviour'), $('behaviour-result'), answer)) fillSettings(answer.data);
+});
+
+async function loadSites() {
+  const answer = await ask({ type: 'list-sites' });
+  if (answer?.type !== 'data') return;
+  const checkbox = (kind, checked) => {
+    const box = el('input', null, { type: 'checkbox', 'data-kind': kind });
+    box.checked = checked;
+    return box;
+  };
+  $('sites').tBodies[0].replaceChildren(...answer.data.sites.map((s) => {
+    const tr = el('tr', null, { 'data-site': s.id });
+    const enabled = el('td');
+    enabled.append(checkbox('enabled', s.enabled));
+    const insert = el('td');
+    insert.append(checkbox('autoInsert', s.autoInsert));
+    tr.append(el('td', s.builtin ? s.name : `${s.name} ★`), el('td', s.hosts.join(', ')), enabled, insert);
+    return tr;
+  }));
+  $('custom-site-list').replaceChildren(...answer.data.sites.filter((s) => !s.builtin).map((s) => {
+    const li = el('li', null, { 'data-site': s.id });
+    const edit = el('button', t('edit'), { type: 'button' });
+    edit.addEventListener('click', () => { $('site-json').value = s.json; checkSite(); });
+    const remove = el('button', t('remove'), { type: 'button' });
+    remove.addEventListener('click', async () => {
+      const gone = await ask({ type: 'remove-custom-site', id: s.id });
+      if (report($('custom-sites'), $('site-result'), gone, t('siteRemoved', [s.id]))) {
+        chrome.permissions.remove({ origins: gone.data.origins }).catch(() => {});
+        loadSites();
+      }
+    });
+    li.append(el('strong', s.name), el('span', ` (${s.id}) ${s.hosts.join(', ')} `), edit, remove);
+    return li;
+  }));
+}
+
+// ---- call history ---------------------------------------------------------------------
+
+function showHistory(h) {
+  $('counters').tBodies[0].replaceChildren(...h.counters.map((c) => {
+    const tr = el('tr', null, { 'data-blocked': String(c.blocked) });
+    tr.append(el('td', c.server), el('td', c.tool), el('td', `${c.failures} / ${h.limit}`), el('td', c.refused),
+      el('td', t(c.blocked ? 'stateRefused' : 'stateCounting')));
+    return tr;
+  }));
+}
+
+async function loadHistory() {
+  const answer = await ask({ type: 'get-history' });
+  const out = $('history-result');
+  const data = report($('history'), out, answer, '');
+  if (!data) return;
+  out.textContent = data.blocked.length ? t('refusedTools', [data.blocked.join(', ')]) : t('noneRefused');
+  showHistory(data);
+}
+
+$('refresh-history').addEventListener('click', loadHistory);
+$('reset-history').addEventListener('click', async () => {
+  const answer = await ask({ type: 'reset-history' });
+  const data = report($('history'), $('history-result'), answer, '');
+  if (!data) return;
+  $('history-result').textContent = t('historyReset', [data.message]);
+  if (data.history) showHistory(data.history);
+});
+
+// ---- tools ----------------------------------------------------------------------------
+
+$('load-tools').addEventListener('click', async () => {
+  const out = $('tools-result');
+  out.textContent = t('checking');
+  const data = report($('tools'), out, await ask({ type: 'get-tools' }), '');
+  if (!data) { $('tool-list').replaceChildren(); return; }
+  $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
+    const box = el('div', null, { class: 'service', 'data-service': service.name });
+    box.append(el('h3', `${service.name} — ${service.status}`));
+    if (service.description) box.append(el('p', service.description));
+    if (problem) box.append(el('p', problem, { class: 'result', 'data-state': 'down' }));
+    const table = el('table');
+    for (const tool of tools) {
+      const tr = el('tr', null, { 'data-tool': tool.key });
+      const params = tool.params.map((p) => `${p.name}${p.required ? '*' : ''}: ${p.type}`).join(', ');
+      const policy = el('select', null, { 'aria-label': tool.key });
+      for (const v of ['allow', 'ask', 'deny']) policy.append(el('option', t(`policy_${v}`), { value: v }));
+      policy.value = tool.policy;
+      policy.addEventListener('change', async () => {
+        const answer = await ask({ type: 'set-tool-policy', key: tool.key, policy: policy.value });
+        report($('tools'), out, answer, t('policySaved', [tool.key, t(`policy_${policy.value}`)]));
+      });
+      const cell = el('td');
+      cell.append(policy);
+      const name = el('td');
+      name.append(el('code', tool.name), el('small', params ? ` (${params})` : ''));
+      tr.append(name, el('td', tool.description), cell);
+      table.append(tr);
+    }
+    box.append(table);
+    return box;
+  }));
+  out.textContent = '';
+});
+
+// ---- error log ------------------------------------------------------------------------
+
+const logFilter = () => ({ category: $('log-category').value || null, text: $('log-text').value || null });
+
+async function loadErrors() {
+  const out = $('errors-result');
+  const data = report($('errors'), out, await ask({ type: 'get-error-log', filter: logFilter() }), '');
+  if (!data) return;
+  out.textContent = t('logSummary', [String(data.entries.length), String(data.kept), String(data.capacity), String(data.total)]);
+  $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', cat), el('dd', n, { 'data-category': cat })]));
+  $('log-entries').replaceChildren(...data.entries.map((e) => {
+    const d = el('details', null, { class: 'entry', 'data-category': e.category });
+    const where = [e.site, e.server ? `${e.server}:${e.tool}` : e.tool].filter(Boolean).join(' · ');
+    d.append(el('summary', `${new Date(e.timeMs).toLocaleString()} · ${where} · [${e.errorType}] ${e.message}`));
+    const dl = el('dl');
+    const row = (k, v) => { if (v !== null && v !== undefined && v !== '') dl.append(el('dt', t(k)), el('dd', v)); };
+    row('logCategory', e.category);
+    row('logRetryable', String(e.retryable));
+    row('logStatus', e.status);
+    row('logCode', e.code);
+    row('logTraceId', e.traceId);
+    d.append(dl, el('h4', t('logArguments')), el('pre', JSON.stringify(e.arguments, null, 2), { class: 'arguments' }));
+    if (e.traceback) d.append(el('h4', t('logTraceback')), el('pre', e.traceback, { class: 'traceback' }));
+    return d;
+  }));
+}
+
+$('log-category').addEventListener('change', loadErrors);
+$('log-text').addEventListener('input', loadErrors);
+$('clear-log').addEventListener('click', async () => {
+  if (report($('errors'), $('errors-result'), await ask({ type: 'clear-error-log' }))) loadErrors();
+});
+$('export-log').addEventListener('click', async () => {
+  const data = report($('errors'), $('errors-result'), await ask({ type: 'export-error-log', filter: logFilter() }), t('exported'));
+  if (!data) return;
+  const url = URL.createObjectURL(new Blob([data.json], { type: 'application/json' }));
+  const a = el('a', null, { href: url, download: data.filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+});
+
+// ---- custom sites ---------------------------------------------------------------------
+
+// The last config the core accepted, with the origins it needs: the permission request
+// has to be made synchronously in the Save click, so the check happens beforehand.
+let checked = null;
+let checkSeq = 0;
+
+async function checkSite() {
+  const text = $('site-json').value;
+  const seq = ++checkSeq;
+  const answer = await ask({ type: 'check-custom-site', json: text });
+  if (seq !== checkSeq) return null;
+  const data = report($('custom-sites'), $('site-result'), answer, '');
+  checked = data ? { text, origins: data.origins } : null;
+  if (data) $('site-result').textContent = t('siteValid', [data.site.name, data.origins.join(', ')]);
+  return data;
+}
+
+let typing;
+$('site-json').addEventListener('input', () => {
+  clearTimeout(typing);
+  typing = setTimeout(checkSite, 400);
+});
+$('check-site').addEventListener('click', checkSite);
+$('save-site').addEventListener('click', () => {
+  const text = $('site-json').value;
+  if (!checked || checked.text !== text) {
+    checkSite();
+    return;
+  }
+  chrome.permissions.request({ origins: checked.origins }).then(async (granted) => {
+    if (!granted) {
+      $('site-result').dataset.state = 'down';
+      $('site-result').textContent = t('permissionRefused');
+      return;
+    }
+    const answer = await ask({ type: 'save-custom-site', json: text });
+    if (report($('custom-sites'), $('site-result'), answer, t('siteSaved'))) loadSites();
+  }, (e) => {
+    $('site-result').dataset.state = 'down';
+    $('site-result').textContent = String(e?.message ?? e);
+  });
+});
+
+// ---- start ----------------------------------------------------------------------------
+
+const settings = await ask({ type: 'get-settings' });
+if (settings?.type === 'data') fillSettings(settings.data);
+await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
+if (settings?.data?.token) await loadHistory();
+document.body.dataset.ready = 'true';
