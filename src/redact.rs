@@ -342,8 +342,8 @@ impl Scanner<'_> {
             j += 1;
         }
         let w = &self.b[i..j];
-        // Provider keys.
-        for (prefix, min, kind) in PREFIXES {
+        // Provider keys (the shortest possible one, `xoxb-` + 10, has 15 characters).
+        for (prefix, min, kind) in PREFIXES.iter().filter(|_| w.len() >= 15) {
             let p = prefix.as_bytes();
             if w.starts_with(p) && w.len() - p.len() >= *min {
                 // AWS ids are upper-case alphanumerics only.
@@ -385,6 +385,9 @@ impl Scanner<'_> {
         if ends_with_ci(w, b"authorization") {
             return Some(self.authorization(j).unwrap_or(j));
         }
+        if !self.separator_follows(j) {
+            return Some(j);
+        }
         for (key, kind) in SECRET_KEYS {
             if ends_with_ci(w, key.as_bytes()) {
                 let k = key.len();
@@ -397,6 +400,25 @@ impl Scanner<'_> {
         Some(j)
     }
 
+    /// Cheap pre-check for [`Scanner::kv_value`]: a `=`/`:`/`：` follows within a quote
+    /// and a few spaces.
+    fn separator_follows(&self, mut j: usize) -> bool {
+        match self.at(j) {
+            b'"' | b'\'' => j += 1,
+            b'\\' if self.at(j + 1) == b'"' => j += 2,
+            _ => {}
+        }
+        let limit = j + 8;
+        while j < limit && matches!(self.at(j), b' ' | b'\t') {
+            j += 1;
+        }
+        matches!(self.at(j), b'=' | b':')
+            || self
+                .b
+                .get(j..)
+                .is_some_and(|r| r.starts_with("：".as_bytes()))
+    }
+
     /// After a key name: optional closing quote, spaces, `=` or `:` (or `：`), spaces,
     /// optional opening quote, then the value.
     fn kv_value(&mut self, mut j: usize, kind: &str) -> Option<usize> {
@@ -406,7 +428,8 @@ impl Scanner<'_> {
         } else if self.at(j) == b'\\' && self.at(j + 1) == b'"' {
             j += 2;
         }
-        while j < n && matches!(self.b[j], b' ' | b'\t') {
+        let limit = j + 8;
+        while j < n.min(limit) && matches!(self.b[j], b' ' | b'\t') {
             j += 1;
         }
         if j < n && (self.b[j] == b'=' || self.b[j] == b':') {
