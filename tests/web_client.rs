@@ -1,0 +1,302 @@
+//! The bridge client in a real browser, inside a service worker (no `window`, like the
+//! extension's background), against the canned bridge `tests/support/canned_server.mjs`:
+//! every response shape becomes the right [`Outcome`], and the whole error pipeline
+//! (classify, mask, report) runs in wasm.
+//!
+//! ```text
+//! node tests/support/canned_server.mjs &
+//! CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome -- --test web_client
+//! ```
+//! The server address is fixed at compile time: `CANNED_URL` (default
+//! `http://127.0.0.1:3999`).
+#![cfg(target_arch = "wasm32")]
+
+use mcp_bridge_core::bridge_client::BridgeClient;
+use mcp_bridge_core::classify::Category;
+use mcp_bridge_core::outcome::{BodyKind, ErrorDetail, Outcome};
+use mcp_bridge_core::report::{ReportOptions, render, render_tool_list};
+use serde_json::{Value, json};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_service_worker);
+
+fn base() -> &'static str {
+    option_env!("CANNED_URL").unwrap_or("http://127.0.0.1:3999")
+}
+
+fn client() -> BridgeClient {
+    BridgeClient::new(base(), "test-token")
+}
+
+async fn exec(tool: &str) -> Outcome {
+    client().execute(tool, &json!({}), None, None).await
+}
+
+fn category(tool: &str, o: &Outcome) -> Option<Category> {
+    render(tool, &json!({}), o, &ReportOptions::default())
+        .float
+        .category
+}
+
+#[wasm_bindgen_test]
+fn no_window_here() {
+    // The point of running in a service worker: the client must not need `window`.
+    let global = js_sys::global();
+    let has_window = js_sys::Reflect::has(&global, &"window".into()).unwrap_or(false);
+    assert!(!has_window, "expected a worker global scope");
+}
+
+#[wasm_bindgen_test]
+async fn health_and_services() {
+    let h = client().health().await.expect("health");
+    assert_eq!(h["status"], "ok");
+    let s = client().services().await.expect("services");
+    assert_eq!(s["services"][0]["name"], "time");
+    let h = client().history().await.expect("history");
+    assert_eq!(h["success"], true);
+    let r = client()
+        .reset_history(Some("tickets"), Some("get_tickets"))
+        .await
+        .expect("reset");
+    assert_eq!(
+        r["body"],
+        json!({"serverName": "tickets", "toolName": "get_tickets"})
+    );
+}
+
+#[wasm_bindgen_test]
+async fn success_sends_token_and_reads_trace_id() {
+    match exec("ok").await {
+        Outcome::Success { result, trace_id } => {
+            assert_eq!(result.text(), "hello from canned");
+            assert_eq!(trace_id.as_deref(), Some("canned-trace"));
+        }
+        other => panic!("{other:?}"),
+    }
+    match exec("whoami").await {
+        Outcome::Success { result, .. } => assert_eq!(result.text(), "Bearer test-token"),
+        other => panic!("{other:?}"),
+    }
+    let o = client()
+        .execute("echo_args", &json!({"a": [1, "二"]}), Some("tickets"), None)
+        .await;
+    let Outcome::Success { result, .. } = o else {
+        panic!("{o:?}")
+    };
+    let echoed: Value = serde_json::from_str(&result.text()).unwrap();
+    assert_eq!(
+        echoed,
+        json!({"arguments": {"a": [1, "二"]}, "serverName": "tickets"})
+    );
+}
+
+#[wasm_bindgen_test]
+async fn tool_errors_in_both_serialisations() {
+    for tool in ["is_error_camel", "is_error_snake"] {
+        let o = exec(tool).await;
+        assert!(matches!(o, Outcome::ToolError { .. }), "{tool}: {o:?}");
+        assert_eq!(category(tool, &o), Some(Category::Logical));
+    }
+}
+
+#[wasm_bindgen_test]
+async fn http_error_shapes() {
+    let o = exec("detail_string").await;
+    assert!(
+        matches!(&o, Outcome::HttpError { status: 404, detail: ErrorDetail::Text { message }, .. } if message == "Not Found"),
+        "{o:?}"
+    );
+
+    let o = exec("detail_object").await;
+    let Outcome::HttpError {
+        status: 500,
+        detail: ErrorDetail::Object { error },
+        ..
+    } = &o
+    else {
+        panic!("{o:?}")
+    };
+    assert_eq!(
+        (error.error_type.as_deref(), error.code),
+        (Some("ValueError"), Some(-32602))
+    );
+    let r = render(
+        "get_tickets",
+        &json!({"date": "2025-13-45"}),
+        &o,
+        &ReportOptions::default(),
+    );
+    assert_eq!(r.float.category, Some(Category::Validation));
+    assert!(
+        r.chat_text
+            .as_str()
+            .contains("**错误信息**: [ValueError] Invalid date format: 2025-13-45")
+    );
+    // The home directory in the traceback is masked in the page, kept in the record.
+    assert!(!r.chat_text.as_str().contains("/home/alice"));
+    assert!(r.record.unwrap().traceback.unwrap().contains("/home/alice"));
+
+    let o = exec("detail_list").await;
+    assert!(
+        matches!(&o, Outcome::HttpError { status: 422, detail: ErrorDetail::Validation { items }, .. } if items[0].kind == "missing"),
+        "{o:?}"
+    );
+    let o = exec("other_json").await;
+    assert!(
+        matches!(
+            &o,
+            Outcome::HttpError {
+                detail: ErrorDetail::Other { .. },
+                ..
+            }
+        ),
+        "{o:?}"
+    );
+    let o = exec("limit").await;
+    assert_eq!(category("get_tickets", &o), Some(Category::Limit));
+    let o = exec("no_such_tool").await;
+    assert!(
+        matches!(&o, Outcome::HttpError { status: 404, .. }),
+        "{o:?}"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn non_json_and_wrong_shapes() {
+    let cases = [
+        ("html_502", BodyKind::Html, 502),
+        ("text_500", BodyKind::Text, 500),
+        ("empty_500", BodyKind::Empty, 500),
+        ("truncated", BodyKind::TruncatedJson, 200),
+    ];
+    for (tool, kind, code) in cases {
+        let o = exec(tool).await;
+        assert!(
+            matches!(&o, Outcome::NotJson { status, body, .. } if *status == code && *body == kind),
+            "{tool}: {o:?}"
+        );
+    }
+    let o = exec("html_502").await;
+    assert_eq!(category("x", &o), Some(Category::Unavailable));
+    let o = exec("wrong_shape").await;
+    assert!(matches!(o, Outcome::BadShape { status: 200, .. }), "{o:?}");
+}
+
+#[wasm_bindgen_test]
+async fn refused_connection_is_unreachable() {
+    // Nothing listens there.
+    let c = BridgeClient::new("http://127.0.0.1:39999", "t");
+    let o = c.execute("ok", &json!({}), None, None).await;
+    assert!(matches!(o, Outcome::Unreachable { .. }), "{o:?}");
+    let r = render("ok", &json!({}), &o, &ReportOptions::default());
+    assert_eq!(r.float.category, Some(Category::Unavailable));
+    assert!(r.chat_text.as_str().contains("mcp-bridge"));
+    assert!(c.health().await.is_err());
+}
+
+#[wasm_bindgen_test]
+async fn stuck_bridge_times_out() {
+    // With `wait = 1` the client allows 1 s + its slack; the canned bridge never answers.
+    let o = client().execute("slow", &json!({}), None, Some(1)).await;
+    assert!(matches!(o, Outcome::Timeout { .. }), "{o:?}");
+    assert_eq!(category("slow", &o), Some(Category::Aborted));
+}
+
+#[wasm_bindgen_test]
+async fn long_poll_until_final() {
+    let o = client().execute("long", &json!({}), None, Some(1)).await;
+    let Outcome::Pending { call_id, .. } = o else {
+        panic!("{o:?}")
+    };
+    let mut last = client().poll(&call_id, 1).await;
+    for _ in 0..5 {
+        if !matches!(last, Outcome::Pending { .. }) {
+            break;
+        }
+        last = client().poll(&call_id, 1).await;
+    }
+    match last {
+        Outcome::Success { result, .. } => {
+            assert_eq!(result.text(), "long call done after 2 polls")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn cancel_a_pending_call() {
+    let o = client().execute("long", &json!({}), None, Some(1)).await;
+    let Outcome::Pending { call_id, .. } = o else {
+        panic!("{o:?}")
+    };
+    client().cancel(&call_id).await;
+    let o = client().poll(&call_id, 1).await;
+    assert!(matches!(o, Outcome::HttpError { status: 499, .. }), "{o:?}");
+    assert_eq!(category("long", &o), Some(Category::Aborted));
+}
+
+#[wasm_bindgen_test]
+async fn tool_list_report() {
+    let (status, trace, body) = client().service_tools_raw("time").await;
+    let r = render_tool_list(
+        "time",
+        status,
+        trace.as_deref(),
+        &body,
+        &ReportOptions::default(),
+    );
+    assert!(
+        r.chat_text
+            .as_str()
+            .contains("- `get_current_time`: Get the time"),
+        "{}",
+        r.chat_text
+    );
+    let (status, trace, body) = client().service_tools_raw("nope").await;
+    let r = render_tool_list(
+        "nope",
+        status,
+        trace.as_deref(),
+        &body,
+        &ReportOptions::default(),
+    );
+    assert_eq!(r.float.category, Some(Category::Unavailable));
+}
+
+/// The report from a 10 MB traceback in wasm (target ≤ 60 ms in Chromium); printed.
+#[wasm_bindgen_test]
+fn report_from_huge_traceback_in_wasm() {
+    let mut tb = String::with_capacity(10 << 20);
+    let mut i = 0;
+    while tb.len() < 10 << 20 {
+        tb.push_str(&format!(
+            "  File \"/srv/app/module_{i}.py\", line {i}, in handler_{i}\n    handler_{}()\n",
+            i + 1
+        ));
+        i += 1;
+    }
+    tb.push_str("ValueError: last");
+    let body =
+        json!({"detail": {"error": "boom", "type": "ValueError", "traceback": tb}}).to_string();
+    let outcome = mcp_bridge_core::outcome::from_http(500, None, body.as_bytes());
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let t = js_sys::Date::now();
+        let r = render("t", &json!({}), &outcome, &ReportOptions::default());
+        best = best.min(js_sys::Date::now() - t);
+        assert!(r.chat_text.as_str().len() <= 8192);
+    }
+    let t = js_sys::Date::now();
+    let _ = mcp_bridge_core::outcome::from_http(500, None, body.as_bytes());
+    let decode = js_sys::Date::now() - t;
+    let text = "connect to 10.0.0.1 with password=hunter2; all good here, nothing to see. "
+        .repeat(100_000);
+    let t = js_sys::Date::now();
+    let _ = mcp_bridge_core::redact::redact(&text);
+    let mask_ms = js_sys::Date::now() - t;
+    let mbps = text.len() as f64 / 1048576.0 / (mask_ms.max(1.0) / 1000.0);
+    console_log!(
+        "wasm: report from a 10 MB traceback {best} ms (+ {decode} ms JSON decode); masking {mbps:.0} MB/s"
+    );
+    assert!(best <= 60.0, "report took {best} ms");
+}
