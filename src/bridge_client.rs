@@ -200,14 +200,16 @@ fn timeout_signal(ms: u32) -> web_sys::AbortSignal {
     web_sys::AbortSignal::timeout_with_u32(ms)
 }
 
-/// `fetch` rejects with a `TimeoutError` when our signal fired, a `TypeError` when there was
-/// no connection (bridge not running, wrong port).
+/// `fetch` rejects with a `TimeoutError` when our signal fired (Chromium) — or with an
+/// `AbortError` (Firefox 153 ESR, found by `tests/web_client.rs`); a `TypeError` when there
+/// was no connection (bridge not running, wrong port). The only signal attached here is the
+/// timeout signal, so both abort names mean "timed out"; a user's stop is a `DELETE
+/// /calls/{id}` by the chat loop, not an aborted fetch.
 fn transport_failure(e: &gloo_net::Error, timeout_ms: u32) -> Outcome {
     match e {
-        gloo_net::Error::JsError(js) if js.name == "TimeoutError" => {
+        gloo_net::Error::JsError(js) if js.name == "TimeoutError" || js.name == "AbortError" => {
             Outcome::timeout(u64::from(timeout_ms))
         }
-        gloo_net::Error::JsError(js) if js.name == "AbortError" => Outcome::aborted(),
         other => Outcome::unreachable(other.to_string()),
     }
 }
