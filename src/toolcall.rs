@@ -179,6 +179,9 @@ fn is_ident(c: u8) -> bool {
 /// Walks the markers and returns the last call block.
 fn last_block(s: &str) -> Option<Block<'_>> {
     let ms = markers(s);
+    if ms.is_empty() {
+        return unmarked_block(s);
+    }
     let mut last: Option<Block<'_>> = None;
     let mut i = 0;
     while i < ms.len() {
@@ -228,6 +231,23 @@ fn last_block(s: &str) -> Option<Block<'_>> {
         }
     }
     last
+}
+
+/// A renderer that drops unknown HTML tags *and* their names leaves only the JSON. Such a
+/// call is accepted when it is the very end of the message (calls end the answer; an
+/// example in the middle of an explanation is not run): an object that starts with a
+/// `tool_name` key, followed by nothing but rendering junk.
+fn unmarked_block(s: &str) -> Option<Block<'_>> {
+    let key = s
+        .rfind("\"tool_name\"")
+        .or_else(|| s.rfind("“tool_name”"))?;
+    let open = s[..key].trim_end().strip_suffix('{').map(str::len)?;
+    match match_braces(s, open) {
+        Some(end) if only_junk(&s[end..]) => Some(Block::Complete(&s[open..end])),
+        Some(_) => None,
+        // Braces not closed yet and nothing after: still streaming.
+        None => Some(Block::Incomplete),
+    }
 }
 
 /// After a bare `tool_code`, the position of the `{` that starts the call, if only
@@ -602,6 +622,17 @@ mod tests {
         let t = "<tool_code>{\"tool_name\": \"a\", \"arguments\": {}}</tool_code> and <tool_code>{";
         assert_eq!(find_last_call(t), None);
         assert_eq!(find_last_call("no call here, just tool_code talk"), None);
+    }
+
+    #[test]
+    fn tags_and_names_stripped() {
+        let c =
+            ok("Checking the time.\n{\"tool_name\": \"get_time\", \"arguments\": {}}\nCopy code");
+        assert_eq!(c.tool_name, "get_time");
+        // An example in the middle of an explanation is not a call.
+        let t = "Write {\"tool_name\": \"x\", \"arguments\": {}} to call a tool. Anything else?";
+        assert_eq!(find_last_call(t), None);
+        assert_eq!(find_last_call("{\"tool_name\": \"get_time\", \"argu"), None);
     }
 
     #[test]
