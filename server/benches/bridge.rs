@@ -1,0 +1,330 @@
+//! The bridge's performance, printed as figures (run by `./build.sh bench`): against the demo
+//! MCP server in one run — a direct rmcp call, the same call through `mcp-bridge`, and through
+//! `mcpo` (PyPI), sequentially and at 16 concurrent clients — plus the bridge's idle RSS.
+//!
+//! `MCPO` names the mcpo executable (default: `mcpo` on PATH); `BENCH_REQUESTS` the number of
+//! requests per measurement (default 2000).
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt as _;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::transport::TokioChildProcess;
+use serde_json::json;
+
+const TOKEN: &str = "bench-token";
+
+struct Stats {
+    label: String,
+    clients: usize,
+    requests: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+}
+
+impl Stats {
+    fn percentile(&self, p: f64) -> Duration {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+        sorted[index.min(sorted.len() - 1)]
+    }
+    fn throughput(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+    fn print(&self) {
+        println!(
+            "{:<28} {:>3} clients  {:>9.0} req/s   p50 {:>9.1} µs   p99 {:>9.1} µs",
+            self.label,
+            self.clients,
+            self.throughput(),
+            micros(self.percentile(0.50)),
+            micros(self.percentile(0.99)),
+        );
+    }
+}
+
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}
+
+fn find_on_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|line| line.starts_with("VmRSS:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+}
+
+struct Guard(Child);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        // SAFETY: sends SIGTERM to a child this program started.
+        unsafe {
+            libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_bridge(exe: &Path, dir: &Path) -> (Guard, u16) {
+    let config = json!({"mcpServers": {"demo": {"command": exe, "args": ["demo-server"]}}});
+    std::fs::write(dir.join("mcp-config.json"), config.to_string()).unwrap();
+    let mut child = Command::new(exe)
+        .args(["--port", "0", "--token", TOKEN])
+        .env("MCP_BRIDGE_CONFIG_DIR", dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start mcp-bridge");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let port = loop {
+        let line = lines
+            .next()
+            .expect("mcp-bridge exited before listening")
+            .unwrap();
+        if let Some((_, port)) = line.split_once("listening on http://127.0.0.1:") {
+            break port.trim().parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (Guard(child), port)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn direct(exe: &Path, requests: usize) -> Stats {
+    let mut command = tokio::process::Command::new(exe);
+    command.arg("demo-server");
+    let transport = TokioChildProcess::new(command).expect("spawn demo server");
+    let client = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("bench", "0"),
+    )
+    .serve(transport)
+    .await
+    .expect("handshake");
+    let call = |n: usize| {
+        let args = json!({"text": format!("direct-{n}")});
+        CallToolRequestParams::new("echo").with_arguments(args.as_object().unwrap().clone())
+    };
+    for n in 0..200 {
+        client.call_tool(call(n)).await.unwrap();
+    }
+    let mut latencies = Vec::with_capacity(requests);
+    let started = Instant::now();
+    for n in 0..requests {
+        let t = Instant::now();
+        client.call_tool(call(n)).await.unwrap();
+        latencies.push(t.elapsed());
+    }
+    let elapsed = started.elapsed();
+    let _ = client.cancel().await;
+    Stats {
+        label: "direct rmcp (stdio)".into(),
+        clients: 1,
+        requests,
+        elapsed,
+        latencies,
+    }
+}
+
+#[derive(Clone)]
+enum Target {
+    Bridge(u16),
+    Mcpo(u16),
+}
+
+impl Target {
+    fn request(&self, client: &reqwest::Client, n: usize) -> reqwest::RequestBuilder {
+        match self {
+            Target::Bridge(port) => client
+                .post(format!("http://127.0.0.1:{port}/execute"))
+                .bearer_auth(TOKEN)
+                .json(&json!({"name": "echo", "serverName": "demo", "arguments": {"text": format!("bridge-{n}")}})),
+            Target::Mcpo(port) => client
+                .post(format!("http://127.0.0.1:{port}/echo"))
+                .json(&json!({"text": format!("mcpo-{n}")})),
+        }
+    }
+}
+
+async fn load(label: &str, target: &Target, clients: usize, requests: usize) -> Stats {
+    let client = reqwest::Client::new();
+    // Warm up the connections.
+    for n in 0..(clients * 20).max(100) {
+        let response = target.request(&client, n).send().await.unwrap();
+        assert!(
+            response.status().is_success(),
+            "{label}: {}",
+            response.status()
+        );
+        response.bytes().await.unwrap();
+    }
+    let per_client = requests / clients;
+    let started = Instant::now();
+    let workers = (0..clients).map(|worker| {
+        let client = client.clone();
+        let target = target.clone();
+        tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(per_client);
+            for n in 0..per_client {
+                let t = Instant::now();
+                let response = target
+                    .request(&client, worker * per_client + n)
+                    .send()
+                    .await
+                    .unwrap();
+                assert!(response.status().is_success());
+                response.bytes().await.unwrap();
+                latencies.push(t.elapsed());
+            }
+            latencies
+        })
+    });
+    let mut latencies = Vec::with_capacity(requests);
+    for worker in futures::future::join_all(workers).await {
+        latencies.extend(worker.unwrap());
+    }
+    Stats {
+        label: label.to_owned(),
+        clients,
+        requests: per_client * clients,
+        elapsed: started.elapsed(),
+        latencies,
+    }
+}
+
+async fn wait_ready(target: &Target, limit: Duration) {
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Ok(response) = target.request(&client, 0).send().await
+            && response.status().is_success()
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "server did not become ready");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"));
+    let requests: usize = std::env::var("BENCH_REQUESTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2000);
+    let mcpo = std::env::var_os("MCPO")
+        .map(PathBuf::from)
+        .or_else(|| find_on_path("mcpo"));
+    let dir = tempfile::tempdir().unwrap();
+    println!("MCP Bridge benchmark: tool `echo` of the demo server, {requests} requests per row");
+    println!(
+        "machine: {} CPUs",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+
+    let direct = direct(&exe, requests).await;
+    direct.print();
+
+    let (bridge, port) = start_bridge(&exe, dir.path());
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let idle_rss = rss_kib(bridge.0.id());
+    let bridge_target = Target::Bridge(port);
+    let bridge_1 = load("mcp-bridge (HTTP)", &bridge_target, 1, requests).await;
+    bridge_1.print();
+    let bridge_16 = load("mcp-bridge (HTTP)", &bridge_target, 16, requests).await;
+    bridge_16.print();
+    let loaded_rss = rss_kib(bridge.0.id());
+
+    let mcpo_rows = match &mcpo {
+        Some(mcpo) => {
+            let port = free_port();
+            let child = Command::new(mcpo)
+                .args([
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    &port.to_string(),
+                    "--log-level",
+                    "WARNING",
+                    "--",
+                ])
+                .arg(&exe)
+                .arg("demo-server")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start mcpo");
+            let guard = Guard(child);
+            let target = Target::Mcpo(port);
+            wait_ready(&target, Duration::from_secs(90)).await;
+            let one = load("mcpo (HTTP)", &target, 1, requests).await;
+            one.print();
+            let sixteen = load("mcpo (HTTP)", &target, 16, requests).await;
+            sixteen.print();
+            drop(guard);
+            Some((one, sixteen))
+        }
+        None => {
+            println!("mcpo: not found (set MCPO or put it on PATH) — comparison skipped");
+            None
+        }
+    };
+    drop(bridge);
+
+    println!();
+    let added_p50 = micros(bridge_1.percentile(0.5)) - micros(direct.percentile(0.5));
+    let added_p99 = micros(bridge_1.percentile(0.99)) - micros(direct.percentile(0.99));
+    println!(
+        "added latency of the bridge over a direct rmcp call: p50 {added_p50:.1} µs, p99 {added_p99:.1} µs (target p50 ≤ 200 µs)"
+    );
+    if let Some((mcpo_1, mcpo_16)) = &mcpo_rows {
+        println!(
+            "throughput vs mcpo: {:.1}× at 1 client, {:.1}× at 16 clients (target ≥ 5× at 16); p99 at 16 clients: bridge {:.0} µs, mcpo {:.0} µs",
+            bridge_1.throughput() / mcpo_1.throughput(),
+            bridge_16.throughput() / mcpo_16.throughput(),
+            micros(bridge_16.percentile(0.99)),
+            micros(mcpo_16.percentile(0.99)),
+        );
+    }
+    match (idle_rss, loaded_rss) {
+        (Some(idle), Some(loaded)) => println!(
+            "bridge RSS without its children: idle {:.1} MiB (target ≤ 15 MiB), after the load {:.1} MiB",
+            idle as f64 / 1024.0,
+            loaded as f64 / 1024.0
+        ),
+        _ => println!("bridge RSS: unavailable (no /proc)"),
+    }
+}
