@@ -240,7 +240,7 @@ fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
             None => text::empty_tool_error(lang),
         };
     }
-    let lower = message.to_lowercase();
+    let lower = message.to_ascii_lowercase();
     // FastMCP wraps argument validation in an isError result.
     let category = if lower.contains("validation error")
         || lower.contains("input should be")
@@ -322,7 +322,7 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
 /// Messages of the original bridge that carry the real meaning (seed 000 raises plain
 /// `ValueError` for both a missing tool and the call limit).
 fn refine_by_message(d: &mut Draft) {
-    let m = d.message.to_lowercase();
+    let m = d.message.to_ascii_lowercase();
     if m.contains("已达到最大调用次数")
         || m.contains("maximum number of calls")
         || m.contains("call limit")
@@ -559,7 +559,7 @@ enum ToolKind {
 }
 
 fn tool_kind(tool: &str) -> ToolKind {
-    let t = tool.to_lowercase();
+    let t = tool.to_ascii_lowercase();
     let has = |ws: &[&str]| ws.iter().any(|w| t.contains(w));
     if has(&[
         "file",

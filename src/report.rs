@@ -470,7 +470,11 @@ fn size(bytes: usize) -> String {
     } else if bytes < 1024 * 1024 {
         format!("{} KB", (bytes + 512) / 1024)
     } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
+        {
+            // One decimal without float formatting (keeps float code out of the wasm).
+            let tenths = (bytes * 10 + 524_288) / 1_048_576;
+            format!("{}.{} MB", tenths / 10, tenths % 10)
+        }
     }
 }
 

@@ -315,7 +315,7 @@ fn only_junk(gap: &str) -> bool {
         c.is_whitespace() || "`:：~<>/\u{200b}\u{200c}\u{200d}\u{feff}\u{a0}".contains(c)
     });
     while !rest.is_empty() {
-        let lower = rest.to_lowercase();
+        let lower = rest.to_ascii_lowercase();
         let Some(w) = JUNK_WORDS.iter().find(|w| lower.starts_with(*w)) else {
             return false;
         };

@@ -332,7 +332,14 @@ pub fn unreachable(message: &str, lang: Lang) -> String {
 }
 
 pub fn timed_out(ms: u64, lang: Lang) -> String {
-    let secs = ms as f64 / 1000.0;
+    // Seconds with up to three decimals, without float formatting.
+    let secs = if ms % 1000 == 0 {
+        (ms / 1000).to_string()
+    } else {
+        format!("{}.{:03}", ms / 1000, ms % 1000)
+            .trim_end_matches('0')
+            .to_string()
+    };
     match lang {
         Lang::Zh => format!("工具在 {secs} 秒内没有返回结果，已停止等待"),
         Lang::En => format!("The tool did not answer within {secs} s; stopped waiting"),
