@@ -168,6 +168,23 @@ async fn connection() -> Result<(String, BridgeClient), Problem> {
 // the requests
 // ---------------------------------------------------------------------------------------
 
+/// [`views::authed_verdict`], telling a refusal the browser hid (the bridge answers
+/// `/health` but not this route) from a bridge that is not running.
+async fn authed(base: &str, client: &BridgeClient, reply: Reply) -> Result<Value, Problem> {
+    match views::authed_verdict(base, &reply) {
+        Err(p) if p.kind == "not-running" => {
+            let health = Reply::from_client(client.health().await);
+            match (views::health_verdict(base, &health), &reply) {
+                (Ok(version), Reply::Unreachable(why)) => {
+                    Err(views::hidden_refusal(base, &version, why))
+                }
+                _ => Err(p),
+            }
+        }
+        other => other,
+    }
+}
+
 async fn health() -> Result<Value, Problem> {
     let s = load_settings().await;
     let base = s.base_url().to_string();
@@ -187,14 +204,14 @@ async fn test_connection(bridge_url: &str, token: &str) -> Result<Value, Problem
     let base = views::check_connection_input(bridge_url, token)?;
     let client = BridgeClient::new(&base, token);
     let version = views::health_verdict(&base, &Reply::from_client(client.health().await))?;
-    let body = views::authed_verdict(&base, &Reply::from_client(client.services().await))?;
+    let body = authed(&base, &client, Reply::from_client(client.services().await)).await?;
     let services = views::services(&body)?;
     Ok(views::connection_report(&version, &base, services))
 }
 
 async fn history() -> Result<Value, Problem> {
     let (base, client) = connection().await?;
-    let body = views::authed_verdict(&base, &Reply::from_client(client.history().await))?;
+    let body = authed(&base, &client, Reply::from_client(client.history().await)).await?;
     Ok(views::history_view(&body))
 }
 
@@ -205,7 +222,7 @@ async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<V
     let answer = client
         .reset_history(server.as_deref(), tool.as_deref())
         .await;
-    let done = views::authed_verdict(&base, &Reply::from_client(answer))?;
+    let done = authed(&base, &client, Reply::from_client(answer)).await?;
     // Show the counters as they are now, so the page never shows a stale refusal.
     let after = views::authed_verdict(&base, &Reply::from_client(client.history().await))
         .map(|b| views::history_view(&b))
@@ -218,7 +235,7 @@ async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<V
 async fn tools() -> Result<Value, Problem> {
     let (base, client) = connection().await?;
     let settings = load_settings().await;
-    let body = views::authed_verdict(&base, &Reply::from_client(client.services().await))?;
+    let body = authed(&base, &client, Reply::from_client(client.services().await)).await?;
     let services = views::services(&body)?;
     let mut out = Vec::new();
     for svc in &services {

@@ -268,6 +268,23 @@ pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
     }
 }
 
+/// A token-protected route gave no readable answer although `/health` (which needs no
+/// token) did. The browser hid the bridge's refusal: its 401 carries no CORS headers, and
+/// Firefox applies CORS to extensions that were not granted the host permission. In
+/// practice that is a wrong token, so say so and point at the token field.
+pub fn hidden_refusal(base: &str, version: &str, why: &str) -> Problem {
+    Problem::new(
+        "wrong-token",
+        Some("token"),
+        format!(
+            "The bridge {version} at {base} is running but refused the request, most likely because \
+             the token is wrong (the browser hid the bridge's answer: {why}). Copy the token the \
+             bridge printed when it started (also in the file `token` in its config folder) into \
+             the Token field."
+        ),
+    )
+}
+
 /// One MCP server as the page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -498,7 +515,9 @@ pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings,
         }
         merged[k] = v.clone();
     }
-    if let Some(t) = merged.get("token").and_then(Value::as_str) {
+    // An empty token is refused when the form sends one, not when it saves other sections
+    // before the user has a token.
+    if let Some(t) = fields.get("token").and_then(Value::as_str) {
         check_token(t)?;
     }
     if let Some(u) = merged.get("bridgeUrl").and_then(Value::as_str) {
@@ -639,6 +658,15 @@ mod tests {
         );
         let e = authed_verdict(BASE, &answered(401, "")).unwrap_err();
         assert!(e.message.contains("(HTTP 401)"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_hidden_refusal_after_a_healthy_bridge_points_at_the_token() {
+        let e = hidden_refusal(BASE, "0.1.0", "NetworkError");
+        assert_eq!(e.kind, "wrong-token");
+        assert_eq!(e.field.as_deref(), Some("token"));
+        assert!(e.message.contains("refused"));
+        assert!(e.message.contains("0.1.0"));
     }
 
     #[test]
@@ -795,6 +823,10 @@ mod tests {
             assert_eq!(e.field.as_deref(), Some(field), "{submitted}: {e:?}");
         }
         assert!(merge_settings(&current, &json!([1])).is_err());
+        // Behaviour can be saved before there is a token at all.
+        let fresh = merge_settings(&Settings::default(), &json!({"stackLines": 5})).unwrap();
+        assert_eq!(fresh.stack_lines, 5);
+        assert!(merge_settings(&Settings::default(), &json!({"token": ""})).is_err());
     }
 
     #[test]

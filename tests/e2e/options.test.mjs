@@ -1,0 +1,213 @@
+// End to end: the options page in real Chromium and real Firefox against the real bridge
+// (its built-in demo server). Run after ./build.sh build:
+//   node --test tests/e2e/options.test.mjs
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
+import { BRIDGE_URL, startBridge } from './support/bridge.mjs';
+
+const DEFAULT_URL = 'http://127.0.0.1:3849';
+
+/** Sets an input's value the way typing would (value + input event). */
+const setValue = (session, id, value) => session.exec(
+  `const e = document.getElementById(arguments[0]);
+   if (e.type === 'checkbox') e.checked = arguments[1]; else e.value = arguments[1];
+   e.dispatchEvent(new Event('input', { bubbles: true }));`, id, value);
+const click = async (session, css) => session.click(await session.find(css));
+const text = (session, id) => session.exec('return document.getElementById(arguments[0]).textContent', id);
+/** Waits until `#id` has data-state `state` and returns its text. */
+const resultOf = (session, id, state = 'down') => session.waitForScript(
+  `const e = document.getElementById('${id}');
+   return e.dataset.state === '${state}' && e.textContent.length > 0 && e.textContent;`);
+/** Reads chrome.storage.local[key] from the page. */
+const stored = (session, key) => session.execAsync(
+  `const done = arguments[arguments.length - 1];
+   chrome.storage.local.get(arguments[0]).then((v) => done(v[arguments[0]] ?? null), (e) => done(String(e)));`, key);
+/** Calls a demo tool directly (node sends no Origin header, which the bridge accepts). */
+async function execute(token, name, args = {}) {
+  const res = await fetch(`${BRIDGE_URL}/execute`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name, arguments: args }),
+  });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+for (const name of BROWSERS) {
+  describe(`options page in ${name}`, () => {
+    let bridge;
+    let browser;
+    let session;
+    let page;
+
+    const open = async () => {
+      await session.navigate(page);
+      await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+    };
+
+    before(async () => {
+      bridge = await startBridge();
+      // Port 3849 is fixed (the extension's host permission); make sure it is ours.
+      const mine = await fetch(`${BRIDGE_URL}/history`, { headers: { authorization: `Bearer ${bridge.token}` } });
+      assert.equal(mine.status, 200, 'another bridge is answering on port 3849; stop it and run again');
+      browser = await launch(name);
+      session = browser.session;
+      page = `${browser.extensionBase}options/options.html`;
+      await open();
+    });
+
+    after(async () => {
+      await browser?.close();
+      await bridge?.stop();
+    });
+
+    test('a wrong token is named as the problem', async () => {
+      await setValue(session, 'bridge-url', BRIDGE_URL);
+      await setValue(session, 'token', 'not-the-token');
+      await click(session, '#test-connection');
+      const msg = await resultOf(session, 'connection-result');
+      // Chromium reads the bridge's 401; Firefox hides it (no CORS headers on the refusal),
+      // and the core tells that from a bridge that is not running.
+      assert.match(msg, name === 'chromium' ? /HTTP 401/ : /refused/, msg);
+      assert.match(msg, /\(token\)/, msg);
+      assert.equal(await session.exec('return document.getElementById("token").getAttribute("aria-invalid")'), 'true');
+    });
+
+    test('the right token shows the version and the servers', async () => {
+      await setValue(session, 'token', bridge.token);
+      await click(session, '#test-connection');
+      const msg = await resultOf(session, 'connection-result', 'ok');
+      assert.ok(msg.length > 0);
+      const services = await text(session, 'services');
+      assert.match(services, /running/, services);
+    });
+
+    test('an invalid address is refused, naming the field, and nothing is stored', async () => {
+      const before = await stored(session, 'settings');
+      await setValue(session, 'bridge-url', 'http://example.com:3849');
+      await setValue(session, 'token', bridge.token);
+      await click(session, '#save-connection');
+      const msg = await resultOf(session, 'connection-result');
+      assert.match(msg, /bridgeUrl/, msg);
+      assert.match(msg, /not this computer/, msg);
+      assert.deepEqual(await stored(session, 'settings'), before);
+      // Behaviour: an out-of-range number names its field too.
+      await setValue(session, 'stack-lines', '0');
+      await click(session, '#save-behaviour');
+      const msg2 = await resultOf(session, 'behaviour-result');
+      assert.match(msg2, /stackLines/, msg2);
+      assert.deepEqual(await stored(session, 'settings'), before);
+    });
+
+    test('a malformed site config is refused, naming the field, and nothing is stored', async () => {
+      await setValue(session, 'site-json', JSON.stringify({
+        id: 'mine', name: 'Mine', hosts: ['chat.example.org'], editor: 'monaco',
+        selectors: { input: ['textarea'], send: ['button'], assistantMessage: ['.a'] },
+      }));
+      await click(session, '#save-site');
+      const msg = await resultOf(session, 'site-result');
+      assert.match(msg, /editor/, msg);
+      await setValue(session, 'site-json', '{"id": "mine", "hosts": [');
+      await click(session, '#check-site');
+      const msg2 = await session.waitForScript(
+        `const t = document.getElementById('site-result').textContent; return /EOF/.test(t) && t;`);
+      assert.match(msg2, /^(config|hosts)/, msg2);
+      assert.equal(await stored(session, 'customSites'), null);
+    });
+
+    test('saved settings survive reopening the page', async () => {
+      await setValue(session, 'bridge-url', BRIDGE_URL);
+      await setValue(session, 'token', bridge.token);
+      await click(session, '#save-connection');
+      await resultOf(session, 'connection-result', 'ok');
+      await setValue(session, 'stack-lines', '7');
+      await setValue(session, 'language', 'en');
+      await setValue(session, 'auto-send', false);
+      await click(session, '#save-behaviour');
+      await resultOf(session, 'behaviour-result', 'ok');
+      await open();
+      const values = await session.exec(`return {
+        url: document.getElementById('bridge-url').value, token: document.getElementById('token').value,
+        stack: document.getElementById('stack-lines').value, lang: document.getElementById('language').value,
+        autoSend: document.getElementById('auto-send').checked }`);
+      assert.deepEqual(values, { url: DEFAULT_URL, token: bridge.token, stack: '7', lang: 'en', autoSend: false });
+      assert.match(await text(session, 'bridge-health'), /0\.|\d/);
+    });
+
+    test('the reset button clears a 3-failure refusal', async () => {
+      for (let i = 0; i < 3; i++) {
+        const r = await execute(bridge.token, 'fail_runtime');
+        assert.notEqual(r.status, 200, JSON.stringify(r.body));
+        assert.notEqual(r.status, 429);
+      }
+      const refused = await execute(bridge.token, 'fail_runtime');
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.body.detail.type, 'CallLimitExceeded');
+
+      await click(session, '#refresh-history');
+      await session.waitForScript(`return document.querySelector('#counters tr[data-blocked="true"]')`);
+      assert.match(await text(session, 'history-result'), /fail_runtime/);
+
+      await click(session, '#reset-history');
+      await resultOf(session, 'history-result', 'ok');
+      await session.waitForScript(`return !document.querySelector('#counters tr[data-blocked="true"]')`);
+
+      const next = await execute(bridge.token, 'fail_runtime');
+      assert.notEqual(next.status, 429, 'the call runs again after the reset');
+      assert.equal(next.body.detail.type !== 'CallLimitExceeded', true);
+    });
+
+    test('tools are listed with a policy that is stored', async () => {
+      await click(session, '#load-tools');
+      await session.waitForScript(`return document.querySelector('#tool-list tr[data-tool="demo:echo"] select')`, { timeoutMs: 20000 });
+      await session.exec(`const s = document.querySelector('#tool-list tr[data-tool="demo:crash"] select');
+        s.value = 'deny'; s.dispatchEvent(new Event('change'));`);
+      await resultOf(session, 'tools-result', 'ok');
+      const settings = await stored(session, 'settings');
+      assert.equal(settings.toolPolicies['demo:crash'], 'deny');
+    });
+
+    test('the error log shows unmasked details, counts and filters', async () => {
+      const entry = {
+        id: 0, timeMs: Date.now(), site: 'chat.deepseek.com', tool: 'read_text_file', server: 'demo',
+        arguments: { path: '/home/alice/notes.txt' }, errorType: 'FileNotFoundError',
+        message: 'No such file: /home/alice/notes.txt', traceId: 'trace-e2e',
+        traceback: 'Traceback (most recent call last):\n  File "/home/alice/server.py", line 3\nFileNotFoundError: /home/alice/notes.txt',
+        category: 'runtime', retryable: true, status: 500, code: -32603,
+      };
+      await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.storage.local.set({ errorLog: { nextId: 1, entries: [arguments[0]], counts: { runtime: 1 } } }).then(() => done(true));`, entry);
+      await open();
+      await session.waitForScript(`return document.querySelector('#log-entries details')`);
+      assert.match(await session.exec(`return document.querySelector('#log-entries .traceback').textContent`), /\/home\/alice\/server\.py/);
+      assert.equal(await session.exec(`return document.querySelector('#error-counts dd[data-category="runtime"]').textContent`), '1');
+      await setValue(session, 'log-category', 'validation');
+      await session.exec(`document.getElementById('log-category').dispatchEvent(new Event('change'))`);
+      await session.waitForScript(`return !document.querySelector('#log-entries details')`);
+      await setValue(session, 'log-category', '');
+      await session.exec(`document.getElementById('log-category').dispatchEvent(new Event('change'))`);
+      await session.waitForScript(`return document.querySelector('#log-entries details')`);
+
+      if (name === 'chromium') {
+        // The README's picture of the page, with tools loaded and one entry open.
+        await click(session, '#test-connection');
+        await resultOf(session, 'connection-result', 'ok');
+        await click(session, '#refresh-history');
+        await click(session, '#load-tools');
+        await session.waitForScript(`return document.querySelector('#tool-list tr')`, { timeoutMs: 20000 });
+        await session.exec(`document.querySelector('#log-entries details').open = true;
+          document.body.style.zoom = '1'; window.scrollTo(0, 0);`);
+        await session.cmd('POST', '/window/rect', { width: 1280, height: 3000 }).catch(() => {});
+        const png = await session.screenshot();
+        fs.mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
+        fs.writeFileSync(path.join(ROOT, 'docs/options.png'), Buffer.from(png, 'base64'));
+      }
+
+      await click(session, '#clear-log');
+      await session.waitForScript(`return !document.querySelector('#log-entries details')`);
+      assert.equal(await session.exec(`return document.querySelector('#error-counts dd[data-category="runtime"]').textContent`), '0');
+    });
+  });
+}
