@@ -173,6 +173,7 @@ async fn page_ready(tab: i32, url: &str) -> Response {
     // A fresh page: forget the previous page's message, keep the round counter.
     let old = load_state(tab).await;
     let mut state = TabState {
+        url: url.to_string(),
         auto_rounds: old.auto_rounds,
         ..TabState::default()
     };
@@ -349,6 +350,12 @@ async fn run(
     resume_call_id: Option<String>,
 ) {
     if !RUNNING.with(|r| r.borrow_mut().insert(tab)) {
+        return;
+    }
+    // Reports are handled concurrently: a second decision for the same key may arrive
+    // after the first run finished. The executed set is the single source of truth.
+    if resume_call_id.is_none() && executed_keys().await.iter().any(|k| *k == key) {
+        RUNNING.with(|r| r.borrow_mut().remove(&tab));
         return;
     }
     CANCELLED.with(|c| c.borrow_mut().remove(&tab));

@@ -88,7 +88,8 @@ pub enum Decision {
 }
 
 /// FNV-1a over the text with runs of white space folded, so a re-render that only changes
-/// spacing keeps the same identity.
+/// spacing keeps the same identity. Cut to 53 bits: the state is stored as JSON in
+/// `chrome.storage`, where larger integers are not exact.
 pub fn text_hash(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut in_space = true;
@@ -106,7 +107,7 @@ pub fn text_hash(text: &str) -> u64 {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    h
+    h & ((1 << 53) - 1)
 }
 
 /// The identity of "this call in this message": the same call in the same message is
@@ -431,6 +432,16 @@ mod tests {
             call_id: None,
         };
         assert_eq!(h.settle(1, CALL), Decision::Nothing);
+    }
+
+    #[test]
+    fn state_survives_a_json_round_trip_exactly() {
+        let mut h = Harness::new();
+        h.report(0, "a message whose hash is large", false);
+        let json = serde_json::to_value(&h.state).unwrap();
+        let hash = json["textHash"].as_u64().unwrap();
+        assert!(hash < (1 << 53), "not exact as a JS number");
+        assert_eq!(serde_json::from_value::<TabState>(json).unwrap(), h.state);
     }
 
     #[test]

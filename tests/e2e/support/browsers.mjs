@@ -1,6 +1,6 @@
-// Launches real Chromium and real Firefox with the built test variant of the extension
-// (dist/chrome-test, dist/firefox-test) loaded unpacked, and with a local HTTP proxy so
-// that pages such as http://chat.deepseek.com/ are served by our fixture server.
+// Launches real Chromium and real Firefox with the built extension (dist/chrome,
+// dist/firefox — exactly what users load) unpacked, with the fixture server as their proxy
+// so that https://chat.deepseek.com/ and the other chat hosts are our fixture pages.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,15 +26,15 @@ function which(bin) {
  * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
  * `{ session, extensionBase, close }`; `extensionBase` ends with '/'.
  */
-export async function launch(name, { proxyPort } = {}) {
+export async function launch(name, { fixtures } = {}) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
-  if (name === 'chromium') return launchChromium(profile, proxyPort);
-  if (name === 'firefox') return launchFirefox(profile, proxyPort);
+  if (name === 'chromium') return launchChromium(profile, fixtures);
+  if (name === 'firefox') return launchFirefox(profile, fixtures);
   throw new Error(`unknown browser ${name}`);
 }
 
-async function launchChromium(profile, proxyPort) {
-  const ext = path.join(ROOT, 'dist/chrome-test');
+async function launchChromium(profile, fixtures) {
+  const ext = path.join(ROOT, 'dist/chrome');
   const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
   const args = [
     '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
@@ -45,11 +45,16 @@ async function launchChromium(profile, proxyPort) {
     '--disable-features=DisableLoadExtensionCommandLineSwitch',
     `--load-extension=${ext}`, `--disable-extensions-except=${ext}`,
   ];
-  if (proxyPort) args.push(`--proxy-server=http://127.0.0.1:${proxyPort}`);
+  if (fixtures) {
+    args.push(`--proxy-server=http://127.0.0.1:${fixtures.port}`);
+    // Trust only the fixture server's self-signed certificate.
+    args.push(`--ignore-certificate-errors-spki-list=${fixtures.spki}`);
+  }
   let session;
   try {
     session = await Session.create(driver.base, {
       browserName: 'chrome',
+      'goog:loggingPrefs': { browser: 'ALL' },
       'goog:chromeOptions': {
         binary: process.env.CHROMIUM || which('chromium') || '/usr/bin/chromium',
         args,
@@ -77,8 +82,8 @@ async function launchChromium(profile, proxyPort) {
   };
 }
 
-async function launchFirefox(profile, proxyPort) {
-  const ext = path.join(ROOT, 'dist/firefox-test');
+async function launchFirefox(profile, fixtures) {
+  const ext = path.join(ROOT, 'dist/firefox');
   // System access lets the tests switch to the chrome context to open extension pages:
   // WebDriver itself refuses to navigate to moz-extension:// URLs.
   const driver = await startDriver(process.env.GECKODRIVER || which('geckodriver'), ['--allow-system-access']);
@@ -88,18 +93,23 @@ async function launchFirefox(profile, proxyPort) {
     'browser.shell.checkDefaultBrowser': false,
     'app.update.enabled': false,
   };
-  if (proxyPort) {
+  if (fixtures) {
     Object.assign(prefs, {
       'network.proxy.type': 1,
       'network.proxy.http': '127.0.0.1',
-      'network.proxy.http_port': proxyPort,
-      'network.proxy.share_proxy_settings': false,
+      'network.proxy.http_port': fixtures.port,
+      'network.proxy.ssl': '127.0.0.1',
+      'network.proxy.ssl_port': fixtures.port,
+      'network.proxy.no_proxies_on': '',
+      // Loopback (the bridge) never goes through the proxy.
+      'network.proxy.allow_hijacking_localhost': false,
     });
   }
   let session;
   try {
     session = await Session.create(driver.base, {
       browserName: 'firefox',
+      acceptInsecureCerts: !!fixtures,
       'moz:firefoxOptions': {
         binary: process.env.FIREFOX || which('firefox-esr') || which('firefox'),
         args: ['-headless', '-profile', profile],

@@ -1,0 +1,81 @@
+// The chat loop end to end: real browser, built extension, real bridge with its demo MCP
+// server, fixture chat pages built on the real editor libraries.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS } from './support/browsers.mjs';
+import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
+import { sleep } from './support/webdriver.mjs';
+
+const SITES = [
+  ['deepseek', 'chat.deepseek.com'],
+  ['chatgpt', 'chatgpt.com'],
+  ['gemini', 'gemini.google.com'],
+  ['perplexity', 'www.perplexity.ai'],
+  ['kimi', 'www.kimi.com'],
+];
+
+for (const browser of BROWSERS) {
+  describe(`chat loop in ${browser}`, () => {
+    let w;
+    before(async () => { w = await startWorld(browser); });
+    after(async () => { await w?.close(); });
+
+    for (const [name, host] of SITES) {
+      test(`${name}: a call runs once and its result is typed and sent`, async () => {
+        await openChat(w, host);
+        await w.session.exec('window.fixtureAI.reset()');
+        await openChat(w, host);
+        const variant = { deepseek: 'literal', chatgpt: 'fenced', gemini: 'escaped', perplexity: 'stripped', kimi: 'literal' }[name];
+        const answer = await w.session.exec(
+          'return window.fixtureAI.toolCall(arguments[0], arguments[1], "Let me check.")',
+          { tool_name: 'echo', arguments: { text: `hello from ${name}` } }, variant);
+        await userSays(w, 'Please echo something.', [answer, 'Done, thanks.']);
+        const msgs = await userMessages(w, 2);
+        assert.match(msgs[1], /<tool_result>/);
+        assert.match(msgs[1], new RegExp(`hello from ${name}`));
+        assert.match(msgs[1], /<\/tool_result>/);
+        // The AI continued, and nothing ran twice even after the page re-rendered.
+        await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
+        await sleep(1500);
+        assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 2);
+      });
+    }
+
+    test('a failing tool arrives in the seed-000 shape, masked', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      const secret = 'sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+      await userSays(w, 'Run the failing tool.', [
+        `Trying.\n${call('fail_runtime', { message: `cannot open /home/alice/data.csv with key ${secret}` })}`,
+        'It failed.',
+      ]);
+      const msgs = await userMessages(w, 2);
+      const report = msgs[1];
+      assert.match(report, /# Tool execution failed|# 工具执行失败/);
+      assert.match(report, /fail_runtime/);
+      assert.match(report, /RuntimeError/);
+      assert.ok(!report.includes(secret), 'the API key reached the chat');
+      assert.ok(!report.includes('/home/alice'), 'the home path reached the chat');
+    });
+
+    test('a reload does not run the last call again', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      const before = (await w.session.exec('return window.fixtureAI.messages()')).length;
+      await w.session.navigate('https://chat.deepseek.com/');
+      await openChat(w, 'chat.deepseek.com');
+      await sleep(2500);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, before);
+    });
+
+    test('a malformed call is reported back to the AI', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      await userSays(w, 'Call something.', ['<tool_code>\n{"tool_name": "echo", "arguments": {text: oops}}\n</tool_code>', 'Sorry.']);
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /<tool_result>/);
+      assert.match(msgs[1], /tool_name/);
+    });
+  });
+}

@@ -1,0 +1,20 @@
+// Builds (once) and serves the fixture chat pages; the server is also the browsers' proxy,
+// answering for the real chat hosts (HTTPS through a self-signed certificate).
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './browsers.mjs';
+import { freePort, waitFor } from './webdriver.mjs';
+
+export async function startFixtures() {
+  if (!fs.existsSync(path.join(ROOT, 'tests/fixtures/dist/deepseek/index.html'))) {
+    execFileSync('node', [path.join(ROOT, 'tests/fixtures/build.mjs')], { stdio: 'inherit' });
+  }
+  const port = await freePort();
+  const proc = spawn('node', [path.join(ROOT, 'tests/fixtures/server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const health = await waitFor(async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/__health`);
+    return res.ok && res.json();
+  }, { what: 'the fixture server' });
+  return { port, spki: health.spki, stop: () => proc.kill('SIGTERM') };
+}
