@@ -168,3 +168,33 @@ fn huge_traceback() {
     );
     assert_eq!(r.float.stack.len(), 10);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A secret anywhere in a message or traceback never reaches the page — also when
+    /// the report cuts the text right at the secret.
+    #[test]
+    fn secrets_never_reach_the_page(
+        body in "[A-Za-z0-9]{40}",
+        pad in 0usize..12_000,
+        in_stack in any::<bool>(),
+        zh in any::<bool>(),
+    ) {
+        let secret = format!("sk-proj-{body}");
+        let filler = "x ".repeat(pad / 2);
+        let (error, tb) = if in_stack {
+            ("boom".to_string(), format!("Traceback\n{filler}\n  key = {secret}\nRuntimeError: {filler}"))
+        } else {
+            (format!("{filler} {secret} {filler}"), String::new())
+        };
+        let json_body = json!({"detail": {"error": error, "type": "RuntimeError", "traceback": tb}});
+        let lang = if zh { Lang::Zh } else { Lang::En };
+        let r = render("t", &json!({}), &from_http(500, None, json_body.to_string().as_bytes()), &ReportOptions { lang, ..Default::default() });
+        let page = serde_json::to_string(&(&r.chat_text, &r.float)).unwrap();
+        // No 12-character piece of the key survives.
+        for start in 0..=(body.len() - 12) {
+            prop_assert!(!page.contains(&body[start..start + 12]), "leak of {} in report", &body[start..start + 12]);
+        }
+    }
+}
