@@ -333,7 +333,7 @@ pub fn unreachable(message: &str, lang: Lang) -> String {
 
 pub fn timed_out(ms: u64, lang: Lang) -> String {
     // Seconds with up to three decimals, without float formatting.
-    let secs = if ms % 1000 == 0 {
+    let secs = if ms.is_multiple_of(1000) {
         (ms / 1000).to_string()
     } else {
         format!("{}.{:03}", ms / 1000, ms % 1000)
