@@ -185,3 +185,25 @@ async fn concurrent_calls_in_flight_during_a_crash_all_fail_cleanly() {
     }
     app.stop().await;
 }
+
+#[tokio::test]
+async fn calls_to_one_server_are_bounded() {
+    let mut spec = common::demo_spec();
+    spec.max_concurrent_calls = 1;
+    let app = TestApp::start(vec![spec]).await;
+    let slow = || async {
+        app.execute(json!({"name": "slow", "arguments": {"seconds": 1}}))
+            .await
+    };
+    let started = std::time::Instant::now();
+    let (a, b) = tokio::join!(slow(), slow());
+    assert!(a.text().starts_with("finished"));
+    assert!(b.text().starts_with("finished"));
+    // One at a time: the two one-second calls cannot overlap (a lower bound only).
+    assert!(
+        started.elapsed() >= Duration::from_millis(1900),
+        "{:?}",
+        started.elapsed()
+    );
+    app.stop().await;
+}

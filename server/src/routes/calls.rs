@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -13,6 +13,18 @@ use serde_json::{Value, json};
 use crate::error::BridgeError;
 use crate::state::AppState;
 use crate::validation::wait_query;
+
+/// The call id from the path (a malformed one is a 422, in JSON like every error).
+fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeError> {
+    path.map(|Path(id)| id).map_err(|rejection| {
+        BridgeError::InvalidRequest(vec![crate::validation::error(
+            "string_type",
+            &[json!("path"), json!("call_id")],
+            &rejection.body_text(),
+            Value::Null,
+        )])
+    })
+}
 
 fn unknown(call_id: &str) -> BridgeError {
     BridgeError::CallNotFound {
@@ -26,9 +38,10 @@ fn unknown(call_id: &str) -> BridgeError {
 
 pub async fn fetch(
     State(state): State<AppState>,
-    Path(call_id): Path<String>,
+    path: Result<Path<String>, PathRejection>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Response, BridgeError> {
+    let call_id = call_id(path)?;
     let query = query.map(|Query(q)| q).unwrap_or_default();
     let wait = wait_query(&query)?;
     let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
@@ -40,8 +53,9 @@ pub async fn fetch(
 
 pub async fn cancel(
     State(state): State<AppState>,
-    Path(call_id): Path<String>,
+    path: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, BridgeError> {
+    let call_id = call_id(path)?;
     let was_running = state
         .calls
         .cancel(&call_id, |call| {
