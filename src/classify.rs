@@ -93,6 +93,8 @@ pub enum Advice {
     /// "Reset call history" in the options page or `POST /reset-history`.
     ResetHistory,
     UpdateBridge,
+    /// The bridge refused the request itself (origin or host check).
+    BridgeRefused,
 }
 
 /// Everything known about a failure, unmasked (masking happens in `report`).
@@ -262,7 +264,13 @@ fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
 fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
     match detail {
         ErrorDetail::Text { message } => {
-            let mut d = Draft::new(by_status(status), format!("HTTP {status}"), message.clone());
+            // FastAPI's own "Not Found"/"Method Not Allowed": the route is missing, so
+            // whatever answers on the port is not (this version of) the bridge.
+            let category = match message.as_str() {
+                "Not Found" | "Method Not Allowed" => Category::Exception,
+                _ => by_status(status),
+            };
+            let mut d = Draft::new(category, format!("HTTP {status}"), message.clone());
             refine_by_message(&mut d);
             d
         }
@@ -309,7 +317,10 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
                 d.category = c;
             }
             if matches!(error.code, Some(-32003 | -32601))
-                || short_type(&d.error_type) == "ToolNotFound"
+                || matches!(
+                    short_type(&d.error_type),
+                    "ToolNotFound" | "ServerNotFound" | "UnknownService"
+                )
             {
                 d.tool_not_found = true;
             }
@@ -425,8 +436,14 @@ fn by_type(t: &str) -> Option<Category> {
         | "ToolFailed" => Category::Runtime,
         "TimeoutError" | "TimeoutException" | "ReadTimeout" | "ConnectTimeout"
         | "CancelledError" | "KeyboardInterrupt" | "Cancelled" | "Aborted" => Category::Aborted,
-        "ServerUnavailable" | "ServerCrashed" | "ServerNotFound" | "ServiceUnavailable"
-        | "ServerNotRunning" | "BridgeUnreachable" | "Unauthorized" => Category::Unavailable,
+        "ServerUnavailable" | "ServerCrashed" | "ServiceUnavailable" | "ServerNotRunning"
+        | "BridgeUnreachable" | "Unauthorized" | "Forbidden" | "TransportError" => {
+            Category::Unavailable
+        }
+        // The AI named a service that is not configured.
+        "ServerNotFound" | "UnknownService" => Category::Validation,
+        // A route or call id the bridge does not know: not the AI's doing.
+        "NotFound" | "MethodNotAllowed" | "CallNotFound" => Category::Exception,
         "CallLimitExceeded" | "CircuitOpen" | "TooManyFailures" | "RateLimited" => Category::Limit,
         _ if s.ends_with("Timeout") || s.ends_with("TimeoutError") => Category::Aborted,
         _ if s.ends_with("NotFoundError")
@@ -591,7 +608,10 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
     let mut v = Vec::new();
     match d.category {
         Category::Validation => {
-            if d.tool_not_found {
+            if d.tool_not_found && matches!(t, "ServerNotFound" | "UnknownService") {
+                v.push(A::CheckServerName);
+                v.push(A::ListTools { server: None });
+            } else if d.tool_not_found {
                 v.push(A::ListTools {
                     server: d.server.clone(),
                 });
@@ -661,6 +681,8 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
         Category::Unavailable => {
             if d.status == Some(401) || t == "Unauthorized" {
                 v.push(A::CheckToken);
+            } else if t == "Forbidden" {
+                v.push(A::BridgeRefused);
             } else if d.bridge_down || matches!(d.status, Some(502 | 503)) && d.server.is_none() {
                 v.push(A::StartBridge);
             } else {
@@ -786,6 +808,52 @@ mod tests {
             r#"{"detail":{"error":"t","type":"RuntimeError","retryable":false}}"#,
         );
         assert!(!d.retryable);
+    }
+
+    #[test]
+    fn our_bridge_types() {
+        let d = diag(
+            404,
+            r#"{"detail":{"error":"no service x","type":"ServerNotFound"}}"#,
+        );
+        assert_eq!(d.category, Category::Validation);
+        assert_eq!(d.advice[0], Advice::CheckServerName);
+        let d = diag(
+            403,
+            r#"{"detail":{"error":"origin refused","type":"Forbidden"}}"#,
+        );
+        assert_eq!(
+            (d.category, &d.advice[0]),
+            (Category::Unavailable, &Advice::BridgeRefused)
+        );
+        assert_eq!(
+            diag(404, r#"{"detail":"Not Found"}"#).category,
+            Category::Exception
+        );
+        assert_eq!(
+            diag(404, r#"{"detail":{"error":"x","type":"CallNotFound"}}"#).category,
+            Category::Exception
+        );
+        assert_eq!(
+            diag(409, r#"{"detail":{"error":"x","type":"CancelledError"}}"#).category,
+            Category::Aborted
+        );
+        assert_eq!(
+            diag(
+                502,
+                r#"{"detail":{"error":"x","type":"TransportError","server":"s"}}"#
+            )
+            .category,
+            Category::Unavailable
+        );
+        assert_eq!(
+            diag(
+                413,
+                r#"{"detail":{"error":"too big","type":"PayloadTooLarge"}}"#
+            )
+            .category,
+            Category::Validation
+        );
     }
 
     #[test]

@@ -112,6 +112,18 @@ fn cases() -> Vec<Case> {
         http("cancelled_error", "long_job", 500, json!({"detail": {"error": "", "type": "asyncio.exceptions.CancelledError", "traceback": "Traceback (most recent call last):\n  File \"job.py\", line 5, in run\nasyncio.exceptions.CancelledError"}})),
         http("key_error", "get_user", 500, json!({"detail": {"error": "'user_id'", "type": "KeyError", "traceback": "Traceback (most recent call last):\n  File \"users.py\", line 12, in get_user\n    uid = params['user_id']\nKeyError: 'user_id'"}})),
     ];
+    v.push(http(
+        "bridge_server_not_found",
+        "get_weather",
+        404,
+        json!({"detail": {"error": "No MCP server named wether. Configured: weather, time", "type": "ServerNotFound", "server": "wether"}}),
+    ));
+    v.push(http(
+        "bridge_forbidden_origin",
+        "get_time",
+        403,
+        json!({"detail": {"error": "Requests from origin https://evil.example are refused", "type": "Forbidden"}}),
+    ));
     v.push(Case {
         name: "transport_unreachable",
         tool: "get_time",

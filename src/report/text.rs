@@ -279,6 +279,11 @@ pub fn advice(a: &Advice, lang: Lang) -> String {
             "如需继续使用，请告诉用户在扩展选项页点击“重置调用历史”，或执行 `POST http://127.0.0.1:3849/reset-history`",
             "To use it again, tell the user to press \"Reset call history\" in the extension's options page, or run `POST http://127.0.0.1:3849/reset-history`",
         ),
+        A::BridgeRefused => t(
+            lang,
+            "桥接服务拒绝了扩展的请求（来源或主机检查未通过）：请告诉用户确认扩展连接的是本机的桥接服务地址（127.0.0.1:3849）",
+            "The bridge refused the extension's request (origin or host check): tell the user to make sure the extension points at the local bridge (127.0.0.1:3849)",
+        ),
         A::UpdateBridge => t(
             lang,
             "桥接服务的回应不符合预期，可能版本不匹配：请告诉用户更新桥接服务和扩展",
