@@ -90,13 +90,11 @@ setup() {
 
 # Writes the manifest for one browser. Chromium wants `background.service_worker`, Firefox
 # `background.scripts`; each warns about the other's key, so each gets only its own.
-# With `test`, http:// twins of the chat-site matches are added so the end-to-end tests can
-# serve fixture pages under the real host names through a local proxy.
 write_manifest() {
-  local browser="$1" variant="$2" out="$3"
-  node - "$browser" "$variant" "$out" <<'JS'
+  local browser="$1" out="$2"
+  node - "$browser" "$out" <<'JS'
 const fs = require('fs');
-const [browser, variant, out] = process.argv.slice(2);
+const [browser, out] = process.argv.slice(2);
 const m = JSON.parse(fs.readFileSync('manifest.json', 'utf8'));
 if (browser === 'chrome') {
   delete m.background.scripts;
@@ -104,24 +102,19 @@ if (browser === 'chrome') {
 } else {
   delete m.background.service_worker;
 }
-if (variant === 'test') {
-  for (const cs of m.content_scripts) {
-    cs.matches = [...cs.matches, ...cs.matches.map((u) => u.replace(/^https:/, 'http:'))];
-  }
-}
 fs.writeFileSync(out, JSON.stringify(m, null, 2) + '\n');
 JS
 }
 
 assemble() {
-  local browser="$1" variant="$2" dir="$3"
+  local browser="$1" dir="$2"
   rm -rf "$dir"; mkdir -p "$dir/core" "$dir/options" "$dir/sites"
   cp extension/background.js extension/content.js "$dir/"
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
-  write_manifest "$browser" "$variant" "$dir/manifest.json"
+  write_manifest "$browser" "$dir/manifest.json"
 }
 
 build() {
@@ -141,10 +134,8 @@ build() {
   cargo build --release -p mcp-bridge
 
   step "build: assemble dist/"
-  assemble chrome release "$DIST/chrome"
-  assemble firefox release "$DIST/firefox"
-  assemble chrome test "$DIST/chrome-test"
-  assemble firefox test "$DIST/firefox-test"
+  assemble chrome "$DIST/chrome"
+  assemble firefox "$DIST/firefox"
   rm -f "$DIST"/mcp-bridge-*.zip
   (cd "$DIST/chrome" && zip -qr "$DIST/mcp-bridge-chrome.zip" .)
   (cd "$DIST/firefox" && zip -qr "$DIST/mcp-bridge-firefox.zip" .)

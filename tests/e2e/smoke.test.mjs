@@ -1,0 +1,45 @@
+// The plumbing, end to end in both browsers: the built extension loads, its background
+// starts the wasm core, the content script on a chat site gets the core's answer, and the
+// options page shows the bridge's /health as fetched by the core in the background.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BROWSERS, ROOT } from './support/browsers.mjs';
+import { startWorld, openChat } from './support/chat.mjs';
+
+const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).version;
+
+for (const browser of BROWSERS) {
+  describe(`smoke in ${browser}`, () => {
+    let w;
+    before(async () => { w = await startWorld(browser); });
+    after(async () => { await w?.close(); });
+
+    test('the content script on a chat site is answered by the core', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      // The core's answer to page-ready carries the site config; the float is drawn.
+      assert.equal(await w.session.exec('return document.querySelectorAll("mcp-bridge-float").length'), 1);
+    });
+
+    test('the content script never runs on pages that are not chat sites', async () => {
+      await w.session.navigate(`http://127.0.0.1:${w.fixtures.port}/deepseek/`);
+      await w.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(await w.session.exec('return document.documentElement.dataset.mcpBridge ?? null'), null);
+    });
+
+    test('the options page shows the core version and the bridge health', async () => {
+      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      const core = await w.session.waitForScript(
+        'const t = document.getElementById("core-version")?.textContent; return t && t !== "…" ? t : null',
+        { what: 'the core version' });
+      assert.equal(core, VERSION);
+      const direct = await (await fetch(`${w.bridge.url}/health`)).json();
+      const shown = await w.session.waitForScript(
+        'const e = document.getElementById("bridge-health"); return e && e.dataset.state === "ok" && e.textContent',
+        { what: 'the bridge health' });
+      assert.ok(shown.includes(direct.version), shown);
+    });
+  });
+}
