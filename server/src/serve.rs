@@ -21,6 +21,14 @@ const DRAIN: Duration = Duration::from_secs(5);
 /// Exit code for a bad command line or config.
 const USAGE: u8 = 2;
 
+/// Print a line for the user on stdout; a closed stdout is not a reason to stop.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
 /// Run the bridge with `args`; returns the exit code.
 pub fn run(args: ServeArgs) -> ExitCode {
     crate::logging::init(args.log_format);
@@ -81,10 +89,10 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
         )
     })?;
     if created {
-        println!(
+        say(&format!(
             "Created a new token in {} (mode 0600).",
             crate::token::path_in(&dir).display()
-        );
+        ));
     }
     Ok(Some(token))
 }
@@ -141,17 +149,17 @@ async fn serve(
     for server in registry.servers() {
         let status = server.status();
         if status == Status::Running {
-            println!(
+            say(&format!(
                 "  server {}: running, {} tools",
                 server.name(),
                 server.tools().len()
-            );
+            ));
         } else {
-            println!(
+            say(&format!(
                 "  server {}: unavailable ({})",
                 server.name(),
                 server.last_failure().0
-            );
+            ));
         }
     }
 
@@ -159,18 +167,20 @@ async fn serve(
     let state = AppState::new(registry.clone(), security, args.call_timeout());
     let app = crate::app(state);
     match &token {
-        Some(token) => println!("Token: {token}  (send it as `Authorization: Bearer <token>`)"),
-        None => println!("Token: none (--no-auth)"),
+        Some(token) => say(&format!(
+            "Token: {token}  (send it as `Authorization: Bearer <token>`)"
+        )),
+        None => say("Token: none (--no-auth)"),
     }
     let shown_host = if args.host.is_ipv6() {
         format!("[{}]", args.host)
     } else {
         args.host.to_string()
     };
-    println!(
+    say(&format!(
         "MCP Bridge {} listening on http://{shown_host}:{port}",
         crate::VERSION
-    );
+    ));
     tracing::info!(port, host = %args.host, "listening");
 
     let graceful = stop.clone();
