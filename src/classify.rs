@@ -243,12 +243,21 @@ fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
         };
     }
     let lower = message.to_ascii_lowercase();
-    // FastMCP wraps argument validation in an isError result.
-    let category = if lower.contains("validation error")
-        || lower.contains("input should be")
-        || lower.contains("invalid arguments")
-        || lower.contains("invalid params")
-    {
+    // SDKs report argument validation as an isError result: FastMCP/pydantic
+    // ("1 validation error for …", "Input should be …"), rmcp/serde ("failed to
+    // deserialize parameters: missing field `b`"), the TypeScript SDK (zod: "Invalid
+    // arguments for tool …").
+    const ARG_ERRORS: &[&str] = &[
+        "validation error",
+        "input should be",
+        "invalid arguments",
+        "invalid params",
+        "failed to deserialize parameters",
+        "missing field `",
+        "missing required argument",
+        "missing required parameter",
+    ];
+    let category = if ARG_ERRORS.iter().any(|p| lower.contains(p)) {
         Category::Validation
     } else {
         Category::Logical
@@ -854,6 +863,21 @@ mod tests {
             .category,
             Category::Validation
         );
+    }
+
+    #[test]
+    fn sdk_argument_errors_in_is_error_results() {
+        for text in [
+            "failed to deserialize parameters: invalid type: string \\\"five\\\", expected f64",
+            "failed to deserialize parameters: missing field `b`",
+            "Error executing tool add: 1 validation error for addArguments",
+            "MCP error -32602: Invalid arguments for tool add",
+        ] {
+            let body = format!(
+                r#"{{"success":true,"result":{{"content":[{{"type":"text","text":"{text}"}}],"isError":true}}}}"#
+            );
+            assert_eq!(diag(200, &body).category, Category::Validation, "{text}");
+        }
     }
 
     #[test]
