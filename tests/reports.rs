@@ -113,6 +113,12 @@ fn cases() -> Vec<Case> {
         http("key_error", "get_user", 500, json!({"detail": {"error": "'user_id'", "type": "KeyError", "traceback": "Traceback (most recent call last):\n  File \"users.py\", line 12, in get_user\n    uid = params['user_id']\nKeyError: 'user_id'"}})),
     ];
     v.push(http(
+        "rmcp_argument_error",
+        "add",
+        200,
+        json!({"success": true, "result": {"content": [{"type": "text", "text": "failed to deserialize parameters: invalid type: string \"five\", expected f64"}], "structuredContent": null, "isError": true}}),
+    ));
+    v.push(http(
         "bridge_server_not_found",
         "get_weather",
         404,
