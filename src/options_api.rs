@@ -42,16 +42,37 @@ pub async fn load_settings() -> Settings {
     }
 }
 
+thread_local! {
+    /// Failures waiting to be written, and whether a write is under way: the chat loops of
+    /// several tabs may fail at once, and a read-modify-write each would lose records.
+    static PENDING: std::cell::RefCell<Vec<(f64, Option<String>, ErrorRecord)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    static WRITING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Keeps the unmasked record of a failed tool call for the error log (called by the chat
 /// loop). `site` is the chat page's host. Never fails the caller: a storage error is
-/// logged to the console.
+/// logged to the console. Concurrent calls are written one batch at a time.
 pub async fn record_failure(site: Option<String>, record: ErrorRecord) {
     let site = site.filter(|s| !s.is_empty());
-    let mut log = ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten());
-    log.push(ext::now_ms(), site, record);
-    if let Err(e) = ext::set(Area::Local, ERROR_LOG_KEY, &log).await {
-        web_sys::console::warn_1(&format!("[MCP Bridge] error log not saved: {e}").into());
+    PENDING.with(|p| p.borrow_mut().push((ext::now_ms(), site, record)));
+    if WRITING.with(|w| w.replace(true)) {
+        return; // the write under way picks this one up
     }
+    loop {
+        let batch = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        if batch.is_empty() {
+            break;
+        }
+        let mut log = stored_log().await;
+        for (time, site, record) in batch {
+            log.push(time, site, record);
+        }
+        if let Err(e) = ext::set(Area::Local, ERROR_LOG_KEY, &log).await {
+            web_sys::console::warn_1(&format!("[MCP Bridge] error log not saved: {e}").into());
+        }
+    }
+    WRITING.with(|w| w.set(false));
 }
 
 /// The user's custom site configs (for matching a page's host in the chat loop).

@@ -115,6 +115,23 @@ for (const name of BROWSERS) {
         `const t = document.getElementById('site-result').textContent; return /EOF/.test(t) && t;`);
       assert.match(msg2, /^(config|hosts)/, msg2);
       assert.equal(await stored(session, 'customSites'), null);
+
+      // A valid config is checked (the page learns the origins to ask for), but the core
+      // refuses to save it while the browser has not granted the host permission.
+      const good = JSON.stringify({
+        id: 'mine', name: 'Mine', hosts: ['chat.example.org'], editor: 'textarea',
+        selectors: { input: ['textarea'], send: ['button'], assistantMessage: ['.a'] },
+      });
+      await setValue(session, 'site-json', good);
+      await click(session, '#check-site');
+      const ok = await resultOf(session, 'site-result', 'ok');
+      assert.match(ok, /https:\/\/chat\.example\.org\/\*/, ok);
+      const direct = await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.runtime.sendMessage({ type: 'save-custom-site', json: arguments[0] }).then(done, (e) => done(String(e)));`, good);
+      assert.equal(direct.type, 'error', JSON.stringify(direct));
+      assert.equal(direct.field, 'hosts');
+      assert.match(direct.message, /not granted/);
+      assert.equal(await stored(session, 'customSites'), null);
     });
 
     test('saved settings survive reopening the page', async () => {
