@@ -115,20 +115,6 @@ pub fn script_id(site_id: &str) -> String {
     format!("{SCRIPT_ID_PREFIX}{site_id}")
 }
 
-/// The custom site serving `host`, read from storage (for the chat loop's `page-ready`).
-#[cfg(target_arch = "wasm32")]
-pub async fn for_host(host: &str) -> Result<Option<SiteConfig>, String> {
-    let stored = crate::ext::get::<serde_json::Value>(
-        crate::ext::Area::Local,
-        crate::options_api::CUSTOM_SITES_KEY,
-    )
-    .await?;
-    Ok(CustomSites::from_stored(stored)
-        .0
-        .into_iter()
-        .find(|c| c.matches_host(host)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
