@@ -8,7 +8,7 @@ use crate::custom_sites::{self, CustomSites};
 use crate::error_log::{ErrorLog, Filter};
 use crate::ext::{self, Area};
 use crate::messages::{PageRequest, Response};
-use crate::options_views::{self as views, Problem, Reply};
+use crate::options_views::{self as views, Lang, Problem, Reply};
 use crate::report::ErrorRecord;
 use crate::settings::Settings;
 use crate::sites::SiteConfig;
@@ -177,10 +177,20 @@ async fn stored_log() -> ErrorLog {
     ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten())
 }
 
+/// The options page speaks the browser's UI language (chrome.i18n), and so do the core's
+/// messages to it.
+fn page_lang() -> Lang {
+    if ext::ui_language().to_ascii_lowercase().starts_with("zh") {
+        Lang::Zh
+    } else {
+        Lang::En
+    }
+}
+
 /// The stored address and token, refusing to call the bridge without a token.
 async fn connection() -> Result<(String, BridgeClient), Problem> {
     let s = load_settings().await;
-    let base = views::check_connection_input(&s.bridge_url, &s.token)?;
+    let base = views::check_connection_input(page_lang(), &s.bridge_url, &s.token)?;
     let client = BridgeClient::new(&base, &s.token);
     Ok((base, client))
 }
@@ -192,12 +202,12 @@ async fn connection() -> Result<(String, BridgeClient), Problem> {
 /// [`views::authed_verdict`], telling a refusal the browser hid (the bridge answers
 /// `/health` but not this route) from a bridge that is not running.
 async fn authed(base: &str, client: &BridgeClient, reply: Reply) -> Result<Value, Problem> {
-    match views::authed_verdict(base, &reply) {
+    match views::authed_verdict(page_lang(), base, &reply) {
         Err(p) if p.kind == "not-running" => {
             let health = Reply::from_client(client.health().await);
-            match (views::health_verdict(base, &health), &reply) {
+            match (views::health_verdict(page_lang(), base, &health), &reply) {
                 (Ok(version), Reply::Unreachable(why)) => {
-                    Err(views::hidden_refusal(base, &version, why))
+                    Err(views::hidden_refusal(page_lang(), base, &version, why))
                 }
                 _ => Err(p),
             }
@@ -210,7 +220,7 @@ async fn health() -> Result<Value, Problem> {
     let s = load_settings().await;
     let base = s.base_url().to_string();
     let reply = Reply::from_client(BridgeClient::new(&base, "").health().await);
-    let version = views::health_verdict(&base, &reply)?;
+    let version = views::health_verdict(page_lang(), &base, &reply)?;
     Ok(json!({ "url": base, "version": version }))
 }
 
@@ -222,9 +232,13 @@ async fn save_settings(submitted: Value) -> Result<Value, Problem> {
 }
 
 async fn test_connection(bridge_url: &str, token: &str) -> Result<Value, Problem> {
-    let base = views::check_connection_input(bridge_url, token)?;
+    let base = views::check_connection_input(page_lang(), bridge_url, token)?;
     let client = BridgeClient::new(&base, token);
-    let version = views::health_verdict(&base, &Reply::from_client(client.health().await))?;
+    let version = views::health_verdict(
+        page_lang(),
+        &base,
+        &Reply::from_client(client.health().await),
+    )?;
     let body = authed(&base, &client, Reply::from_client(client.services().await)).await?;
     let services = views::services(&body)?;
     Ok(views::connection_report(&version, &base, services))
@@ -245,9 +259,13 @@ async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<V
         .await;
     let done = authed(&base, &client, Reply::from_client(answer)).await?;
     // Show the counters as they are now, so the page never shows a stale refusal.
-    let after = views::authed_verdict(&base, &Reply::from_client(client.history().await))
-        .map(|b| views::history_view(&b))
-        .unwrap_or(Value::Null);
+    let after = views::authed_verdict(
+        page_lang(),
+        &base,
+        &Reply::from_client(client.history().await),
+    )
+    .map(|b| views::history_view(&b))
+    .unwrap_or(Value::Null);
     let mut out = views::reset_view(&done);
     out["history"] = after;
     Ok(out)
@@ -261,7 +279,7 @@ async fn tools() -> Result<Value, Problem> {
     let mut out = Vec::new();
     for svc in &services {
         let (status, _, body) = client.service_tools_raw(&svc.name).await;
-        let reply = views::authed_verdict(&base, &Reply::from_raw(status, &body));
+        let reply = views::authed_verdict(page_lang(), &base, &Reply::from_raw(status, &body));
         out.push(views::service_tools(svc, reply, &settings));
     }
     Ok(json!({ "services": out }))

@@ -5,6 +5,7 @@
 //! `options_api`.
 
 use crate::outcome::{ErrorDetail, Outcome};
+pub use crate::report::text::Lang;
 use crate::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -108,52 +109,80 @@ impl From<FieldError> for Problem {
     }
 }
 
+/// The message in the page's language.
+fn tr(lang: Lang, en: String, zh: String) -> String {
+    match lang {
+        Lang::En => en,
+        Lang::Zh => zh,
+    }
+}
+
 /// The address and token typed into the form, checked before anything is sent.
-pub fn check_connection_input(bridge_url: &str, token: &str) -> Result<String, Problem> {
+pub fn check_connection_input(
+    lang: Lang,
+    bridge_url: &str,
+    token: &str,
+) -> Result<String, Problem> {
     let url = bridge_url.trim();
     validate_bridge_url(url).map_err(|m| Problem::new("invalid", Some("bridgeUrl"), m))?;
-    check_token(token)?;
+    check_token(lang, token)?;
     Ok(url.trim_end_matches('/').to_string())
 }
 
-fn check_token(token: &str) -> Result<(), Problem> {
+fn check_token(lang: Lang, token: &str) -> Result<(), Problem> {
     if token.trim().is_empty() {
         return Err(Problem::new(
             "invalid",
             Some("token"),
-            "the token is empty; paste the token the bridge printed when it started".into(),
+            tr(
+                lang,
+                "the token is empty; paste the token the bridge printed when it started".into(),
+                "令牌为空：请粘贴桥接服务启动时打印的令牌".into(),
+            ),
         ));
     }
     if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(Problem::new(
             "invalid",
             Some("token"),
-            "the token contains spaces or line breaks; paste only the token the bridge printed"
-                .into(),
+            tr(
+                lang,
+                "the token contains spaces or line breaks; paste only the token the bridge printed"
+                    .into(),
+                "令牌中含有空格或换行：只粘贴桥接服务打印的令牌".into(),
+            ),
         ));
     }
     Ok(())
 }
 
-fn not_running(base: &str, why: &str) -> Problem {
+fn not_running(lang: Lang, base: &str, why: &str) -> Problem {
     Problem::new(
         "not-running",
         None,
-        format!(
-            "No bridge is running at {base} ({why}). Start it in a terminal with `{START_COMMAND}` \
-             (or `{START_COMMAND_SOURCE}` in the source folder), then test again."
+        tr(
+            lang,
+            format!(
+                "No bridge is running at {base} ({why}). Start it in a terminal with \
+                 `{START_COMMAND}` (or `{START_COMMAND_SOURCE}` in the source folder), then test \
+                 again."
+            ),
+            format!(
+                "{base} 上没有运行桥接服务（{why}）。请在终端运行 `{START_COMMAND}`（或在源码目录运行 \
+                 `{START_COMMAND_SOURCE}`）启动它，然后再测试。"
+            ),
         ),
     )
 }
 
-fn excerpt(body: &str) -> String {
+fn excerpt(lang: Lang, body: &str) -> String {
     let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut s: String = one_line.chars().take(160).collect();
     if s.len() < one_line.len() {
         s.push('…');
     }
     if s.is_empty() {
-        "an empty body".into()
+        tr(lang, "an empty body".into(), "空内容".into())
     } else {
         s
     }
@@ -192,9 +221,9 @@ pub fn detail_text(body: &Value) -> Option<String> {
 }
 
 /// `/health`: the bridge's version, or why this address is not a working bridge.
-pub fn health_verdict(base: &str, reply: &Reply) -> Result<String, Problem> {
+pub fn health_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<String, Problem> {
     let (status, body) = match reply {
-        Reply::Unreachable(why) => return Err(not_running(base, why)),
+        Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
         Reply::Answered { status, body } => (*status, body),
     };
     let parsed: Option<Value> = serde_json::from_str(body).ok();
@@ -207,39 +236,58 @@ pub fn health_verdict(base: &str, reply: &Reply) -> Result<String, Problem> {
         _ => Err(Problem::new(
             "not-a-bridge",
             Some("bridgeUrl"),
-            format!(
-                "Something answered at {base}, but it is not an MCP Bridge: GET /health gave HTTP \
-                 {status} with {}. Check the address and port.",
-                excerpt(body)
+            tr(
+                lang,
+                format!(
+                    "Something answered at {base}, but it is not an MCP Bridge: GET /health gave \
+                     HTTP {status} with {}. Check the address and port.",
+                    excerpt(lang, body)
+                ),
+                format!(
+                    "{base} 有响应，但不是 MCP Bridge：GET /health 返回 HTTP {status}，内容为 {}。\
+                     请检查地址和端口。",
+                    excerpt(lang, body)
+                ),
             ),
         )),
     }
 }
 
 /// Any token-protected route: the parsed JSON body of a success, or the precise problem.
-pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
+pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Problem> {
     let (status, body) = match reply {
-        Reply::Unreachable(why) => return Err(not_running(base, why)),
+        Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
         Reply::Answered { status, body } => (*status, body),
     };
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let detail = parsed.as_ref().and_then(detail_text);
+    let said = detail.clone().unwrap_or_else(|| excerpt(lang, body));
     match status {
-        401 => Err(Problem::new(
-            "wrong-token",
-            Some("token"),
-            format!(
-                "The bridge refused the token (HTTP 401{}). Copy the token the bridge printed when \
-                 it started (also in the file `token` in its config folder) into the Token field.",
-                detail.map(|d| format!(": {d}")).unwrap_or_default()
-            ),
-        )),
+        401 => {
+            let d = detail.map(|d| format!(": {d}")).unwrap_or_default();
+            Err(Problem::new(
+                "wrong-token",
+                Some("token"),
+                tr(
+                    lang,
+                    format!(
+                        "The bridge refused the token (HTTP 401{d}). {}",
+                        copy_token(Lang::En)
+                    ),
+                    format!(
+                        "桥接服务拒绝了该令牌（HTTP 401{d}）。{}",
+                        copy_token(Lang::Zh)
+                    ),
+                ),
+            ))
+        }
         403 => Err(Problem::new(
             "refused",
             None,
-            format!(
-                "The bridge refused the request (HTTP 403): {}",
-                detail.unwrap_or_else(|| excerpt(body))
+            tr(
+                lang,
+                format!("The bridge refused the request (HTTP 403): {said}"),
+                format!("桥接服务拒绝了请求（HTTP 403）：{said}"),
             ),
         )),
         200..=299 => match parsed {
@@ -247,9 +295,13 @@ pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
             _ => Err(Problem::new(
                 "not-a-bridge",
                 Some("bridgeUrl"),
-                format!(
-                    "{base} answered HTTP {status} with {}, which is not an MCP Bridge answer.",
-                    excerpt(body)
+                tr(
+                    lang,
+                    format!(
+                        "{base} answered HTTP {status} with {said}, which is not an MCP Bridge \
+                         answer."
+                    ),
+                    format!("{base} 返回 HTTP {status}，内容为 {said}，这不是 MCP Bridge 的响应。"),
                 ),
             )),
         },
@@ -260,9 +312,10 @@ pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
                 "not-a-bridge"
             },
             None,
-            format!(
-                "The bridge answered HTTP {status}: {}",
-                detail.unwrap_or_else(|| excerpt(body))
+            tr(
+                lang,
+                format!("The bridge answered HTTP {status}: {said}"),
+                format!("桥接服务返回 HTTP {status}：{said}"),
             ),
         )),
     }
@@ -272,17 +325,36 @@ pub fn authed_verdict(base: &str, reply: &Reply) -> Result<Value, Problem> {
 /// token) did. The browser hid the bridge's refusal: its 401 carries no CORS headers, and
 /// Firefox applies CORS to extensions that were not granted the host permission. In
 /// practice that is a wrong token, so say so and point at the token field.
-pub fn hidden_refusal(base: &str, version: &str, why: &str) -> Problem {
+pub fn hidden_refusal(lang: Lang, base: &str, version: &str, why: &str) -> Problem {
     Problem::new(
         "wrong-token",
         Some("token"),
-        format!(
-            "The bridge {version} at {base} is running but refused the request, most likely because \
-             the token is wrong (the browser hid the bridge's answer: {why}). Copy the token the \
-             bridge printed when it started (also in the file `token` in its config folder) into \
-             the Token field."
+        tr(
+            lang,
+            format!(
+                "The bridge {version} at {base} is running but refused the request, most likely \
+                 because the token is wrong (the browser hid the bridge's answer: {why}). {}",
+                copy_token(Lang::En)
+            ),
+            format!(
+                "{base} 上的桥接服务 {version} 正在运行，但拒绝了请求，很可能是令牌错误（浏览器隐藏了\
+                 桥接服务的响应：{why}）。{}",
+                copy_token(Lang::Zh)
+            ),
         ),
     )
+}
+
+fn copy_token(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => {
+            "Copy the token the bridge printed when it started (also in the file `token` in its \
+             config folder) into the Token field."
+        }
+        Lang::Zh => {
+            "请把桥接服务启动时打印的令牌（也保存在其配置目录的 `token` 文件中）复制到“访问令牌”一栏。"
+        }
+    }
 }
 
 /// One MCP server as the page lists it.
@@ -518,7 +590,7 @@ pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings,
     // An empty token is refused when the form sends one, not when it saves other sections
     // before the user has a token.
     if let Some(t) = fields.get("token").and_then(Value::as_str) {
-        check_token(t)?;
+        check_token(Lang::En, t)?;
     }
     if let Some(u) = merged.get("bridgeUrl").and_then(Value::as_str) {
         merged["bridgeUrl"] = Value::String(u.trim().to_string());
@@ -548,6 +620,21 @@ mod tests {
     use super::*;
 
     const BASE: &str = "http://127.0.0.1:3849";
+    const EN: Lang = Lang::En;
+
+    #[test]
+    fn connection_verdicts_speak_chinese_too() {
+        let e = health_verdict(Lang::Zh, BASE, &Reply::Unreachable("refused".into())).unwrap_err();
+        assert!(e.message.contains("没有运行桥接服务"), "{}", e.message);
+        assert!(e.message.contains("`mcp-bridge`"));
+        let e = authed_verdict(Lang::Zh, BASE, &answered(401, "")).unwrap_err();
+        assert!(e.message.contains("HTTP 401"), "{}", e.message);
+        assert!(e.message.contains("访问令牌"), "{}", e.message);
+        let e = check_connection_input(Lang::Zh, BASE, "").unwrap_err();
+        assert!(e.message.contains("令牌为空"));
+        let e = hidden_refusal(Lang::Zh, BASE, "0.1.0", "x");
+        assert!(e.message.contains("令牌错误"));
+    }
 
     fn answered(status: u16, body: &str) -> Reply {
         Reply::Answered {
@@ -563,14 +650,17 @@ mod tests {
             None,
             br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
         )));
-        let e = authed_verdict(BASE, &r).unwrap_err();
+        let e = authed_verdict(EN, BASE, &r).unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert!(e.message.contains("wrong token"), "{}", e.message);
         let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")));
-        assert_eq!(authed_verdict(BASE, &r).unwrap_err().kind, "not-running");
+        assert_eq!(
+            authed_verdict(EN, BASE, &r).unwrap_err().kind,
+            "not-running"
+        );
         let r = Reply::from_client(Err(Outcome::timeout(10_000)));
         assert!(
-            health_verdict(BASE, &r)
+            health_verdict(EN, BASE, &r)
                 .unwrap_err()
                 .message
                 .contains("10 s")
@@ -580,9 +670,12 @@ mod tests {
             None,
             b"<html>nope</html>",
         )));
-        assert_eq!(health_verdict(BASE, &r).unwrap_err().kind, "not-a-bridge");
+        assert_eq!(
+            health_verdict(EN, BASE, &r).unwrap_err().kind,
+            "not-a-bridge"
+        );
         let r = Reply::from_client(Ok(json!({"status":"ok","version":"9"})));
-        assert_eq!(health_verdict(BASE, &r).unwrap(), "9");
+        assert_eq!(health_verdict(EN, BASE, &r).unwrap(), "9");
         assert_eq!(
             Reply::from_raw(0, b""),
             Reply::Unreachable("no answer".into())
@@ -592,26 +685,27 @@ mod tests {
     #[test]
     fn form_input_is_checked_before_anything_is_sent() {
         assert_eq!(
-            check_connection_input(" http://127.0.0.1:3849/ ", "abc").unwrap(),
+            check_connection_input(EN, " http://127.0.0.1:3849/ ", "abc").unwrap(),
             BASE
         );
-        let e = check_connection_input("http://example.com:3849", "abc").unwrap_err();
+        let e = check_connection_input(EN, "http://example.com:3849", "abc").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("bridgeUrl"));
-        let e = check_connection_input(BASE, "  ").unwrap_err();
+        let e = check_connection_input(EN, BASE, "  ").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("token"));
         assert!(e.message.contains("empty"));
-        let e = check_connection_input(BASE, "ab cd").unwrap_err();
+        let e = check_connection_input(EN, BASE, "ab cd").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("token"));
     }
 
     #[test]
     fn a_refused_connection_says_how_to_start_the_bridge() {
-        let e = health_verdict(BASE, &Reply::Unreachable("connection refused".into())).unwrap_err();
+        let e =
+            health_verdict(EN, BASE, &Reply::Unreachable("connection refused".into())).unwrap_err();
         assert_eq!(e.kind, "not-running");
         assert!(e.message.contains("`mcp-bridge`"), "{}", e.message);
         assert!(e.message.contains("./build.sh run"), "{}", e.message);
         assert!(e.message.contains(BASE));
-        let e = authed_verdict(BASE, &Reply::Unreachable("timeout".into())).unwrap_err();
+        let e = authed_verdict(EN, BASE, &Reply::Unreachable("timeout".into())).unwrap_err();
         assert_eq!(e.kind, "not-running");
     }
 
@@ -623,14 +717,15 @@ mod tests {
             answered(200, r#"{"status":"fine"}"#),
             answered(200, ""),
         ] {
-            let e = health_verdict(BASE, &reply).unwrap_err();
+            let e = health_verdict(EN, BASE, &reply).unwrap_err();
             assert_eq!(e.kind, "not-a-bridge", "{reply:?}");
             assert_eq!(e.field.as_deref(), Some("bridgeUrl"));
         }
-        let e = health_verdict(BASE, &answered(200, "")).unwrap_err();
+        let e = health_verdict(EN, BASE, &answered(200, "")).unwrap_err();
         assert!(e.message.contains("an empty body"), "{}", e.message);
         assert_eq!(
             health_verdict(
+                EN,
                 BASE,
                 &answered(200, r#"{"status":"ok","timestamp":1.5,"version":"0.1.0"}"#)
             )
@@ -642,6 +737,7 @@ mod tests {
     #[test]
     fn a_wrong_token_names_the_token_field() {
         let e = authed_verdict(
+            EN,
             BASE,
             &answered(
                 401,
@@ -656,13 +752,13 @@ mod tests {
             "{}",
             e.message
         );
-        let e = authed_verdict(BASE, &answered(401, "")).unwrap_err();
+        let e = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
         assert!(e.message.contains("(HTTP 401)"), "{}", e.message);
     }
 
     #[test]
     fn a_hidden_refusal_after_a_healthy_bridge_points_at_the_token() {
-        let e = hidden_refusal(BASE, "0.1.0", "NetworkError");
+        let e = hidden_refusal(EN, BASE, "0.1.0", "NetworkError");
         assert_eq!(e.kind, "wrong-token");
         assert_eq!(e.field.as_deref(), Some("token"));
         assert!(e.message.contains("refused"));
@@ -672,6 +768,7 @@ mod tests {
     #[test]
     fn other_errors_quote_the_detail_in_any_shape() {
         let e = authed_verdict(
+            EN,
             BASE,
             &answered(403, r#"{"detail":"web origins are refused"}"#),
         )
@@ -679,6 +776,7 @@ mod tests {
         assert_eq!(e.kind, "refused");
         assert!(e.message.contains("web origins are refused"));
         let e = authed_verdict(
+            EN,
             BASE,
             &answered(
                 422,
@@ -691,9 +789,9 @@ mod tests {
             "{}",
             e.message
         );
-        let e = authed_verdict(BASE, &answered(502, "<h1>Bad Gateway</h1>")).unwrap_err();
+        let e = authed_verdict(EN, BASE, &answered(502, "<h1>Bad Gateway</h1>")).unwrap_err();
         assert_eq!(e.kind, "not-a-bridge");
-        let e = authed_verdict(BASE, &answered(200, "[1,2]")).unwrap_err();
+        let e = authed_verdict(EN, BASE, &answered(200, "[1,2]")).unwrap_err();
         assert_eq!(e.kind, "not-a-bridge");
     }
 
