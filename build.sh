@@ -6,6 +6,7 @@
 #   ./build.sh run     build, then start the bridge in the foreground
 #   ./build.sh test    every test: native, wasm in Chromium and Firefox, end to end, lint
 #   ./build.sh bench   the benchmarks (print figures)
+#   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -118,11 +119,11 @@ assemble() {
 }
 
 build() {
-  step "build: core → wasm (release)"
-  cargo build --release --target wasm32-unknown-unknown -p mcp-bridge-core
+  step "build: core → wasm (profile wasm-release: size first)"
+  cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core
   rm -rf target/wasm-out
   wasm-bindgen --target web --no-typescript --out-dir target/wasm-out \
-    target/wasm32-unknown-unknown/release/mcp_bridge_core.wasm
+    target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
 
   step "build: wasm-opt -Oz (npm binaryen)"
   # The features rustc enables by default for wasm32-unknown-unknown.
@@ -198,6 +199,20 @@ bench() {
   build
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
+
+  step "bench: bridge vs direct rmcp vs mcpo (pinned in tests/bench-requirements.txt)"
+  if [ ! -x "$TOOLS/mcpo-venv/bin/python" ]; then python3 -m venv "$TOOLS/mcpo-venv"; fi
+  if ! cmp -s tests/bench-requirements.txt "$TOOLS/mcpo-venv/.installed" 2>/dev/null; then
+    "$TOOLS/mcpo-venv/bin/pip" install -q -r tests/bench-requirements.txt
+    cp tests/bench-requirements.txt "$TOOLS/mcpo-venv/.installed"
+  fi
+  MCPO="$TOOLS/mcpo-venv/bin/mcpo" cargo bench -p mcp-bridge --bench bridge
+}
+
+demo() {
+  build
+  step "demo: bridge + demo MCP server + Chromium with the extension on a local chat page"
+  node tests/e2e/demo.mjs "$@"
 }
 
 # Sourcing the script (for its functions) runs nothing.
@@ -210,5 +225,6 @@ case "$cmd" in
   run) setup; run "$@" ;;
   test) setup; test_all ;;
   bench) setup; bench ;;
-  *) die "unknown command '$cmd' (setup | build | run | test | bench)" ;;
+  demo) setup; demo "$@" ;;
+  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo)" ;;
 esac

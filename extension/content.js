@@ -183,13 +183,14 @@
 .box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:340px;max-height:60vh;overflow:auto;
  font:13px/1.45 system-ui,sans-serif;color:#111;background:#fff;border:1px solid #d0d7de;border-radius:10px;
  box-shadow:0 6px 24px rgba(0,0,0,.18)}
-.bar{display:flex;align-items:center;gap:6px;padding:6px 8px;cursor:move;border-bottom:1px solid #eee;user-select:none}
+.bar{display:flex;align-items:center;gap:6px;height:32px;box-sizing:border-box;padding:0 8px;cursor:move;border-bottom:1px solid #eee;user-select:none}
 .dot{width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word}
 .body pre{margin:6px 0 0;padding:6px;background:#f6f8fa;border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
-.row{display:flex;flex-wrap:wrap;gap:4px;padding:0 10px 8px}
-button{font:12px system-ui,sans-serif;padding:3px 8px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#111;cursor:pointer}
+.row{display:flex;flex-wrap:wrap;gap:4px;padding:4px 10px}
+button{font:12px system-ui,sans-serif;padding:0 6px;height:24px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#111;cursor:pointer}
+.row button{width:96px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 button:hover{background:#eaeef2}
 textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;border-radius:50%;
@@ -281,7 +282,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: 'user-action', action: { action: 'open-details' } }));
-    box.append(bar, body, row);
+    // The action row sits right under the title bar, so its buttons keep one place.
+    box.append(bar, row, body);
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
       const manual = el('div', { class: 'row' }, area, el('button', { onclick: () => {

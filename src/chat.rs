@@ -118,7 +118,13 @@ async fn command(tab: i32, cmd: &Command) -> CommandResult {
 }
 
 async fn show(tab: i32, float: FloatState) {
-    command(tab, &Command::FloatState { float }).await;
+    command(
+        tab,
+        &Command::FloatState {
+            float: Box::new(float),
+        },
+    )
+    .await;
 }
 
 pub async fn handle(tab: i32, req: TabRequest) -> Response {
@@ -160,14 +166,14 @@ async fn page_ready(tab: i32, url: &str) -> Response {
         return Response::PageSetup {
             site: None,
             problem: Some("no site config for this page".into()),
-            float: float::disabled(lang, "no site config for this page"),
+            float: Box::new(float::disabled(lang, "no site config for this page")),
         };
     };
     if settings.site(&site.id).disabled {
         return Response::PageSetup {
             site: None,
             problem: Some("turned off in the options".into()),
-            float: float::disabled(lang, &site.name),
+            float: Box::new(float::disabled(lang, &site.name)),
         };
     }
     // A fresh page: forget the previous page's message, keep the round counter.
@@ -191,7 +197,7 @@ async fn page_ready(tab: i32, url: &str) -> Response {
     Response::PageSetup {
         site: Some(site),
         problem: None,
-        float: ready,
+        float: Box::new(ready),
     }
 }
 
@@ -354,7 +360,7 @@ async fn run(
     }
     // Reports are handled concurrently: a second decision for the same key may arrive
     // after the first run finished. The executed set is the single source of truth.
-    if resume_call_id.is_none() && executed_keys().await.iter().any(|k| *k == key) {
+    if resume_call_id.is_none() && executed_keys().await.contains(&key) {
         RUNNING.with(|r| r.borrow_mut().remove(&tab));
         return;
     }

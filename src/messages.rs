@@ -107,7 +107,7 @@ pub enum Response {
         site: Option<crate::sites::SiteConfig>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
-        float: crate::float::FloatState,
+        float: Box<crate::float::FloatState>,
     },
     /// Message received; `recheck_ms` asks the content script to report again after that
     /// long even if nothing changes (so the core can see the text has settled).
@@ -149,7 +149,9 @@ pub enum Command {
     /// Press the send button (or Enter) and confirm the message left.
     Submit,
     /// Redraw the float.
-    FloatState { float: crate::float::FloatState },
+    FloatState {
+        float: Box<crate::float::FloatState>,
+    },
 }
 
 /// The content script's answer to a [`Command`].

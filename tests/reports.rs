@@ -14,7 +14,8 @@ use mcp_bridge_core::report::{
 use mcp_bridge_core::toolcall::find_last_call;
 use serde_json::{Value, json};
 
-/// How a case produces its outcome.
+/// How a case produces its outcome (a test table: the size difference does not matter).
+#[allow(clippy::large_enum_variant)]
 enum Src {
     Http(u16, Option<&'static str>, String),
     Direct(Outcome),

@@ -134,6 +134,35 @@ for (const name of BROWSERS) {
       assert.equal(await stored(session, 'customSites'), null);
     });
 
+    test('a custom site is saved and its content script registered once access is granted', { skip: name !== 'firefox' && 'Chromium cannot grant optional host permissions without a prompt' }, async () => {
+      // Firefox grants optional permissions without a prompt when this pref is off.
+      await session.cmd('POST', '/moz/context', { context: 'chrome' });
+      try {
+        await session.exec(`Services.prefs.setBoolPref('extensions.webextOptionalPermissionPrompts', false)`);
+      } finally {
+        await session.cmd('POST', '/moz/context', { context: 'content' });
+      }
+      const good = JSON.stringify({
+        id: 'mine', name: 'Mine', hosts: ['chat.example.org'], editor: 'textarea',
+        selectors: { input: ['textarea'], send: ['button'], assistantMessage: ['.a'] },
+      });
+      await setValue(session, 'site-json', good);
+      await click(session, '#check-site');
+      await resultOf(session, 'site-result', 'ok');
+      await click(session, '#save-site');
+      await session.waitForScript(`return document.querySelector('#custom-site-list li[data-site="mine"]')`);
+      const scripts = await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.scripting.getRegisteredContentScripts().then((s) => done(s.map((x) => [x.id, x.matches])), (e) => done(String(e)));`);
+      assert.deepEqual(scripts, [['custom-site-mine', ['https://chat.example.org/*']]]);
+      assert.equal((await stored(session, 'customSites'))[0].id, 'mine');
+      await click(session, '#custom-site-list li[data-site="mine"] button:last-of-type');
+      await session.waitForScript(`return !document.querySelector('#custom-site-list li[data-site="mine"]')`);
+      const after = await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.scripting.getRegisteredContentScripts().then((s) => done(s.length), (e) => done(String(e)));`);
+      assert.equal(after, 0);
+      assert.deepEqual(await stored(session, 'customSites'), []);
+    });
+
     test('saved settings survive reopening the page', async () => {
       await setValue(session, 'bridge-url', BRIDGE_URL);
       await setValue(session, 'token', bridge.token);

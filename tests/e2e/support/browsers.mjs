@@ -26,18 +26,18 @@ function which(bin) {
  * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
  * `{ session, extensionBase, close }`; `extensionBase` ends with '/'.
  */
-export async function launch(name, { fixtures } = {}) {
+export async function launch(name, { fixtures, headless = true } = {}) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
-  if (name === 'chromium') return launchChromium(profile, fixtures);
+  if (name === 'chromium') return launchChromium(profile, fixtures, headless);
   if (name === 'firefox') return launchFirefox(profile, fixtures);
   throw new Error(`unknown browser ${name}`);
 }
 
-async function launchChromium(profile, fixtures) {
+async function launchChromium(profile, fixtures, headless) {
   const ext = path.join(ROOT, 'dist/chrome');
   const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
   const args = [
-    '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+    ...(headless ? ['--headless=new'] : []), '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
     '--no-first-run', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-quic', `--user-data-dir=${profile}`,
     '--window-size=1280,900',

@@ -5,12 +5,12 @@ import { startBridge } from './bridge.mjs';
 import { startFixtures } from './fixtures.mjs';
 
 /** Starts bridge + fixtures + browser; `settings` are stored through the options page. */
-export async function startWorld(browser, { settings = {}, bridge = true } = {}) {
+export async function startWorld(browser, { settings = {}, bridge = true, headless = true } = {}) {
   const fixtures = await startFixtures();
   const br = bridge ? await startBridge() : null;
   let b;
   try {
-    b = await launch(browser, { fixtures });
+    b = await launch(browser, { fixtures, headless });
     await configure(b, { token: br?.token ?? '', language: 'en', ...settings });
   } catch (e) {
     await b?.close();
@@ -30,15 +30,44 @@ export async function startWorld(browser, { settings = {}, bridge = true } = {})
   };
 }
 
-/** Stores settings the way the options page does (chrome.storage.local["settings"]). */
+/** Where the tests pin the float (its saved position), so its buttons can be clicked. */
+export const FLOAT_AT = { left: 20, top: 20 };
+const SITE_IDS = ['deepseek', 'chatgpt', 'gemini', 'perplexity', 'kimi'];
+
+/**
+ * Stores settings the way the options page does (chrome.storage.local["settings"]) and
+ * pins the float at FLOAT_AT on the fixture sites.
+ */
 export async function configure(b, settings) {
   await b.session.navigate(`${b.extensionBase}options/options.html`);
+  const pins = Object.fromEntries(SITE_IDS.map((id) => [`floatPos:${id}`, FLOAT_AT]));
   await b.session.execAsync(
     `const done = arguments[arguments.length - 1];
      chrome.storage.local.get('settings').then((got) =>
-       chrome.storage.local.set({ settings: { ...(got.settings || {}), ...arguments[0] } })).then(() => done(true));`,
-    settings,
+       chrome.storage.local.set({ ...arguments[1], settings: { ...(got.settings || {}), ...arguments[0] } })).then(() => done(true));`,
+    settings, pins,
   );
+}
+
+/**
+ * Clicks the `i`-th button of the float's action row. The float lives in a closed shadow
+ * root (no selector reaches it), so this clicks where the button is: the row sits right
+ * under the 32 px title bar and its buttons are 96 px wide with 4 px gaps.
+ */
+export async function clickFloatButton(b, i) {
+  const x = FLOAT_AT.left + 1 + 10 + i * 100 + 48;
+  const y = FLOAT_AT.top + 1 + 32 + 4 + 12;
+  await b.session.cmd('POST', '/actions', {
+    actions: [{
+      type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' },
+      actions: [
+        { type: 'pointerMove', x, y, origin: 'viewport', duration: 0 },
+        { type: 'pointerDown', button: 0 },
+        { type: 'pointerUp', button: 0 },
+      ],
+    }],
+  });
+  await b.session.cmd('DELETE', '/actions');
 }
 
 /** Opens a fixture chat site as its real host and waits for the extension to be active. */

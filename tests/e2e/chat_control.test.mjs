@@ -1,0 +1,119 @@
+// The chat loop under control and under failure, in both browsers: every failure category
+// in the seed-000 shape, "ask" policy, cancel, a 60-second tool, the automatic-round cap,
+// an XSS payload in an error, and the bridge going away.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS } from './support/browsers.mjs';
+import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton } from './support/chat.mjs';
+import { sleep } from './support/webdriver.mjs';
+
+const HOST = 'chat.deepseek.com';
+
+async function fresh(w, settings) {
+  if (settings) await configure(w, settings);
+  await openChat(w, HOST);
+  await w.session.exec('window.fixtureAI.reset()');
+  await openChat(w, HOST);
+}
+
+/** One round: the user asks, the AI answers with `toolCall`; resolves to the report. */
+async function round(w, n, toolCall, timeoutMs = 30000) {
+  await userSays(w, `Round ${n}.`, [`Calling.\n${toolCall}`, 'Noted.']);
+  const msgs = await userMessages(w, 2 * n, timeoutMs);
+  return msgs[2 * n - 1];
+}
+
+for (const browser of BROWSERS) {
+  describe(`chat control in ${browser}`, () => {
+    let w;
+    before(async () => { w = await startWorld(browser); });
+    after(async () => { await w?.close(); });
+
+    test('each failure category reaches the AI in the seed-000 shape', async () => {
+      await fresh(w);
+      const cases = [
+        [call('fail_validation', { date: '2025-13-45' }), 'validation'],
+        [call('fail_logical', { query: 'nothing' }), 'logical'],
+        [call('fail_runtime', {}), 'runtime'],
+        [call('fail_runtime', {}), 'runtime'],
+        [call('fail_runtime', {}), 'runtime'],
+        // The bridge's failure counter refuses the fourth call in a row.
+        [call('fail_runtime', {}), 'limit'],
+      ];
+      let n = 0;
+      for (const [toolCall, category] of cases) {
+        n += 1;
+        const report = await round(w, n, toolCall);
+        assert.match(report, /^<tool_result>\n# Tool execution failed\n/, report);
+        assert.match(report, new RegExp(`\\*\\*Category\\*\\*: ${category} `), report);
+        assert.match(report, /\*\*Error\*\*: \[\w+\] /);
+        assert.match(report, /Please analyse the cause of the error\./);
+      }
+      await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
+    });
+
+    test('an error carrying HTML renders inert', async () => {
+      await fresh(w);
+      const payload = '<img src=x onerror="document.documentElement.dataset.xss=1"><script>document.documentElement.dataset.xss=2</script>';
+      const report = await round(w, 1, call('fail_logical', { query: payload }));
+      assert.ok(report.includes('<img src=x'), 'the payload is quoted as text');
+      await sleep(500);
+      assert.equal(await w.session.exec('return document.documentElement.dataset.xss ?? null'), null);
+      await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
+    });
+
+    test('"ask" waits for the user, then runs', async () => {
+      await fresh(w, { toolPolicies: { '*:echo': 'ask' } });
+      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'asked first' })}`, 'Done.']);
+      await sleep(2500);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
+      await clickFloatButton(w, 0); // Run
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /asked first/);
+      await configure(w, { toolPolicies: {} });
+    });
+
+    test('a denied tool is refused with a report to the AI', async () => {
+      await fresh(w, { toolPolicies: { '*:echo': 'deny' } });
+      const report = await round(w, 1, call('echo', { text: 'never' }));
+      assert.match(report, /\[ToolDenied\]/);
+      assert.ok(!report.includes('**Result**'));
+      await configure(w, { toolPolicies: {} });
+    });
+
+    test('cancel stops a running tool', async () => {
+      await fresh(w);
+      await userSays(w, 'Wait a while.', [`Waiting.\n${call('slow', { seconds: 40 })}`, 'Stopped.']);
+      await sleep(3000);
+      const t0 = Date.now();
+      await clickFloatButton(w, 0); // Cancel
+      const msgs = await userMessages(w, 2, 25000);
+      assert.ok(Date.now() - t0 < 25000);
+      assert.match(msgs[1], /\*\*Category\*\*: aborted /);
+    });
+
+    test('the automatic-round cap stops a loop', async () => {
+      await fresh(w, { maxAutoRounds: 2 });
+      const loop = `Again.\n${call('echo', { text: 'loop' })}`;
+      await userSays(w, 'Start looping.', [loop, loop, loop, loop]);
+      await userMessages(w, 3);
+      await sleep(4000);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 3, 'ran past the cap');
+      await configure(w, { maxAutoRounds: 10 });
+    });
+
+    test('a 60-second tool completes (long-polling past the worker fetch limit)', async () => {
+      await fresh(w);
+      const report = await round(w, 1, call('slow', { seconds: 60 }), 120000);
+      assert.match(report, /# Tool execution result/);
+    });
+
+    test('with the bridge down, the AI is told it is unavailable', async () => {
+      await fresh(w);
+      await w.bridge.stop();
+      const report = await round(w, 1, call('echo', { text: 'anyone?' }));
+      assert.match(report, /\*\*Category\*\*: unavailable /);
+      assert.match(report, /build\.sh run|mcp-bridge/);
+    });
+  });
+}
