@@ -22,7 +22,7 @@ use crate::security::{self, BODY_LIMIT};
 use crate::state::AppState;
 use crate::trace::{self, TraceId};
 
-/// The application: routes plus layers (outermost first: trace id, log, access, CORS, limit).
+/// The application: routes plus layers (outermost first: trace id, log, CORS, access, limit).
 pub fn router(state: AppState) -> Router {
     let security = state.security.clone();
     Router::new()
@@ -37,8 +37,10 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(security::cors())
         .layer(from_fn_with_state(security, security::guard))
+        // Outside the guard, so that its refusals (401, 403 for a bad Host) also carry the
+        // CORS headers an extension origin needs to read them; web origins never get any.
+        .layer(security::cors())
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<Body>| {

@@ -137,6 +137,21 @@ async fn web_origins_are_refused_extension_origins_get_cors() {
             .unwrap()
             .to_ascii_lowercase();
         assert!(allowed.contains("authorization"), "{allowed}");
+        // A wrong token is refused in a way the extension can read (Firefox applies CORS
+        // to extension pages), so it can tell the user the token is wrong.
+        let reply = app
+            .raw(
+                Req::new(Method::GET, "/tools")
+                    .auth(Some("wrong-token"))
+                    .header("origin", origin)
+                    .build(),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{origin}");
+        assert_eq!(
+            reply.headers.get("access-control-allow-origin").unwrap(),
+            origin
+        );
     }
     app.stop().await;
 }
