@@ -325,5 +325,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     observe();
     watchUser();
     report(true, true);
+    const input = query(site.selectors.input);
+    if (!newestMessage() && input && !squash(readInput(input))) send({ type: 'empty-chat', url: location.href });
   });
 })();

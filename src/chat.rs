@@ -133,6 +133,16 @@ pub async fn handle(tab: i32, req: TabRequest) -> Response {
             version: crate::VERSION.into(),
         },
         TabRequest::PageReady { url } => page_ready(tab, &url).await,
+        TabRequest::EmptyChat { url } => {
+            let settings = load_settings().await;
+            if let Some(site) = site_for(&url).await
+                && settings.site(&site.id).auto_insert_instructions
+                && let Err(reason) = insert_instructions(tab, &settings).await
+            {
+                return Response::error(reason);
+            }
+            Response::Ack { recheck_ms: None }
+        }
         TabRequest::MessageUpdated {
             url,
             index,
@@ -446,6 +456,7 @@ async fn list_tools(tab: i32, client: &BridgeClient, call: &ToolCall, settings: 
         .unwrap_or_default()
         .to_string();
     let (status, trace, body) = client.service_tools_raw(&service).await;
+    let body = without_denied_tools(&service, body, settings);
     let opts = report_options(settings);
     let r = report::render_tool_list(&service, status, trace.as_deref(), &body, &opts);
     let text = r.chat_text.to_string();
@@ -456,6 +467,24 @@ async fn list_tools(tab: i32, client: &BridgeClient, call: &ToolCall, settings: 
         false,
     )
     .await;
+}
+
+/// Denied tools are left out of what the AI is told about a service.
+fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
+    let Ok(mut json) = serde_json::from_slice::<serde_json::Value>(&body) else {
+        return body;
+    };
+    let Some(tools) = json
+        .pointer_mut("/tools/tools")
+        .and_then(|t| t.as_array_mut())
+    else {
+        return body;
+    };
+    tools.retain(|t| {
+        let name = t.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+        settings.policy_for(Some(service), name) != crate::settings::ToolPolicy::Deny
+    });
+    serde_json::to_vec(&json).unwrap_or(body)
 }
 
 /// Builds the report for an outcome, keeps the unmasked record inside the extension, types
@@ -513,40 +542,44 @@ async fn type_and_send(tab: i32, text: &str, auto_send: bool) -> Option<String> 
     None
 }
 
+/// Types the instructions (services from `GET /tools`) into the chat input, without sending.
+/// When the bridge cannot be asked, the float says why instead.
+async fn insert_instructions(tab: i32, settings: &Settings) -> Result<(), String> {
+    let lang = lang_of(settings);
+    let client = BridgeClient::new(settings.base_url(), &settings.token);
+    match client.services().await {
+        Ok(body) => {
+            let services = crate::instructions::services_from(&body)?;
+            let text = crate::instructions::build(&services, lang);
+            let typed = command(tab, &Command::TypeText { text }).await;
+            if typed.ok {
+                Ok(())
+            } else {
+                Err(typed.reason.unwrap_or_default())
+            }
+        }
+        Err(outcome) => {
+            let opts = report_options(settings);
+            let r = report::render("list_services", &serde_json::Value::Null, &outcome, &opts);
+            let unreachable = matches!(outcome, Outcome::Unreachable { .. });
+            show(
+                tab,
+                float::finished(lang, &r.float, r.chat_text.as_str(), unreachable, None),
+            )
+            .await;
+            Ok(())
+        }
+    }
+}
+
 async fn user_action(tab: i32, action: UserAction) -> Response {
     let settings = load_settings().await;
     let lang = lang_of(&settings);
     let mut state = load_state(tab).await;
     match action {
         UserAction::InsertInstructions => {
-            let client = BridgeClient::new(settings.base_url(), &settings.token);
-            match client.services().await {
-                Ok(body) => {
-                    let services = crate::instructions::services_from(&body).unwrap_or_default();
-                    let mut services = services;
-                    services.retain(|s| {
-                        settings.policy_for(Some(&s.name), "*") != crate::settings::ToolPolicy::Deny
-                    });
-                    let text = crate::instructions::build(&services, lang);
-                    let typed = command(tab, &Command::TypeText { text }).await;
-                    if !typed.ok {
-                        return Response::error(typed.reason.unwrap_or_default());
-                    }
-                }
-                Err(outcome) => {
-                    let r = report::render(
-                        "list_services",
-                        &serde_json::Value::Null,
-                        &outcome,
-                        &report_options(&settings),
-                    );
-                    let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-                    show(
-                        tab,
-                        float::finished(lang, &r.float, r.chat_text.as_str(), unreachable, None),
-                    )
-                    .await;
-                }
+            if let Err(reason) = insert_instructions(tab, &settings).await {
+                return Response::error(reason);
             }
         }
         UserAction::Redetect { index, text } => {

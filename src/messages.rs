@@ -38,6 +38,9 @@ pub enum TabRequest {
     Ping,
     /// The content script started on a page; answered with [`Response::PageSetup`].
     PageReady { url: String },
+    /// The page shows a new, empty chat (no messages, empty input): where instructions may
+    /// be inserted by themselves, if the user asked for that.
+    EmptyChat { url: String },
     /// The newest assistant message as the page shows it now.
     MessageUpdated {
         url: String,

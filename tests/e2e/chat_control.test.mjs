@@ -102,6 +102,22 @@ for (const browser of BROWSERS) {
       await configure(w, { maxAutoRounds: 10 });
     });
 
+    test('instructions: the float button types them; a new chat gets them by itself when asked', async () => {
+      await fresh(w);
+      await clickFloatButton(w, 0); // Insert instructions
+      const typed = await w.session.waitForScript(
+        'const v = document.querySelector("textarea#chat-input").value; return v.includes("list_tools_in_service") ? v : null',
+        { what: 'the instructions in the input' });
+      assert.match(typed, /<tool_code>/);
+      assert.match(typed, /demo/);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 0, 'instructions were sent');
+      await fresh(w, { sites: { deepseek: { autoInsertInstructions: true } } });
+      await w.session.waitForScript(
+        'return document.querySelector("textarea#chat-input").value.includes("list_tools_in_service")',
+        { what: 'instructions inserted by themselves' });
+      await configure(w, { sites: {} });
+    });
+
     test('a 60-second tool completes (long-polling past the worker fetch limit)', async () => {
       await fresh(w);
       const report = await round(w, 1, call('slow', { seconds: 60 }), 120000);

@@ -79,6 +79,12 @@ export async function openChat(b, host) {
 
 /** Queues AI answers, then sends `text` as the user would (real key presses and click). */
 export async function userSays(b, text, answers = []) {
+  // Like a person, wait until the AI has answered everything and stopped generating (the
+  // site ignores a send while it streams).
+  await b.session.waitForScript(
+    `const ai = window.fixtureAI;
+     return !ai.isGenerating() && ai.answers().length >= ai.messages().length`,
+    { what: 'the AI to finish answering' });
   await b.session.exec('window.fixtureAI.queueMany(arguments[0])', answers);
   const site = await b.session.exec('return window.fixtureAI.site');
   const input = await b.session.find({
