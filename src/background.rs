@@ -44,7 +44,5 @@ fn sender_origin(sender: &JsValue) -> (Origin, Option<i32>) {
 }
 
 pub fn to_js<T: Serialize>(value: &T) -> JsValue {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
+    ext::to_js(value).unwrap_or(JsValue::NULL)
 }

@@ -42,13 +42,15 @@ pub enum Area {
     Session,
 }
 
-fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
+/// A Rust value as a plain JS value (maps become objects).
+pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| e.to_string())
 }
 
-fn js_err(what: &str, e: JsValue) -> String {
+/// A thrown JS value as one sentence: `what: message`.
+pub fn js_err(what: &str, e: &JsValue) -> String {
     let text = e
         .dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
@@ -64,7 +66,7 @@ pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>
         Area::Local => storage_local_get(keys).await,
         Area::Session => storage_session_get(keys).await,
     }
-    .map_err(|e| js_err("reading extension storage failed", e))?;
+    .map_err(|e| js_err("reading extension storage failed", &e))?;
     let value = js_sys::Reflect::get(&got, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -77,13 +79,13 @@ pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>
 pub async fn set<T: Serialize + ?Sized>(area: Area, key: &str, value: &T) -> Result<(), String> {
     let items = js_sys::Object::new();
     js_sys::Reflect::set(&items, &JsValue::from_str(key), &to_js(value)?)
-        .map_err(|e| js_err("building the storage item failed", e))?;
+        .map_err(|e| js_err("building the storage item failed", &e))?;
     match area {
         Area::Local => storage_local_set(items.into()).await,
         Area::Session => storage_session_set(items.into()).await,
     }
     .map(|_| ())
-    .map_err(|e| js_err("writing extension storage failed", e))
+    .map_err(|e| js_err("writing extension storage failed", &e))
 }
 
 /// Sends a command to the content script of `tab_id` and parses its answer.
@@ -93,7 +95,7 @@ pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
 ) -> Result<R, String> {
     let answer = tabs_send_message(tab_id, to_js(command)?)
         .await
-        .map_err(|e| js_err("the chat page did not answer", e))?;
+        .map_err(|e| js_err("the chat page did not answer", &e))?;
     if answer.is_undefined() || answer.is_null() {
         return Ok(R::default());
     }
@@ -104,5 +106,5 @@ pub async fn open_options_page() -> Result<(), String> {
     runtime_open_options_page()
         .await
         .map(|_| ())
-        .map_err(|e| js_err("opening the options page failed", e))
+        .map_err(|e| js_err("opening the options page failed", &e))
 }

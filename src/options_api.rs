@@ -334,7 +334,7 @@ async fn save_site(json_text: &str) -> Result<Value, Problem> {
         problem(
             "scripting",
             None,
-            js_text("registering the content script failed", &e),
+            ext::js_err("registering the content script failed", &e),
         )
     })?;
     let mut sites = custom_sites().await;
@@ -398,15 +398,5 @@ async fn list_sites() -> Result<Value, Problem> {
 }
 
 fn ext_js(v: &Value) -> Result<JsValue, Problem> {
-    serde::Serialize::serialize(v, &serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| problem("internal", None, e.to_string()))
-}
-
-fn js_text(what: &str, e: &JsValue) -> String {
-    let text = e
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| format!("{e:?}"));
-    format!("{what}: {text}")
+    ext::to_js(v).map_err(|e| problem("internal", None, e))
 }

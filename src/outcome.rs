@@ -579,12 +579,31 @@ fn validation_item(v: &Value) -> ValidationItem {
     }
 }
 
-/// A string value as is; any other value as compact JSON.
+/// A string value as is; any other value as compact JSON (keys sorted).
 pub(crate) fn display_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => other.to_string(),
+        other => sorted(other).to_string(),
+    }
+}
+
+/// The value with object keys in sorted order, whatever map serde_json was built with
+/// (another crate of the workspace may switch on its `preserve_order` feature), so the same
+/// answer always reads the same.
+pub(crate) fn sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted(&m[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+        other => other.clone(),
     }
 }
 
@@ -710,7 +729,7 @@ fn html_text(t: &str) -> String {
 }
 
 fn json_snippet(v: &Value) -> String {
-    cut_chars(&v.to_string(), SNIPPET)
+    cut_chars(&sorted(v).to_string(), SNIPPET)
 }
 
 /// At most `n` characters, with `…` when cut.

@@ -445,7 +445,8 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
     }
     if parts.iter().all(|p| p.trim().is_empty()) {
         if let Some(s) = &r.structured_content {
-            return serde_json::to_string_pretty(s).unwrap_or_else(|_| display_value(s));
+            return serde_json::to_string_pretty(&crate::outcome::sorted(s))
+                .unwrap_or_else(|_| display_value(s));
         }
         return text::labels(lang).empty_result.to_string();
     }
@@ -457,7 +458,7 @@ fn pretty_if_json(t: &str) -> String {
     if trimmed.len() < 256 * 1024
         && (trimmed.starts_with('{') || trimmed.starts_with('['))
         && let Ok(v) = serde_json::from_str::<Value>(trimmed)
-        && let Ok(p) = serde_json::to_string_pretty(&v)
+        && let Ok(p) = serde_json::to_string_pretty(&crate::outcome::sorted(&v))
     {
         return p;
     }
@@ -670,11 +671,13 @@ fn ordered_props<'a>(
         .iter()
         .filter_map(|r| props.get_key_value(*r))
         .collect();
-    out.extend(
-        props
-            .iter()
-            .filter(|(k, _)| !required.contains(&k.as_str())),
-    );
+    // The optional ones by name: the map's own order depends on serde_json's features.
+    let mut optional: Vec<(&String, &Value)> = props
+        .iter()
+        .filter(|(k, _)| !required.contains(&k.as_str()))
+        .collect();
+    optional.sort_by(|a, b| a.0.cmp(b.0));
+    out.extend(optional);
     out
 }
 
