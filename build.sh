@@ -200,6 +200,9 @@ bench() {
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
 
+  step "bench: the chat loop in Chromium (latency, main-thread cost, float)"
+  node tests/e2e/bench_chat.mjs
+
   step "bench: bridge vs direct rmcp vs mcpo (pinned in tests/bench-requirements.txt)"
   if [ ! -x "$TOOLS/mcpo-venv/bin/python" ]; then python3 -m venv "$TOOLS/mcpo-venv"; fi
   if ! cmp -s tests/bench-requirements.txt "$TOOLS/mcpo-venv/.installed" 2>/dev/null; then

@@ -6,6 +6,8 @@
   'use strict';
   if (globalThis.__mcpBridgeLoaded) return;
   globalThis.__mcpBridgeLoaded = true;
+  // User-timing marks (shared with the page's timeline) for the float-latency benchmark.
+  performance.mark('mcp-bridge:start');
 
   const THROTTLE_MS = 150;
   let site = null;
@@ -14,6 +16,7 @@
   let throttleTimer = 0;
   let float = null;
   let floatState = null;
+  let lastChange = Date.now();
 
   const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: 'error', message: String(e) }));
 
@@ -33,21 +36,23 @@
 
   // ---- observing -----------------------------------------------------------------------
 
-  function newestMessage() {
+  function newestMessage(withText = true) {
     const all = queryAll(site.selectors.assistantMessage).filter((el) => !float || !float.host.contains(el));
     if (!all.length) return null;
     const el = all[all.length - 1];
-    return { index: all.length - 1, text: el.innerText ?? el.textContent ?? '' };
+    return { index: all.length - 1, text: withText ? (el.innerText ?? el.textContent ?? '') : '' };
   }
 
   function report(force = false, baseline = false) {
-    const msg = newestMessage();
-    if (!msg) return;
     const generating = queryAll(site.selectors.generating).length > 0;
+    // While the site streams, the text is not needed yet (the core waits for the end), and
+    // reading innerText of a long answer forces layout: send only that it is generating.
+    const msg = newestMessage(!generating || baseline);
+    if (!msg) return;
     const key = `${msg.index}\u0001${generating}\u0001${msg.text}`;
     if (!force && key === lastReport) return;
     lastReport = key;
-    send({ type: 'message-updated', url: location.href, index: msg.index, text: msg.text, generating, baseline })
+    send({ type: 'message-updated', url: location.href, index: msg.index, text: msg.text, generating, baseline, changedAt: lastChange })
       .then((answer) => {
         clearTimeout(recheckTimer);
         if (answer && answer.type === 'ack' && answer.recheckMs) {
@@ -57,6 +62,7 @@
   }
 
   function scheduleReport() {
+    lastChange = Date.now();
     if (throttleTimer) return;
     throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
   }
@@ -321,6 +327,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       float.pos = saved[`floatPos:${site.id}`] || null;
     }
     render(setup.float);
+    performance.mark('mcp-bridge:float');
     if (!site) return;
     observe();
     watchUser();

@@ -149,6 +149,7 @@ pub async fn handle(tab: i32, req: TabRequest) -> Response {
             text,
             generating,
             baseline,
+            changed_at,
         } => {
             let u = Update {
                 url: &url,
@@ -156,6 +157,7 @@ pub async fn handle(tab: i32, req: TabRequest) -> Response {
                 text: &text,
                 generating,
                 baseline,
+                changed_at,
             };
             message_updated(tab, u).await
         }

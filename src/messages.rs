@@ -52,6 +52,10 @@ pub enum TabRequest {
         /// Already on the page when the content script started: never run automatically.
         #[serde(default)]
         baseline: bool,
+        /// When the page last changed (ms since epoch), as the content script saw it: the
+        /// settle window counts from there, not from when this report arrived.
+        #[serde(default)]
+        changed_at: Option<f64>,
     },
     /// The user sent a message themselves (resets the automatic-round counter).
     UserMessage,

@@ -63,6 +63,8 @@ pub struct Update<'a> {
     pub text: &'a str,
     pub generating: bool,
     pub baseline: bool,
+    /// When the page last changed, if the content script knows (never later than now).
+    pub changed_at: Option<f64>,
 }
 
 /// What the background should do now.
@@ -145,7 +147,7 @@ impl TabState {
         if !same_message {
             self.index = Some(u.index);
             self.text_hash = hash;
-            self.changed_ms = now_ms;
+            self.changed_ms = u.changed_at.map_or(now_ms, |t| t.min(now_ms));
         }
         if u.generating {
             return Decision::Wait {
@@ -276,6 +278,7 @@ mod tests {
                 text,
                 generating,
                 baseline,
+                changed_at: None,
             };
             let executed = self.executed.borrow().clone();
             let d = self
@@ -309,6 +312,35 @@ mod tests {
         assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 400 });
         h.now += 400.0;
         assert!(matches!(h.report(1, CALL, false), Decision::Run { .. }));
+    }
+
+    #[test]
+    fn the_window_counts_from_when_the_page_changed() {
+        let mut h = Harness::new();
+        h.report(0, "hi", false);
+        // While streaming the content script sends no text; the final text arrives 150 ms
+        // after the last change (its throttle).
+        h.report(1, "", true);
+        let u = Update {
+            url: "https://chat.example.com/c/1",
+            index: 1,
+            text: CALL,
+            generating: false,
+            baseline: false,
+            changed_at: Some(h.now - 150.0),
+        };
+        let d = h.state.on_update(&u, &h.settings, 500, h.now, |_| false);
+        assert_eq!(d, Decision::Wait { recheck_ms: 350 });
+        // A clock ahead of ours never makes the wait longer than the window.
+        let u = Update {
+            changed_at: Some(h.now + 10_000.0),
+            text: "other",
+            ..u
+        };
+        assert_eq!(
+            h.state.on_update(&u, &h.settings, 500, h.now, |_| false),
+            Decision::Wait { recheck_ms: 500 }
+        );
     }
 
     #[test]

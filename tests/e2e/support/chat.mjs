@@ -5,9 +5,9 @@ import { startBridge } from './bridge.mjs';
 import { startFixtures } from './fixtures.mjs';
 
 /** Starts bridge + fixtures + browser; `settings` are stored through the options page. */
-export async function startWorld(browser, { settings = {}, bridge = true, headless = true } = {}) {
+export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [] } = {}) {
   const fixtures = await startFixtures();
-  const br = bridge ? await startBridge() : null;
+  const br = bridge ? await startBridge({ args: bridgeArgs }) : null;
   let b;
   try {
     b = await launch(browser, { fixtures, headless });

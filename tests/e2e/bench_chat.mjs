@@ -1,0 +1,102 @@
+// The chat loop's costs in a real browser, printed as figures (part of `./build.sh bench`):
+//   - size of the content script;
+//   - float drawn after the content script starts (user-timing marks);
+//   - end of generation → the bridge receiving /execute, against the settle window;
+//   - main-thread time and long tasks while 300 KB of answer streams in 20 ms chunks, with
+//     the extension active and, in the same run, on the same page without it (Chromium's
+//     Performance.getMetrics), so the figure is a ratio measured side by side.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './support/browsers.mjs';
+import { startWorld, openChat, call } from './support/chat.mjs';
+import { sleep } from './support/webdriver.mjs';
+
+const STABLE_MS = JSON.parse(fs.readFileSync(path.join(ROOT, 'extension/sites/deepseek.json'), 'utf8')).stableMs ?? 500;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'] });
+const s = w.session;
+try {
+  const size = fs.statSync(path.join(ROOT, 'extension/content.js')).size;
+  console.log(`content script: ${size} B unminified (target ≤ 30 KB)`);
+
+  // Float latency over a few loads.
+  const floats = [];
+  for (let i = 0; i < 5; i++) {
+    await openChat(w, 'chat.deepseek.com');
+    floats.push(await s.waitForScript(`
+      const a = performance.getEntriesByName('mcp-bridge:start')[0];
+      const b = performance.getEntriesByName('mcp-bridge:float')[0];
+      return a && b ? b.startTime - a.startTime : null`, { what: 'the float marks' }));
+  }
+  console.log(`float drawn after content-script start: median ${median(floats).toFixed(1)} ms, max ${Math.max(...floats).toFixed(1)} ms (target ≤ 100 ms)`);
+
+  // End of generation → /execute at the bridge.
+  const delays = [];
+  for (let i = 0; i < 5; i++) {
+    await s.exec('window.fixtureAI.reset()');
+    await openChat(w, 'chat.deepseek.com');
+    const before = w.bridge.log().length;
+    const genEnd = await s.execAsync(`const done = arguments[arguments.length - 1];
+      window.fixtureAI.respond(arguments[0]).then(() => done(Date.now()));`,
+      `Checking.\n${call('echo', { text: `bench ${i}` })}`);
+    const line = await waitForLog(w, before, '"/execute"');
+    delays.push(Date.parse(JSON.parse(line).timestamp) - genEnd);
+    await sleep(1500);
+  }
+  const d = median(delays);
+  console.log(`end of generation → bridge /execute: median ${d} ms, max ${Math.max(...delays)} ms; settle window ${STABLE_MS} ms, so ${d - STABLE_MS} ms over it (target ≤ 100 ms)`);
+
+  // 300 KB streamed in 20 ms chunks, with and without the extension, same page, same run.
+  const text = ('The quick brown fox jumps over the lazy dog; streaming text for the benchmark. ').repeat(3900).slice(0, 300 * 1024);
+  const runs = {};
+  for (const [label, url] of [
+    ['without extension', `http://127.0.0.1:${w.fixtures.port}/deepseek/`],
+    ['with extension', 'https://chat.deepseek.com/'],
+  ]) {
+    await s.navigate(url);
+    await s.waitForScript('return !!window.fixtureAI', { what: 'the fixture' });
+    await s.exec('window.fixtureAI.reset()');
+    await s.navigate(url);
+    await s.waitForScript('return !!window.fixtureAI', { what: 'the fixture' });
+    await s.exec(`window.fixtureAI.setChunk({ size: 512, intervalMs: 20 });
+      window.__long = [];
+      new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration); })
+        .observe({ type: 'longtask' });`);
+    await cdp(s, 'Performance.enable', {});
+    const m0 = await metrics(s);
+    const t0 = Date.now();
+    await s.execAsync('const done = arguments[arguments.length - 1]; window.fixtureAI.respond(arguments[0]).then(() => done(true));', text);
+    await sleep(STABLE_MS + 500); // the settle window and the last report
+    const elapsed = (Date.now() - t0) / 1000;
+    const m1 = await metrics(s);
+    const long = await s.exec('return window.__long');
+    runs[label] = { task: m1.TaskDuration - m0.TaskDuration, script: m1.ScriptDuration - m0.ScriptDuration, elapsed, long };
+    console.log(`${label}: ${elapsed.toFixed(1)} s streaming, main-thread tasks ${runs[label].task.toFixed(2)} s, script ${runs[label].script.toFixed(2)} s, long tasks ${long.length} (max ${long.length ? Math.max(...long).toFixed(0) : 0} ms)`);
+  }
+  const extra = runs['with extension'].task - runs['without extension'].task;
+  const share = (100 * extra) / runs['with extension'].elapsed;
+  const extraLong = runs['with extension'].long.length - runs['without extension'].long.length;
+  console.log(`extension's main-thread time while streaming: ${extra.toFixed(2)} s = ${share.toFixed(1)} % of the streaming time (target ≤ 5 %); long tasks added: ${extraLong} (target 0)`);
+} finally {
+  await w.close();
+}
+
+async function cdp(session, cmd, params) {
+  return session.cmd('POST', '/goog/cdp/execute', { cmd, params });
+}
+
+async function metrics(session) {
+  const { metrics: list } = await cdp(session, 'Performance.getMetrics', {});
+  return Object.fromEntries(list.map((m) => [m.name, m.value]));
+}
+
+async function waitForLog(world, from, needle, timeoutMs = 15000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = world.bridge.log().slice(from).split('\n').find((l) => l.includes(needle) && l.startsWith('{'));
+    if (line) return line;
+    if (Date.now() > deadline) throw new Error(`no ${needle} in the bridge log`);
+    await sleep(20);
+  }
+}
