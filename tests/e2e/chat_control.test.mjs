@@ -39,6 +39,8 @@ for (const browser of BROWSERS) {
         [call('fail_runtime', {}), 'runtime'],
         // The bridge's failure counter refuses the fourth call in a row.
         [call('fail_runtime', {}), 'limit'],
+        // The MCP server dies mid-call: the bridge reports the crash (and restarts it later).
+        [call('crash', {}), 'unavailable'],
       ];
       let n = 0;
       for (const [toolCall, category] of cases) {
