@@ -24,13 +24,23 @@ function which(bin) {
 
 /**
  * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
- * `{ session, extensionBase, close }`; `extensionBase` ends with '/'.
+ * `{ session, extensionBase, close }`; `extensionBase` ends with '/'. With `profile` (a
+ * directory) the browser keeps its data there across launches (a browser restart);
+ * otherwise a fresh profile is made and removed on close.
  */
-export async function launch(name, { fixtures, headless = true } = {}) {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
-  if (name === 'chromium') return launchChromium(profile, fixtures, headless);
-  if (name === 'firefox') return launchFirefox(profile, fixtures);
-  throw new Error(`unknown browser ${name}`);
+export async function launch(name, { fixtures, headless = true, profile } = {}) {
+  const keep = !!profile;
+  const dir = profile || fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
+  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless)
+    : name === 'firefox' ? await launchFirefox(dir, fixtures)
+      : null;
+  if (!b) throw new Error(`unknown browser ${name}`);
+  const close = b.close;
+  b.close = async () => {
+    await close();
+    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return b;
 }
 
 async function launchChromium(profile, fixtures, headless) {
@@ -77,7 +87,6 @@ async function launchChromium(profile, fixtures, headless) {
     close: async () => {
       await session.close().catch(() => {});
       driver.stop();
-      fs.rmSync(profile, { recursive: true, force: true });
     },
   };
 }
@@ -92,6 +101,9 @@ async function launchFirefox(profile, fixtures) {
     'datareporting.policy.dataSubmissionEnabled': false,
     'browser.shell.checkDefaultBrowser': false,
     'app.update.enabled': false,
+    // A temporary add-on is uninstalled when Firefox quits; keep its storage as an installed
+    // add-on's is kept, so the tests can restart the browser.
+    'extensions.webextensions.keepStorageOnUninstall': true,
   };
   if (fixtures) {
     Object.assign(prefs, {
@@ -141,7 +153,6 @@ async function launchFirefox(profile, fixtures) {
     close: async () => {
       await session.close().catch(() => {});
       driver.stop();
-      fs.rmSync(profile, { recursive: true, force: true });
     },
   };
 }
