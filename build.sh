@@ -197,6 +197,9 @@ test_all() {
 
 bench() {
   build
+  step "bench: what each crate adds to the core's wasm"
+  node tests/support/wasm_size.mjs target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
+
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
 
