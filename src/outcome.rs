@@ -591,7 +591,7 @@ pub(crate) fn display_value(v: &Value) -> String {
 /// The value with object keys in sorted order, whatever map serde_json was built with
 /// (another crate of the workspace may switch on its `preserve_order` feature), so the same
 /// answer always reads the same.
-pub(crate) fn sorted(v: &Value) -> Value {
+pub fn sorted(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();

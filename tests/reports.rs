@@ -200,25 +200,9 @@ fn outcome_of(c: &Case) -> Outcome {
 fn float_json(r: &Rendered) -> String {
     let mut v = serde_json::to_value(&r.float).unwrap();
     v["hasRecord"] = json!(r.record.is_some());
-    serde_json::to_string_pretty(&sorted(&v)).unwrap() + "\n"
-}
-
-/// Keys in sorted order whether or not serde_json preserves insertion order (a workspace
-/// build switches `preserve_order` on through the bridge's dependencies).
-fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&m[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
-    }
+    // Keys sorted whether or not serde_json preserves insertion order (a workspace build
+    // switches `preserve_order` on through the bridge's dependencies).
+    serde_json::to_string_pretty(&mcp_bridge_core::outcome::sorted(&v)).unwrap() + "\n"
 }
 
 #[test]
