@@ -108,6 +108,30 @@ async fn site_for(url: &str) -> Option<SiteConfig> {
     crate::sites::for_host(&site_configs().await, &host).cloned()
 }
 
+/// When a shipped config claims this page's host but does not validate, says which file and
+/// field, so the float can tell the user instead of the page silently doing nothing.
+async fn broken_config_for(url: &str) -> Option<String> {
+    let host = host_of(url);
+    let index: Vec<String> = serde_json::from_str(&fetch_own("sites/index.json").await?).ok()?;
+    for file in index {
+        let raw = fetch_own(&format!("sites/{file}")).await?;
+        if let Some(e) = crate::sites::problem_for_host(&raw, &host) {
+            return Some(format!(
+                "the site config {file} is broken ({e}); MCP Bridge is off here"
+            ));
+        }
+    }
+    None
+}
+
+async fn fetch_own(path: &str) -> Option<String> {
+    let resp = gloo_net::http::Request::get(&ext::runtime_get_url(path))
+        .send()
+        .await
+        .ok()?;
+    resp.text().await.ok()
+}
+
 async fn command(tab: i32, cmd: &Command) -> CommandResult {
     ext::send_to_tab(tab, cmd)
         .await
@@ -175,10 +199,13 @@ async fn page_ready(tab: i32, url: &str) -> Response {
     let settings = load_settings().await;
     let lang = lang_of(&settings);
     let Some(site) = site_for(url).await else {
+        let problem = broken_config_for(url)
+            .await
+            .unwrap_or_else(|| "no site config for this page".into());
         return Response::PageSetup {
             site: None,
-            problem: Some("no site config for this page".into()),
-            float: Box::new(float::disabled(lang, "no site config for this page")),
+            float: Box::new(float::disabled(lang, &problem)),
+            problem: Some(problem),
         };
     };
     if settings.site(&site.id).disabled {

@@ -142,6 +142,19 @@ impl SiteConfig {
     }
 }
 
+/// Why a config that claims `host` cannot be used: `raw` is its JSON text. `None` when the
+/// config is valid or does not name the host (so the page simply has no config).
+pub fn problem_for_host(raw: &str, host: &str) -> Option<SiteError> {
+    let err = SiteConfig::parse(raw).err()?;
+    let value: serde_json::Value = serde_json::from_str(raw).ok()?;
+    let claims = value
+        .get("hosts")?
+        .as_array()?
+        .iter()
+        .any(|h| h.as_str().is_some_and(|h| h.eq_ignore_ascii_case(host)));
+    claims.then_some(err)
+}
+
 /// Finds the config for `host` among `configs` (the first that lists it).
 pub fn for_host<'a>(configs: &'a [SiteConfig], host: &str) -> Option<&'a SiteConfig> {
     configs.iter().find(|c| c.matches_host(host))
@@ -265,6 +278,16 @@ mod tests {
             })
             .collect();
         assert_eq!(matches, hosts);
+    }
+
+    #[test]
+    fn a_broken_config_is_reported_for_the_hosts_it_claims() {
+        let broken = GOOD.replace(r#""editor":"textarea""#, r#""editor":"word""#);
+        let e = problem_for_host(&broken, "chat.example.com").unwrap();
+        assert_eq!(e.field, "editor");
+        assert!(problem_for_host(&broken, "other.example.com").is_none());
+        assert!(problem_for_host(GOOD, "chat.example.com").is_none());
+        assert!(problem_for_host("{not json", "chat.example.com").is_none());
     }
 
     #[test]

@@ -3,19 +3,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, floatHtml } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
-
-/** The float's markup (Chromium: CDP pierces closed shadow roots). */
-async function floatHtml(w) {
-  const cdp = (cmd, params) => w.session.cmd('POST', '/goog/cdp/execute', { cmd, params });
-  const { root } = await cdp('DOM.getDocument', { depth: -1, pierce: true });
-  const find = (n) => n.localName === 'mcp-bridge-float' ? n
-    : [...(n.children || []), ...(n.shadowRoots || [])].map(find).find(Boolean);
-  const host = find(root);
-  assert.ok(host && host.shadowRoots?.length, 'no float');
-  return (await cdp('DOM.getOuterHTML', { nodeId: host.shadowRoots[0].nodeId })).outerHTML;
-}
 
 const SITES = [
   ['deepseek', 'chat.deepseek.com'],
@@ -71,6 +60,7 @@ for (const browser of BROWSERS) {
       if (browser === 'chromium') {
         // The float is in a closed shadow root; only the DevTools protocol can read it.
         const float = await floatHtml(w);
+        assert.ok(float, 'no float');
         assert.match(float, /fail_runtime/);
         assert.ok(!float.includes(secret), 'the API key reached the float');
         assert.ok(!float.includes('/home/alice'), 'the home path reached the float');

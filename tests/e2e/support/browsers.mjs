@@ -26,13 +26,14 @@ function which(bin) {
  * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
  * `{ session, extensionBase, close }`; `extensionBase` ends with '/'. With `profile` (a
  * directory) the browser keeps its data there across launches (a browser restart);
- * otherwise a fresh profile is made and removed on close.
+ * otherwise a fresh profile is made and removed on close. `extension` replaces the built
+ * extension directory (dist/chrome or dist/firefox).
  */
-export async function launch(name, { fixtures, headless = true, profile } = {}) {
+export async function launch(name, { fixtures, headless = true, profile, extension } = {}) {
   const keep = !!profile;
   const dir = profile || fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
-  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless)
-    : name === 'firefox' ? await launchFirefox(dir, fixtures)
+  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension)
+    : name === 'firefox' ? await launchFirefox(dir, fixtures, extension)
       : null;
   if (!b) throw new Error(`unknown browser ${name}`);
   const close = b.close;
@@ -43,8 +44,8 @@ export async function launch(name, { fixtures, headless = true, profile } = {}) 
   return b;
 }
 
-async function launchChromium(profile, fixtures, headless) {
-  const ext = path.join(ROOT, 'dist/chrome');
+async function launchChromium(profile, fixtures, headless, extension) {
+  const ext = extension || path.join(ROOT, 'dist/chrome');
   const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
   const args = [
     ...(headless ? ['--headless=new'] : []), '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
@@ -91,8 +92,8 @@ async function launchChromium(profile, fixtures, headless) {
   };
 }
 
-async function launchFirefox(profile, fixtures) {
-  const ext = path.join(ROOT, 'dist/firefox');
+async function launchFirefox(profile, fixtures, extension) {
+  const ext = extension || path.join(ROOT, 'dist/firefox');
   // System access lets the tests switch to the chrome context to open extension pages:
   // WebDriver itself refuses to navigate to moz-extension:// URLs.
   const driver = await startDriver(process.env.GECKODRIVER || which('geckodriver'), ['--allow-system-access']);

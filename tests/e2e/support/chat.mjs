@@ -106,3 +106,17 @@ export async function userMessages(b, n, timeoutMs = 30000) {
 
 export const call = (tool, args, server) =>
   `<tool_code>\n${JSON.stringify({ tool_name: tool, arguments: args, ...(server ? { server_name: server } : {}) })}\n</tool_code>`;
+
+/**
+ * The float's markup, or '' when there is none. Chromium only: the DevTools protocol is the
+ * one way to read a closed shadow root (which is the point of using one).
+ */
+export async function floatHtml(b) {
+  const cdp = (cmd, params) => b.session.cmd('POST', '/goog/cdp/execute', { cmd, params });
+  const { root } = await cdp('DOM.getDocument', { depth: -1, pierce: true });
+  const find = (n) => (n.localName === 'mcp-bridge-float' ? n
+    : [...(n.children || []), ...(n.shadowRoots || [])].map(find).find(Boolean));
+  const host = find(root);
+  if (!host?.shadowRoots?.length) return '';
+  return (await cdp('DOM.getOuterHTML', { nodeId: host.shadowRoots[0].nodeId })).outerHTML;
+}
