@@ -112,24 +112,13 @@ async fn site_for(url: &str) -> Option<SiteConfig> {
 /// field, so the float can tell the user instead of the page silently doing nothing.
 async fn broken_config_for(url: &str) -> Option<String> {
     let host = host_of(url);
-    let index: Vec<String> = serde_json::from_str(&fetch_own("sites/index.json").await?).ok()?;
-    for file in index {
-        let raw = fetch_own(&format!("sites/{file}")).await?;
-        if let Some(e) = crate::sites::problem_for_host(&raw, &host) {
-            return Some(format!(
-                "the site config {file} is broken ({e}); MCP Bridge is off here"
-            ));
-        }
-    }
-    None
-}
-
-async fn fetch_own(path: &str) -> Option<String> {
-    let resp = gloo_net::http::Request::get(&ext::runtime_get_url(path))
-        .send()
+    crate::options_api::builtin_site_files()
         .await
-        .ok()?;
-    resp.text().await.ok()
+        .into_iter()
+        .find_map(|(file, raw)| {
+            crate::sites::problem_for_host(&raw, &host)
+                .map(|e| format!("the site config {file} is broken ({e}); MCP Bridge is off here"))
+        })
 }
 
 async fn command(tab: i32, cmd: &Command) -> CommandResult {

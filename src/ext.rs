@@ -102,6 +102,15 @@ pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
     serde_wasm_bindgen::from_value(answer).map_err(|e| format!("odd answer from the page: {e}"))
 }
 
+/// The text of one of the extension's own files (`sites/index.json` …).
+pub async fn fetch_own(path: &str) -> Option<String> {
+    let resp = gloo_net::http::Request::get(&runtime_get_url(path))
+        .send()
+        .await
+        .ok()?;
+    resp.text().await.ok()
+}
+
 pub async fn open_options_page() -> Result<(), String> {
     runtime_open_options_page()
         .await

@@ -80,30 +80,29 @@ pub async fn custom_sites() -> CustomSites {
     CustomSites::from_stored(ext::get(Area::Local, CUSTOM_SITES_KEY).await.ok().flatten())
 }
 
-/// The shipped site configs (`sites/index.json` and the files it lists).
-pub async fn builtin_sites() -> Vec<SiteConfig> {
-    let Ok(index) = fetch_extension_json("sites/index.json").await else {
+/// The shipped site config files (`sites/index.json` and the files it lists) as
+/// `(file name, JSON text)`, unparsed, so callers can say what is wrong with a broken one.
+pub async fn builtin_site_files() -> Vec<(String, String)> {
+    let Some(index) = ext::fetch_own("sites/index.json").await else {
         return Vec::new();
     };
-    let files: Vec<String> = serde_json::from_value(index).unwrap_or_default();
+    let files: Vec<String> = serde_json::from_str(&index).unwrap_or_default();
     let mut out = Vec::new();
     for f in files {
-        if let Ok(v) = fetch_extension_json(&format!("sites/{f}")).await
-            && let Ok(cfg) = SiteConfig::parse(&v.to_string())
-        {
-            out.push(cfg);
+        if let Some(raw) = ext::fetch_own(&format!("sites/{f}")).await {
+            out.push((f, raw));
         }
     }
     out
 }
 
-async fn fetch_extension_json(path: &str) -> Result<Value, String> {
-    let url = ext::runtime_get_url(path);
-    let resp = gloo_net::http::Request::get(&url)
-        .send()
+/// The shipped site configs that validate.
+pub async fn builtin_sites() -> Vec<SiteConfig> {
+    builtin_site_files()
         .await
-        .map_err(|e| e.to_string())?;
-    resp.json::<Value>().await.map_err(|e| e.to_string())
+        .iter()
+        .filter_map(|(_, raw)| SiteConfig::parse(raw).ok())
+        .collect()
 }
 
 pub async fn handle(req: PageRequest) -> Response {
