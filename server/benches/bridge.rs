@@ -120,7 +120,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn direct(exe: &Path, requests: usize) -> Stats {
+async fn direct(exe: &Path, requests: usize) -> (Stats, Stats) {
     let mut command = tokio::process::Command::new(exe);
     command.arg("demo-server");
     let transport = TokioChildProcess::new(command).expect("spawn demo server");
@@ -146,14 +146,47 @@ async fn direct(exe: &Path, requests: usize) -> Stats {
         latencies.push(t.elapsed());
     }
     let elapsed = started.elapsed();
-    let _ = client.cancel().await;
-    Stats {
+    let one = Stats {
         label: "direct rmcp (stdio)".into(),
         clients: 1,
         requests,
         elapsed,
         latencies,
+    };
+    // The same connection with 16 calls in flight: the ceiling for any HTTP front.
+    let per_client = requests / 16;
+    let client = std::sync::Arc::new(client);
+    let started = Instant::now();
+    let workers = (0..16).map(|worker| {
+        let client = client.clone();
+        tokio::spawn(async move {
+            let mut latencies = Vec::with_capacity(per_client);
+            for n in 0..per_client {
+                let t = Instant::now();
+                client
+                    .call_tool(call(worker * per_client + n))
+                    .await
+                    .unwrap();
+                latencies.push(t.elapsed());
+            }
+            latencies
+        })
+    });
+    let mut latencies = Vec::with_capacity(requests);
+    for worker in futures::future::join_all(workers).await {
+        latencies.extend(worker.unwrap());
     }
+    let sixteen = Stats {
+        label: "direct rmcp (stdio)".into(),
+        clients: 16,
+        requests: per_client * 16,
+        elapsed: started.elapsed(),
+        latencies,
+    };
+    if let Ok(client) = std::sync::Arc::try_unwrap(client) {
+        let _ = client.cancel().await;
+    }
+    (one, sixteen)
 }
 
 #[derive(Clone)]
@@ -255,8 +288,9 @@ async fn main() {
             .unwrap_or(1)
     );
 
-    let direct = direct(&exe, requests).await;
+    let (direct, direct_16) = direct(&exe, requests).await;
     direct.print();
+    direct_16.print();
 
     let (bridge, port) = start_bridge(&exe, dir.path());
     tokio::time::sleep(Duration::from_secs(1)).await;

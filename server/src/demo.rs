@@ -5,6 +5,7 @@
 use std::io::Write as _;
 use std::time::Duration;
 
+use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::{RequestContext, RoleServer};
@@ -13,9 +14,22 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-/// The demo server's tools. Stateless; a new value serves one stdio session.
-#[derive(Debug, Clone, Default)]
-pub struct DemoServer;
+/// The demo server's tools. A new value serves one stdio session.
+#[derive(Debug, Clone)]
+pub struct DemoServer {
+    /// Built once per session: rmcp's `#[tool_handler]` otherwise calls
+    /// `Self::tool_router()` on every request, which regenerates every tool's JSON schema
+    /// and was most of the demo server's time per call in `./build.sh bench`.
+    tool_router: ToolRouter<DemoServer>,
+}
+
+impl Default for DemoServer {
+    fn default() -> Self {
+        DemoServer {
+            tool_router: Self::tool_router(),
+        }
+    }
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EchoArgs {
@@ -197,6 +211,7 @@ impl DemoServer {
 }
 
 #[tool_handler(
+    router = self.tool_router,
     name = "mcp-bridge-demo",
     instructions = "Demo tools of MCP Bridge: one for every kind of outcome."
 )]
@@ -204,15 +219,38 @@ impl ServerHandler for DemoServer {}
 
 /// Serve the demo tools on stdin/stdout until the client goes away.
 pub async fn run() -> std::io::Result<()> {
-    let service = DemoServer
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|err| std::io::Error::other(err.to_string()))?;
+    let running = match stdio_pipes() {
+        Some(pipes) => DemoServer::default().serve(pipes).await,
+        None => DemoServer::default().serve(rmcp::transport::stdio()).await,
+    };
+    let service = running.map_err(|err| std::io::Error::other(err.to_string()))?;
     service
         .waiting()
         .await
         .map_err(|err| std::io::Error::other(err.to_string()))?;
     Ok(())
+}
+
+/// Stdin and stdout as non-blocking pipes on the runtime's own event loop, when both are
+/// pipes (as when the bridge starts this server). `tokio::io::stdin()`/`stdout()` hand every
+/// read and write to the blocking thread pool, which made the demo server the slowest link
+/// of the bench (two thread hand-offs per message). `None` for a terminal or a file.
+#[cfg(unix)]
+fn stdio_pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd as _;
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let receiver = tokio::net::unix::pipe::Receiver::from_file(input.into()).ok()?;
+    let sender = tokio::net::unix::pipe::Sender::from_file(output.into()).ok()?;
+    Some((receiver, sender))
+}
+
+#[cfg(not(unix))]
+fn stdio_pipes() -> Option<(tokio::io::Stdin, tokio::io::Stdout)> {
+    None
 }
 
 #[cfg(test)]

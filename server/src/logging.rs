@@ -1,6 +1,8 @@
 //! Log output: human-readable lines or one JSON object per line (`--log-format json`), on
 //! stderr, filtered by `RUST_LOG` (default `info`).
 
+use std::io::IsTerminal as _;
+
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::LogFormat;
@@ -12,6 +14,8 @@ pub fn init(format: LogFormat) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        // Colour codes only for a terminal, never in a log file or a pipe.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
