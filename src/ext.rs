@@ -42,11 +42,23 @@ pub enum Area {
     Session,
 }
 
+// Values cross between Rust and JS as JSON text (serde_json here, `JSON` there): one serde
+// path for the whole core. serde-wasm-bindgen would add a second (de)serializer for every
+// type, about 25 KB of wasm before wasm-opt (`./build.sh bench`, issue #4's size budget).
+
 /// A Rust value as a plain JS value (maps become objects).
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| e.to_string())
+    let text = serde_json::to_string(value).map_err(|e| e.to_string())?;
+    js_sys::JSON::parse(&text).map_err(|e| js_err("JSON.parse failed", &e))
+}
+
+/// A plain JS value (from storage or another script) as a Rust value.
+fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    let text = js_sys::JSON::stringify(value)
+        .map_err(|e| js_err("JSON.stringify failed", &e))?
+        .as_string()
+        .unwrap_or_default();
+    serde_json::from_str(&text).map_err(|e| e.to_string())
 }
 
 /// A thrown JS value as one sentence: `what: message`.
@@ -71,7 +83,7 @@ pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    serde_wasm_bindgen::from_value(value)
+    from_js(&value)
         .map(Some)
         .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}"))
 }
@@ -99,7 +111,7 @@ pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
     if answer.is_undefined() || answer.is_null() {
         return Ok(R::default());
     }
-    serde_wasm_bindgen::from_value(answer).map_err(|e| format!("odd answer from the page: {e}"))
+    from_js(&answer).map_err(|e| format!("odd answer from the page: {e}"))
 }
 
 /// The text of one of the extension's own files (`sites/index.json` …).

@@ -86,11 +86,9 @@ impl Settings {
         if value.is_null() {
             return Ok(Settings::default());
         }
-        let settings: Settings =
-            serde_path_to_error::deserialize(value.clone()).map_err(|e| FieldError {
-                field: e.path().to_string(),
-                message: e.inner().to_string(),
-            })?;
+        // Through the text, so that a refusal can name its field (`crate::json_path`).
+        let settings: Settings = crate::json_path::from_str(&value.to_string())
+            .map_err(|(field, message)| FieldError { field, message })?;
         settings.validate()?;
         Ok(settings)
     }

@@ -40,14 +40,6 @@ pub struct SiteConfig {
     pub stable_ms: u32,
 }
 
-/// serde_path_to_error says `.` for the root and `?` before it knows a key; we say `config`.
-fn field_path(path: &serde_path_to_error::Path) -> String {
-    match path.to_string().as_str() {
-        "." | "?" => "config".to_string(),
-        p => p.to_string(),
-    }
-}
-
 fn default_stable_ms() -> u32 {
     500
 }
@@ -69,11 +61,16 @@ impl std::fmt::Display for SiteError {
 impl SiteConfig {
     /// Parses and validates one config from its JSON text.
     pub fn parse(json: &str) -> Result<SiteConfig, SiteError> {
-        let de = &mut serde_json::Deserializer::from_str(json);
-        let cfg: SiteConfig = serde_path_to_error::deserialize(de).map_err(|e| SiteError {
-            field: field_path(e.path()),
-            message: e.inner().to_string(),
-        })?;
+        let cfg: SiteConfig =
+            crate::json_path::from_str(json).map_err(|(field, message)| SiteError {
+                // An error about the config as a whole (bad JSON, a missing field).
+                field: if field.is_empty() {
+                    "config".into()
+                } else {
+                    field
+                },
+                message,
+            })?;
         cfg.validate()?;
         Ok(cfg)
     }
