@@ -22,6 +22,7 @@ pub const CATEGORIES: [&str; 7] = [
 ];
 
 /// One failure as logged: when, where, and the unmasked record from the report pipeline.
+/// Stored with the record nested; the page sees it flat ([`EntryView`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogEntry {
@@ -32,8 +33,31 @@ pub struct LogEntry {
     /// The chat site (host) the call came from, when known.
     #[serde(default)]
     pub site: Option<String>,
+    pub record: ErrorRecord,
+}
+
+/// An entry as the page and the exported file show it: the record's fields beside `id`,
+/// `timeMs` and `site`. Only ever written: `#[serde(flatten)]` on a type that is also read
+/// pulls serde's buffering `Content` machinery into the wasm (issue #4's size budget).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EntryView {
+    pub id: u64,
+    pub time_ms: f64,
+    pub site: Option<String>,
     #[serde(flatten)]
     pub record: ErrorRecord,
+}
+
+impl From<&LogEntry> for EntryView {
+    fn from(e: &LogEntry) -> EntryView {
+        EntryView {
+            id: e.id,
+            time_ms: e.time_ms,
+            site: e.site.clone(),
+            record: e.record.clone(),
+        }
+    }
 }
 
 /// The ring buffer plus the counts since the last clear.
@@ -59,7 +83,7 @@ pub struct Filter {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LogView {
-    pub entries: Vec<LogEntry>,
+    pub entries: Vec<EntryView>,
     /// Entries kept (before filtering).
     pub kept: usize,
     pub capacity: usize,
@@ -136,7 +160,7 @@ impl ErrorLog {
                 .iter()
                 .rev()
                 .filter(|e| matches(e, filter))
-                .cloned()
+                .map(EntryView::from)
                 .collect(),
             kept: self.entries.len(),
             capacity: CAPACITY,
@@ -353,9 +377,15 @@ mod tests {
         let mut log = ErrorLog::default();
         log.push(1.0, Some("kimi.com".into()), record("a", Category::Aborted));
         let stored = serde_json::to_value(&log).unwrap();
-        assert_eq!(stored["entries"][0]["errorType"], "RuntimeError");
+        assert_eq!(stored["entries"][0]["record"]["errorType"], "RuntimeError");
         assert_eq!(stored["entries"][0]["site"], "kimi.com");
         assert_eq!(ErrorLog::from_stored(Some(stored)), log);
+        // The page sees each entry flat: the record's fields beside id, timeMs and site.
+        let view = serde_json::to_value(log.view(&Filter::default())).unwrap();
+        assert_eq!(view["entries"][0]["errorType"], "RuntimeError");
+        assert_eq!(view["entries"][0]["site"], "kimi.com");
+        assert_eq!(view["entries"][0]["id"], 0);
+        assert!(view["entries"][0].get("record").is_none());
         assert_eq!(
             ErrorLog::from_stored(Some(serde_json::json!({"entries": 5}))),
             ErrorLog::default()

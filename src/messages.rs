@@ -6,7 +6,9 @@
 //! a chat tab can ever say (report what it sees, ask to run what the core detected), and
 //! [`PageRequest`] is only accepted from the extension's own pages.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 pub mod options;
 pub use options::PageRequest;
@@ -25,10 +27,10 @@ pub enum Origin {
     ExtensionPage,
 }
 
-/// What a content script reports or asks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a content script reports or asks: `{"type": "page-ready", "url": …}` on the wire
+/// (read by [`parse_incoming`], see [`from_tagged`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
-    tag = "type",
     rename_all = "kebab-case",
     rename_all_fields = "camelCase",
     deny_unknown_fields
@@ -63,9 +65,9 @@ pub enum TabRequest {
     UserAction { action: UserAction },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `{"action": "confirm", "run": true}` on the wire, inside a `user-action` message.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
-    tag = "action",
     rename_all = "kebab-case",
     rename_all_fields = "camelCase",
     deny_unknown_fields
@@ -179,17 +181,69 @@ pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
             json.len()
         ));
     }
+    let value: Result<Value, String> = serde_json::from_str(json).map_err(|e| e.to_string());
     match origin {
-        Origin::ContentScript => serde_json::from_str::<TabRequest>(json)
+        Origin::ContentScript => value
+            .and_then(tab_request)
             .map(Incoming::Tab)
             .map_err(|e| format!("not a message a chat page may send: {e}")),
-        Origin::ExtensionPage => match serde_json::from_str::<TabRequest>(json) {
-            Ok(TabRequest::Ping) => Ok(Incoming::Tab(TabRequest::Ping)),
-            _ => serde_json::from_str::<PageRequest>(json)
+        Origin::ExtensionPage => {
+            let value = value.map_err(|e| format!("not a valid MCP Bridge message: {e}"))?;
+            if value.get("type").and_then(Value::as_str) == Some("ping")
+                && let Ok(TabRequest::Ping) = tab_request(value.clone())
+            {
+                return Ok(Incoming::Tab(TabRequest::Ping));
+            }
+            from_tagged::<PageRequest>(value, "type")
                 .map(Incoming::Page)
-                .map_err(|e| format!("not a valid MCP Bridge message: {e}")),
+                .map_err(|e| format!("not a valid MCP Bridge message: {e}"))
+        }
+    }
+}
+
+fn tab_request(mut value: Value) -> Result<TabRequest, String> {
+    if value.get("type").and_then(Value::as_str) == Some("user-action")
+        && let Some(action) = value.get_mut("action")
+    {
+        *action = untag(action.take(), "action", false)?;
+    }
+    from_tagged(value, "type")
+}
+
+/// Reads the glue's internally tagged shape, `{"type": "page-ready", "url": …}`, as the
+/// externally tagged enum serde derives without buffering: `{"page-ready": {"url": …}}`, or
+/// `"ping"` for a variant without fields. serde's own `#[serde(tag = …)]` derive first copies
+/// every message into its private `Content` tree, and that machinery was the largest single
+/// item in the wasm (about 65 KB before wasm-opt; issue #4's size budget).
+pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, String> {
+    let unit = untag(value.clone(), tag, true)?;
+    match T::deserialize(unit) {
+        Ok(v) => Ok(v),
+        // A variant whose fields are all optional, sent without any: `{"reset-history": {}}`.
+        Err(e) => match untag(value, tag, false)? {
+            Value::String(_) => Err(e.to_string()),
+            other => T::deserialize(other).map_err(|e| e.to_string()),
         },
     }
+}
+
+/// `{tag: name, …rest}` → `{name: {…rest}}`; with `unit_if_bare`, a message with nothing but
+/// its tag becomes the bare `"name"`.
+fn untag(value: Value, tag: &str, unit_if_bare: bool) -> Result<Value, String> {
+    let Value::Object(mut fields) = value else {
+        return Err(format!("expected an object with a `{tag}` field"));
+    };
+    let name = match fields.remove(tag) {
+        Some(Value::String(name)) => name,
+        Some(_) => return Err(format!("`{tag}` must be a string")),
+        None => return Err(format!("missing field `{tag}`")),
+    };
+    if fields.is_empty() && unit_if_bare {
+        return Ok(Value::String(name));
+    }
+    let mut outer = Map::new();
+    outer.insert(name, Value::Object(fields));
+    Ok(Value::Object(outer))
 }
 
 #[cfg(test)]

@@ -10,12 +10,10 @@ use crate::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
 
 /// What the tab is doing (DESIGN.md §5: idle → detected → executing → injecting → done/error).
+/// Stored externally tagged (`"idle"`, `{"executing": {…}}`): serde reads that shape without
+/// its buffering `Content` machinery, which internal tagging needs (wasm size, issue #4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(
-    tag = "phase",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Phase {
     #[default]
     Idle,

@@ -2,11 +2,11 @@
 //! settings and reach bridge routes a chat page must never reach.
 
 use crate::settings::ToolPolicy;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `{"type": "get-health"}` … on the wire, read by [`super::from_tagged`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
-    tag = "type",
     rename_all = "kebab-case",
     rename_all_fields = "camelCase",
     deny_unknown_fields
