@@ -205,7 +205,8 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
     if value.get("type").and_then(Value::as_str) == Some("user-action")
         && let Some(action) = value.get_mut("action")
     {
-        *action = untag(action.take(), "action", false)?;
+        // Every `UserAction` with fields has a required one, so a bare tag is a unit variant.
+        *action = untag(action.take(), "action", true)?;
     }
     from_tagged(value, "type")
 }
@@ -314,6 +315,45 @@ mod tests {
             parse_incoming(r#"{"type":"reset-history"}"#, Origin::ExtensionPage),
             Ok(Incoming::Page(_))
         ));
+    }
+
+    #[test]
+    fn tagged_shapes_read_without_buffering() {
+        let tab = |json: &str| parse_incoming(json, Origin::ContentScript);
+        let page = |json: &str| parse_incoming(json, Origin::ExtensionPage);
+        assert_eq!(
+            tab(r#"{"type":"user-action","action":{"action":"cancel"}}"#).unwrap(),
+            Incoming::Tab(TabRequest::UserAction {
+                action: UserAction::Cancel
+            })
+        );
+        // All fields optional and none sent: the variant still reads.
+        assert_eq!(
+            page(r#"{"type":"get-error-log"}"#).unwrap(),
+            Incoming::Page(PageRequest::GetErrorLog {
+                filter: Default::default()
+            })
+        );
+        assert_eq!(
+            page(r#"{"type":"ping"}"#).unwrap(),
+            Incoming::Tab(TabRequest::Ping)
+        );
+        for bad in [
+            r#"{"type":"ping","x":1}"#,
+            r#"{"type":5}"#,
+            r#"["ping"]"#,
+            r#""ping""#,
+            r#"{"ping":null}"#,
+            r#"{"type":"user-action","action":"cancel"}"#,
+            r#"{"type":"user-action","action":{"action":"cancel","x":1}}"#,
+            r#"{"type":"user-action","action":{"action":"confirm"}}"#,
+        ] {
+            assert!(tab(bad).is_err(), "{bad}");
+        }
+        let err = tab(r#"{"url":"u"}"#).unwrap_err();
+        assert!(err.contains("missing field `type`"), "{err}");
+        let err = tab(r#"{"type":"page-ready"}"#).unwrap_err();
+        assert!(err.contains("missing field `url`"), "{err}");
     }
 
     #[test]
