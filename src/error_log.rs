@@ -149,8 +149,11 @@ impl ErrorLog {
     }
 
     pub fn view(&self, filter: &Filter) -> LogView {
-        let mut counts: BTreeMap<String, u64> =
-            CATEGORIES.iter().map(|c| (c.to_string(), 0)).collect();
+        // Inserted one by one: `collect()` into a map sorts first (wasm size, issue #4).
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        for c in CATEGORIES {
+            counts.insert(c.to_string(), 0);
+        }
         for (k, n) in &self.counts {
             *counts.entry(k.clone()).or_default() += n;
         }
@@ -204,7 +207,8 @@ fn matches(entry: &LogEntry, filter: &Filter) -> bool {
     else {
         return true;
     };
-    let needle = needle.to_lowercase();
+    // ASCII case folding: Unicode's `to_lowercase` brings its tables into the wasm.
+    let needle = needle.to_ascii_lowercase();
     let r = &entry.record;
     [
         Some(r.tool.as_str()),
@@ -216,7 +220,7 @@ fn matches(entry: &LogEntry, filter: &Filter) -> bool {
     ]
     .into_iter()
     .flatten()
-    .any(|s| s.to_lowercase().contains(&needle))
+    .any(|s| s.to_ascii_lowercase().contains(&needle))
 }
 
 /// `2026-11-22T05:19:41.000Z` from milliseconds since the epoch (UTC, proleptic Gregorian).

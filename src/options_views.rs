@@ -448,11 +448,18 @@ pub fn history_view(body: &Value) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    rows.sort_by(|a, b| {
-        b.blocked
-            .cmp(&a.blocked)
-            .then_with(|| (&a.server, &a.tool).cmp(&(&b.server, &b.tool)))
-    });
+    // Blocked tools first, then by name. An insertion sort: the list is the handful of tools
+    // with failures, and std's sort would add ~4 KB of wasm for this one type (issue #4).
+    let before = |a: &CounterView, b: &CounterView| {
+        (!a.blocked, &a.server, &a.tool) < (!b.blocked, &b.server, &b.tool)
+    };
+    for i in 1..rows.len() {
+        let mut j = i;
+        while j > 0 && before(&rows[j], &rows[j - 1]) {
+            rows.swap(j, j - 1);
+            j -= 1;
+        }
+    }
     let blocked: Vec<String> = rows
         .iter()
         .filter(|r| r.blocked)
@@ -830,6 +837,26 @@ mod tests {
         );
         assert_eq!(v["blocked"], json!(["demo:fail_runtime"]));
         assert_eq!(history_view(&json!({}))["counters"], json!([]));
+        let v = history_view(&json!({"limit":3,"counters":[
+            {"server":"s","tool":"d","failures":1},
+            {"server":"s","tool":"c","failures":3},
+            {"server":"r","tool":"z","failures":2},
+            {"server":"a","tool":"b","failures":4},
+            {"server":"s","tool":"a","failures":1}
+        ]}));
+        let order: Vec<String> = v["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}:{}",
+                    r["server"].as_str().unwrap(),
+                    r["tool"].as_str().unwrap()
+                )
+            })
+            .collect();
+        assert_eq!(order, ["a:b", "s:c", "r:z", "s:a", "s:d"]);
         assert_eq!(
             reset_view(&json!({"message":"done","cleared":2}))["message"],
             "done"

@@ -548,11 +548,12 @@ fn error_object(m: &Map<String, Value>) -> ErrorObject {
         Value::String(s) => s.parse().ok(),
         _ => None,
     });
-    let extra = m
-        .iter()
-        .filter(|(k, _)| !KNOWN.contains(&k.as_str()))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    // Inserted one by one: collecting into the map would sort first, and each sort
+    // instantiation costs ~4 KB of wasm (issue #4's size budget).
+    let mut extra = Map::new();
+    for (k, v) in m.iter().filter(|(k, _)| !KNOWN.contains(&k.as_str())) {
+        extra.insert(k.clone(), v.clone());
+    }
     ErrorObject {
         message,
         error_type,
@@ -596,11 +597,12 @@ pub fn sorted(v: &Value) -> Value {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted(&m[k])))
-                    .collect(),
-            )
+            // One by one rather than `collect()`, which sorts again (wasm size, issue #4).
+            let mut out = Map::new();
+            for k in keys {
+                out.insert(k.clone(), sorted(&m[k]));
+            }
+            Value::Object(out)
         }
         Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
         other => other.clone(),

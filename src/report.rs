@@ -672,12 +672,13 @@ fn ordered_props<'a>(
         .filter_map(|r| props.get_key_value(*r))
         .collect();
     // The optional ones by name: the map's own order depends on serde_json's features.
-    let mut optional: Vec<(&String, &Value)> = props
-        .iter()
-        .filter(|(k, _)| !required.contains(&k.as_str()))
+    // Sorting the names alone shares one sort with the rest of the core (wasm size, #4).
+    let mut optional: Vec<&String> = props
+        .keys()
+        .filter(|k| !required.contains(&k.as_str()))
         .collect();
-    optional.sort_by(|a, b| a.0.cmp(b.0));
-    out.extend(optional);
+    optional.sort();
+    out.extend(optional.into_iter().map(|k| (k, &props[k])));
     out
 }
 
