@@ -185,7 +185,7 @@ impl BridgeClient {
 /// A 2xx JSON body as JSON; anything else as the outcome that describes it.
 fn json_or_outcome(raw: Raw) -> Result<Value, Outcome> {
     if (200..300).contains(&raw.status)
-        && let Ok(v) = serde_json::from_slice::<Value>(&raw.body)
+        && let Some(v) = outcome::json_body(&raw.body)
     {
         return Ok(v);
     }

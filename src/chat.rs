@@ -489,7 +489,7 @@ async fn list_tools(tab: i32, client: &BridgeClient, call: &ToolCall, settings: 
 
 /// Denied tools are left out of what the AI is told about a service.
 fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
-    let Ok(mut json) = serde_json::from_slice::<serde_json::Value>(&body) else {
+    let Some(mut json) = crate::outcome::json_body(&body) else {
         return body;
     };
     let Some(tools) = json

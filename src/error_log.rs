@@ -97,7 +97,8 @@ impl ErrorLog {
     /// the extension.
     pub fn from_stored(value: Option<serde_json::Value>) -> ErrorLog {
         value
-            .and_then(|v| serde_json::from_value(v).ok())
+            // Through the text: the core reads every type from `&str` only (wasm size, #4).
+            .and_then(|v| serde_json::from_str(&v.to_string()).ok())
             .unwrap_or_default()
     }
 

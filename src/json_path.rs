@@ -6,16 +6,18 @@
 /// Parses `text` as `T`; on failure returns the path of the field the error is about
 /// (empty for the top level) and serde_json's message without its position.
 pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String, String)> {
-    serde_json::from_str(text).map_err(|e| {
-        let message = e.to_string();
-        // serde_json appends " at line L column C"; the path replaces it.
-        let message = match message.rfind(" at line ") {
-            Some(at) => message[..at].to_string(),
-            None => message,
-        };
-        let path = path_at(text, e.line(), e.column());
-        (path, message)
-    })
+    serde_json::from_str(text)
+        .map_err(|e| (path_at(text, e.line(), e.column()), without_position(&e)))
+}
+
+/// serde_json's message without the " at line L column C" it appends (for a text the user
+/// never saw, or where the field path says it better).
+pub fn without_position(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message,
+    }
 }
 
 /// One level of nesting on the way to the error.

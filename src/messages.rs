@@ -215,15 +215,20 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
 /// externally tagged enum serde derives without buffering: `{"page-ready": {"url": …}}`, or
 /// `"ping"` for a variant without fields. serde's own `#[serde(tag = …)]` derive first copies
 /// every message into its private `Content` tree, and that machinery was the largest single
-/// item in the wasm (about 65 KB before wasm-opt; issue #4's size budget).
+/// item in the wasm (about 65 KB before wasm-opt; issue #4's size budget). The retagged value
+/// is read back from its text because the core reads every type from `&str` only: a second
+/// deserializer (serde_json's `Value` one) would double the code for every type.
 pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, String> {
-    let unit = untag(value.clone(), tag, true)?;
-    match T::deserialize(unit) {
+    let read = |v: Value| {
+        serde_json::from_str::<T>(&v.to_string())
+            .map_err(|e| crate::json_path::without_position(&e))
+    };
+    match read(untag(value.clone(), tag, true)?) {
         Ok(v) => Ok(v),
         // A variant whose fields are all optional, sent without any: `{"reset-history": {}}`.
         Err(e) => match untag(value, tag, false)? {
-            Value::String(_) => Err(e.to_string()),
-            other => T::deserialize(other).map_err(|e| e.to_string()),
+            Value::String(_) => Err(e),
+            other => read(other),
         },
     }
 }

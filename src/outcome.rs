@@ -216,6 +216,12 @@ impl Outcome {
     }
 }
 
+/// A bridge body as JSON, when it is JSON. Every JSON text in the core is read from `&str`:
+/// serde_json's byte-slice reader would be a second copy of its parser in the wasm.
+pub fn json_body(body: &[u8]) -> Option<Value> {
+    serde_json::from_str(std::str::from_utf8(body).ok()?).ok()
+}
+
 /// Decodes one HTTP answer of `POST /execute` (or `GET /calls/{id}`).
 pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Outcome {
     let header_tid = trace_id_header

@@ -520,7 +520,7 @@ pub fn render_tool_list(
 ) -> Rendered {
     const TOOL: &str = "list_tools_in_service";
     let args = serde_json::json!({ "service_name": service });
-    let json: Option<Value> = serde_json::from_slice(body).ok();
+    let json: Option<Value> = crate::outcome::json_body(body);
     let tools = json
         .as_ref()
         .filter(|_| (200..300).contains(&status))
