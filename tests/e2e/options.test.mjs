@@ -216,12 +216,16 @@ for (const name of BROWSERS) {
     });
 
     test('the error log shows unmasked details, counts and filters', async () => {
+      // The stored shape: the record nested in the entry (the page sees it flat).
       const entry = {
-        id: 0, timeMs: Date.now(), site: 'chat.deepseek.com', tool: 'read_text_file', server: 'demo',
-        arguments: { path: '/home/alice/notes.txt' }, errorType: 'FileNotFoundError',
-        message: 'No such file: /home/alice/notes.txt', traceId: 'trace-e2e',
-        traceback: 'Traceback (most recent call last):\n  File "/home/alice/server.py", line 3\nFileNotFoundError: /home/alice/notes.txt',
-        category: 'runtime', retryable: true, status: 500, code: -32603,
+        id: 0, timeMs: Date.now(), site: 'chat.deepseek.com',
+        record: {
+          tool: 'read_text_file', server: 'demo',
+          arguments: { path: '/home/alice/notes.txt' }, errorType: 'FileNotFoundError',
+          message: 'No such file: /home/alice/notes.txt', traceId: 'trace-e2e',
+          traceback: 'Traceback (most recent call last):\n  File "/home/alice/server.py", line 3\nFileNotFoundError: /home/alice/notes.txt',
+          category: 'runtime', retryable: true, status: 500, code: -32603,
+        },
       };
       await session.execAsync(`const done = arguments[arguments.length - 1];
         chrome.storage.local.set({ errorLog: { nextId: 1, entries: [arguments[0]], counts: { runtime: 1 } } }).then(() => done(true));`, entry);
