@@ -421,3 +421,58 @@ async fn json_logs_one_line_per_failure_with_the_trace_id() {
         );
     }
 }
+
+/// The demo server speaks MCP whether its stdio are pipes (read on the event loop) or a
+/// file and a pipe (tokio's blocking stdio): both paths answer `initialize` and a call.
+#[test]
+fn demo_server_answers_over_pipes_and_over_a_file() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    use std::process::{Command, Stdio};
+
+    let lines = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+            "protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}),
+    ]
+    .map(|m| m.to_string() + "\n")
+    .concat();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("requests.jsonl");
+    std::fs::write(&file, &lines).unwrap();
+
+    for over_pipe in [true, false] {
+        let mut command = Command::new(common::bridge_exe());
+        command
+            .arg("demo-server")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if over_pipe {
+            command.stdin(Stdio::piped());
+        } else {
+            command.stdin(std::fs::File::open(&file).unwrap());
+        }
+        let mut child = command.spawn().expect("start the demo server");
+        // Kept open over the pipe until the answers are read: EOF ends the session.
+        let stdin = child.stdin.take();
+        if let Some(mut stdin) = stdin.as_ref() {
+            stdin.write_all(lines.as_bytes()).unwrap();
+        }
+        let mut answers = BufReader::new(child.stdout.take().unwrap()).lines();
+        let first: Value = serde_json::from_str(&answers.next().unwrap().unwrap()).unwrap();
+        assert_eq!(first["id"], 1, "{first}");
+        assert_eq!(first["result"]["serverInfo"]["name"], "mcp-bridge-demo");
+        let second: Value = serde_json::from_str(&answers.next().unwrap().unwrap()).unwrap();
+        assert_eq!(second["id"], 2, "{second}");
+        assert_eq!(
+            second["result"]["content"][0]["text"], "hi",
+            "pipe: {over_pipe}"
+        );
+        drop(stdin);
+        let status = child.wait().unwrap();
+        assert!(
+            status.code().is_some(),
+            "the demo server ends when its input ends"
+        );
+    }
+}
