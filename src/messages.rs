@@ -223,33 +223,17 @@ pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, St
         serde_json::from_str::<T>(&v.to_string())
             .map_err(|e| crate::json_path::without_position(&e))
     };
-    match read(untag(value.clone(), tag, true)?) {
-        Ok(v) => Ok(v),
-        // A variant whose fields are all optional, sent without any: `{"reset-history": {}}`.
-        Err(e) => match untag(value, tag, false)? {
-            Value::String(_) => Err(e),
-            other => read(other),
-        },
-    }
-}
-
-/// `{tag: name, …rest}` → `{name: {…rest}}`; with `unit_if_bare`, a message with nothing but
-/// its tag becomes the bare `"name"`.
-fn untag(value: Value, tag: &str, unit_if_bare: bool) -> Result<Value, String> {
-    let Value::Object(mut fields) = value else {
-        return Err(format!("expected an object with a `{tag}` field"));
+    let bare = untag(value, tag, true)?;
+    let Value::String(name) = bare else {
+        return read(bare);
     };
-    let name = match fields.remove(tag) {
-        Some(Value::String(name)) => name,
-        Some(_) => return Err(format!("`{tag}` must be a string")),
-        None => return Err(format!("missing field `{tag}`")),
-    };
-    if fields.is_empty() && unit_if_bare {
-        return Ok(Value::String(name));
-    }
-    let mut outer = Map::new();
-    outer.insert(name, Value::Object(fields));
-    Ok(Value::Object(outer))
+    // Nothing but the tag: a variant without fields, or one whose fields are all optional
+    // (`{"reset-history": {}}`); the second error is the one that names what is missing.
+    read(Value::String(name.clone())).or_else(|_| {
+        let mut outer = Map::new();
+        outer.insert(name, Value::Object(Map::new()));
+        read(Value::Object(outer))
+    })
 }
 
 #[cfg(test)]
