@@ -206,7 +206,7 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
         && let Some(action) = value.get_mut("action")
     {
         // Every `UserAction` with fields has a required one, so a bare tag is a unit variant.
-        *action = untag(action.take(), "action", true)?;
+        *action = untag(action.take(), "action")?;
     }
     from_tagged(value, "type")
 }
@@ -223,7 +223,7 @@ pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, St
         serde_json::from_str::<T>(&v.to_string())
             .map_err(|e| crate::json_path::without_position(&e))
     };
-    let bare = untag(value, tag, true)?;
+    let bare = untag(value, tag)?;
     let Value::String(name) = bare else {
         return read(bare);
     };
@@ -234,6 +234,24 @@ pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, St
         outer.insert(name, Value::Object(Map::new()));
         read(Value::Object(outer))
     })
+}
+
+/// `{tag: name, …rest}` → `{name: {…rest}}`, or the bare `"name"` when there is no rest.
+fn untag(value: Value, tag: &str) -> Result<Value, String> {
+    let Value::Object(mut fields) = value else {
+        return Err(format!("expected an object with a `{tag}` field"));
+    };
+    let name = match fields.remove(tag) {
+        Some(Value::String(name)) => name,
+        Some(_) => return Err(format!("`{tag}` must be a string")),
+        None => return Err(format!("missing field `{tag}`")),
+    };
+    if fields.is_empty() {
+        return Ok(Value::String(name));
+    }
+    let mut outer = Map::new();
+    outer.insert(name, Value::Object(fields));
+    Ok(Value::Object(outer))
 }
 
 #[cfg(test)]
