@@ -97,8 +97,7 @@ impl ErrorLog {
     /// the extension.
     pub fn from_stored(value: Option<serde_json::Value>) -> ErrorLog {
         value
-            // Through the text: the core reads every type from `&str` only (wasm size, #4).
-            .and_then(|v| serde_json::from_str(&v.to_string()).ok())
+            .and_then(|v| crate::json_path::from_value(&v).ok())
             .unwrap_or_default()
     }
 

@@ -19,11 +19,8 @@ pub struct Service {
 pub fn services_from(body: &serde_json::Value) -> Result<Vec<Service>, String> {
     let list = body
         .get("services")
-        .cloned()
         .ok_or_else(|| "the bridge's /tools answer has no `services`".to_string())?;
-    // Through the text: the core reads every type from `&str` only (wasm size, issue #4).
-    serde_json::from_str(&list.to_string())
-        .map_err(|e| format!("the bridge's service list is odd: {e}"))
+    crate::json_path::from_value(list).map_err(|e| format!("the bridge's service list is odd: {e}"))
 }
 
 /// The instructions for `services`, in `lang`.

@@ -10,6 +10,15 @@ pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String
         .map_err(|e| (path_at(text, e.line(), e.column()), without_position(&e)))
 }
 
+/// Reads an already parsed value as `T`, through its text. The core reads every type from
+/// `&str` only: serde_json's `Value` deserializer would be a second reader of every type in
+/// the wasm (issue #4's size budget).
+pub fn from_value<T: serde::de::DeserializeOwned>(
+    value: &serde_json::Value,
+) -> Result<T, serde_json::Error> {
+    serde_json::from_str(&value.to_string())
+}
+
 /// serde_json's message without the " at line L column C" it appends (for a text the user
 /// never saw, or where the field path says it better).
 pub fn without_position(e: &serde_json::Error) -> String {

@@ -138,51 +138,20 @@ async fn direct(exe: &Path, requests: usize) -> (Stats, Stats) {
     for n in 0..200 {
         client.call_tool(call(n)).await.unwrap();
     }
-    let mut latencies = Vec::with_capacity(requests);
-    let started = Instant::now();
-    for n in 0..requests {
-        let t = Instant::now();
-        client.call_tool(call(n)).await.unwrap();
-        latencies.push(t.elapsed());
-    }
-    let elapsed = started.elapsed();
-    let one = Stats {
-        label: "direct rmcp (stdio)".into(),
-        clients: 1,
-        requests,
-        elapsed,
-        latencies,
-    };
-    // The same connection with 16 calls in flight: the ceiling for any HTTP front.
-    let per_client = requests / 16;
     let client = std::sync::Arc::new(client);
-    let started = Instant::now();
-    let workers = (0..16).map(|worker| {
-        let client = client.clone();
-        tokio::spawn(async move {
-            let mut latencies = Vec::with_capacity(per_client);
-            for n in 0..per_client {
-                let t = Instant::now();
-                client
-                    .call_tool(call(worker * per_client + n))
-                    .await
-                    .unwrap();
-                latencies.push(t.elapsed());
+    let run = |clients: usize| {
+        let shared = client.clone();
+        concurrently("direct rmcp (stdio)", clients, requests, move |n| {
+            let client = shared.clone();
+            async move {
+                client.call_tool(call(n)).await.unwrap();
             }
-            latencies
         })
-    });
-    let mut latencies = Vec::with_capacity(requests);
-    for worker in futures::future::join_all(workers).await {
-        latencies.extend(worker.unwrap());
-    }
-    let sixteen = Stats {
-        label: "direct rmcp (stdio)".into(),
-        clients: 16,
-        requests: per_client * 16,
-        elapsed: started.elapsed(),
-        latencies,
     };
+    // One call at a time, then 16 in flight on the same connection: the ceiling for any
+    // HTTP front.
+    let one = run(1).await;
+    let sixteen = run(16).await;
     if let Ok(client) = std::sync::Arc::try_unwrap(client) {
         let _ = client.cancel().await;
     }
@@ -221,22 +190,34 @@ async fn load(label: &str, target: &Target, clients: usize, requests: usize) -> 
         );
         response.bytes().await.unwrap();
     }
+    let target = target.clone();
+    concurrently(label, clients, requests, move |n| {
+        let request = target.request(&client, n);
+        async move {
+            let response = request.send().await.unwrap();
+            assert!(response.status().is_success());
+            response.bytes().await.unwrap();
+        }
+    })
+    .await
+}
+
+/// `clients` loops running at once, each making its share of `requests` calls one after
+/// another (`call(n)` makes call number `n`): every call's latency and the whole run's time.
+async fn concurrently<F, Fut>(label: &str, clients: usize, requests: usize, call: F) -> Stats
+where
+    F: Fn(usize) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     let per_client = requests / clients;
     let started = Instant::now();
     let workers = (0..clients).map(|worker| {
-        let client = client.clone();
-        let target = target.clone();
+        let call = call.clone();
         tokio::spawn(async move {
             let mut latencies = Vec::with_capacity(per_client);
             for n in 0..per_client {
                 let t = Instant::now();
-                let response = target
-                    .request(&client, worker * per_client + n)
-                    .send()
-                    .await
-                    .unwrap();
-                assert!(response.status().is_success());
-                response.bytes().await.unwrap();
+                call(worker * per_client + n).await;
                 latencies.push(t.elapsed());
             }
             latencies
