@@ -52,13 +52,11 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, String> {
     js_sys::JSON::parse(&text).map_err(|e| js_err("JSON.parse failed", &e))
 }
 
-/// A plain JS value (from storage or another script) as a Rust value.
-fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, String> {
-    let text = js_sys::JSON::stringify(value)
-        .map_err(|e| js_err("JSON.stringify failed", &e))?
-        .as_string()
-        .unwrap_or_default();
-    serde_json::from_str(&text).map_err(|e| e.to_string())
+/// A plain JS value (from storage or another script) as JSON text, for serde_json.
+fn json_text(value: &JsValue) -> Result<String, String> {
+    js_sys::JSON::stringify(value)
+        .map(|text| text.as_string().unwrap_or_default())
+        .map_err(|e| js_err("JSON.stringify failed", &e))
 }
 
 /// A thrown JS value as one sentence: `what: message`.
@@ -73,6 +71,18 @@ pub fn js_err(what: &str, e: &JsValue) -> String {
 
 /// Reads one key; `Ok(None)` when unset, `Err` when the stored value has the wrong shape.
 pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>, String> {
+    match get_text(area, key).await? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}")),
+    }
+}
+
+// The awaiting halves below are not generic: one state machine each, whatever the type.
+
+/// One key's stored value as JSON text; `None` when unset.
+async fn get_text(area: Area, key: &str) -> Result<Option<String>, String> {
     let keys = JsValue::from_str(key);
     let got = match area {
         Area::Local => storage_local_get(keys).await,
@@ -83,14 +93,16 @@ pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    from_js(&value)
-        .map(Some)
-        .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}"))
+    json_text(&value).map(Some)
 }
 
 pub async fn set<T: Serialize + ?Sized>(area: Area, key: &str, value: &T) -> Result<(), String> {
+    set_js(area, key, to_js(value)?).await
+}
+
+async fn set_js(area: Area, key: &str, value: JsValue) -> Result<(), String> {
     let items = js_sys::Object::new();
-    js_sys::Reflect::set(&items, &JsValue::from_str(key), &to_js(value)?)
+    js_sys::Reflect::set(&items, &JsValue::from_str(key), &value)
         .map_err(|e| js_err("building the storage item failed", &e))?;
     match area {
         Area::Local => storage_local_set(items.into()).await,
@@ -105,13 +117,23 @@ pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
     tab_id: i32,
     command: &C,
 ) -> Result<R, String> {
-    let answer = tabs_send_message(tab_id, to_js(command)?)
+    match send_js(tab_id, to_js(command)?).await? {
+        None => Ok(R::default()),
+        Some(text) => {
+            serde_json::from_str(&text).map_err(|e| format!("odd answer from the page: {e}"))
+        }
+    }
+}
+
+/// The content script's answer as JSON text; `None` when it answered nothing.
+async fn send_js(tab_id: i32, command: JsValue) -> Result<Option<String>, String> {
+    let answer = tabs_send_message(tab_id, command)
         .await
         .map_err(|e| js_err("the chat page did not answer", &e))?;
     if answer.is_undefined() || answer.is_null() {
-        return Ok(R::default());
+        return Ok(None);
     }
-    from_js(&answer).map_err(|e| format!("odd answer from the page: {e}"))
+    json_text(&answer).map(Some)
 }
 
 /// The text of one of the extension's own files (`sites/index.json` …).
