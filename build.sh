@@ -126,9 +126,12 @@ build() {
     target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
 
   step "build: wasm-opt -Oz (npm binaryen)"
-  # The features rustc enables by default for wasm32-unknown-unknown.
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  # The features rustc enables by default for wasm32-unknown-unknown. Flattening and
+  # re-looping the control flow between two -Oz rounds lets binaryen rebuild rustc's
+  # async state machines more compactly: 2.4 KB less gzip than -Oz alone (issue #4).
+  wasm-opt --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    -Oz --flatten --rereloop -Oz -Oz \
     target/wasm-out/mcp_bridge_core_bg.wasm -o target/wasm-out/mcp_bridge_core_bg.wasm
 
   step "build: bridge server (release)"

@@ -15,7 +15,6 @@ use crate::sites::{SiteConfig, host_of};
 use crate::tab_state::{Decision, Phase, TabState, Update};
 use crate::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 /// Keys of calls that already ran (or were answered), newest last; survives restarts.
 const EXECUTED_KEY: &str = "executedCalls";
@@ -27,8 +26,34 @@ const POLL_WAIT_S: u32 = 20;
 thread_local! {
     static SITES: RefCell<Option<Vec<SiteConfig>>> = const { RefCell::new(None) };
     /// Tabs whose call runs in this worker (a restarted worker has none and resumes).
-    static RUNNING: RefCell<HashSet<i32>> = RefCell::new(HashSet::new());
-    static CANCELLED: RefCell<HashSet<i32>> = RefCell::new(HashSet::new());
+    static RUNNING: RefCell<Tabs> = const { RefCell::new(Tabs(Vec::new())) };
+    static CANCELLED: RefCell<Tabs> = const { RefCell::new(Tabs(Vec::new())) };
+}
+
+/// A set of tab ids. It holds a handful at most, so a `Vec` does the job of a hash set
+/// without hashbrown and SipHash in the wasm (issue #4's size budget).
+struct Tabs(Vec<i32>);
+
+impl Tabs {
+    fn contains(&self, tab: &i32) -> bool {
+        self.0.contains(tab)
+    }
+
+    /// `false` when it was already there.
+    fn insert(&mut self, tab: i32) -> bool {
+        let new = !self.contains(&tab);
+        if new {
+            self.0.push(tab);
+        }
+        new
+    }
+
+    /// `false` when it was not there.
+    fn remove(&mut self, tab: &i32) -> bool {
+        let before = self.0.len();
+        self.0.retain(|t| t != tab);
+        self.0.len() != before
+    }
 }
 
 fn tab_key(tab: i32) -> String {
