@@ -672,13 +672,10 @@ fn ordered_props<'a>(
         .filter_map(|r| props.get_key_value(*r))
         .collect();
     // The optional ones by name: the map's own order depends on serde_json's features.
-    // Sorting the names alone shares one sort with the rest of the core (wasm size, #4).
-    let mut optional: Vec<&String> = props
-        .keys()
-        .filter(|k| !required.contains(&k.as_str()))
-        .collect();
-    optional.sort();
-    out.extend(optional.into_iter().map(|k| (k, &props[k])));
+    let optional = crate::outcome::sorted_keys(props)
+        .into_iter()
+        .filter(|k| !required.contains(&k.as_str()));
+    out.extend(optional.map(|k| (k, &props[k])));
     out
 }
 

@@ -49,9 +49,7 @@ impl ToolCall {
 fn canonical_json(v: &Value) -> String {
     match v {
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            let items: Vec<String> = keys
+            let items: Vec<String> = crate::outcome::sorted_keys(m)
                 .into_iter()
                 .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
                 .collect();
@@ -436,7 +434,7 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
     let Value::Object(mut obj) = value else {
         return Err(malformed("the call is not a JSON object".into()));
     };
-    let tool_name = match obj.remove("tool_name") {
+    let tool_name = match take(&mut obj, "tool_name") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
         Some(Value::String(_)) => return Err(malformed("`tool_name` is empty".into())),
         Some(other) => {
@@ -447,7 +445,7 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
         }
         None => return Err(malformed("missing `tool_name`".into())),
     };
-    let arguments = match obj.remove("arguments") {
+    let arguments = match take(&mut obj, "arguments") {
         None | Some(Value::Null) => Value::Object(Map::new()),
         Some(v @ Value::Object(_)) => v,
         // Some models double-encode the arguments as a JSON string.
@@ -466,7 +464,7 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
             )));
         }
     };
-    let server_name = match obj.remove("server_name") {
+    let server_name = match take(&mut obj, "server_name") {
         Some(Value::String(s)) if !s.trim().is_empty() => Some(s.trim().to_string()),
         _ => None,
     };
@@ -475,6 +473,12 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
         arguments,
         server_name,
     })
+}
+
+/// Moves a field out of the call object. (`Map::remove` would bring BTreeMap's removal
+/// code into the wasm for this alone; issue #4's size budget.)
+fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    obj.get_mut(key).map(Value::take)
 }
 
 /// Smart quotes used as JSON quotes, and trailing commas.
