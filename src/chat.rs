@@ -7,7 +7,7 @@ use crate::bridge_client::BridgeClient;
 use crate::ext::{self, Area};
 use crate::float::{self, ConfirmReason, FloatState};
 use crate::messages::{Command, CommandResult, Response, TabRequest, UserAction};
-use crate::options_api::load_settings;
+use crate::options_api::chat_settings;
 use crate::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::report::{self, Lang, ReportOptions};
 use crate::settings::{LangSetting, Settings};
@@ -172,7 +172,7 @@ pub async fn handle(tab: i32, req: TabRequest) -> Response {
         },
         TabRequest::PageReady { url } => page_ready(tab, &url).await,
         TabRequest::EmptyChat { url } => {
-            let settings = load_settings().await;
+            let settings = chat_settings().await;
             if let Some(site) = site_for(&url).await
                 && settings.site(&site.id).auto_insert_instructions
                 && let Err(reason) = insert_instructions(tab, &settings).await
@@ -210,7 +210,7 @@ pub async fn handle(tab: i32, req: TabRequest) -> Response {
 }
 
 async fn page_ready(tab: i32, url: &str) -> Response {
-    let settings = load_settings().await;
+    let settings = chat_settings().await;
     let lang = lang_of(&settings);
     let Some(site) = site_for(url).await else {
         let problem = broken_config_for(url)
@@ -269,7 +269,7 @@ async fn check_bridge(tab: i32, settings: Settings) {
 }
 
 async fn message_updated(tab: i32, u: Update<'_>) -> Response {
-    let settings = load_settings().await;
+    let settings = chat_settings().await;
     let Some(site) = site_for(u.url).await else {
         return Response::error("this page has no site config");
     };
@@ -616,7 +616,7 @@ async fn insert_instructions(tab: i32, settings: &Settings) -> Result<(), String
 }
 
 async fn user_action(tab: i32, action: UserAction) -> Response {
-    let settings = load_settings().await;
+    let settings = chat_settings().await;
     let lang = lang_of(&settings);
     let mut state = load_state(tab).await;
     match action {

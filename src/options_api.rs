@@ -42,6 +42,22 @@ pub async fn load_settings() -> Settings {
     }
 }
 
+/// The settings the chat loop acts on ([`Settings::for_chat`]): a refused storage read is
+/// tried once more, and if the settings still cannot be known, no call runs by itself.
+pub async fn chat_settings() -> Settings {
+    let mut read = ext::get::<Value>(Area::Local, SETTINGS_KEY).await;
+    if read.is_err() {
+        read = ext::get::<Value>(Area::Local, SETTINGS_KEY).await;
+    }
+    let (settings, problem) = Settings::for_chat(read);
+    if let Some(problem) = problem {
+        web_sys::console::warn_1(
+            &format!("[MCP Bridge] {problem}; every tool call waits for the user's go").into(),
+        );
+    }
+    settings
+}
+
 thread_local! {
     /// Failures waiting to be written, and whether a write is under way: the chat loops of
     /// several tabs may fail at once, and a read-modify-write each would lose records.

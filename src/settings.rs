@@ -93,6 +93,27 @@ impl Settings {
         Ok(settings)
     }
 
+    /// The settings the chat loop acts on, from what reading the stored ones gave (`Ok(None)`:
+    /// nothing stored). When they cannot be known (storage refused the read, or what is
+    /// stored no longer validates), the user's deny and ask policies cannot be known either,
+    /// so nothing runs by itself: every call waits for the user's go. The second value says
+    /// why, for the console.
+    pub fn for_chat(read: Result<Option<serde_json::Value>, String>) -> (Settings, Option<String>) {
+        let problem = match read {
+            Ok(None) => return (Settings::default(), None),
+            Ok(Some(v)) => match Settings::from_json(&v) {
+                Ok(s) => return (s, None),
+                Err(e) => format!("stored settings refused ({}: {})", e.field, e.message),
+            },
+            Err(e) => e,
+        };
+        let cautious = Settings {
+            auto_execute: false,
+            ..Settings::default()
+        };
+        (cautious, Some(problem))
+    }
+
     /// Checks every field; the first bad one is reported.
     pub fn validate(&self) -> Result<(), FieldError> {
         let err = |field: &str, message: String| {
@@ -182,6 +203,32 @@ pub fn validate_bridge_url(url: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_chat_loop_runs_nothing_by_itself_when_settings_cannot_be_read() {
+        let (s, problem) = Settings::for_chat(Ok(None));
+        assert_eq!((s, problem), (Settings::default(), None));
+
+        let stored = json!({"toolPolicies": {"*:echo": "deny"}});
+        let (s, problem) = Settings::for_chat(Ok(Some(stored)));
+        assert_eq!(s.policy_for(None, "echo"), ToolPolicy::Deny);
+        assert!(s.auto_execute && problem.is_none());
+
+        let (s, problem) = Settings::for_chat(Err("reading extension storage failed: boom".into()));
+        assert!(!s.auto_execute, "a call must wait for the user");
+        assert_eq!(
+            problem.as_deref(),
+            Some("reading extension storage failed: boom")
+        );
+
+        let (s, problem) = Settings::for_chat(Ok(Some(json!({"stackLines": "ten"}))));
+        assert!(!s.auto_execute);
+        assert!(
+            problem
+                .unwrap()
+                .starts_with("stored settings refused (stackLines: ")
+        );
+    }
 
     #[test]
     fn defaults_match_the_original_bridge() {
