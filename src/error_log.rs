@@ -97,7 +97,7 @@ impl ErrorLog {
     /// the extension.
     pub fn from_stored(value: Option<serde_json::Value>) -> ErrorLog {
         value
-            .and_then(|v| crate::json_path::from_value(&v).ok())
+            .and_then(|v| crate::json_read::from_value(&v).ok())
             .unwrap_or_default()
     }
 

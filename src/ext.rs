@@ -73,7 +73,7 @@ pub fn js_err(what: &str, e: &JsValue) -> String {
 pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>, String> {
     match get_text(area, key).await? {
         None => Ok(None),
-        Some(text) => crate::json_path::read(&text)
+        Some(text) => crate::json_read::read(&text)
             .map(Some)
             .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}")),
     }
@@ -120,7 +120,7 @@ pub async fn send_to_tab<C: Serialize, R: DeserializeOwned + Default>(
     match send_js(tab_id, to_js(command)?).await? {
         None => Ok(R::default()),
         Some(text) => {
-            crate::json_path::read(&text).map_err(|e| format!("odd answer from the page: {e}"))
+            crate::json_read::read(&text).map_err(|e| format!("odd answer from the page: {e}"))
         }
     }
 }

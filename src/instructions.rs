@@ -20,7 +20,7 @@ pub fn services_from(body: &serde_json::Value) -> Result<Vec<Service>, String> {
     let list = body
         .get("services")
         .ok_or_else(|| "the bridge's /tools answer has no `services`".to_string())?;
-    crate::json_path::from_value(list).map_err(|e| format!("the bridge's service list is odd: {e}"))
+    crate::json_read::from_value(list).map_err(|e| format!("the bridge's service list is odd: {e}"))
 }
 
 /// The instructions for `services`, in `lang`.

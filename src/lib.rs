@@ -9,7 +9,7 @@ pub mod custom_sites;
 pub mod error_log;
 pub mod float;
 pub mod instructions;
-pub mod json_path;
+pub mod json_read;
 pub mod messages;
 pub mod options_views;
 pub mod outcome;

@@ -102,7 +102,7 @@ pub async fn builtin_site_files() -> Vec<(String, String)> {
     let Some(index) = ext::fetch_own("sites/index.json").await else {
         return Vec::new();
     };
-    let files: Vec<String> = crate::json_path::read(&index).unwrap_or_default();
+    let files: Vec<String> = crate::json_read::read(&index).unwrap_or_default();
     let mut out = Vec::new();
     for f in files {
         if let Some(raw) = ext::fetch_own(&format!("sites/{f}")).await {

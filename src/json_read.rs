@@ -1,7 +1,11 @@
-//! Names the field a serde_json error is about (`selectors.input`, `hosts[0]`) from the
-//! error's line and column in the JSON text. The core used serde_path_to_error for this,
-//! which wraps every deserializer a second time (about 28 KB of wasm before wasm-opt,
-//! issue #4's size budget); reading the position back needs one small scanner instead.
+//! How the core reads JSON into its types, and how a refusal names its field.
+//!
+//! Two ways, chosen for wasm size (issue #4's budget): [`read`]/[`from_value`] go through a
+//! `Value`, the default; [`from_str`] reads the text directly only where a refusal must name
+//! the field (`selectors.input`, `hosts[0]`), which it finds from the error's line and
+//! column. The core used serde_path_to_error for that, which wraps every deserializer a
+//! second time (about 28 KB of wasm before wasm-opt); reading the position back needs one
+//! small scanner instead.
 
 /// Parses `text` as `T`; on failure returns the path of the field the error is about
 /// (empty for the top level) and serde_json's message without its position.
