@@ -10,7 +10,7 @@ use crate::ext::{self, Area};
 use crate::messages::{PageRequest, Response};
 use crate::options_views::{self as views, Lang, Problem, Reply};
 use crate::report::ErrorRecord;
-use crate::settings::Settings;
+use crate::settings::{Settings, ToolPolicy};
 use crate::sites::SiteConfig;
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;
@@ -35,10 +35,13 @@ extern "C" {
 }
 
 /// The stored settings, or the defaults when none are stored or they no longer validate.
-pub async fn load_settings() -> Settings {
+/// A refused storage read is an error: a save merged into the defaults would silently drop
+/// the user's policies.
+async fn load_settings() -> Result<Settings, Problem> {
     match ext::get::<Value>(Area::Local, SETTINGS_KEY).await {
-        Ok(Some(v)) => Settings::from_json(&v).unwrap_or_default(),
-        _ => Settings::default(),
+        Ok(Some(v)) => Ok(Settings::from_json(&v).unwrap_or_default()),
+        Ok(None) => Ok(Settings::default()),
+        Err(e) => Err(problem("storage", None, e)),
     }
 }
 
@@ -124,7 +127,7 @@ pub async fn builtin_sites() -> Vec<SiteConfig> {
 pub async fn handle(req: PageRequest) -> Response {
     let result = match req {
         PageRequest::GetHealth => health().await,
-        PageRequest::GetSettings => Ok(json!(load_settings().await)),
+        PageRequest::GetSettings => load_settings().await.map(|s| json!(s)),
         PageRequest::SaveSettings { settings } => save_settings(settings).await,
         PageRequest::TestConnection { bridge_url, token } => {
             test_connection(&bridge_url, &token).await
@@ -135,13 +138,7 @@ pub async fn handle(req: PageRequest) -> Response {
         } => reset_history(server_name, tool_name).await,
         PageRequest::GetHistory => history().await,
         PageRequest::GetTools => tools().await,
-        PageRequest::SetToolPolicy { key, policy } => {
-            let current = load_settings().await;
-            match views::set_policy(&current, &key, policy) {
-                Ok(s) => store_settings(&s).await.map(|()| json!({ "key": key, "policy": policy })),
-                Err(p) => Err(p),
-            }
-        }
+        PageRequest::SetToolPolicy { key, policy } => set_policy(key, policy).await,
         PageRequest::GetErrorLog { filter } => error_log(&filter).await,
         PageRequest::ExportErrorLog { filter } => export_log(&filter).await,
         PageRequest::ClearErrorLog => {
@@ -204,7 +201,7 @@ fn page_lang() -> Lang {
 
 /// The stored address and token, refusing to call the bridge without a token.
 async fn connection() -> Result<(String, BridgeClient), Problem> {
-    let s = load_settings().await;
+    let s = load_settings().await?;
     let base = views::check_connection_input(page_lang(), &s.bridge_url, &s.token)?;
     let client = BridgeClient::new(&base, &s.token);
     Ok((base, client))
@@ -232,15 +229,22 @@ async fn authed(base: &str, client: &BridgeClient, reply: Reply) -> Result<Value
 }
 
 async fn health() -> Result<Value, Problem> {
-    let s = load_settings().await;
+    let s = load_settings().await?;
     let base = s.base_url().to_string();
     let reply = Reply::from_client(BridgeClient::new(&base, "").health().await);
     let version = views::health_verdict(page_lang(), &base, &reply)?;
     Ok(json!({ "url": base, "version": version }))
 }
 
+async fn set_policy(key: String, policy: ToolPolicy) -> Result<Value, Problem> {
+    let current = load_settings().await?;
+    let updated = views::set_policy(&current, &key, policy)?;
+    store_settings(&updated).await?;
+    Ok(json!({ "key": key, "policy": policy }))
+}
+
 async fn save_settings(submitted: Value) -> Result<Value, Problem> {
-    let current = load_settings().await;
+    let current = load_settings().await?;
     let merged = views::merge_settings(&current, &submitted)?;
     store_settings(&merged).await?;
     Ok(json!(merged))
@@ -288,7 +292,7 @@ async fn reset_history(server: Option<String>, tool: Option<String>) -> Result<V
 
 async fn tools() -> Result<Value, Problem> {
     let (base, client) = connection().await?;
-    let settings = load_settings().await;
+    let settings = load_settings().await?;
     let body = authed(&base, &client, Reply::from_client(client.services().await)).await?;
     let services = views::services(&body)?;
     let mut out = Vec::new();
@@ -387,7 +391,7 @@ async fn unregister(id: &str) {
 }
 
 async fn list_sites() -> Result<Value, Problem> {
-    let settings = load_settings().await;
+    let settings = load_settings().await?;
     let custom = custom_sites().await;
     let mut rows = Vec::new();
     for (cfg, builtin) in builtin_sites()
