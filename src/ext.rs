@@ -71,11 +71,22 @@ pub fn js_err(what: &str, e: &JsValue) -> String {
 
 /// Reads one key; `Ok(None)` when unset, `Err` when the stored value has the wrong shape.
 pub async fn get<T: DeserializeOwned>(area: Area, key: &str) -> Result<Option<T>, String> {
-    match get_text(area, key).await? {
+    match get_value(area, key).await? {
         None => Ok(None),
-        Some(text) => crate::json_read::read(&text)
+        Some(value) => crate::json_read::from_value(&value)
             .map(Some)
             .map_err(|e| format!("stored '{key}' has an unexpected shape: {e}")),
+    }
+}
+
+/// Reads one key as a JSON value, for callers that judge its shape themselves (read as a
+/// `T = Value` through [`get`], it would be copied once more by the `Value` deserializer).
+pub async fn get_value(area: Area, key: &str) -> Result<Option<serde_json::Value>, String> {
+    match get_text(area, key).await? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("stored '{key}' is not JSON: {e}")),
     }
 }
 

@@ -32,7 +32,7 @@ pub fn read<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json:
 
 /// serde_json's message without the " at line L column C" it appends (for a text the user
 /// never saw, or where the field path says it better).
-pub fn without_position(e: &serde_json::Error) -> String {
+fn without_position(e: &serde_json::Error) -> String {
     let message = e.to_string();
     match message.rfind(" at line ") {
         Some(at) => message[..at].to_string(),

@@ -38,19 +38,24 @@ extern "C" {
 /// A refused storage read is an error: a save merged into the defaults would silently drop
 /// the user's policies.
 async fn load_settings() -> Result<Settings, Problem> {
-    match ext::get::<Value>(Area::Local, SETTINGS_KEY).await {
+    match stored_settings().await {
         Ok(Some(v)) => Ok(Settings::from_json(&v).unwrap_or_default()),
         Ok(None) => Ok(Settings::default()),
         Err(e) => Err(problem("storage", None, e)),
     }
 }
 
+/// The stored settings as they are, unchecked; `Ok(None)` when none are stored.
+async fn stored_settings() -> Result<Option<Value>, String> {
+    ext::get_value(Area::Local, SETTINGS_KEY).await
+}
+
 /// The settings the chat loop acts on ([`Settings::for_chat`]): a refused storage read is
 /// tried once more, and if the settings still cannot be known, no call runs by itself.
 pub async fn chat_settings() -> Settings {
-    let mut read = ext::get::<Value>(Area::Local, SETTINGS_KEY).await;
+    let mut read = stored_settings().await;
     if read.is_err() {
-        read = ext::get::<Value>(Area::Local, SETTINGS_KEY).await;
+        read = stored_settings().await;
     }
     let (settings, problem) = Settings::for_chat(read);
     if let Some(problem) = problem {
@@ -96,7 +101,12 @@ pub async fn record_failure(site: Option<String>, record: ErrorRecord) {
 
 /// The user's custom site configs (for matching a page's host in the chat loop).
 pub async fn custom_sites() -> CustomSites {
-    CustomSites::from_stored(ext::get(Area::Local, CUSTOM_SITES_KEY).await.ok().flatten())
+    CustomSites::from_stored(
+        ext::get_value(Area::Local, CUSTOM_SITES_KEY)
+            .await
+            .ok()
+            .flatten(),
+    )
 }
 
 /// The shipped site config files (`sites/index.json` and the files it lists) as
@@ -186,7 +196,12 @@ async fn store_settings(s: &Settings) -> Result<(), Problem> {
 }
 
 async fn stored_log() -> ErrorLog {
-    ErrorLog::from_stored(ext::get(Area::Local, ERROR_LOG_KEY).await.ok().flatten())
+    ErrorLog::from_stored(
+        ext::get_value(Area::Local, ERROR_LOG_KEY)
+            .await
+            .ok()
+            .flatten(),
+    )
 }
 
 /// The options page speaks the browser's UI language (chrome.i18n), and so do the core's
