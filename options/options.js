@@ -343,6 +343,10 @@ $('save-site').addEventListener('click', () => {
 
 const settings = await ask({ type: 'get-settings' });
 if (settings?.type === 'data') fillSettings(settings.data);
+if (settings?.data?.unreadable) {
+  $('behaviour-result').dataset.state = 'down';
+  $('behaviour-result').textContent = t('settingsUnreadable', [settings.data.unreadable]);
+}
 await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
 if (settings?.data?.token) await loadHistory();
 document.body.dataset.ready = 'true';

@@ -322,10 +322,10 @@ async fn carry_out(tab: i32, mut state: TabState, decision: Decision, settings: 
             wasm_bindgen_futures::spawn_local(run(tab, key, call, settings, None));
         }
         Decision::Confirm { key, call } => {
-            let reason = if settings.auto_execute {
-                ConfirmReason::Policy
-            } else {
-                ConfirmReason::Manual
+            let reason = match (&settings.unreadable, settings.auto_execute) {
+                (Some(why), _) => ConfirmReason::Unreadable(why.clone()),
+                (None, true) => ConfirmReason::Policy,
+                (None, false) => ConfirmReason::Manual,
             };
             ask(tab, &mut state, key, call, lang, reason, &settings).await;
         }

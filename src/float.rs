@@ -120,7 +120,8 @@ pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str)
     s
 }
 
-/// Why a call waits: the user's "ask" policy, auto-execute off, or the round cap.
+/// Why a call waits: the user's "ask" policy, auto-execute off, the round cap, or settings
+/// that could not be read.
 pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
     match reason {
         ConfirmReason::Policy => t(
@@ -135,14 +136,24 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
                 "{cap} automatic rounds ran without a message from you; paused to stop a loop."
             ),
         },
+        ConfirmReason::Unreadable(why) => match lang {
+            Lang::Zh => {
+                format!("无法使用已保存的设置（{why}）：在选项页修正前，工具不会自动运行。")
+            }
+            Lang::En => format!(
+                "Your saved settings cannot be used ({why}): no tool runs by itself until you fix them in the options page."
+            ),
+        },
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmReason {
     Policy,
     Manual,
     RoundCap,
+    /// Why the stored settings could not be used ([`crate::settings::Settings::unreadable`]).
+    Unreadable(String),
 }
 
 /// The float after a call: the report's structured view, plus what happened to the text.
@@ -195,4 +206,26 @@ pub fn finished(
     }
     s.report = Some(report.to_string());
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_call_held_back_by_unusable_settings_says_why_masked() {
+        let why =
+            "token: contains sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".to_string();
+        for lang in [Lang::En, Lang::Zh] {
+            let text = confirm_reason(lang, ConfirmReason::Unreadable(why.clone()), 10);
+            assert!(text.contains("token: contains sk-ant-"), "{text}");
+            let f = confirm(lang, "echo", &json!({"text": "hi"}), &text);
+            let detail = f.detail.unwrap();
+            assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "{detail}");
+            assert!(detail.ends_with("\n{\"text\":\"hi\"}"), "{detail}");
+        }
+        let en = confirm_reason(Lang::En, ConfirmReason::Unreadable(why), 10);
+        assert!(en.contains("options page"), "{en}");
+    }
 }

@@ -34,13 +34,13 @@ extern "C" {
     async fn scripting_registered(filter: JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// The stored settings, or the defaults when none are stored or they no longer validate.
-/// A refused storage read is an error: a save merged into the defaults would silently drop
-/// the user's policies.
+/// The stored settings, the defaults when none are stored, or what [`Settings::from_stored`]
+/// keeps of stored settings that no longer validate (the chat loop uses the same). A refused
+/// storage read is an error: a save merged into the defaults would silently drop the
+/// user's policies.
 async fn load_settings() -> Result<Settings, Problem> {
     match stored_settings().await {
-        Ok(Some(v)) => Ok(Settings::from_json(&v).unwrap_or_default()),
-        Ok(None) => Ok(Settings::default()),
+        Ok(stored) => Ok(Settings::from_stored(Ok(stored))),
         Err(e) => Err(problem("storage", None, e)),
     }
 }
@@ -50,17 +50,17 @@ async fn stored_settings() -> Result<Option<Value>, String> {
     ext::get_value(Area::Local, SETTINGS_KEY).await
 }
 
-/// The settings the chat loop acts on ([`Settings::for_chat`]): a refused storage read is
+/// The settings the chat loop acts on ([`Settings::from_stored`]): a refused storage read is
 /// tried once more, and if the settings still cannot be known, no call runs by itself.
 pub async fn chat_settings() -> Settings {
     let mut read = stored_settings().await;
     if read.is_err() {
         read = stored_settings().await;
     }
-    let (settings, problem) = Settings::for_chat(read);
-    if let Some(problem) = problem {
+    let settings = Settings::from_stored(read);
+    if let Some(problem) = &settings.unreadable {
         web_sys::console::warn_1(
-            &format!("[MCP Bridge] {problem}; every tool call waits for the user's go").into(),
+            &format!("[MCP Bridge] stored settings unusable ({problem}); every tool call waits for the user's go").into(),
         );
     }
     settings
@@ -137,7 +137,7 @@ pub async fn builtin_sites() -> Vec<SiteConfig> {
 pub async fn handle(req: PageRequest) -> Response {
     let result = match req {
         PageRequest::GetHealth => health().await,
-        PageRequest::GetSettings => load_settings().await.map(|s| json!(s)),
+        PageRequest::GetSettings => load_settings().await.map(|s| views::settings_answer(&s)),
         PageRequest::SaveSettings { settings } => save_settings(settings).await,
         PageRequest::TestConnection { bridge_url, token } => {
             test_connection(&bridge_url, &token).await

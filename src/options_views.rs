@@ -567,6 +567,16 @@ pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &S
 /// The settings after the form's values are laid over the stored ones. Keys the form does
 /// not send (tool policies, per-site switches it did not show) keep their stored values;
 /// any bad field refuses the whole change.
+/// The settings as the options page shows them; `unreadable` says why the stored ones could
+/// not be used (the page then shows what the chat loop uses instead).
+pub fn settings_answer(settings: &Settings) -> Value {
+    let mut answer = json!(settings);
+    if let Some(why) = &settings.unreadable {
+        answer["unreadable"] = json!(why);
+    }
+    answer
+}
+
 pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings, Problem> {
     let Value::Object(fields) = submitted else {
         return Err(Problem::new(
@@ -952,6 +962,25 @@ mod tests {
         let fresh = merge_settings(&Settings::default(), &json!({"stackLines": 5})).unwrap();
         assert_eq!(fresh.stack_lines, 5);
         assert!(merge_settings(&Settings::default(), &json!({"token": ""})).is_err());
+    }
+
+    #[test]
+    fn unusable_stored_settings_are_named_and_a_save_replaces_them() {
+        let stored = json!({"token": "t0", "maxAutoRounds": 0});
+        let shown = Settings::from_stored(Ok(Some(stored)));
+        let answer = settings_answer(&shown);
+        assert_eq!(answer["token"], "t0");
+        assert_eq!(answer["autoExecute"], false);
+        assert_eq!(
+            answer["unreadable"],
+            "maxAutoRounds: must be between 1 and 100, got 0"
+        );
+        // The reason is never a setting: a save stores settings that validate, without it.
+        assert!(merge_settings(&shown, &json!({"unreadable": "x"})).is_err());
+        let saved = merge_settings(&shown, &json!({"autoExecute": true})).unwrap();
+        assert_eq!(saved.unreadable, None);
+        assert!(settings_answer(&saved).get("unreadable").is_none());
+        assert!(Settings::from_json(&json!(saved)).is_ok());
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct Settings {
     pub sites: BTreeMap<String, SiteSettings>,
     /// Keyed by `server:tool` (or `*:tool` when the server is not known).
     pub tool_policies: BTreeMap<String, ToolPolicy>,
+    /// Set only by [`Settings::from_stored`]: why the stored settings could not be used. Never
+    /// stored; the float shows it when a call waits because of it.
+    #[serde(skip)]
+    pub unreadable: Option<String>,
 }
 
 impl Default for Settings {
@@ -68,6 +72,7 @@ impl Default for Settings {
             max_auto_rounds: 10,
             sites: BTreeMap::new(),
             tool_policies: BTreeMap::new(),
+            unreadable: None,
         }
     }
 }
@@ -93,25 +98,39 @@ impl Settings {
         Ok(settings)
     }
 
-    /// The settings the chat loop acts on, from what reading the stored ones gave (`Ok(None)`:
-    /// nothing stored). When they cannot be known (storage refused the read, or what is
+    /// The settings the extension acts on (and the options page shows), from what reading
+    /// the stored ones gave (`Ok(None)`: nothing stored). When they cannot be known (storage refused the read, or what is
     /// stored no longer validates), the user's deny and ask policies cannot be known either,
-    /// so nothing runs by itself: every call waits for the user's go. The second value says
-    /// why, for the console.
-    pub fn for_chat(read: Result<Option<serde_json::Value>, String>) -> (Settings, Option<String>) {
-        let problem = match read {
-            Ok(None) => return (Settings::default(), None),
-            Ok(Some(v)) => match Settings::from_json(&v) {
-                Ok(s) => return (s, None),
-                Err(e) => format!("stored settings refused ({}: {})", e.field, e.message),
-            },
+    /// so nothing runs by itself: every call waits for the user's go, and
+    /// [`Settings::unreadable`] says why. The bridge address and token are kept when they
+    /// are valid by themselves, so that a call the user lets run still reaches the bridge.
+    pub fn from_stored(read: Result<Option<serde_json::Value>, String>) -> Settings {
+        let stored = match read {
+            Ok(None) => return Settings::default(),
+            Ok(Some(stored)) => stored,
+            Err(problem) => return Settings::cautious(problem),
+        };
+        let e = match Settings::from_json(&stored) {
+            Ok(settings) => return settings,
             Err(e) => e,
         };
-        let cautious = Settings {
+        let mut s = Settings::cautious(format!("{}: {}", e.field, e.message));
+        let text = |key: &str| stored.get(key).and_then(serde_json::Value::as_str);
+        if let Some(url) = text("bridgeUrl").filter(|u| validate_bridge_url(u).is_ok()) {
+            s.bridge_url = url.to_string();
+        }
+        if let Some(token) = text("token").filter(|t| validate_token(t).is_ok()) {
+            s.token = token.to_string();
+        }
+        s
+    }
+
+    fn cautious(why: String) -> Settings {
+        Settings {
             auto_execute: false,
+            unreadable: Some(why),
             ..Settings::default()
-        };
-        (cautious, Some(problem))
+        }
     }
 
     /// Checks every field; the first bad one is reported.
@@ -125,16 +144,8 @@ impl Settings {
         if let Err(why) = validate_bridge_url(&self.bridge_url) {
             return err("bridgeUrl", why);
         }
-        if self
-            .token
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control())
-        {
-            return err(
-                "token",
-                "the token contains spaces or line breaks; paste only the token the bridge printed"
-                    .into(),
-            );
+        if let Err(why) = validate_token(&self.token) {
+            return err("token", why);
         }
         if !(1..=200).contains(&self.stack_lines) {
             return err(
@@ -168,6 +179,16 @@ impl Settings {
     pub fn base_url(&self) -> &str {
         self.bridge_url.trim_end_matches('/')
     }
+}
+
+fn validate_token(token: &str) -> Result<(), String> {
+    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(
+            "the token contains spaces or line breaks; paste only the token the bridge printed"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// The bridge must be plain HTTP on this machine: the extension only has host permission
@@ -206,27 +227,52 @@ mod tests {
 
     #[test]
     fn the_chat_loop_runs_nothing_by_itself_when_settings_cannot_be_read() {
-        let (s, problem) = Settings::for_chat(Ok(None));
-        assert_eq!((s, problem), (Settings::default(), None));
+        assert_eq!(Settings::from_stored(Ok(None)), Settings::default());
 
         let stored = json!({"toolPolicies": {"*:echo": "deny"}});
-        let (s, problem) = Settings::for_chat(Ok(Some(stored)));
+        let s = Settings::from_stored(Ok(Some(stored)));
         assert_eq!(s.policy_for(None, "echo"), ToolPolicy::Deny);
-        assert!(s.auto_execute && problem.is_none());
+        assert!(s.auto_execute && s.unreadable.is_none());
 
-        let (s, problem) = Settings::for_chat(Err("reading extension storage failed: boom".into()));
+        let s = Settings::from_stored(Err("reading extension storage failed: boom".into()));
         assert!(!s.auto_execute, "a call must wait for the user");
         assert_eq!(
-            problem.as_deref(),
+            s.unreadable.as_deref(),
             Some("reading extension storage failed: boom")
         );
 
-        let (s, problem) = Settings::for_chat(Ok(Some(json!({"stackLines": "ten"}))));
+        let s = Settings::from_stored(Ok(Some(json!({"stackLines": "ten"}))));
         assert!(!s.auto_execute);
-        assert!(
-            problem
-                .unwrap()
-                .starts_with("stored settings refused (stackLines: ")
+        assert!(s.unreadable.unwrap().starts_with("stackLines: "));
+    }
+
+    #[test]
+    fn unreadable_settings_keep_a_valid_connection_and_nothing_else() {
+        let stored = json!({
+            "bridgeUrl": "http://localhost:4000",
+            "token": "tok-123",
+            "autoSend": false,
+            "toolPolicies": {"*:echo": "sometimes"},
+        });
+        let s = Settings::from_stored(Ok(Some(stored)));
+        assert_eq!(
+            (s.bridge_url.as_str(), s.token.as_str()),
+            ("http://localhost:4000", "tok-123")
+        );
+        assert!(s.auto_send, "only the connection is salvaged");
+        assert!(!s.auto_execute);
+        assert!(s.unreadable.unwrap().starts_with("toolPolicies"));
+
+        // A connection that is itself bad is not used.
+        let stored = json!({"bridgeUrl": "http://evil.example", "token": "a b", "stackLines": 0});
+        let s = Settings::from_stored(Ok(Some(stored)));
+        assert_eq!(
+            (s.bridge_url.as_str(), s.token.as_str()),
+            (DEFAULT_BRIDGE_URL, "")
+        );
+        assert_eq!(
+            s.unreadable.as_deref(),
+            Some("bridgeUrl: 'evil.example' is not this computer; use 127.0.0.1 or localhost")
         );
     }
 

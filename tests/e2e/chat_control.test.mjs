@@ -75,6 +75,18 @@ for (const browser of BROWSERS) {
       await configure(w, { toolPolicies: {} });
     });
 
+    test('settings that no longer validate hold every call for the user, who can still run it', async () => {
+      // One bad value (as from another version): the deny and ask policies cannot be known.
+      await fresh(w, { maxAutoRounds: 0 });
+      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'held back' })}`, 'Done.']);
+      await sleep(2500);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran by itself');
+      await clickFloatButton(w, 0); // Run: the token that was valid is still used
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /held back/);
+      await configure(w, { maxAutoRounds: 10 });
+    });
+
     test('a denied tool is refused with a report to the AI', async () => {
       await fresh(w, { toolPolicies: { '*:echo': 'deny' } });
       const report = await round(w, 1, call('echo', { text: 'never' }));

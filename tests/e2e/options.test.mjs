@@ -182,6 +182,30 @@ for (const name of BROWSERS) {
       assert.match(await text(session, 'bridge-health'), /0\.|\d/);
     });
 
+    test('saved settings that no longer validate are named; a save replaces them', async () => {
+      // As if written by another version: one bad value among good ones.
+      await session.execAsync(
+        `const done = arguments[arguments.length - 1];
+         chrome.storage.local.set({ settings: { bridgeUrl: arguments[0], token: arguments[1], stackLines: 7,
+           toolPolicies: { '*:echo': 'sometimes' } } }).then(() => done(true));`, BRIDGE_URL, bridge.token);
+      await open();
+      const notice = await resultOf(session, 'behaviour-result', 'down');
+      assert.match(notice, /toolPolicies/, notice);
+      const values = await session.exec(`return {
+        token: document.getElementById('token').value, stack: document.getElementById('stack-lines').value,
+        autoExecute: document.getElementById('auto-execute').checked }`);
+      // What the chat loop uses meanwhile: the valid connection, automatic execution off.
+      assert.deepEqual(values, { token: bridge.token, stack: '10', autoExecute: false });
+      await setValue(session, 'auto-execute', true);
+      await click(session, '#save-behaviour');
+      await resultOf(session, 'behaviour-result', 'ok');
+      const saved = await stored(session, 'settings');
+      assert.equal(saved.token, bridge.token);
+      assert.equal(saved.autoExecute, true);
+      assert.deepEqual(saved.toolPolicies, {});
+      assert.equal('unreadable' in saved, false);
+    });
+
     test('the reset button clears a 3-failure refusal', async () => {
       for (let i = 0; i < 3; i++) {
         const r = await execute(bridge.token, 'fail_runtime');
