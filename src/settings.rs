@@ -99,11 +99,12 @@ impl Settings {
     }
 
     /// The settings the extension acts on (and the options page shows), from what reading
-    /// the stored ones gave (`Ok(None)`: nothing stored). When they cannot be known (storage refused the read, or what is
-    /// stored no longer validates), the user's deny and ask policies cannot be known either,
-    /// so nothing runs by itself: every call waits for the user's go, and
-    /// [`Settings::unreadable`] says why. The bridge address and token are kept when they
-    /// are valid by themselves, so that a call the user lets run still reaches the bridge.
+    /// the stored ones gave (`Ok(None)`: nothing stored). When they cannot be known (storage
+    /// refused the read, or what is stored no longer validates), the user's deny and ask
+    /// policies cannot be known either, so nothing runs by itself: every call waits for the
+    /// user's go, and [`Settings::unreadable`] says why. The bridge address and token are
+    /// kept when they are valid by themselves, so that a call the user lets run still
+    /// reaches the bridge.
     pub fn from_stored(read: Result<Option<serde_json::Value>, String>) -> Settings {
         let stored = match read {
             Ok(None) => return Settings::default(),
