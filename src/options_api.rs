@@ -58,7 +58,12 @@ pub async fn chat_settings() -> Settings {
         read = stored_settings().await;
     }
     let settings = Settings::from_stored(read);
-    if let Some(problem) = &settings.unreadable {
+    // The chat loop reads the settings on every update of a streaming answer: say each
+    // problem once, not once per update.
+    let told = WARNED.with(|w| w.replace(settings.unreadable.clone())) == settings.unreadable;
+    if let Some(problem) = &settings.unreadable
+        && !told
+    {
         web_sys::console::warn_1(
             &format!("[MCP Bridge] stored settings unusable ({problem}); every tool call waits for the user's go").into(),
         );
@@ -67,6 +72,8 @@ pub async fn chat_settings() -> Settings {
 }
 
 thread_local! {
+    /// The last settings problem the console was told about.
+    static WARNED: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
     /// Failures waiting to be written, and whether a write is under way: the chat loops of
     /// several tabs may fail at once, and a read-modify-write each would lose records.
     static PENDING: std::cell::RefCell<Vec<(f64, Option<String>, ErrorRecord)>> =

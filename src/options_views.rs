@@ -564,9 +564,6 @@ pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &S
     json!({ "service": service, "tools": tools })
 }
 
-/// The settings after the form's values are laid over the stored ones. Keys the form does
-/// not send (tool policies, per-site switches it did not show) keep their stored values;
-/// any bad field refuses the whole change.
 /// The settings as the options page shows them; `unreadable` says why the stored ones could
 /// not be used (the page then shows what the chat loop uses instead).
 pub fn settings_answer(settings: &Settings) -> Value {
@@ -577,6 +574,9 @@ pub fn settings_answer(settings: &Settings) -> Value {
     answer
 }
 
+/// The settings after the form's values are laid over the stored ones. Keys the form does
+/// not send (tool policies, per-site switches it did not show) keep their stored values;
+/// any bad field refuses the whole change.
 pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings, Problem> {
     let Value::Object(fields) = submitted else {
         return Err(Problem::new(
