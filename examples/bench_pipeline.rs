@@ -6,11 +6,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use mcp_bridge_core::messages::{Origin, parse_incoming};
-use mcp_bridge_core::outcome::{Outcome, from_http};
-use mcp_bridge_core::redact::redact;
-use mcp_bridge_core::report::{ReportOptions, render};
-use mcp_bridge_core::toolcall::find_last_call;
+use mcp_bridge_core::domain::messages::{Origin, parse_incoming};
+use mcp_bridge_core::domain::outcome::{Outcome, from_http};
+use mcp_bridge_core::domain::redact::redact;
+use mcp_bridge_core::domain::report::{ReportOptions, render};
+use mcp_bridge_core::domain::toolcall::find_last_call;
 use serde_json::json;
 
 /// Best of `runs` timings (less noise from the other jobs on the machine).
@@ -67,8 +67,8 @@ fn main() {
     // 1. Report from a 10 MB traceback.
     let outcome = Outcome::HttpError {
         status: 500,
-        detail: mcp_bridge_core::outcome::ErrorDetail::Object {
-            error: mcp_bridge_core::outcome::ErrorObject {
+        detail: mcp_bridge_core::domain::outcome::ErrorDetail::Object {
+            error: mcp_bridge_core::domain::outcome::ErrorObject {
                 message: "Invalid date format: 2025-13-45".into(),
                 error_type: Some("ValueError".into()),
                 traceback: Some(tb.clone()),

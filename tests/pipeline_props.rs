@@ -2,9 +2,9 @@
 //! tool, gives a message, stays within its cap, and keeps exactly the last stack lines.
 #![cfg(not(target_arch = "wasm32"))]
 
-use mcp_bridge_core::outcome::from_http;
-use mcp_bridge_core::report::{Lang, ReportOptions, render, stack_tail};
-use mcp_bridge_core::toolcall::find_last_call;
+use mcp_bridge_core::domain::outcome::from_http;
+use mcp_bridge_core::domain::report::{Lang, ReportOptions, render, stack_tail};
+use mcp_bridge_core::domain::toolcall::find_last_call;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use mcp_bridge_core::redact::redact;
+use mcp_bridge_core::domain::redact::redact;
 use proptest::prelude::*;
 
 /// A secret embedded in text, and the part of it that must not survive.

@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use mcp_bridge_core::outcome::{Outcome, from_http};
-use mcp_bridge_core::report::{
+use mcp_bridge_core::domain::outcome::{Outcome, from_http};
+use mcp_bridge_core::domain::report::{
     Lang, Rendered, ReportOptions, render, render_malformed, render_tool_list,
 };
-use mcp_bridge_core::toolcall::find_last_call;
+use mcp_bridge_core::domain::toolcall::find_last_call;
 use serde_json::{Value, json};
 
 /// How a case produces its outcome (a test table: the size difference does not matter).
@@ -202,7 +202,7 @@ fn float_json(r: &Rendered) -> String {
     v["hasRecord"] = json!(r.record.is_some());
     // Keys sorted whether or not serde_json preserves insertion order (a workspace build
     // switches `preserve_order` on through the bridge's dependencies).
-    serde_json::to_string_pretty(&mcp_bridge_core::outcome::sorted(&v)).unwrap() + "\n"
+    serde_json::to_string_pretty(&mcp_bridge_core::domain::outcome::sorted(&v)).unwrap() + "\n"
 }
 
 #[test]

@@ -11,10 +11,11 @@
 //! `http://127.0.0.1:3999`).
 #![cfg(target_arch = "wasm32")]
 
-use mcp_bridge_core::bridge_client::BridgeClient;
-use mcp_bridge_core::classify::Category;
-use mcp_bridge_core::outcome::{BodyKind, ErrorDetail, Outcome};
-use mcp_bridge_core::report::{ReportOptions, render, render_tool_list};
+use mcp_bridge_core::domain::classify::Category;
+use mcp_bridge_core::domain::outcome::{BodyKind, ErrorDetail, Outcome};
+use mcp_bridge_core::domain::report::{ReportOptions, render, render_tool_list};
+use mcp_bridge_core::runtime::bridge_client::BridgeClient;
+use mcp_bridge_core::web::WebHost;
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;
 
@@ -24,8 +25,8 @@ fn base() -> &'static str {
     option_env!("CANNED_URL").unwrap_or("http://127.0.0.1:3999")
 }
 
-fn client() -> BridgeClient {
-    BridgeClient::new(base(), "test-token")
+fn client() -> BridgeClient<'static, WebHost> {
+    BridgeClient::new(&WebHost, base(), "test-token")
 }
 
 async fn exec(tool: &str) -> Outcome {
@@ -185,7 +186,7 @@ async fn non_json_and_wrong_shapes() {
 #[wasm_bindgen_test]
 async fn refused_connection_is_unreachable() {
     // Nothing listens there.
-    let c = BridgeClient::new("http://127.0.0.1:39999", "t");
+    let c = BridgeClient::new(&WebHost, "http://127.0.0.1:39999", "t");
     let o = c.execute("ok", &json!({}), None, None).await;
     assert!(matches!(o, Outcome::Unreachable { .. }), "{o:?}");
     let r = render("ok", &json!({}), &o, &ReportOptions::default());
@@ -237,7 +238,8 @@ async fn cancel_a_pending_call() {
 
 #[wasm_bindgen_test]
 async fn tool_list_report() {
-    let (status, trace, body) = client().service_tools_raw("time").await;
+    let answer = client().service_tools_raw("time").await;
+    let (status, trace, body) = (answer.status, answer.trace_id, answer.body);
     let r = render_tool_list(
         "time",
         status,
@@ -252,7 +254,8 @@ async fn tool_list_report() {
         "{}",
         r.chat_text
     );
-    let (status, trace, body) = client().service_tools_raw("nope").await;
+    let answer = client().service_tools_raw("nope").await;
+    let (status, trace, body) = (answer.status, answer.trace_id, answer.body);
     let r = render_tool_list(
         "nope",
         status,
@@ -278,7 +281,7 @@ fn report_from_huge_traceback_in_wasm() {
     tb.push_str("ValueError: last");
     let body =
         json!({"detail": {"error": "boom", "type": "ValueError", "traceback": tb}}).to_string();
-    let outcome = mcp_bridge_core::outcome::from_http(500, None, body.as_bytes());
+    let outcome = mcp_bridge_core::domain::outcome::from_http(500, None, body.as_bytes());
     let mut best = f64::MAX;
     for _ in 0..5 {
         let t = js_sys::Date::now();
@@ -287,12 +290,12 @@ fn report_from_huge_traceback_in_wasm() {
         assert!(r.chat_text.as_str().len() <= 8192);
     }
     let t = js_sys::Date::now();
-    let _ = mcp_bridge_core::outcome::from_http(500, None, body.as_bytes());
+    let _ = mcp_bridge_core::domain::outcome::from_http(500, None, body.as_bytes());
     let decode = js_sys::Date::now() - t;
     let text = "connect to 10.0.0.1 with password=hunter2; all good here, nothing to see. "
         .repeat(100_000);
     let t = js_sys::Date::now();
-    let _ = mcp_bridge_core::redact::redact(&text);
+    let _ = mcp_bridge_core::domain::redact::redact(&text);
     let mask_ms = js_sys::Date::now() - t;
     let mbps = text.len() as f64 / 1048576.0 / (mask_ms.max(1.0) / 1000.0);
     console_log!(

@@ -91,8 +91,8 @@ impl Settings {
         if value.is_null() {
             return Ok(Settings::default());
         }
-        // Through the text, so that a refusal can name its field (`crate::json_read`).
-        let settings: Settings = crate::json_read::from_str(&value.to_string())
+        // Through the text, so that a refusal can name its field (`crate::domain::json_read`).
+        let settings: Settings = crate::domain::json_read::from_str(&value.to_string())
             .map_err(|(field, message)| FieldError { field, message })?;
         settings.validate()?;
         Ok(settings)

@@ -4,9 +4,9 @@
 //! Pure, so every verdict is tested natively; the HTTP calls themselves live in
 //! `options_api`.
 
-use crate::outcome::{ErrorDetail, Outcome};
-pub use crate::report::text::Lang;
-use crate::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
+use crate::domain::outcome::{ErrorDetail, Outcome};
+pub use crate::domain::report::text::Lang;
+use crate::domain::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -662,7 +662,7 @@ mod tests {
 
     #[test]
     fn client_outcomes_keep_status_and_detail() {
-        let r = Reply::from_client(Err(crate::outcome::from_http(
+        let r = Reply::from_client(Err(crate::domain::outcome::from_http(
             401,
             None,
             br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
@@ -682,7 +682,7 @@ mod tests {
                 .message
                 .contains("10 s")
         );
-        let r = Reply::from_client(Err(crate::outcome::from_http(
+        let r = Reply::from_client(Err(crate::domain::outcome::from_http(
             404,
             None,
             b"<html>nope</html>",

@@ -3,7 +3,7 @@
 //! the options page's error log.
 //!
 //! Masking is enforced by types: chat text and every text field of [`FloatView`] are
-//! [`Masked`], which can only be made by passing text through [`crate::redact`]. There is
+//! [`Masked`], which can only be made by passing text through [`crate::domain::redact`]. There is
 //! no way to build a `Rendered` whose page-bound text skipped the masker.
 
 pub mod text;
@@ -11,10 +11,10 @@ pub mod text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::classify::{Category, Diagnosis, diagnose};
-use crate::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
-use crate::redact::redact;
-use crate::toolcall::MalformedCall;
+use crate::domain::classify::{Category, Diagnosis, diagnose};
+use crate::domain::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
+use crate::domain::redact::redact;
+use crate::domain::toolcall::MalformedCall;
 pub use text::Lang;
 
 /// Text that has passed the masker. The only constructor masks.
@@ -23,7 +23,7 @@ pub use text::Lang;
 pub struct Masked(String);
 
 impl Masked {
-    /// Masks `s` (see [`crate::redact::redact`]).
+    /// Masks `s` (see [`crate::domain::redact::redact`]).
     pub fn new(s: &str) -> Masked {
         Masked(redact(s).into_owned())
     }
@@ -445,7 +445,7 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
     }
     if parts.iter().all(|p| p.trim().is_empty()) {
         if let Some(s) = &r.structured_content {
-            return serde_json::to_string_pretty(&crate::outcome::sorted(s))
+            return serde_json::to_string_pretty(&crate::domain::outcome::sorted(s))
                 .unwrap_or_else(|_| display_value(s));
         }
         return text::labels(lang).empty_result.to_string();
@@ -458,7 +458,7 @@ fn pretty_if_json(t: &str) -> String {
     if trimmed.len() < 256 * 1024
         && (trimmed.starts_with('{') || trimmed.starts_with('['))
         && let Ok(v) = serde_json::from_str::<Value>(trimmed)
-        && let Ok(p) = serde_json::to_string_pretty(&crate::outcome::sorted(&v))
+        && let Ok(p) = serde_json::to_string_pretty(&crate::domain::outcome::sorted(&v))
     {
         return p;
     }
@@ -520,7 +520,7 @@ pub fn render_tool_list(
 ) -> Rendered {
     const TOOL: &str = "list_tools_in_service";
     let args = serde_json::json!({ "service_name": service });
-    let json: Option<Value> = crate::outcome::json_body(body);
+    let json: Option<Value> = crate::domain::outcome::json_body(body);
     let tools = json
         .as_ref()
         .filter(|_| (200..300).contains(&status))
@@ -672,7 +672,7 @@ fn ordered_props<'a>(
         .filter_map(|r| props.get_key_value(*r))
         .collect();
     // The optional ones by name: the map's own order depends on serde_json's features.
-    let optional = crate::outcome::sorted_keys(props)
+    let optional = crate::domain::outcome::sorted_keys(props)
         .into_iter()
         .filter(|k| !required.contains(&k.as_str()));
     out.extend(optional.map(|k| (k, &props[k])));

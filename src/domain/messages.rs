@@ -113,10 +113,10 @@ pub enum Response {
     /// Answer to `page-ready`: the site's config (or why the extension is off here).
     PageSetup {
         #[serde(skip_serializing_if = "Option::is_none")]
-        site: Option<crate::sites::SiteConfig>,
+        site: Option<crate::domain::sites::SiteConfig>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
-        float: Box<crate::float::FloatState>,
+        float: Box<crate::domain::float::FloatState>,
     },
     /// Message received; `recheck_ms` asks the content script to report again after that
     /// long even if nothing changes (so the core can see the text has settled).
@@ -159,7 +159,7 @@ pub enum Command {
     Submit,
     /// Redraw the float.
     FloatState {
-        float: Box<crate::float::FloatState>,
+        float: Box<crate::domain::float::FloatState>,
     },
 }
 
@@ -216,10 +216,10 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
 /// `"ping"` for a variant without fields. serde's own `#[serde(tag = …)]` derive first copies
 /// every message into its private `Content` tree, and that machinery was the largest single
 /// item in the wasm (about 65 KB before wasm-opt; issue #4's size budget). The retagged value
-/// is read as it is ([`crate::json_read::from_value`]); `./build.sh bench` prints what that
+/// is read as it is ([`crate::domain::json_read::from_value`]); `./build.sh bench` prints what that
 /// costs next to one plain parse of the message.
 pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, String> {
-    let read = |v: Value| crate::json_read::from_value::<T>(&v).map_err(|e| e.to_string());
+    let read = |v: Value| crate::domain::json_read::from_value::<T>(&v).map_err(|e| e.to_string());
     let bare = untag(value, tag)?;
     let Value::String(name) = bare else {
         return read(bare);

@@ -62,7 +62,7 @@ impl SiteConfig {
     /// Parses and validates one config from its JSON text.
     pub fn parse(json: &str) -> Result<SiteConfig, SiteError> {
         let cfg: SiteConfig =
-            crate::json_read::from_str(json).map_err(|(field, message)| SiteError {
+            crate::domain::json_read::from_str(json).map_err(|(field, message)| SiteError {
                 // An error about the config as a whole (bad JSON, a missing field).
                 field: if field.is_empty() {
                     "config".into()

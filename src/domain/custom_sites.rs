@@ -3,7 +3,7 @@
 //! sites, and the content-script registration each one needs. Kept in
 //! `chrome.storage.local["customSites"]`.
 
-use crate::sites::{SiteConfig, SiteError};
+use crate::domain::sites::{SiteConfig, SiteError};
 use serde::{Deserialize, Serialize};
 
 /// More custom sites than this is almost certainly a mistake (each is a registered script).

@@ -8,8 +8,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::outcome::{ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value};
-use crate::report::text::{self, Lang};
+use crate::domain::outcome::{
+    ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value,
+};
+use crate::domain::report::text::{self, Lang};
 
 /// The failure categories of DESIGN.md §4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -718,7 +720,7 @@ pub fn category_of(tool: &str, outcome: &Outcome) -> Option<Category> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::from_http;
+    use crate::domain::outcome::from_http;
 
     fn diag(status: u16, body: &str) -> Diagnosis {
         diagnose(

@@ -3,7 +3,7 @@
 //! `list_tools_in_service`. Short and neutral — no fake `<system>` tags, which chat sites
 //! flag as prompt injection.
 
-use crate::report::Lang;
+use crate::domain::report::Lang;
 use serde::Deserialize;
 
 #[derive(Debug, Clone, Deserialize)]
@@ -20,7 +20,8 @@ pub fn services_from(body: &serde_json::Value) -> Result<Vec<Service>, String> {
     let list = body
         .get("services")
         .ok_or_else(|| "the bridge's /tools answer has no `services`".to_string())?;
-    crate::json_read::from_value(list).map_err(|e| format!("the bridge's service list is odd: {e}"))
+    crate::domain::json_read::from_value(list)
+        .map_err(|e| format!("the bridge's service list is odd: {e}"))
 }
 
 /// The instructions for `services`, in `lang`.
@@ -82,7 +83,7 @@ pub fn build(services: &[Service], lang: Lang) -> String {
         out.push_str(&others.join(", "));
         out.push('\n');
     }
-    crate::redact::redact_owned(&out)
+    crate::domain::redact::redact_owned(&out)
 }
 
 #[cfg(test)]
@@ -104,7 +105,9 @@ mod tests {
         assert!(text.contains("list_tools_in_service"));
         assert!(!text.to_lowercase().contains("<system"));
         // The example call in the text is itself a valid call.
-        let call = crate::toolcall::find_last_call(&text).unwrap().unwrap();
+        let call = crate::domain::toolcall::find_last_call(&text)
+            .unwrap()
+            .unwrap();
         assert_eq!(call.tool_name, "list_tools_in_service");
     }
 

@@ -5,8 +5,8 @@
 //! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
 //! decision.
 
-use crate::settings::{Settings, ToolPolicy};
-use crate::toolcall::{MalformedCall, ToolCall, find_last_call};
+use crate::domain::settings::{Settings, ToolPolicy};
+use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
 
 /// What the tab is doing (DESIGN.md §5: idle → detected → executing → injecting → done/error).

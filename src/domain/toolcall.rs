@@ -49,7 +49,7 @@ impl ToolCall {
 fn canonical_json(v: &Value) -> String {
     match v {
         Value::Object(m) => {
-            let items: Vec<String> = crate::outcome::sorted_keys(m)
+            let items: Vec<String> = crate::domain::outcome::sorted_keys(m)
                 .into_iter()
                 .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
                 .collect();

@@ -50,7 +50,7 @@ pub struct FloatState {
     pub lang: String,
 }
 
-use crate::report::{FloatView, Lang};
+use crate::domain::report::{FloatView, Lang};
 
 fn t(lang: Lang, zh: &str, en: &str) -> String {
     match lang {
@@ -92,7 +92,7 @@ pub fn disabled(lang: Lang, why: &str) -> FloatState {
         ),
         lang,
     );
-    s.detail = Some(crate::redact::redact_owned(why));
+    s.detail = Some(crate::domain::redact::redact_owned(why));
     s
 }
 
@@ -116,7 +116,9 @@ pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str)
     );
     s.tool = Some(tool.to_string());
     let args = serde_json::to_string(arguments).unwrap_or_default();
-    s.detail = Some(crate::redact::redact_owned(&format!("{why}\n{args}")));
+    s.detail = Some(crate::domain::redact::redact_owned(&format!(
+        "{why}\n{args}"
+    )));
     s
 }
 
@@ -152,7 +154,7 @@ pub enum ConfirmReason {
     Policy,
     Manual,
     RoundCap,
-    /// Why the stored settings could not be used ([`crate::settings::Settings::unreadable`]).
+    /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
     Unreadable(String),
 }
 
@@ -202,7 +204,7 @@ pub fn finished(
             "结果未能自动填入聊天框，请点“复制报告”后手动粘贴：",
             "The result could not be put into the chat; press Copy report and paste it: ",
         );
-        s.detail = Some(prefix + &crate::redact::redact_owned(&p));
+        s.detail = Some(prefix + &crate::domain::redact::redact_owned(&p));
     }
     s.report = Some(report.to_string());
     s

@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::classify::{Advice, Category};
-use crate::outcome::BodyKind;
+use crate::domain::classify::{Advice, Category};
+use crate::domain::outcome::BodyKind;
 
 /// Report language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

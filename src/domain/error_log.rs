@@ -3,7 +3,7 @@
 //! statistics). Pure data kept in `chrome.storage.local["errorLog"]`; it never leaves the
 //! extension except as the JSON file the user exports.
 
-use crate::report::ErrorRecord;
+use crate::domain::report::ErrorRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -97,7 +97,7 @@ impl ErrorLog {
     /// the extension.
     pub fn from_stored(value: Option<serde_json::Value>) -> ErrorLog {
         value
-            .and_then(|v| crate::json_read::from_value(&v).ok())
+            .and_then(|v| crate::domain::json_read::from_value(&v).ok())
             .unwrap_or_default()
     }
 
@@ -253,7 +253,7 @@ pub fn iso_time(ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::classify::Category;
+    use crate::domain::classify::Category;
 
     fn record(tool: &str, category: Category) -> ErrorRecord {
         ErrorRecord {

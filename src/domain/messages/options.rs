@@ -1,7 +1,7 @@
 //! Requests only the extension's own pages (the options page) may make: they read and change
 //! settings and reach bridge routes a chat page must never reach.
 
-use crate::settings::ToolPolicy;
+use crate::domain::settings::ToolPolicy;
 use serde::Deserialize;
 
 /// `{"type": "get-health"}` … on the wire, read by [`super::from_tagged`].
@@ -43,12 +43,12 @@ pub enum PageRequest {
     /// The last failures with unmasked details (filtered), and counts by category.
     GetErrorLog {
         #[serde(default)]
-        filter: crate::error_log::Filter,
+        filter: crate::domain::error_log::Filter,
     },
     /// The (filtered) log as a JSON file to download: `{filename, json}`.
     ExportErrorLog {
         #[serde(default)]
-        filter: crate::error_log::Filter,
+        filter: crate::domain::error_log::Filter,
     },
     ClearErrorLog,
     /// Validate a custom site config without saving it: the config and the origins whose

@@ -1,0 +1,19 @@
+//! Pure logic: parsing tool calls, classifying outcomes, masking secrets, rendering reports,
+//! the per-tab state machine, settings and site configs, the message contract. No I/O and
+//! no clock: everything here is a function of its inputs, tested natively.
+
+pub mod classify;
+pub mod custom_sites;
+pub mod error_log;
+pub mod float;
+pub mod instructions;
+pub mod json_read;
+pub mod messages;
+pub mod options_views;
+pub mod outcome;
+pub mod redact;
+pub mod report;
+pub mod settings;
+pub mod sites;
+pub mod tab_state;
+pub mod toolcall;

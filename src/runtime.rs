@@ -1,0 +1,10 @@
+//! The extension's runtime over the host seam: the chat loop and the options backend,
+//! siblings over one store, and the bridge's HTTP API. Nothing here touches the browser;
+//! it compiles natively and its every decision is tested with an in-memory host.
+
+pub mod bridge_client;
+pub mod chat;
+pub mod dispatch;
+pub mod host;
+pub mod options;
+pub mod store;

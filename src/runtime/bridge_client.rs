@@ -1,0 +1,189 @@
+//! The bridge's HTTP API as the runtime uses it: which route, which body, which time limit,
+//! and what every answer (or its absence) means as one [`Outcome`]. The request itself goes
+//! through the [`Host`]; nothing here interprets bodies beyond that.
+
+// An `Outcome` is the answer itself, made once per request: boxing the error side buys nothing.
+#![allow(clippy::result_large_err)]
+
+use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
+use crate::domain::outcome::{self, Outcome};
+use serde_json::{Value, json};
+
+/// Time allowed for quick routes (health, tools, history).
+const QUICK_TIMEOUT_MS: u32 = 10_000;
+/// Slack on top of a long-poll's `wait` before the client gives up on the request.
+const POLL_SLACK_MS: u32 = 8_000;
+/// Without long-polling the bridge's own call timeout (120 s) governs.
+const UNPOLLED_TIMEOUT_MS: u32 = 130_000;
+
+pub struct BridgeClient<'h, H: Host> {
+    host: &'h H,
+    base: String,
+    token: String,
+}
+
+impl<'h, H: Host> BridgeClient<'h, H> {
+    pub fn new(host: &'h H, base_url: &str, token: &str) -> Self {
+        BridgeClient {
+            host,
+            base: base_url.trim_end_matches('/').to_string(),
+            token: token.to_string(),
+        }
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        json: Option<Value>,
+        timeout_ms: u32,
+    ) -> Result<HttpResponse, Outcome> {
+        let request = HttpRequest {
+            method,
+            url: format!("{}{path}", self.base),
+            bearer: (!self.token.is_empty()).then(|| self.token.clone()),
+            json,
+            timeout_ms,
+        };
+        self.host.http(request).await.map_err(|t| match t {
+            Transport::TimedOut => Outcome::timeout(u64::from(timeout_ms)),
+            Transport::Unreachable(why) => Outcome::unreachable(why),
+        })
+    }
+
+    async fn outcome(&self, method: Method, path: &str, json: Option<Value>, ms: u32) -> Outcome {
+        match self.send(method, path, json, ms).await {
+            Ok(r) => outcome::from_http(r.status, r.trace_id.as_deref(), &r.body),
+            Err(o) => o,
+        }
+    }
+
+    async fn json(&self, path: &str) -> Result<Value, Outcome> {
+        let r = self.send(Method::Get, path, None, QUICK_TIMEOUT_MS).await?;
+        json_or_outcome(r)
+    }
+
+    /// `GET /health` as an outcome (`Unreachable` when the bridge is not running).
+    pub async fn health_outcome(&self) -> Outcome {
+        self.outcome(Method::Get, "/health", None, QUICK_TIMEOUT_MS)
+            .await
+    }
+
+    /// `GET /health`'s JSON, or what went wrong.
+    pub async fn health(&self) -> Result<Value, Outcome> {
+        self.json("/health").await
+    }
+
+    /// `GET /tools`: the service list.
+    pub async fn services(&self) -> Result<Value, Outcome> {
+        self.json("/tools").await
+    }
+
+    /// `GET /history`: failure counters.
+    pub async fn history(&self) -> Result<Value, Outcome> {
+        self.json("/history").await
+    }
+
+    /// `GET /tools?serverName=S` as it came (for the tool-list report, which reads any
+    /// shape); status 0 and no body when there was no answer.
+    pub async fn service_tools_raw(&self, service: &str) -> HttpResponse {
+        let path = format!("/tools?serverName={}", encode(service));
+        self.send(Method::Get, &path, None, QUICK_TIMEOUT_MS)
+            .await
+            .unwrap_or_default()
+    }
+
+    /// `POST /reset-history` for all counters or one `server:tool`.
+    pub async fn reset_history(
+        &self,
+        server: Option<&str>,
+        tool: Option<&str>,
+    ) -> Result<Value, Outcome> {
+        let mut body = json!({});
+        if let Some(s) = server {
+            body["serverName"] = json!(s);
+        }
+        if let Some(t) = tool {
+            body["toolName"] = json!(t);
+        }
+        let r = self
+            .send(Method::Post, "/reset-history", Some(body), QUICK_TIMEOUT_MS)
+            .await?;
+        json_or_outcome(r)
+    }
+
+    /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many
+    /// seconds and the caller polls with [`BridgeClient::poll`].
+    pub async fn execute(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        server: Option<&str>,
+        wait: Option<u32>,
+    ) -> Outcome {
+        let mut body = json!({ "name": tool, "arguments": arguments });
+        if let Some(s) = server {
+            body["serverName"] = json!(s);
+        }
+        let timeout_ms = match wait {
+            Some(w) => {
+                body["wait"] = json!(w);
+                w * 1000 + POLL_SLACK_MS
+            }
+            None => UNPOLLED_TIMEOUT_MS,
+        };
+        self.outcome(Method::Post, "/execute", Some(body), timeout_ms)
+            .await
+    }
+
+    /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again.
+    pub async fn poll(&self, call_id: &str, wait: u32) -> Outcome {
+        let path = format!("/calls/{}?wait={wait}", encode(call_id));
+        self.outcome(Method::Get, &path, None, wait * 1000 + POLL_SLACK_MS)
+            .await
+    }
+
+    /// `DELETE /calls/{id}`; best effort (the call may have finished meanwhile).
+    pub async fn cancel(&self, call_id: &str) {
+        let path = format!("/calls/{}", encode(call_id));
+        let _ = self
+            .send(Method::Delete, &path, None, QUICK_TIMEOUT_MS)
+            .await;
+    }
+}
+
+/// A 2xx JSON body as JSON; anything else as the outcome that describes it.
+fn json_or_outcome(r: HttpResponse) -> Result<Value, Outcome> {
+    if (200..300).contains(&r.status)
+        && let Some(v) = outcome::json_body(&r.body)
+    {
+        return Ok(v);
+    }
+    Err(outcome::from_http(r.status, r.trace_id.as_deref(), &r.body))
+}
+
+/// Percent-encodes a query or path component as `encodeURIComponent` does.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encode;
+
+    #[test]
+    fn encodes_like_encode_uri_component() {
+        assert_eq!(encode("time"), "time");
+        assert_eq!(encode("a b/c?d&e=f"), "a%20b%2Fc%3Fd%26e%3Df");
+        assert_eq!(encode("时间"), "%E6%97%B6%E9%97%B4");
+        assert_eq!(encode("-_.!~*'()"), "-_.!~*'()");
+    }
+}

@@ -1,0 +1,640 @@
+//! The chat loop: what happens when a tab reports a page or a message.
+//! [`crate::domain::tab_state`] decides; this module carries the decision out — runs the
+//! call through the bridge (at most once: the call's key is stored before the request
+//! leaves), builds the report, types it into the chat, submits it, and keeps the float
+//! current. Everything it touches goes through the [`Host`], so it runs natively in tests.
+
+use super::bridge_client::BridgeClient;
+use super::host::{Host, Level};
+use super::store::Store;
+use crate::domain::float::{self, ConfirmReason, FloatState};
+use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
+use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
+use crate::domain::report::{self, Lang, ReportOptions};
+use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
+use crate::domain::sites::{SiteConfig, host_of};
+use crate::domain::tab_state::{Decision, Phase, TabState, Update};
+use crate::domain::toolcall::{ToolCall, find_last_call};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// Seconds the bridge may hold one request before answering "still running" (browsers end
+/// an extension worker whose fetch takes ~30 s to answer).
+pub const POLL_WAIT_S: u32 = 20;
+
+/// The built-in tool that lists one service's tools instead of running anything.
+pub const LIST_TOOLS: &str = "list_tools_in_service";
+
+/// One worker's chat loop. What it holds in memory is only what a worker restart may lose:
+/// which tabs this worker is polling for, and which of them the user cancelled. Everything
+/// else is in the [`Store`].
+pub struct ChatLoop<H: Host> {
+    host: H,
+    store: Rc<Store<H>>,
+    /// Tabs whose call runs in this worker (a restarted worker has none and resumes).
+    running: RefCell<BTreeSet<i32>>,
+    cancelled: RefCell<BTreeSet<i32>>,
+}
+
+/// The report language a user's settings ask for, `Auto` following the browser.
+pub fn lang_of(settings: &Settings, ui_language: &str) -> Lang {
+    match settings.language {
+        LangSetting::Zh => Lang::Zh,
+        LangSetting::En => Lang::En,
+        LangSetting::Auto if ui_language.to_ascii_lowercase().starts_with("zh") => Lang::Zh,
+        LangSetting::Auto => Lang::En,
+    }
+}
+
+impl<H: Host> ChatLoop<H> {
+    pub fn new(host: H, store: Rc<Store<H>>) -> Rc<Self> {
+        Rc::new(ChatLoop {
+            host,
+            store,
+            running: RefCell::new(BTreeSet::new()),
+            cancelled: RefCell::new(BTreeSet::new()),
+        })
+    }
+
+    fn lang(&self, settings: &Settings) -> Lang {
+        lang_of(settings, &self.host.ui_language())
+    }
+
+    fn report_options(&self, settings: &Settings) -> ReportOptions {
+        ReportOptions {
+            lang: self.lang(settings),
+            max_stack_lines: settings.stack_lines as usize,
+            ..ReportOptions::default()
+        }
+    }
+
+    fn client<'a>(&'a self, settings: &Settings) -> BridgeClient<'a, H> {
+        BridgeClient::new(&self.host, settings.base_url(), &settings.token)
+    }
+
+    /// The config for a page, custom sites first so a user can override a built-in one.
+    async fn site_for(&self, url: &str) -> Option<SiteConfig> {
+        let host = host_of(url);
+        let custom = self.store.custom_sites().await;
+        if let Some(c) = crate::domain::sites::for_host(&custom.0, &host) {
+            return Some(c.clone());
+        }
+        crate::domain::sites::for_host(&self.store.builtin_sites().await, &host).cloned()
+    }
+
+    /// When a shipped config claims this page's host but does not validate, says which file
+    /// and field, so the float can tell the user instead of the page silently doing nothing.
+    async fn broken_config_for(&self, url: &str) -> Option<String> {
+        let host = host_of(url);
+        self.store
+            .builtin_site_files()
+            .await
+            .into_iter()
+            .find_map(|(file, raw)| {
+                crate::domain::sites::problem_for_host(&raw, &host).map(|e| {
+                    format!("the site config {file} is broken ({e}); MCP Bridge is off here")
+                })
+            })
+    }
+
+    async fn command(&self, tab: i32, cmd: &Command) -> CommandResult {
+        self.host
+            .tab_command(tab, cmd)
+            .await
+            .unwrap_or_else(|reason| CommandResult {
+                ok: false,
+                reason: Some(reason),
+            })
+    }
+
+    async fn show(&self, tab: i32, float: FloatState) {
+        let cmd = Command::FloatState {
+            float: Box::new(float),
+        };
+        self.command(tab, &cmd).await;
+    }
+
+    /// Handles one request from a chat tab.
+    pub async fn handle(self: &Rc<Self>, tab: i32, req: TabRequest) -> Response {
+        match req {
+            TabRequest::Ping => Response::Pong {
+                version: crate::VERSION.into(),
+            },
+            TabRequest::PageReady { url } => self.page_ready(tab, &url).await,
+            TabRequest::EmptyChat { url } => {
+                let settings = self.store.chat_settings().await;
+                if let Some(site) = self.site_for(&url).await
+                    && settings.site(&site.id).auto_insert_instructions
+                    && let Err(reason) = self.insert_instructions(tab, &settings).await
+                {
+                    return Response::error(reason);
+                }
+                Response::Ack { recheck_ms: None }
+            }
+            TabRequest::MessageUpdated {
+                url,
+                index,
+                text,
+                generating,
+                baseline,
+                changed_at,
+            } => {
+                let u = Update {
+                    url: &url,
+                    index,
+                    text: &text,
+                    generating,
+                    baseline,
+                    changed_at,
+                };
+                self.message_updated(tab, u).await
+            }
+            TabRequest::UserMessage => {
+                self.store.update_tab(tab, TabState::on_user_message).await;
+                Response::Ack { recheck_ms: None }
+            }
+            TabRequest::UserAction { action } => self.user_action(tab, action).await,
+        }
+    }
+
+    async fn page_ready(self: &Rc<Self>, tab: i32, url: &str) -> Response {
+        let settings = self.store.chat_settings().await;
+        let lang = self.lang(&settings);
+        let Some(site) = self.site_for(url).await else {
+            let problem = self
+                .broken_config_for(url)
+                .await
+                .unwrap_or_else(|| "no site config for this page".into());
+            return Response::PageSetup {
+                site: None,
+                float: Box::new(float::disabled(lang, &problem)),
+                problem: Some(problem),
+            };
+        };
+        if settings.site(&site.id).disabled {
+            return Response::PageSetup {
+                site: None,
+                problem: Some("turned off in the options".into()),
+                float: Box::new(float::disabled(lang, &site.name)),
+            };
+        }
+        // A fresh page: forget the previous page's message, keep the round counter.
+        let old = self.store.tab(tab).await;
+        let mut state = TabState {
+            url: url.to_string(),
+            auto_rounds: old.auto_rounds,
+            ..TabState::default()
+        };
+        let mut ready = float::ready(lang, &site.name);
+        if let Phase::Executing {
+            tool, started_ms, ..
+        } = &old.phase
+        {
+            // The page was reloaded while a call ran: keep showing it; the result still comes.
+            ready = float::executing(lang, tool, *started_ms);
+            state.phase = old.phase.clone();
+        }
+        self.store.save_tab(tab, &state).await;
+        let this = Rc::clone(self);
+        self.host
+            .spawn(async move { this.check_bridge(tab, settings).await });
+        Response::PageSetup {
+            site: Some(site),
+            problem: None,
+            float: Box::new(ready),
+        }
+    }
+
+    /// Shows "bridge not running" in the float as soon as a page opens, not only after a call.
+    async fn check_bridge(&self, tab: i32, settings: Settings) {
+        if let outcome @ Outcome::Unreachable { .. } = self.client(&settings).health_outcome().await
+        {
+            let opts = self.report_options(&settings);
+            let r = report::render("health", &serde_json::Value::Null, &outcome, &opts);
+            let f = float::finished(opts.lang, &r.float, r.chat_text.as_str(), true, None);
+            self.show(tab, f).await;
+        }
+    }
+
+    async fn message_updated(self: &Rc<Self>, tab: i32, u: Update<'_>) -> Response {
+        let settings = self.store.chat_settings().await;
+        let Some(site) = self.site_for(u.url).await else {
+            return Response::error("this page has no site config");
+        };
+        let mut state = self.store.tab(tab).await;
+        let executed = self.store.executed().await;
+        let now = self.host.now_ms();
+        let decision = state.on_update(&u, &settings, site.stable_ms, now, |k| {
+            executed.iter().any(|e| e == k)
+        });
+        let recheck = match &decision {
+            Decision::Wait { recheck_ms } => Some(*recheck_ms),
+            _ => None,
+        };
+        self.resume_if_orphaned(tab, &state, &settings);
+        self.store.save_tab(tab, &state).await;
+        self.carry_out(tab, state, decision, settings).await;
+        Response::Ack {
+            recheck_ms: recheck,
+        }
+    }
+
+    /// After a worker restart the tab may still say "executing" with no one polling: resume.
+    fn resume_if_orphaned(self: &Rc<Self>, tab: i32, state: &TabState, settings: &Settings) {
+        let Phase::Executing {
+            key,
+            tool,
+            call_id: Some(call_id),
+            ..
+        } = &state.phase
+        else {
+            return;
+        };
+        if self.running.borrow().contains(&tab) {
+            return;
+        }
+        let call = ToolCall {
+            tool_name: tool.clone(),
+            arguments: serde_json::Value::Null,
+            server_name: None,
+        };
+        let (key, call_id, settings) = (key.clone(), call_id.clone(), settings.clone());
+        let this = Rc::clone(self);
+        self.host
+            .spawn(async move { this.run(tab, key, call, settings, Some(call_id)).await });
+    }
+
+    fn spawn_run(self: &Rc<Self>, tab: i32, key: String, call: ToolCall, settings: Settings) {
+        let this = Rc::clone(self);
+        self.host
+            .spawn(async move { this.run(tab, key, call, settings, None).await });
+    }
+
+    async fn carry_out(
+        self: &Rc<Self>,
+        tab: i32,
+        mut state: TabState,
+        decision: Decision,
+        settings: Settings,
+    ) {
+        let lang = self.lang(&settings);
+        match decision {
+            Decision::Wait { .. } | Decision::Nothing => {}
+            Decision::Run { key, call } => self.spawn_run(tab, key, call, settings),
+            Decision::Confirm { key, call } => {
+                let reason = match (&settings.unreadable, settings.auto_execute) {
+                    (Some(why), _) => ConfirmReason::Unreadable(why.clone()),
+                    (None, true) => ConfirmReason::Policy,
+                    (None, false) => ConfirmReason::Manual,
+                };
+                self.ask(tab, &mut state, key, call, reason, &settings)
+                    .await;
+            }
+            Decision::RoundCap { key, call } => {
+                let reason = ConfirmReason::RoundCap;
+                self.ask(tab, &mut state, key, call, reason, &settings)
+                    .await;
+            }
+            Decision::Deny { key, call } => {
+                self.store.mark_executed(&key).await;
+                let outcome = denied(&call, lang);
+                self.deliver(tab, &call, &outcome, &settings).await;
+            }
+            Decision::Malformed { key, malformed } => {
+                self.store.mark_executed(&key).await;
+                let r = report::render_malformed(&malformed, &self.report_options(&settings));
+                let text = r.chat_text.to_string();
+                let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+                let f = float::finished(lang, &r.float, &text, false, problem);
+                self.show(tab, f).await;
+            }
+        }
+    }
+
+    async fn ask(
+        &self,
+        tab: i32,
+        state: &mut TabState,
+        key: String,
+        call: ToolCall,
+        reason: ConfirmReason,
+        settings: &Settings,
+    ) {
+        let lang = self.lang(settings);
+        let why = float::confirm_reason(lang, reason, settings.max_auto_rounds);
+        let f = float::confirm(lang, &call.tool_name, &call.arguments, &why);
+        state.phase = Phase::Detected { key, call };
+        self.store.save_tab(tab, state).await;
+        self.show(tab, f).await;
+    }
+
+    /// Runs a call and delivers its report. `resume_call_id` continues polling a call a
+    /// previous worker started.
+    async fn run(
+        self: Rc<Self>,
+        tab: i32,
+        key: String,
+        call: ToolCall,
+        settings: Settings,
+        resume_call_id: Option<String>,
+    ) {
+        if !self.running.borrow_mut().insert(tab) {
+            return;
+        }
+        // Reports are handled concurrently: a second decision for the same key may arrive
+        // after the first run finished. The executed set is the single source of truth.
+        if resume_call_id.is_none() && self.store.was_executed(&key).await {
+            self.running.borrow_mut().remove(&tab);
+            return;
+        }
+        self.cancelled.borrow_mut().remove(&tab);
+        self.store.mark_executed(&key).await;
+        let lang = self.lang(&settings);
+        let started = self.host.now_ms();
+        let fresh = resume_call_id.is_none();
+        let phase = Phase::Executing {
+            key: key.clone(),
+            tool: call.tool_name.clone(),
+            started_ms: started,
+            call_id: resume_call_id.clone(),
+        };
+        self.store
+            .update_tab(tab, |s| {
+                if fresh {
+                    s.auto_rounds += 1;
+                }
+                s.phase = phase;
+            })
+            .await;
+        self.show(tab, float::executing(lang, &call.tool_name, started))
+            .await;
+
+        let client = self.client(&settings);
+        let outcome = if call.tool_name == LIST_TOOLS {
+            None
+        } else {
+            Some(self.execute(tab, &client, &call, resume_call_id).await)
+        };
+        self.store
+            .update_tab(tab, |s| s.phase = Phase::Injecting { key })
+            .await;
+
+        match outcome {
+            Some(outcome) => self.deliver(tab, &call, &outcome, &settings).await,
+            None => self.list_tools(tab, &client, &call, &settings).await,
+        }
+        self.running.borrow_mut().remove(&tab);
+    }
+
+    /// Sends the call with long-polling; every poll also refreshes the tab state, which
+    /// keeps the worker alive and records the call id for a resume after a restart.
+    async fn execute(
+        &self,
+        tab: i32,
+        client: &BridgeClient<'_, H>,
+        call: &ToolCall,
+        resume: Option<String>,
+    ) -> Outcome {
+        let mut outcome = match resume {
+            Some(id) => client.poll(&id, POLL_WAIT_S).await,
+            None => {
+                let server = call.server_name.as_deref();
+                let (name, args) = (&call.tool_name, &call.arguments);
+                client.execute(name, args, server, Some(POLL_WAIT_S)).await
+            }
+        };
+        while let Outcome::Pending { call_id, .. } = &outcome {
+            let call_id = call_id.clone();
+            self.store
+                .update_tab(tab, |s| {
+                    if let Phase::Executing { call_id: id, .. } = &mut s.phase {
+                        *id = Some(call_id.clone());
+                    }
+                })
+                .await;
+            if self.cancelled.borrow_mut().remove(&tab) {
+                client.cancel(&call_id).await;
+                return Outcome::aborted();
+            }
+            outcome = client.poll(&call_id, POLL_WAIT_S).await;
+        }
+        if self.cancelled.borrow_mut().remove(&tab) {
+            return Outcome::aborted();
+        }
+        outcome
+    }
+
+    async fn list_tools(
+        &self,
+        tab: i32,
+        client: &BridgeClient<'_, H>,
+        call: &ToolCall,
+        settings: &Settings,
+    ) {
+        let service = call
+            .arguments
+            .get("service_name")
+            .and_then(|s| s.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let answer = client.service_tools_raw(&service).await;
+        let body = without_denied_tools(&service, answer.body, settings);
+        let opts = self.report_options(settings);
+        let (status, trace) = (answer.status, answer.trace_id.as_deref());
+        let r = report::render_tool_list(&service, status, trace, &body, &opts);
+        let text = r.chat_text.to_string();
+        let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+        let f = float::finished(opts.lang, &r.float, &text, status == 0, problem);
+        self.finish(tab, f, false).await;
+    }
+
+    /// Builds the report for an outcome, keeps the unmasked record inside the extension,
+    /// types the masked text into the chat and sends it.
+    async fn deliver(&self, tab: i32, call: &ToolCall, outcome: &Outcome, settings: &Settings) {
+        let opts = self.report_options(settings);
+        let r = report::render(&call.tool_name, &call.arguments, outcome, &opts);
+        if let Some(record) = &r.record {
+            let json = serde_json::to_string(record).unwrap_or_default();
+            let m = format!("[MCP Bridge] Tool error details: {json}");
+            self.host.log(Level::Error, &m);
+            let site = host_of(&self.store.tab(tab).await.url);
+            self.store.record_failure(Some(site), record.clone()).await;
+        }
+        let text = r.chat_text.to_string();
+        let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+        let unreachable = matches!(outcome, Outcome::Unreachable { .. });
+        let f = float::finished(opts.lang, &r.float, &text, unreachable, problem);
+        self.finish(tab, f, r.record.is_some()).await;
+    }
+
+    async fn finish(&self, tab: i32, f: FloatState, failed: bool) {
+        let phase = if failed { Phase::Error } else { Phase::Done };
+        self.store.update_tab(tab, |s| s.phase = phase).await;
+        self.show(tab, f).await;
+    }
+
+    /// Types `text`, checks it landed, and submits when asked. `Some(reason)` when the text
+    /// did not make it; the float then offers it for copying, so a result is never lost.
+    async fn type_and_send(&self, tab: i32, text: &str, auto_send: bool) -> Option<String> {
+        let cmd = Command::TypeText {
+            text: text.to_string(),
+        };
+        let typed = self.command(tab, &cmd).await;
+        if !typed.ok {
+            return Some(typed.reason.unwrap_or_else(|| "typing failed".into()));
+        }
+        if auto_send {
+            let sent = self.command(tab, &Command::Submit).await;
+            if !sent.ok {
+                return Some(sent.reason.unwrap_or_else(|| "sending failed".into()));
+            }
+        }
+        None
+    }
+
+    /// Types the instructions (services from `GET /tools`) into the chat input, without
+    /// sending. When the bridge cannot be asked, the float says why instead.
+    async fn insert_instructions(&self, tab: i32, settings: &Settings) -> Result<(), String> {
+        let lang = self.lang(settings);
+        match self.client(settings).services().await {
+            Ok(body) => {
+                let services = crate::domain::instructions::services_from(&body)?;
+                let text = crate::domain::instructions::build(&services, lang);
+                let typed = self.command(tab, &Command::TypeText { text }).await;
+                if typed.ok {
+                    Ok(())
+                } else {
+                    Err(typed.reason.unwrap_or_default())
+                }
+            }
+            Err(outcome) => {
+                let opts = self.report_options(settings);
+                let null = serde_json::Value::Null;
+                let r = report::render("list_services", &null, &outcome, &opts);
+                let unreachable = matches!(outcome, Outcome::Unreachable { .. });
+                let text = r.chat_text.as_str();
+                let f = float::finished(lang, &r.float, text, unreachable, None);
+                self.show(tab, f).await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn user_action(self: &Rc<Self>, tab: i32, action: UserAction) -> Response {
+        let settings = self.store.chat_settings().await;
+        let lang = self.lang(&settings);
+        let mut state = self.store.tab(tab).await;
+        match action {
+            UserAction::InsertInstructions => {
+                if let Err(reason) = self.insert_instructions(tab, &settings).await {
+                    return Response::error(reason);
+                }
+            }
+            UserAction::Redetect { index, text } => {
+                let executed = self.store.executed().await;
+                let decision =
+                    state.redetect(&text, index, &settings, |k| executed.iter().any(|e| e == k));
+                self.store.save_tab(tab, &state).await;
+                if decision == Decision::Nothing {
+                    self.show(tab, float::ready(lang, &host_of(&state.url)))
+                        .await;
+                }
+                self.carry_out(tab, state, decision, settings).await;
+            }
+            UserAction::ManualInput { text } => match find_last_call(&text) {
+                Some(Ok(call)) => {
+                    // An explicit request of the user: its own key, so pasting again runs again.
+                    let now = self.host.now_ms();
+                    let key = format!("manual:{now}:{}", call.fingerprint());
+                    let server = call.server_name.as_deref();
+                    let decision = match settings.policy_for(server, &call.tool_name) {
+                        ToolPolicy::Deny => Decision::Deny { key, call },
+                        _ => Decision::Run { key, call },
+                    };
+                    self.carry_out(tab, state, decision, settings).await;
+                }
+                Some(Err(malformed)) => {
+                    let r = report::render_malformed(&malformed, &self.report_options(&settings));
+                    let text = r.chat_text.as_str();
+                    let f = float::finished(lang, &r.float, text, false, None);
+                    self.show(tab, f).await;
+                }
+                None => return Response::error("no complete <tool_code> call in the text"),
+            },
+            UserAction::Cancel => {
+                self.cancelled.borrow_mut().insert(tab);
+                if let Phase::Executing {
+                    call_id: Some(id), ..
+                } = &state.phase
+                {
+                    self.client(&settings).cancel(id).await;
+                }
+            }
+            UserAction::Confirm { run: go } => {
+                if let Phase::Detected { key, call } = std::mem::take(&mut state.phase) {
+                    self.store.save_tab(tab, &state).await;
+                    if go {
+                        // The user's go also starts a fresh count of automatic rounds.
+                        self.store.update_tab(tab, TabState::on_user_message).await;
+                        self.spawn_run(tab, key, call, settings);
+                    } else {
+                        self.store.mark_executed(&key).await;
+                        self.show(tab, float::ready(lang, &host_of(&state.url)))
+                            .await;
+                    }
+                }
+            }
+            UserAction::OpenDetails => {
+                if let Err(e) = self.host.open_options_page().await {
+                    return Response::error(e);
+                }
+            }
+        }
+        Response::Ack { recheck_ms: None }
+    }
+}
+
+/// The report for a call the user's policy does not allow.
+fn denied(call: &ToolCall, lang: Lang) -> Outcome {
+    let message = match lang {
+        Lang::Zh => format!(
+            "用户在 MCP Bridge 中禁止了工具 {}，它没有被执行。请不要再调用它；改用其他工具，或请用户在扩展选项中允许它。",
+            call.tool_name
+        ),
+        Lang::En => format!(
+            "The user does not allow the tool {} in MCP Bridge; it was not run. Do not call it again: use another tool, or ask the user to allow it in the extension's options.",
+            call.tool_name
+        ),
+    };
+    Outcome::HttpError {
+        status: 403,
+        detail: ErrorDetail::Object {
+            error: ErrorObject {
+                message,
+                error_type: Some("ToolDenied".into()),
+                retryable: Some(false),
+                ..ErrorObject::default()
+            },
+        },
+        trace_id: None,
+    }
+}
+
+/// Denied tools are left out of what the AI is told about a service.
+fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
+    let Some(mut json) = crate::domain::outcome::json_body(&body) else {
+        return body;
+    };
+    let Some(tools) = json
+        .pointer_mut("/tools/tools")
+        .and_then(|t| t.as_array_mut())
+    else {
+        return body;
+    };
+    tools.retain(|t| {
+        let name = t.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+        settings.policy_for(Some(service), name) != ToolPolicy::Deny
+    });
+    serde_json::to_vec(&json).unwrap_or(body)
+}

@@ -1,0 +1,98 @@
+//! The host seam: everything the runtime needs from the browser, as one trait. The wasm
+//! build implements it over `chrome.*` and `fetch` (`crate::web::WebHost`); native tests
+//! implement it in memory, so the chat loop's every decision runs under `cargo test`.
+
+use crate::domain::messages::{Command, CommandResult};
+use serde_json::Value;
+use std::future::Future;
+
+/// Which storage area: `Local` survives browser restarts; `Session` survives only
+/// service-worker restarts (and is never written to disk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Area {
+    Local,
+    Session,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Delete,
+}
+
+/// One request to the bridge. The host adds nothing: the bearer header, the JSON body and
+/// the time limit are all here.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    pub method: Method,
+    pub url: String,
+    /// Sent as `Authorization: Bearer …` when present.
+    pub bearer: Option<String>,
+    /// Sent as `application/json` when present.
+    pub json: Option<Value>,
+    /// The host gives up on the request after this long.
+    pub timeout_ms: u32,
+}
+
+/// An answer, whatever its status.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// The bridge's `X-Trace-Id` header.
+    pub trace_id: Option<String>,
+    pub body: Vec<u8>,
+}
+
+/// Why a request got no answer at all.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    /// The time limit ran out.
+    TimedOut,
+    /// No connection (bridge not running, wrong port) or a refused request, in words.
+    Unreachable(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Warn,
+    Error,
+}
+
+/// What the runtime needs from the browser. One instance per worker; cloning is cheap and
+/// every clone reaches the same browser (or the same in-memory world in tests).
+// The runtime is single-threaded (a service worker, or a local executor in tests), so the
+// futures need not be `Send`: the lint about `async fn` in public traits does not apply.
+#[allow(async_fn_in_trait)]
+pub trait Host: Clone + 'static {
+    /// One key's stored value; `Ok(None)` when unset.
+    async fn storage_get(&self, area: Area, key: &str) -> Result<Option<Value>, String>;
+    async fn storage_set(&self, area: Area, key: &str, value: Value) -> Result<(), String>;
+
+    /// Sends a command to a tab's content script; its answer, or why there was none.
+    async fn tab_command(&self, tab: i32, command: &Command) -> Result<CommandResult, String>;
+
+    /// One HTTP request to the bridge.
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport>;
+
+    /// The text of one of the extension's own files (`sites/index.json` …).
+    async fn own_file(&self, path: &str) -> Option<String>;
+
+    async fn open_options_page(&self) -> Result<(), String>;
+
+    /// Whether the user granted the extension these host origins.
+    async fn origins_granted(&self, origins: &[String]) -> bool;
+    /// Registers `content.js` on `origins` under `id`, kept across browser restarts.
+    async fn register_content_script(&self, id: &str, origins: &[String]) -> Result<(), String>;
+    /// Removes a registered script; a missing id is not an error.
+    async fn unregister_content_script(&self, id: &str);
+
+    /// Milliseconds since the epoch.
+    fn now_ms(&self) -> f64;
+    /// The browser's UI language (`zh-CN`, `en-US` …).
+    fn ui_language(&self) -> String;
+    /// Runs a task in the background of this worker.
+    fn spawn(&self, task: impl Future<Output = ()> + 'static);
+    /// The developer console.
+    fn log(&self, level: Level, message: &str);
+}

@@ -1,0 +1,336 @@
+//! The options page's requests, answered in the background: settings, connection test,
+//! call history, tools and policies, the error log, custom sites. It sits beside the chat
+//! loop over the same [`Store`]; every verdict comes from the pure modules
+//! `options_views`, `error_log` and `custom_sites`.
+
+use super::bridge_client::BridgeClient;
+use super::host::Host;
+use super::store::Store;
+use crate::domain::custom_sites;
+use crate::domain::error_log::{ErrorLog, Filter};
+use crate::domain::messages::{PageRequest, Response};
+use crate::domain::options_views::{self as views, Lang, Problem, Reply};
+use crate::domain::settings::{Settings, ToolPolicy};
+use crate::domain::sites::SiteConfig;
+use serde_json::{Value, json};
+use std::rc::Rc;
+
+/// The options page's backend in one worker.
+pub struct OptionsBackend<H: Host> {
+    host: H,
+    store: Rc<Store<H>>,
+}
+
+fn problem(kind: &'static str, field: Option<&str>, message: String) -> Problem {
+    Problem {
+        kind,
+        field: field.map(str::to_string),
+        message,
+    }
+}
+
+fn storage_problem(e: String) -> Problem {
+    problem("storage", None, e)
+}
+
+fn filter_problem((field, message): (String, String)) -> Problem {
+    problem("invalid", Some(&field), message)
+}
+
+impl<H: Host> OptionsBackend<H> {
+    pub fn new(host: H, store: Rc<Store<H>>) -> Self {
+        OptionsBackend { host, store }
+    }
+
+    /// The options page speaks the browser's UI language (chrome.i18n), and so do the
+    /// core's messages to it.
+    fn lang(&self) -> Lang {
+        if self
+            .host
+            .ui_language()
+            .to_ascii_lowercase()
+            .starts_with("zh")
+        {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    fn client<'a>(&'a self, base: &str, token: &str) -> BridgeClient<'a, H> {
+        BridgeClient::new(&self.host, base, token)
+    }
+
+    async fn load_settings(&self) -> Result<Settings, Problem> {
+        self.store.settings().await.map_err(storage_problem)
+    }
+
+    /// The stored address and token, refusing to call the bridge without a token.
+    async fn connection(&self) -> Result<(String, String), Problem> {
+        let s = self.load_settings().await?;
+        let base = views::check_connection_input(self.lang(), &s.bridge_url, &s.token)?;
+        Ok((base, s.token))
+    }
+
+    pub async fn handle(&self, req: PageRequest) -> Response {
+        let result = match req {
+            PageRequest::GetHealth => self.health().await,
+            PageRequest::GetSettings => self
+                .load_settings()
+                .await
+                .map(|s| views::settings_answer(&s)),
+            PageRequest::SaveSettings { settings } => self.save_settings(settings).await,
+            PageRequest::TestConnection { bridge_url, token } => {
+                self.test_connection(&bridge_url, &token).await
+            }
+            PageRequest::ResetHistory {
+                server_name,
+                tool_name,
+            } => self.reset_history(server_name, tool_name).await,
+            PageRequest::GetHistory => self.history().await,
+            PageRequest::GetTools => self.tools().await,
+            PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
+            PageRequest::GetErrorLog { filter } => self.error_log(&filter).await,
+            PageRequest::ExportErrorLog { filter } => self.export_log(&filter).await,
+            PageRequest::ClearErrorLog => self.clear_log().await,
+            PageRequest::CheckCustomSite { json } => {
+                self.check_site(&json).await.map(|(cfg, replaces)| {
+                    let origins = custom_sites::origins(&cfg);
+                    json!({ "site": cfg, "origins": origins, "replaces": replaces })
+                })
+            }
+            PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
+            PageRequest::RemoveCustomSite { id } => self.remove_site(&id).await,
+            PageRequest::ListSites => self.list_sites().await,
+        };
+        match result {
+            Ok(data) => Response::Data { data },
+            Err(p) => Response::Error {
+                message: p.message,
+                field: p.field,
+            },
+        }
+    }
+
+    /// [`views::authed_verdict`], telling a refusal the browser hid (the bridge answers
+    /// `/health` but not this route) from a bridge that is not running.
+    async fn authed(
+        &self,
+        base: &str,
+        client: &BridgeClient<'_, H>,
+        reply: Reply,
+    ) -> Result<Value, Problem> {
+        let lang = self.lang();
+        match views::authed_verdict(lang, base, &reply) {
+            Err(p) if p.kind == "not-running" => {
+                let health = Reply::from_client(client.health().await);
+                match (views::health_verdict(lang, base, &health), &reply) {
+                    (Ok(version), Reply::Unreachable(why)) => {
+                        Err(views::hidden_refusal(lang, base, &version, why))
+                    }
+                    _ => Err(p),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn health(&self) -> Result<Value, Problem> {
+        let s = self.load_settings().await?;
+        let base = s.base_url().to_string();
+        let reply = Reply::from_client(self.client(&base, "").health().await);
+        let version = views::health_verdict(self.lang(), &base, &reply)?;
+        Ok(json!({ "url": base, "version": version }))
+    }
+
+    async fn set_policy(&self, key: String, policy: ToolPolicy) -> Result<Value, Problem> {
+        let current = self.load_settings().await?;
+        let updated = views::set_policy(&current, &key, policy)?;
+        self.store
+            .save_settings(&updated)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "key": key, "policy": policy }))
+    }
+
+    async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {
+        let current = self.load_settings().await?;
+        let merged = views::merge_settings(&current, &submitted)?;
+        self.store
+            .save_settings(&merged)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!(merged))
+    }
+
+    async fn test_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
+        let lang = self.lang();
+        let base = views::check_connection_input(lang, bridge_url, token)?;
+        let client = self.client(&base, token);
+        let health = Reply::from_client(client.health().await);
+        let version = views::health_verdict(lang, &base, &health)?;
+        let services = Reply::from_client(client.services().await);
+        let body = self.authed(&base, &client, services).await?;
+        let services = views::services(&body)?;
+        Ok(views::connection_report(&version, &base, services))
+    }
+
+    async fn history(&self) -> Result<Value, Problem> {
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let reply = Reply::from_client(client.history().await);
+        let body = self.authed(&base, &client, reply).await?;
+        Ok(views::history_view(&body))
+    }
+
+    async fn reset_history(
+        &self,
+        server: Option<String>,
+        tool: Option<String>,
+    ) -> Result<Value, Problem> {
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let server = server.filter(|s| !s.is_empty());
+        let tool = tool.filter(|t| !t.is_empty());
+        let answer = client
+            .reset_history(server.as_deref(), tool.as_deref())
+            .await;
+        let done = self
+            .authed(&base, &client, Reply::from_client(answer))
+            .await?;
+        // Show the counters as they are now, so the page never shows a stale refusal.
+        let after = Reply::from_client(client.history().await);
+        let after = views::authed_verdict(self.lang(), &base, &after)
+            .map(|b| views::history_view(&b))
+            .unwrap_or(Value::Null);
+        let mut out = views::reset_view(&done);
+        out["history"] = after;
+        Ok(out)
+    }
+
+    async fn tools(&self) -> Result<Value, Problem> {
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let settings = self.load_settings().await?;
+        let reply = Reply::from_client(client.services().await);
+        let body = self.authed(&base, &client, reply).await?;
+        let services = views::services(&body)?;
+        let mut out = Vec::new();
+        for svc in &services {
+            let answer = client.service_tools_raw(&svc.name).await;
+            let reply = Reply::from_raw(answer.status, &answer.body);
+            let verdict = views::authed_verdict(self.lang(), &base, &reply);
+            out.push(views::service_tools(svc, verdict, &settings));
+        }
+        Ok(json!({ "services": out }))
+    }
+
+    async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
+        ErrorLog::check_filter(filter).map_err(filter_problem)?;
+        Ok(json!(self.store.error_log().await.view(filter)))
+    }
+
+    async fn export_log(&self, filter: &Filter) -> Result<Value, Problem> {
+        ErrorLog::check_filter(filter).map_err(filter_problem)?;
+        let log = self.store.error_log().await;
+        let (filename, text) = log.export(filter, self.host.now_ms());
+        Ok(json!({ "filename": filename, "json": text }))
+    }
+
+    async fn clear_log(&self) -> Result<Value, Problem> {
+        let mut log = self.store.error_log().await;
+        let cleared = log.len();
+        log.clear();
+        self.store
+            .save_error_log(&log)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "cleared": cleared }))
+    }
+
+    async fn check_site(&self, json_text: &str) -> Result<(SiteConfig, bool), Problem> {
+        let builtin = self.store.builtin_sites().await;
+        self.store
+            .custom_sites()
+            .await
+            .check(json_text, &builtin)
+            .map_err(|e| problem("invalid", Some(&e.field), e.message))
+    }
+
+    async fn save_site(&self, json_text: &str) -> Result<Value, Problem> {
+        let (cfg, replaces) = self.check_site(json_text).await?;
+        let origins = custom_sites::origins(&cfg);
+        if !self.host.origins_granted(&origins).await {
+            return Err(problem(
+                "permission",
+                Some("hosts"),
+                format!(
+                    "permission to run on {} was not granted, so nothing was saved",
+                    origins.join(", ")
+                ),
+            ));
+        }
+        let id = custom_sites::script_id(&cfg.id);
+        self.host.unregister_content_script(&id).await;
+        self.host
+            .register_content_script(&id, &origins)
+            .await
+            .map_err(|e| problem("scripting", None, e))?;
+        let mut sites = self.store.custom_sites().await;
+        sites.upsert(cfg.clone());
+        self.store
+            .save_custom_sites(&sites)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+    }
+
+    async fn remove_site(&self, id: &str) -> Result<Value, Problem> {
+        let mut sites = self.store.custom_sites().await;
+        let origins = sites.get(id).map(custom_sites::origins).unwrap_or_default();
+        if !sites.remove(id) {
+            return Err(problem(
+                "invalid",
+                Some("id"),
+                format!("there is no custom site '{id}'"),
+            ));
+        }
+        self.host
+            .unregister_content_script(&custom_sites::script_id(id))
+            .await;
+        self.store
+            .save_custom_sites(&sites)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "removed": id, "origins": origins }))
+    }
+
+    async fn list_sites(&self) -> Result<Value, Problem> {
+        let settings = self.load_settings().await?;
+        let custom = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let mut rows = Vec::new();
+        let all = builtin
+            .into_iter()
+            .map(|c| (c, true))
+            .chain(custom.0.into_iter().map(|c| (c, false)));
+        for (cfg, builtin) in all {
+            let s = settings.site(&cfg.id);
+            let json = if builtin {
+                Value::Null
+            } else {
+                Value::String(serde_json::to_string_pretty(&cfg).unwrap_or_default())
+            };
+            rows.push(json!({
+                "id": cfg.id,
+                "name": cfg.name,
+                "hosts": cfg.hosts,
+                "builtin": builtin,
+                "enabled": !s.disabled,
+                "autoInsert": s.auto_insert_instructions,
+                "json": json,
+            }));
+        }
+        Ok(json!({ "sites": rows }))
+    }
+}

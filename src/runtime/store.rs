@@ -1,0 +1,283 @@
+//! The one owner of everything the extension keeps: every storage key, the shape stored
+//! under it, and the schema version. The chat loop and the options backend read and write
+//! through here and nowhere else (`docs/ARCHITECTURE.md`, "Storage").
+
+use super::host::{Area, Host, Level};
+use crate::domain::custom_sites::CustomSites;
+use crate::domain::error_log::ErrorLog;
+use crate::domain::json_read;
+use crate::domain::report::ErrorRecord;
+use crate::domain::settings::Settings;
+use crate::domain::sites::SiteConfig;
+use crate::domain::tab_state::TabState;
+use serde::Serialize;
+use serde_json::Value;
+use std::cell::{Cell, RefCell};
+
+/// The storage keys, all of them. `content.js` keeps one more of its own, the float's
+/// position per site (`floatPos:<site id>` in local storage), which the core never reads.
+pub mod keys {
+    /// Local: [`super::Settings`].
+    pub const SETTINGS: &str = "settings";
+    /// Local: [`super::ErrorLog`], the last failures, unmasked.
+    pub const ERROR_LOG: &str = "errorLog";
+    /// Local: [`super::CustomSites`], the user's own site configs.
+    pub const CUSTOM_SITES: &str = "customSites";
+    /// Local: keys of calls that already ran (or were answered), newest last.
+    pub const EXECUTED: &str = "executedCalls";
+    /// Local: the schema version the stored values were written in.
+    pub const SCHEMA_VERSION: &str = "schemaVersion";
+    /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
+    pub const TAB_PREFIX: &str = "tab:";
+}
+
+/// The schema this build writes. Version 1 is every build before the key existed; version 2
+/// stores the same shapes and records its number, so a later change can tell what it reads.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// How many executed-call keys are kept.
+const EXECUTED_CAP: usize = 2000;
+
+/// One worker's access to storage and the shipped files.
+pub struct Store<H: Host> {
+    host: H,
+    /// The shipped site config files, fetched once per worker.
+    site_files: RefCell<Option<Vec<(String, String)>>>,
+    /// The ones of those that validate, parsed once.
+    sites: RefCell<Option<Vec<SiteConfig>>>,
+    /// Failures waiting to be written, and whether a write is under way: the chat loops of
+    /// several tabs may fail at once, and a read-modify-write each would lose records.
+    pending_failures: RefCell<Vec<(f64, Option<String>, ErrorRecord)>>,
+    writing_failures: Cell<bool>,
+    /// The last settings problem the console was told about.
+    warned: RefCell<Option<String>>,
+}
+
+impl<H: Host> Store<H> {
+    pub fn new(host: H) -> Store<H> {
+        Store {
+            host,
+            site_files: RefCell::new(None),
+            sites: RefCell::new(None),
+            pending_failures: RefCell::new(Vec::new()),
+            writing_failures: Cell::new(false),
+            warned: RefCell::new(None),
+        }
+    }
+
+    async fn get(&self, area: Area, key: &str) -> Result<Option<Value>, String> {
+        self.host.storage_get(area, key).await
+    }
+
+    async fn set<T: Serialize + ?Sized>(&self, area: Area, key: &str, v: &T) -> Result<(), String> {
+        let value = serde_json::to_value(v).map_err(|e| e.to_string())?;
+        self.host.storage_set(area, key, value).await
+    }
+
+    /// Brings stored values written by an older build up to [`SCHEMA_VERSION`]. Run once
+    /// per worker before anything else is read; a failure is logged and changes nothing.
+    pub async fn migrate(&self) {
+        let version = match self.get(Area::Local, keys::SCHEMA_VERSION).await {
+            Ok(v) => v.and_then(|v| v.as_u64()).unwrap_or(1),
+            Err(e) => {
+                self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+                return;
+            }
+        };
+        if version >= u64::from(SCHEMA_VERSION) {
+            return;
+        }
+        // 1 → 2: the shapes did not change; only the version is recorded.
+        if let Err(e) = self
+            .set(Area::Local, keys::SCHEMA_VERSION, &SCHEMA_VERSION)
+            .await
+        {
+            self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+        }
+    }
+
+    // -- settings --------------------------------------------------------------------
+
+    /// The stored settings as they are, unchecked; `Ok(None)` when none are stored.
+    pub async fn settings_value(&self) -> Result<Option<Value>, String> {
+        self.get(Area::Local, keys::SETTINGS).await
+    }
+
+    /// The settings the chat loop acts on ([`Settings::from_stored`]): a refused storage read
+    /// is tried once more, and if the settings still cannot be known, no call runs by itself.
+    pub async fn chat_settings(&self) -> Settings {
+        let mut read = self.settings_value().await;
+        if read.is_err() {
+            read = self.settings_value().await;
+        }
+        let settings = Settings::from_stored(read);
+        // The chat loop reads the settings on every update of a streaming answer: say each
+        // problem once, not once per update.
+        let told = self.warned.replace(settings.unreadable.clone()) == settings.unreadable;
+        if let Some(problem) = &settings.unreadable
+            && !told
+        {
+            self.host.log(
+                Level::Warn,
+                &format!("[MCP Bridge] stored settings unusable ({problem}); every tool call waits for the user's go"),
+            );
+        }
+        settings
+    }
+
+    /// The settings for the options page: as the chat loop sees them, but a refused storage
+    /// read is an error (a save merged into the defaults would drop the user's policies).
+    pub async fn settings(&self) -> Result<Settings, String> {
+        self.settings_value()
+            .await
+            .map(|stored| Settings::from_stored(Ok(stored)))
+    }
+
+    pub async fn save_settings(&self, settings: &Settings) -> Result<(), String> {
+        self.set(Area::Local, keys::SETTINGS, settings).await
+    }
+
+    // -- tab state -------------------------------------------------------------------
+
+    /// One tab's state; a fresh one when none is stored or it cannot be read.
+    pub async fn tab(&self, tab: i32) -> TabState {
+        let key = format!("{}{tab}", keys::TAB_PREFIX);
+        match self.get(Area::Session, &key).await {
+            Ok(Some(v)) => json_read::from_value(&v).unwrap_or_default(),
+            _ => TabState::default(),
+        }
+    }
+
+    pub async fn save_tab(&self, tab: i32, state: &TabState) {
+        let key = format!("{}{tab}", keys::TAB_PREFIX);
+        if let Err(e) = self.set(Area::Session, &key, state).await {
+            let m = format!("[MCP Bridge] could not save tab state: {e}");
+            self.host.log(Level::Warn, &m);
+        }
+    }
+
+    /// Reads a tab's state, changes it, saves it, and returns it.
+    pub async fn update_tab(&self, tab: i32, change: impl FnOnce(&mut TabState)) -> TabState {
+        let mut state = self.tab(tab).await;
+        change(&mut state);
+        self.save_tab(tab, &state).await;
+        state
+    }
+
+    // -- executed calls --------------------------------------------------------------
+
+    /// Keys of calls that already ran, newest last; survives restarts.
+    pub async fn executed(&self) -> Vec<String> {
+        match self.get(Area::Local, keys::EXECUTED).await {
+            Ok(Some(v)) => json_read::from_value(&v).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub async fn was_executed(&self, key: &str) -> bool {
+        self.executed().await.iter().any(|k| k == key)
+    }
+
+    /// Records `key` as executed. Called before the bridge sees the call, so a crash, reload
+    /// or worker restart in between can lose a result but never run the call twice.
+    pub async fn mark_executed(&self, key: &str) {
+        let mut keys = self.executed().await;
+        if keys.iter().any(|k| k == key) {
+            return;
+        }
+        keys.push(key.to_string());
+        let excess = keys.len().saturating_sub(EXECUTED_CAP);
+        keys.drain(..excess);
+        if let Err(e) = self.set(Area::Local, keys::EXECUTED, &keys).await {
+            self.host.log(Level::Error, &format!("[MCP Bridge] {e}"));
+        }
+    }
+
+    // -- error log -------------------------------------------------------------------
+
+    pub async fn error_log(&self) -> ErrorLog {
+        ErrorLog::from_stored(self.get(Area::Local, keys::ERROR_LOG).await.ok().flatten())
+    }
+
+    pub async fn save_error_log(&self, log: &ErrorLog) -> Result<(), String> {
+        self.set(Area::Local, keys::ERROR_LOG, log).await
+    }
+
+    /// Keeps the unmasked record of a failed tool call for the error log. `site` is the chat
+    /// page's host. Never fails the caller: a storage error is logged to the console.
+    /// Concurrent calls are written one batch at a time.
+    pub async fn record_failure(&self, site: Option<String>, record: ErrorRecord) {
+        let site = site.filter(|s| !s.is_empty());
+        let now = self.host.now_ms();
+        self.pending_failures.borrow_mut().push((now, site, record));
+        if self.writing_failures.replace(true) {
+            return; // the write under way picks this one up
+        }
+        loop {
+            let batch = std::mem::take(&mut *self.pending_failures.borrow_mut());
+            if batch.is_empty() {
+                break;
+            }
+            let mut log = self.error_log().await;
+            for (time, site, record) in batch {
+                log.push(time, site, record);
+            }
+            if let Err(e) = self.save_error_log(&log).await {
+                let m = format!("[MCP Bridge] error log not saved: {e}");
+                self.host.log(Level::Warn, &m);
+            }
+        }
+        self.writing_failures.set(false);
+    }
+
+    // -- sites -----------------------------------------------------------------------
+
+    /// The user's own site configs.
+    pub async fn custom_sites(&self) -> CustomSites {
+        CustomSites::from_stored(
+            self.get(Area::Local, keys::CUSTOM_SITES)
+                .await
+                .ok()
+                .flatten(),
+        )
+    }
+
+    pub async fn save_custom_sites(&self, sites: &CustomSites) -> Result<(), String> {
+        self.set(Area::Local, keys::CUSTOM_SITES, sites).await
+    }
+
+    /// The shipped site config files (`sites/index.json` and the files it lists) as
+    /// `(file name, JSON text)`, unparsed, so callers can say what is wrong with a broken
+    /// one. Read once per worker.
+    pub async fn builtin_site_files(&self) -> Vec<(String, String)> {
+        if let Some(files) = self.site_files.borrow().clone() {
+            return files;
+        }
+        let mut out = Vec::new();
+        if let Some(index) = self.host.own_file("sites/index.json").await {
+            let names: Vec<String> = json_read::read(&index).unwrap_or_default();
+            for name in names {
+                if let Some(raw) = self.host.own_file(&format!("sites/{name}")).await {
+                    out.push((name, raw));
+                }
+            }
+        }
+        *self.site_files.borrow_mut() = Some(out.clone());
+        out
+    }
+
+    /// The shipped site configs that validate.
+    pub async fn builtin_sites(&self) -> Vec<SiteConfig> {
+        if let Some(sites) = self.sites.borrow().clone() {
+            return sites;
+        }
+        let sites: Vec<SiteConfig> = self
+            .builtin_site_files()
+            .await
+            .iter()
+            .filter_map(|(_, raw)| SiteConfig::parse(raw).ok())
+            .collect();
+        *self.sites.borrow_mut() = Some(sites.clone());
+        sites
+    }
+}

@@ -1,0 +1,43 @@
+//! The browser edge (wasm32 only): the [`WebHost`] behind the host seam, and the one
+//! [`Background`] a worker runs, fed by `lib.rs`.
+
+pub mod host;
+
+use crate::domain::messages::Origin;
+use crate::runtime::dispatch::Background;
+pub use host::WebHost;
+use std::rc::Rc;
+use wasm_bindgen::JsValue;
+
+thread_local! {
+    static BACKGROUND: Rc<Background<WebHost>> = Rc::new(Background::new(WebHost));
+}
+
+/// Answers one message from a content script or an extension page.
+pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
+    let (origin, tab) = sender_origin(sender);
+    let background = BACKGROUND.with(Rc::clone);
+    let response = background.handle(message, origin, tab).await;
+    host::to_js(&response).unwrap_or(JsValue::NULL)
+}
+
+/// A sender is an extension page only when the browser says its URL is ours; everything
+/// else is treated as an untrusted content script. The tab id comes from the browser too.
+fn sender_origin(sender: &JsValue) -> (Origin, Option<i32>) {
+    let get = |obj: &JsValue, key: &str| js_sys::Reflect::get(obj, &JsValue::from_str(key)).ok();
+    let url = get(sender, "url")
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let tab_id = get(sender, "tab")
+        .filter(|t| t.is_object())
+        .and_then(|t| get(&t, "id"))
+        .and_then(|id| id.as_f64())
+        .map(|id| id as i32);
+    let own = host::runtime_get_url("");
+    let origin = if !own.is_empty() && url.starts_with(&own) {
+        Origin::ExtensionPage
+    } else {
+        Origin::ContentScript
+    };
+    (origin, tab_id)
+}
