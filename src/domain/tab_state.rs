@@ -110,10 +110,13 @@ pub fn text_hash(text: &str) -> u64 {
     h & ((1 << 53) - 1)
 }
 
-/// The identity of "this call in this message": the same call in the same message is
-/// never run twice; the same call in a later message is a new call.
-pub fn execution_key(index: u32, hash: u64, call_fingerprint: &str) -> String {
-    format!("{index}:{hash:016x}:{call_fingerprint}")
+/// The identity of "this call in this message of this conversation": the same call in the
+/// same message is never run twice, even when the conversation is open in two tabs; the
+/// same call in a later message, or in another conversation whose message happens to read
+/// the same, is a new call. The conversation is the page's address without its fragment.
+pub fn execution_key(url: &str, index: u32, hash: u64, call_fingerprint: &str) -> String {
+    let conversation = url.split('#').next().unwrap_or_default();
+    format!("{conversation}|{index}:{hash:016x}:{call_fingerprint}")
 }
 
 impl TabState {
@@ -198,7 +201,7 @@ impl TabState {
         let call = match find_last_call(text) {
             None => return Decision::Nothing,
             Some(Err(malformed)) => {
-                let key = execution_key(index, hash, "malformed");
+                let key = execution_key(&self.url, index, hash, "malformed");
                 if executed(&key) {
                     return Decision::Nothing;
                 }
@@ -206,7 +209,7 @@ impl TabState {
             }
             Some(Ok(call)) => call,
         };
-        let key = execution_key(index, hash, &call.fingerprint());
+        let key = execution_key(&self.url, index, hash, &call.fingerprint());
         if executed(&key) {
             return Decision::Nothing;
         }
@@ -288,9 +291,12 @@ mod tests {
             d
         }
         fn settle(&mut self, index: u32, text: &str) -> Decision {
-            self.report(index, text, false);
+            self.settle_at("https://chat.example.com/c/1", index, text)
+        }
+        fn settle_at(&mut self, url: &str, index: u32, text: &str) -> Decision {
+            self.report_full(url, index, text, false, false);
             self.now += 600.0;
-            self.report(index, text, false)
+            self.report_full(url, index, text, false, false)
         }
     }
 
@@ -472,6 +478,30 @@ mod tests {
         let hash = json["textHash"].as_u64().unwrap();
         assert!(hash < (1 << 53), "not exact as a JS number");
         assert_eq!(serde_json::from_value::<TabState>(json).unwrap(), h.state);
+    }
+
+    #[test]
+    fn one_message_is_one_call_per_conversation_not_per_tab() {
+        let mut a = Harness::new();
+        a.report(0, "hi", false);
+        let Decision::Run { key: first, .. } = a.settle(1, CALL) else {
+            panic!()
+        };
+        // The same conversation in a second tab: the same key, so it never runs twice.
+        let mut b = Harness::new();
+        b.executed = a.executed.clone();
+        b.report(0, "hi", false);
+        assert_eq!(b.settle(1, CALL), Decision::Nothing);
+        // Another conversation whose answer reads the same is another call.
+        let mut c = Harness::new();
+        c.executed = a.executed.clone();
+        c.report_full("https://chat.example.com/c/2", 0, "hi", false, false);
+        c.now += 600.0;
+        let Decision::Run { key: other, .. } = c.settle_at("https://chat.example.com/c/2", 1, CALL)
+        else {
+            panic!()
+        };
+        assert_ne!(first, other);
     }
 
     #[test]

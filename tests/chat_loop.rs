@@ -1,0 +1,16 @@
+//! The chat loop's decisions, run natively over an in-memory host: what runs, when, how
+//! often, what the AI and the user are told. The browser path is covered end to end in
+//! `tests/e2e`.
+
+mod chat_loop {
+    pub mod world;
+
+    mod at_most_once;
+    mod cancel_and_poll;
+    mod delivery;
+    mod pages;
+    mod policies;
+    mod rounds;
+    mod settle;
+    mod store;
+}

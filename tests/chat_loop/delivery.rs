@@ -1,0 +1,165 @@
+//! What reaches the chat: the report typed once and sent, in the user's language, with the
+//! unmasked record kept in the extension and never a result lost when typing fails.
+
+use super::world::*;
+use mcp_bridge_core::runtime::host::{Area, Level, Transport};
+use serde_json::json;
+
+fn tool_error(req: &mcp_bridge_core::runtime::host::HttpRequest) -> Answer {
+    if req.url.ends_with("/execute") {
+        ok_json(
+            200,
+            json!({"success": true, "result": {"isError": true, "content": [
+                {"type": "text", "text": "ValueError: password=hunter2 is wrong"}]}}),
+        )
+    } else {
+        healthy_bridge(req)
+    }
+}
+
+#[test]
+fn a_result_is_typed_once_and_sent() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1);
+    assert!(typed[0].starts_with("<tool_result>"), "{}", typed[0]);
+    assert!(typed[0].contains("**Tool**: `get_current_time`"));
+    assert_eq!(w.submits(1), 1);
+    assert_eq!(w.last_float(1)["status"], "success");
+    assert_eq!(w.tab_state(1)["phase"], "done");
+}
+
+#[test]
+fn with_auto_send_off_the_result_is_typed_but_not_sent() {
+    let mut w = World::new();
+    w.settings(json!({"autoSend": false}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert_eq!(w.typed(1).len(), 1);
+    assert_eq!(w.submits(1), 0);
+}
+
+#[test]
+fn a_result_that_cannot_be_typed_is_offered_for_copying() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.host
+        .0
+        .typing_fails
+        .borrow_mut()
+        .insert(1, "the input is gone".into());
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let f = w.last_float(1);
+    assert!(f["detail"].as_str().unwrap().contains("the input is gone"));
+    assert!(f["report"].as_str().unwrap().contains("<tool_result>"));
+    assert_eq!(w.submits(1), 0, "nothing half-typed is sent");
+}
+
+#[test]
+fn a_tool_error_is_reported_masked_and_logged_unmasked() {
+    let mut w = World::new();
+    w.bridge(tool_error);
+    w.open_chat(1);
+    w.answer(1, 1, &call("check", json!({})));
+    let typed = &w.typed(1)[0];
+    assert!(!typed.contains("hunter2"), "{typed}");
+    let log = w.stored(Area::Local, "errorLog").expect("error log");
+    let text = log.to_string();
+    assert!(
+        text.contains("hunter2"),
+        "the log keeps the unmasked record: {text}"
+    );
+    assert!(text.contains("chat.deepseek.com"), "with the site: {text}");
+    assert_eq!(w.tab_state(1)["phase"], "error");
+    let logs = w.host.0.logs.borrow();
+    assert!(
+        logs.iter()
+            .any(|(l, m)| *l == Level::Error && m.contains("Tool error details"))
+    );
+}
+
+#[test]
+fn failures_of_several_tabs_at_once_are_all_logged() {
+    let mut w = World::new();
+    w.bridge(tool_error);
+    let url = |tab: i32| format!("https://chat.deepseek.com/a/chat/s/{tab}");
+    for tab in 1..=3 {
+        w.page_ready(tab, &url(tab));
+    }
+    for _ in 0..2 {
+        for tab in 1..=3 {
+            let c = call("check", json!({}));
+            w.tab(
+                tab,
+                json!({"type": "message-updated", "url": url(tab), "index": 1, "text": c,
+                       "generating": false}),
+            );
+        }
+        w.advance(600.0);
+    }
+    let log = w.stored(Area::Local, "errorLog").unwrap();
+    assert_eq!(log["entries"].as_array().map(Vec::len), Some(3), "{log}");
+}
+
+#[test]
+fn a_bridge_that_is_not_running_is_named_in_the_float() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "unreachable");
+    assert!(f["detail"].as_str().unwrap().contains("not running"));
+}
+
+#[test]
+fn reports_follow_the_language_setting() {
+    let mut w = World::new();
+    w.settings(json!({"language": "zh"}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.typed(1)[0].contains("工具执行结果"), "{}", w.typed(1)[0]);
+}
+
+#[test]
+fn auto_language_follows_the_browser() {
+    let mut w = World::new();
+    w.ui_language("zh-CN");
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.typed(1)[0].contains("工具执行结果"));
+    let mut w = World::new();
+    w.ui_language("en-GB");
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.typed(1)[0].contains("Tool execution result"));
+}
+
+#[test]
+fn a_malformed_call_is_reported_once() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let bad = "<tool_code>\n{\"tool_name\": \"x\", \"arguments\": {oops}}\n</tool_code>";
+    w.answer(1, 1, bad);
+    w.answer(1, 1, bad);
+    assert!(w.executes().is_empty());
+    assert_eq!(w.typed(1).len(), 1);
+}
+
+#[test]
+fn the_bearer_token_and_address_come_from_the_settings() {
+    let mut w = World::new();
+    w.settings(json!({"bridgeUrl": "http://127.0.0.1:4000", "token": "tok-123"}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let requests = w.host.0.requests.borrow();
+    let exec = requests
+        .iter()
+        .find(|r| r.url.ends_with("/execute"))
+        .unwrap();
+    assert_eq!(exec.url, "http://127.0.0.1:4000/execute");
+    assert_eq!(exec.bearer.as_deref(), Some("tok-123"));
+    assert_eq!(exec.json.as_ref().unwrap()["wait"], 20);
+}

@@ -1,0 +1,132 @@
+//! A page opening: which sites the extension works on, the float it starts with, the
+//! instructions, and who may send which message.
+
+use super::world::*;
+use mcp_bridge_core::domain::messages::{Origin, Response};
+use mcp_bridge_core::runtime::host::Transport;
+use serde_json::{Value, json};
+
+fn setup(r: Response) -> Value {
+    serde_json::to_value(r).unwrap()
+}
+
+#[test]
+fn a_supported_site_gets_its_config_and_a_ready_float() {
+    let mut w = World::new();
+    let r = setup(w.page_ready(1, URL));
+    assert_eq!(r["type"], "page-setup");
+    assert_eq!(r["site"]["id"], "deepseek");
+    assert_eq!(r["float"]["status"], "ready");
+    assert!(r["float"]["title"].as_str().unwrap().contains("DeepSeek"));
+}
+
+#[test]
+fn an_unknown_site_is_off_and_says_why() {
+    let mut w = World::new();
+    let r = setup(w.page_ready(1, "https://example.org/chat"));
+    assert!(r["site"].is_null());
+    assert_eq!(r["problem"], "no site config for this page");
+    assert_eq!(r["float"]["status"], "disabled");
+}
+
+#[test]
+fn a_site_turned_off_in_the_options_stays_off() {
+    let mut w = World::new();
+    w.settings(json!({"sites": {"deepseek": {"disabled": true}}}));
+    let r = setup(w.page_ready(1, URL));
+    assert!(r["site"].is_null());
+    assert_eq!(r["problem"], "turned off in the options");
+}
+
+#[test]
+fn a_bridge_that_is_down_shows_in_the_float_when_the_page_opens() {
+    let mut w = World::new();
+    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("refused".into()))));
+    w.page_ready(1, URL);
+    assert_eq!(w.last_float(1)["status"], "unreachable");
+}
+
+#[test]
+fn a_custom_site_overrides_a_built_in_one() {
+    let mut w = World::new();
+    let custom = json!([{"id": "my-deepseek", "name": "My DeepSeek", "hosts": ["chat.deepseek.com"],
+        "editor": "textarea", "selectors": {"input": ["textarea"], "send": ["button"],
+        "assistantMessage": [".m"], "generating": [".g"]}}]);
+    w.store(
+        mcp_bridge_core::runtime::host::Area::Local,
+        "customSites",
+        custom,
+    );
+    let r = setup(w.page_ready(1, URL));
+    assert_eq!(r["site"]["id"], "my-deepseek");
+}
+
+#[test]
+fn insert_instructions_types_the_services_without_sending() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.action(1, json!({"action": "insert-instructions"}));
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1);
+    assert!(
+        typed[0].contains("time") && typed[0].contains("demo"),
+        "{}",
+        typed[0]
+    );
+    assert!(typed[0].contains("list_tools_in_service"));
+    assert_eq!(w.submits(1), 0);
+}
+
+#[test]
+fn an_empty_chat_gets_the_instructions_only_when_the_user_asked_for_that() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.tab(1, json!({"type": "empty-chat", "url": URL}));
+    assert!(w.typed(1).is_empty());
+    w.settings(json!({"sites": {"deepseek": {"autoInsertInstructions": true}}}));
+    w.tab(1, json!({"type": "empty-chat", "url": URL}));
+    assert_eq!(w.typed(1).len(), 1);
+}
+
+#[test]
+fn details_open_the_options_page() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.action(1, json!({"action": "open-details"}));
+    assert_eq!(w.host.0.options_opened.get(), 1);
+}
+
+#[test]
+fn a_chat_page_cannot_reach_the_options_backend() {
+    let mut w = World::new();
+    let r = w.tab(
+        1,
+        json!({"type": "save-settings", "settings": {"token": "evil"}}),
+    );
+    assert_eq!(setup(r)["type"], "error");
+    let r = w.page(json!({"type": "get-settings"}));
+    assert_eq!(setup(r)["data"]["token"], "");
+}
+
+#[test]
+fn chat_messages_must_come_from_a_tab() {
+    let mut w = World::new();
+    let r = w.send(
+        Origin::ContentScript,
+        None,
+        json!({"type": "page-ready", "url": URL}),
+    );
+    assert_eq!(
+        setup(r.unwrap())["message"],
+        "chat messages must come from a tab"
+    );
+}
+
+#[test]
+fn ping_answers_with_the_version_to_both_sides() {
+    let mut w = World::new();
+    let r = setup(w.tab(1, json!({"type": "ping"})));
+    assert_eq!(r["version"], mcp_bridge_core::VERSION);
+    let r = setup(w.page(json!({"type": "ping"})));
+    assert_eq!(r["type"], "pong");
+}

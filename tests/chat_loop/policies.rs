@@ -1,0 +1,175 @@
+//! The user's say: Allow, Ask and Deny per tool, automatic execution off, settings that
+//! cannot be read, and the calls the user starts by hand.
+
+use super::world::*;
+use serde_json::json;
+
+#[test]
+fn a_denied_tool_is_not_run_and_the_ai_is_told_not_to_call_it_again() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"*:crash": "deny"}}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("crash", json!({})));
+    assert!(w.executes().is_empty());
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1);
+    assert!(
+        typed[0].contains("does not allow the tool crash"),
+        "{}",
+        typed[0]
+    );
+    assert_eq!(w.last_float(1)["error"]["errorType"], "ToolDenied");
+}
+
+#[test]
+fn a_deny_for_a_server_holds_for_calls_that_name_it() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:echo": "deny"}}));
+    w.open_chat(1);
+    w.answer(1, 1, &call_on("demo", "echo", json!({"text": "hi"})));
+    assert!(w.executes().is_empty());
+}
+
+#[test]
+fn an_ask_tool_waits_for_the_user_and_runs_on_their_go() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"*:echo": "ask"}}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("echo", json!({"text": "hi"})));
+    assert!(w.executes().is_empty());
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "confirm");
+    assert!(f["detail"].as_str().unwrap().contains("ask before running"));
+    assert!(f["detail"].as_str().unwrap().contains("{\"text\":\"hi\"}"));
+    w.action(1, json!({"action": "confirm", "run": true}));
+    assert_eq!(w.executes().len(), 1);
+    // A second go for the same prompt does nothing.
+    w.action(1, json!({"action": "confirm", "run": true}));
+    assert_eq!(w.executes().len(), 1);
+}
+
+#[test]
+fn skipping_an_ask_prompt_runs_nothing_and_does_not_ask_again() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"*:echo": "ask"}}));
+    w.open_chat(1);
+    let c = call("echo", json!({}));
+    w.answer(1, 1, &c);
+    w.action(1, json!({"action": "confirm", "run": false}));
+    assert_eq!(w.last_float(1)["status"], "ready");
+    let floats = w.floats(1).len();
+    w.answer(1, 1, &c);
+    assert!(w.executes().is_empty());
+    assert_eq!(w.floats(1).len(), floats, "no second prompt");
+}
+
+#[test]
+fn with_automatic_execution_off_every_call_asks_first() {
+    let mut w = World::new();
+    w.settings(json!({"autoExecute": false}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.executes().is_empty());
+    let f = w.last_float(1);
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Automatic execution is off")
+    );
+}
+
+#[test]
+fn settings_that_no_longer_validate_hold_every_call_and_say_why() {
+    let mut w = World::new();
+    w.store(
+        mcp_bridge_core::runtime::host::Area::Local,
+        "settings",
+        json!({"token": "t", "stackLines": "ten"}),
+    );
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.executes().is_empty());
+    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("stackLines"), "{detail}");
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let r = w.host.0.requests.borrow().last().cloned().unwrap();
+    assert_eq!(r.bearer.as_deref(), Some("t"), "the valid token is kept");
+}
+
+#[test]
+fn a_storage_read_refused_once_is_tried_again() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"*:crash": "deny"}}));
+    w.open_chat(1);
+    let c = call("crash", json!({}));
+    w.message(1, 1, &c, false);
+    w.advance(600.0);
+    w.host.0.failing_reads.set(1);
+    w.message(1, 1, &c, false);
+    assert!(w.executes().is_empty(), "the deny was still known");
+    assert!(w.typed(1)[0].contains("does not allow"));
+}
+
+#[test]
+fn settings_that_cannot_be_read_at_all_hold_the_call() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let c = call("get_current_time", json!({}));
+    w.message(1, 1, &c, false);
+    w.advance(600.0);
+    w.host.0.failing_reads.set(2);
+    w.message(1, 1, &c, false);
+    assert!(w.executes().is_empty());
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    let warnings = w.host.0.logs.borrow().len();
+    assert_eq!(warnings, 1, "the problem is logged once");
+}
+
+#[test]
+fn a_pasted_call_runs_each_time_it_is_pasted() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let c = call("get_current_time", json!({}));
+    w.action(1, json!({"action": "manual-input", "text": c}));
+    w.advance(10.0);
+    w.action(1, json!({"action": "manual-input", "text": c}));
+    assert_eq!(w.executes().len(), 2);
+}
+
+#[test]
+fn a_pasted_call_still_obeys_deny() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"*:crash": "deny"}}));
+    w.open_chat(1);
+    w.action(
+        1,
+        json!({"action": "manual-input", "text": call("crash", json!({}))}),
+    );
+    assert!(w.executes().is_empty());
+}
+
+#[test]
+fn pasted_text_without_a_call_is_refused() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let r = w.action(1, json!({"action": "manual-input", "text": "no call here"}));
+    let r = serde_json::to_value(r.unwrap()).unwrap();
+    assert_eq!(r["type"], "error");
+}
+
+#[test]
+fn the_tool_list_leaves_denied_tools_out() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"time:convert_time": "deny"}}));
+    w.open_chat(1);
+    w.answer(
+        1,
+        1,
+        &call("list_tools_in_service", json!({"service_name": "time"})),
+    );
+    assert!(w.executes().is_empty(), "listing runs no tool");
+    let typed = w.typed(1);
+    assert!(typed[0].contains("get_current_time"), "{}", typed[0]);
+    assert!(!typed[0].contains("convert_time"), "{}", typed[0]);
+}

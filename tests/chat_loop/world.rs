@@ -1,0 +1,458 @@
+//! The in-memory host behind the seam, and a `World` that drives one background worker
+//! with it: storage that survives a worker restart, a clock the test moves, chat tabs that
+//! record what the core told them, and a scripted bridge whose answers can be held back.
+
+use futures::channel::oneshot;
+use futures::executor::{LocalPool, LocalSpawner};
+use futures::task::LocalSpawnExt;
+use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
+use mcp_bridge_core::runtime::dispatch::Background;
+use mcp_bridge_core::runtime::host::{
+    Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
+};
+use serde_json::{Value, json};
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::rc::Rc;
+
+/// What a scripted bridge does with one request.
+pub enum Answer {
+    Now(Result<HttpResponse, Transport>),
+    /// Parked until the test answers it with [`World::release`].
+    Hold,
+}
+
+type Script = Box<dyn FnMut(&HttpRequest) -> Answer>;
+
+pub struct Inner {
+    storage: RefCell<BTreeMap<(Area, String), Value>>,
+    now: Cell<f64>,
+    ui_language: RefCell<String>,
+    files: BTreeMap<String, String>,
+    /// Every command sent to a tab, in order.
+    pub commands: RefCell<Vec<(i32, Command)>>,
+    /// Tabs whose content script fails to type (the reason it gives).
+    pub typing_fails: RefCell<BTreeMap<i32, String>>,
+    /// Every HTTP request, in order.
+    pub requests: RefCell<Vec<HttpRequest>>,
+    script: RefCell<Script>,
+    held: RefCell<
+        Vec<(
+            HttpRequest,
+            oneshot::Sender<Result<HttpResponse, Transport>>,
+        )>,
+    >,
+    spawner: RefCell<LocalSpawner>,
+    pub logs: RefCell<Vec<(Level, String)>>,
+    /// Storage reads that fail before one succeeds again.
+    pub failing_reads: Cell<u32>,
+    pub options_opened: Cell<u32>,
+    pub granted: Cell<bool>,
+    pub registered: RefCell<Vec<(String, Vec<String>)>>,
+}
+
+#[derive(Clone)]
+pub struct MemoryHost(pub Rc<Inner>);
+
+impl Host for MemoryHost {
+    async fn storage_get(&self, area: Area, key: &str) -> Result<Option<Value>, String> {
+        let failing = self.0.failing_reads.get();
+        if failing > 0 {
+            self.0.failing_reads.set(failing - 1);
+            return Err("reading extension storage failed: quota".into());
+        }
+        Ok(self
+            .0
+            .storage
+            .borrow()
+            .get(&(area, key.to_string()))
+            .cloned())
+    }
+
+    async fn storage_set(&self, area: Area, key: &str, value: Value) -> Result<(), String> {
+        self.0
+            .storage
+            .borrow_mut()
+            .insert((area, key.into()), value);
+        Ok(())
+    }
+
+    async fn tab_command(&self, tab: i32, command: &Command) -> Result<CommandResult, String> {
+        self.0.commands.borrow_mut().push((tab, command.clone()));
+        if let (Command::TypeText { .. }, Some(why)) =
+            (command, self.0.typing_fails.borrow().get(&tab))
+        {
+            return Ok(CommandResult {
+                ok: false,
+                reason: Some(why.clone()),
+            });
+        }
+        Ok(CommandResult {
+            ok: true,
+            reason: None,
+        })
+    }
+
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport> {
+        self.0.requests.borrow_mut().push(request.clone());
+        let answer = (self.0.script.borrow_mut())(&request);
+        match answer {
+            Answer::Now(r) => r,
+            Answer::Hold => {
+                let (tx, rx) = oneshot::channel();
+                self.0.held.borrow_mut().push((request, tx));
+                // A dropped sender (a worker that died) never answers.
+                match rx.await {
+                    Ok(r) => r,
+                    Err(_) => std::future::pending().await,
+                }
+            }
+        }
+    }
+
+    async fn own_file(&self, path: &str) -> Option<String> {
+        self.0.files.get(path).cloned()
+    }
+
+    async fn open_options_page(&self) -> Result<(), String> {
+        self.0.options_opened.set(self.0.options_opened.get() + 1);
+        Ok(())
+    }
+
+    async fn origins_granted(&self, _origins: &[String]) -> bool {
+        self.0.granted.get()
+    }
+
+    async fn register_content_script(&self, id: &str, origins: &[String]) -> Result<(), String> {
+        let entry = (id.to_string(), origins.to_vec());
+        self.0.registered.borrow_mut().push(entry);
+        Ok(())
+    }
+
+    async fn unregister_content_script(&self, id: &str) {
+        self.0.registered.borrow_mut().retain(|(i, _)| i != id);
+    }
+
+    fn now_ms(&self) -> f64 {
+        self.0.now.get()
+    }
+
+    fn ui_language(&self) -> String {
+        self.0.ui_language.borrow().clone()
+    }
+
+    fn spawn(&self, task: impl Future<Output = ()> + 'static) {
+        self.0
+            .spawner
+            .borrow()
+            .spawn_local(task)
+            .expect("the executor is gone");
+    }
+
+    fn log(&self, level: Level, message: &str) {
+        self.0.logs.borrow_mut().push((level, message.to_string()));
+    }
+}
+
+/// The shipped site configs, read from `extension/sites/` as the extension ships them.
+fn shipped_files() -> BTreeMap<String, String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/sites");
+    std::fs::read_dir(dir)
+        .expect("extension/sites")
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (
+                format!("sites/{name}"),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+pub fn ok_json(status: u16, body: Value) -> Answer {
+    Answer::Now(Ok(HttpResponse {
+        status,
+        trace_id: None,
+        body: body.to_string().into_bytes(),
+    }))
+}
+
+pub fn success(text: &str) -> Answer {
+    ok_json(
+        200,
+        json!({"success": true, "result": {"content": [{"type": "text", "text": text}]}}),
+    )
+}
+
+pub fn pending(call_id: &str) -> Answer {
+    ok_json(202, json!({"pending": true, "call_id": call_id}))
+}
+
+/// A bridge that is up, serves `time` (tools `get_current_time`, `convert_time`) and `demo`
+/// (`echo`, `crash`), and answers every call with "ok".
+pub fn healthy_bridge(req: &HttpRequest) -> Answer {
+    let path = req
+        .url
+        .splitn(4, '/')
+        .nth(3)
+        .unwrap_or_default()
+        .to_string();
+    match (req.method, path.as_str()) {
+        (Method::Get, "health") => ok_json(200, json!({"status": "ok", "version": "0.1.0"})),
+        (Method::Get, "tools") => ok_json(
+            200,
+            json!({"services": [
+                {"name": "time", "status": "running", "tools": 2},
+                {"name": "demo", "status": "running", "tools": 2}
+            ]}),
+        ),
+        (Method::Get, p) if p.starts_with("tools?serverName=") => ok_json(
+            200,
+            json!({"serverName": &p[17..], "tools": {"tools": [
+                {"name": "get_current_time", "description": "Now", "inputSchema": {"type": "object"}},
+                {"name": "convert_time", "description": "Convert", "inputSchema": {"type": "object"}}
+            ]}}),
+        ),
+        (Method::Post, "execute") => success("ok"),
+        (Method::Delete, _) => ok_json(200, json!({"cancelled": true})),
+        _ => ok_json(404, json!({"detail": "not found"})),
+    }
+}
+
+/// One background worker over a [`MemoryHost`], and the tabs talking to it.
+pub struct World {
+    pool: LocalPool,
+    pub host: MemoryHost,
+    background: Rc<Background<MemoryHost>>,
+}
+
+pub const URL: &str = "https://chat.deepseek.com/a/chat/s/1";
+/// Another conversation on the same site.
+pub const OTHER_URL: &str = "https://chat.deepseek.com/a/chat/s/2";
+/// DeepSeek's settle window (`extension/sites/deepseek.json`).
+pub const STABLE_MS: f64 = 500.0;
+
+impl World {
+    pub fn new() -> World {
+        let pool = LocalPool::new();
+        let host = MemoryHost(Rc::new(Inner {
+            storage: RefCell::new(BTreeMap::new()),
+            now: Cell::new(1_700_000_000_000.0),
+            ui_language: RefCell::new("en-US".into()),
+            files: shipped_files(),
+            commands: RefCell::new(Vec::new()),
+            typing_fails: RefCell::new(BTreeMap::new()),
+            requests: RefCell::new(Vec::new()),
+            script: RefCell::new(Box::new(healthy_bridge)),
+            held: RefCell::new(Vec::new()),
+            spawner: RefCell::new(pool.spawner()),
+            logs: RefCell::new(Vec::new()),
+            failing_reads: Cell::new(0),
+            options_opened: Cell::new(0),
+            granted: Cell::new(true),
+            registered: RefCell::new(Vec::new()),
+        }));
+        let background = Rc::new(Background::new(host.clone()));
+        World {
+            pool,
+            host,
+            background,
+        }
+    }
+
+    /// The bridge answers with `script` from now on.
+    pub fn bridge(&self, script: impl FnMut(&HttpRequest) -> Answer + 'static) {
+        *self.host.0.script.borrow_mut() = Box::new(script);
+    }
+
+    pub fn ui_language(&self, lang: &str) {
+        *self.host.0.ui_language.borrow_mut() = lang.into();
+    }
+
+    pub fn advance(&self, ms: f64) {
+        self.host.0.now.set(self.host.0.now.get() + ms);
+    }
+
+    /// Sends one message as the browser would deliver it and runs until everything stalls.
+    /// `None` when the answer is still waiting (on a held bridge request).
+    pub fn send(&mut self, origin: Origin, tab: Option<i32>, message: Value) -> Option<Response> {
+        let out = Rc::new(RefCell::new(None));
+        let (bg, slot) = (Rc::clone(&self.background), Rc::clone(&out));
+        let text = message.to_string();
+        self.pool
+            .spawner()
+            .spawn_local(async move {
+                let r = bg.handle(&text, origin, tab).await;
+                *slot.borrow_mut() = Some(r);
+            })
+            .unwrap();
+        self.pool.run_until_stalled();
+        out.borrow_mut().take()
+    }
+
+    pub fn tab(&mut self, tab: i32, message: Value) -> Response {
+        self.send(Origin::ContentScript, Some(tab), message)
+            .expect("the tab's message got no answer")
+    }
+
+    pub fn page(&mut self, message: Value) -> Response {
+        self.send(Origin::ExtensionPage, None, message)
+            .expect("the page's request got no answer")
+    }
+
+    pub fn page_ready(&mut self, tab: i32, url: &str) -> Response {
+        self.tab(tab, json!({"type": "page-ready", "url": url}))
+    }
+
+    pub fn message(&mut self, tab: i32, index: u32, text: &str, generating: bool) -> Response {
+        self.tab(
+            tab,
+            json!({"type": "message-updated", "url": URL, "index": index, "text": text,
+                   "generating": generating}),
+        )
+    }
+
+    /// A finished answer: reported, the settle window passes, reported again.
+    pub fn answer(&mut self, tab: i32, index: u32, text: &str) -> Response {
+        self.message(tab, index, text, false);
+        self.advance(STABLE_MS + 1.0);
+        self.message(tab, index, text, false)
+    }
+
+    /// A chat tab on DeepSeek with one message of the user's already there.
+    pub fn open_chat(&mut self, tab: i32) {
+        self.page_ready(tab, URL);
+        self.tab(
+            tab,
+            json!({"type": "message-updated", "url": URL, "index": 0, "text": "hello",
+                   "generating": false, "baseline": true}),
+        );
+    }
+
+    pub fn action(&mut self, tab: i32, action: Value) -> Option<Response> {
+        self.send(
+            Origin::ContentScript,
+            Some(tab),
+            json!({"type": "user-action", "action": action}),
+        )
+    }
+
+    /// The service worker is stopped and started again: memory and running tasks are
+    /// gone, storage (local and session) stays.
+    pub fn restart_worker(&mut self) {
+        self.pool = LocalPool::new();
+        *self.host.0.spawner.borrow_mut() = self.pool.spawner();
+        self.host.0.held.borrow_mut().clear();
+        self.background = Rc::new(Background::new(self.host.clone()));
+    }
+
+    /// Answers the held request number `i` (in the order they were held).
+    pub fn release(&mut self, i: usize, answer: Answer) {
+        let (_, tx) = self.host.0.held.borrow_mut().remove(i);
+        let Answer::Now(r) = answer else {
+            panic!("release needs an answer")
+        };
+        let _ = tx.send(r);
+        self.pool.run_until_stalled();
+    }
+
+    pub fn held(&self) -> Vec<HttpRequest> {
+        self.host
+            .0
+            .held
+            .borrow()
+            .iter()
+            .map(|(r, _)| r.clone())
+            .collect()
+    }
+
+    /// Bodies of every `POST /execute`.
+    pub fn executes(&self) -> Vec<Value> {
+        self.host
+            .0
+            .requests
+            .borrow()
+            .iter()
+            .filter(|r| r.method == Method::Post && r.url.ends_with("/execute"))
+            .map(|r| r.json.clone().unwrap_or_default())
+            .collect()
+    }
+
+    pub fn requests_to(&self, path: &str) -> usize {
+        let requests = self.host.0.requests.borrow();
+        requests.iter().filter(|r| r.url.contains(path)).count()
+    }
+
+    /// Every text typed into a tab's chat input.
+    pub fn typed(&self, tab: i32) -> Vec<String> {
+        let commands = self.host.0.commands.borrow();
+        let typed = commands.iter().filter_map(|(t, c)| match c {
+            Command::TypeText { text } if *t == tab => Some(text.clone()),
+            _ => None,
+        });
+        typed.collect()
+    }
+
+    pub fn submits(&self, tab: i32) -> usize {
+        let commands = self.host.0.commands.borrow();
+        commands
+            .iter()
+            .filter(|(t, c)| *t == tab && matches!(c, Command::Submit))
+            .count()
+    }
+
+    /// Every float a tab was told to draw, as JSON.
+    pub fn floats(&self, tab: i32) -> Vec<Value> {
+        let commands = self.host.0.commands.borrow();
+        let floats = commands.iter().filter_map(|(t, c)| match c {
+            Command::FloatState { float } if *t == tab => {
+                Some(serde_json::to_value(float).unwrap())
+            }
+            _ => None,
+        });
+        floats.collect()
+    }
+
+    pub fn last_float(&self, tab: i32) -> Value {
+        self.floats(tab).pop().expect("no float drawn")
+    }
+
+    pub fn stored(&self, area: Area, key: &str) -> Option<Value> {
+        let storage = self.host.0.storage.borrow();
+        storage.get(&(area, key.to_string())).cloned()
+    }
+
+    pub fn store(&self, area: Area, key: &str, value: Value) {
+        let mut storage = self.host.0.storage.borrow_mut();
+        storage.insert((area, key.to_string()), value);
+    }
+
+    /// Saves settings the way the options page does (and checks it was accepted).
+    pub fn settings(&mut self, settings: Value) {
+        let r = self.page(json!({"type": "save-settings", "settings": settings}));
+        assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    }
+
+    /// The tab's stored state.
+    pub fn tab_state(&self, tab: i32) -> Value {
+        self.stored(Area::Session, &format!("tab:{tab}"))
+            .unwrap_or_default()
+    }
+}
+
+/// A `<tool_code>` block calling `tool` with `args`.
+pub fn call(tool: &str, args: Value) -> String {
+    format!(
+        "Let me check.\n<tool_code>\n{}\n</tool_code>",
+        json!({"tool_name": tool, "arguments": args})
+    )
+}
+
+pub fn call_on(server: &str, tool: &str, args: Value) -> String {
+    format!(
+        "<tool_code>\n{}\n</tool_code>",
+        json!({"tool_name": tool, "server_name": server, "arguments": args})
+    )
+}
