@@ -24,6 +24,8 @@ pub enum Answer {
 }
 
 type Script = Box<dyn FnMut(&HttpRequest) -> Answer>;
+/// Where a held request's answer goes.
+type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
 pub struct Inner {
     storage: RefCell<BTreeMap<(Area, String), Value>>,
@@ -37,12 +39,7 @@ pub struct Inner {
     /// Every HTTP request, in order.
     pub requests: RefCell<Vec<HttpRequest>>,
     script: RefCell<Script>,
-    held: RefCell<
-        Vec<(
-            HttpRequest,
-            oneshot::Sender<Result<HttpResponse, Transport>>,
-        )>,
-    >,
+    held: RefCell<Vec<(HttpRequest, Reply)>>,
     spawner: RefCell<LocalSpawner>,
     pub logs: RefCell<Vec<(Level, String)>>,
     /// Storage reads that fail before one succeeds again.
