@@ -2,6 +2,7 @@
 //! the per-tab state machine, settings and site configs, the message contract. No I/O and
 //! no clock: everything here is a function of its inputs, tested natively.
 
+pub mod bridge_api;
 pub mod classify;
 pub mod custom_sites;
 pub mod error_log;

@@ -3,26 +3,8 @@
 //! `list_tools_in_service`. Short and neutral — no fake `<system>` tags, which chat sites
 //! flag as prompt injection.
 
+pub use crate::domain::bridge_api::Service;
 use crate::domain::report::Lang;
-use serde::Deserialize;
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct Service {
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub is_core: bool,
-}
-
-/// Services from a `GET /tools` body; `Err` names what is wrong with it.
-pub fn services_from(body: &serde_json::Value) -> Result<Vec<Service>, String> {
-    let list = body
-        .get("services")
-        .ok_or_else(|| "the bridge's /tools answer has no `services`".to_string())?;
-    crate::domain::json_read::from_value(list)
-        .map_err(|e| format!("the bridge's service list is odd: {e}"))
-}
 
 /// The instructions for `services`, in `lang`.
 pub fn build(services: &[Service], lang: Lang) -> String {
@@ -98,7 +80,7 @@ mod tests {
             {"name": "files", "description": "Files", "is_core": false},
             {"name": "db", "is_core": false}
         ]});
-        let text = build(&services_from(&body).unwrap(), Lang::En);
+        let text = build(&crate::domain::bridge_api::services(&body).unwrap(), Lang::En);
         assert!(text.contains("- time: Current time\n"), "{text}");
         assert!(!text.contains("more"));
         assert!(text.contains("- Others: files, db"));
@@ -115,7 +97,7 @@ mod tests {
     fn chinese_and_empty_lists_and_bad_bodies() {
         let text = build(&[], Lang::Zh);
         assert!(text.contains("没有可用的服务"));
-        assert!(services_from(&json!({"detail": "Not Found"})).is_err());
-        assert!(services_from(&json!({"services": [{"description": 1}]})).is_err());
+        assert!(crate::domain::bridge_api::services(&json!({"detail": "Not Found"})).is_err());
+        assert!(crate::domain::bridge_api::services(&json!({"services": [{"description": 1}]})).unwrap().is_empty());
     }
 }

@@ -4,6 +4,7 @@
 //! Pure, so every verdict is tested natively; the HTTP calls themselves live in
 //! `options_api`.
 
+use crate::domain::bridge_api;
 use crate::domain::outcome::{ErrorDetail, Outcome};
 pub use crate::domain::report::text::Lang;
 use crate::domain::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
@@ -369,29 +370,17 @@ pub struct ServiceView {
     pub is_core: bool,
 }
 
-/// The services of a `GET /tools` body.
+/// The services of a `GET /tools` body, as the page lists them.
 pub fn services(body: &Value) -> Result<Vec<ServiceView>, Problem> {
-    let list = body
-        .get("services")
-        .and_then(Value::as_array)
-        .ok_or_else(|| {
-            Problem::new(
-                "bad-answer",
-                None,
-                "GET /tools did not list `services`".into(),
-            )
-        })?;
+    let list = bridge_api::services(body).map_err(|m| Problem::new("bad-answer", None, m))?;
     Ok(list
-        .iter()
+        .into_iter()
         .map(|s| ServiceView {
-            name: str_of(s, "name"),
-            description: str_of(s, "description"),
-            status: s
-                .get("status")
-                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                .unwrap_or_else(|| "unknown".into()),
-            tool_count: s.get("tool_count").and_then(Value::as_u64),
-            is_core: s.get("is_core").and_then(Value::as_bool).unwrap_or(false),
+            name: s.name,
+            description: s.description,
+            status: s.status.unwrap_or_else(|| "unknown".into()),
+            tool_count: s.tool_count,
+            is_core: s.is_core,
         })
         .collect())
 }
@@ -476,61 +465,6 @@ pub fn reset_view(body: &Value) -> Value {
     })
 }
 
-/// One tool parameter, summarised from its JSON Schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ParamView {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub required: bool,
-    pub description: String,
-}
-
-/// The parameters of a tool's `inputSchema` (`properties` + `required`).
-pub fn params(schema: &Value) -> Vec<ParamView> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .map(|(name, p)| ParamView {
-                    name: name.clone(),
-                    kind: schema_type(p),
-                    required: required.contains(&name.as_str()),
-                    description: str_of(p, "description"),
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn schema_type(p: &Value) -> String {
-    match p.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" | "),
-        _ => {
-            if p.get("enum").is_some() {
-                "enum".into()
-            } else if let Some(any) = p.get("anyOf").and_then(Value::as_array) {
-                any.iter().map(schema_type).collect::<Vec<_>>().join(" | ")
-            } else {
-                "any".into()
-            }
-        }
-    }
-}
-
 /// One service of the Tools section: its tools with parameters and policies, or why its
 /// tools could not be listed.
 pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &Settings) -> Value {
@@ -538,29 +472,19 @@ pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &S
         Ok(b) => b,
         Err(p) => return json!({ "service": service, "tools": [], "problem": p.message }),
     };
-    let tools: Vec<Value> = body
-        .pointer("/tools/tools")
-        .and_then(Value::as_array)
-        .map(|tools| {
-            tools
-                .iter()
-                .map(|t| {
-                    let name = str_of(t, "name");
-                    let schema = t
-                        .get("parameters")
-                        .or_else(|| t.get("inputSchema"))
-                        .unwrap_or(&Value::Null);
-                    json!({
-                        "name": name,
-                        "key": format!("{}:{name}", service.name),
-                        "description": str_of(t, "description"),
-                        "params": params(schema),
-                        "policy": s.policy_for(Some(&service.name), &name),
-                    })
-                })
-                .collect()
+    let tools: Vec<Value> = bridge_api::tools(&body)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| {
+            json!({
+                "key": format!("{}:{}", service.name, t.name),
+                "policy": s.policy_for(Some(&service.name), &t.name),
+                "params": bridge_api::params(&t.schema),
+                "name": t.name,
+                "description": t.description,
+            })
         })
-        .unwrap_or_default();
+        .collect();
     json!({ "service": service, "tools": tools })
 }
 
@@ -910,7 +834,10 @@ mod tests {
             .iter()
             .find(|p| p["name"] == "n")
             .unwrap();
-        assert_eq!(n["type"], "integer | null");
+        // One summary for the page and the AI: `null` is what "optional" already says.
+        assert_eq!(n["type"], "integer");
+        let mode = p.as_array().unwrap().iter().find(|p| p["name"] == "mode");
+        assert_eq!(mode.unwrap()["type"], "\"a\"|\"b\"");
         let v = service_tools(
             &svc,
             Err(Problem::new("bad-answer", None, "server down".into())),

@@ -11,6 +11,7 @@ pub mod text;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::domain::bridge_api::{self, Tool, params};
 use crate::domain::classify::{Category, Diagnosis, diagnose};
 use crate::domain::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
 use crate::domain::redact::redact;
@@ -558,18 +559,12 @@ pub fn render_tool_list(
         ));
     }
     s.push('\n');
-    let list: &[Value] = match tools.get("tools") {
-        Some(Value::Array(a)) => a,
-        _ => match tools {
-            Value::Array(a) => a,
-            _ => &[],
-        },
-    };
+    let list = json.as_ref().and_then(bridge_api::tools).unwrap_or_default();
     if list.is_empty() {
         s.push_str(text::no_tools(lang));
         s.push('\n');
     }
-    for tool in list {
+    for tool in &list {
         s.push_str(&tool_line(tool, lang));
     }
     let closing = format!("\n{}", text::tools_closing(name, lang));
@@ -603,114 +598,36 @@ fn first_line(s: &str, n: usize) -> String {
 }
 
 /// ``- `name`: description`` and a parameters line.
-fn tool_line(tool: &Value, lang: Lang) -> String {
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or("?");
-    let desc = tool
-        .get("description")
-        .and_then(Value::as_str)
-        .map(|d| first_line(d, 200))
-        .unwrap_or_default();
+fn tool_line(tool: &Tool, lang: Lang) -> String {
+    let name = if tool.name.is_empty() { "?" } else { &tool.name };
+    let desc = first_line(&tool.description, 200);
     let mut s = if desc.is_empty() {
         format!("- `{name}`\n")
     } else {
         format!("- `{name}`: {desc}\n")
     };
-    let schema = tool
-        .get("parameters")
-        .or_else(|| tool.get("inputSchema"))
-        .or_else(|| tool.get("input_schema"))
-        .unwrap_or(&Value::Null);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let params: Vec<String> = match schema.get("properties") {
-        Some(Value::Object(props)) => ordered_props(props, &required)
-            .into_iter()
-            .map(|(p, ps)| {
-                let mut kind = type_of(ps);
-                if required.contains(&p.as_str()) {
-                    kind = format!("{kind}, {}", text::required_mark(lang));
-                }
-                match ps
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(|d| first_line(d, 120))
-                    .filter(|d| !d.is_empty())
-                {
-                    Some(d) => format!("`{p}` ({kind}): {d}"),
-                    None => format!("`{p}` ({kind})"),
-                }
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    if params.is_empty() {
-        s.push_str(&format!(
-            "  {}: {}\n",
-            text::params_label(lang),
-            text::no_params(lang)
-        ));
-    } else {
-        s.push_str(&format!(
-            "  {}: {}\n",
-            text::params_label(lang),
-            params.join("; ")
-        ));
-    }
-    s
-}
-
-/// Required parameters first (in the schema's `required` order), then the rest.
-fn ordered_props<'a>(
-    props: &'a serde_json::Map<String, Value>,
-    required: &[&str],
-) -> Vec<(&'a String, &'a Value)> {
-    let mut out: Vec<(&String, &Value)> = required
-        .iter()
-        .filter_map(|r| props.get_key_value(*r))
-        .collect();
-    // The optional ones by name: the map's own order depends on serde_json's features.
-    let optional = crate::domain::outcome::sorted_keys(props)
+    let params: Vec<String> = params(&tool.schema)
         .into_iter()
-        .filter(|k| !required.contains(&k.as_str()));
-    out.extend(optional.map(|k| (k, &props[k])));
-    out
-}
-
-/// A compact type of a JSON schema: `string`, `integer`, `array<string>`, `"a"|"b"`.
-fn type_of(schema: &Value) -> String {
-    if let Some(Value::Array(vals)) = schema.get("enum") {
-        return vals
-            .iter()
-            .take(10)
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join("|");
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(Value::Array(alts)) = schema.get(key) {
-            let ts: Vec<String> = alts.iter().map(type_of).filter(|t| t != "null").collect();
-            if !ts.is_empty() {
-                return ts.join("|");
+        .map(|p| {
+            let mut kind = p.kind;
+            if p.required {
+                kind = format!("{kind}, {}", text::required_mark(lang));
             }
-        }
-    }
-    match schema.get("type") {
-        Some(Value::String(t)) if t == "array" => match schema.get("items") {
-            Some(items) => format!("array<{}>", type_of(items)),
-            None => "array".into(),
-        },
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|t| *t != "null")
-            .collect::<Vec<_>>()
-            .join("|"),
-        _ => "any".into(),
-    }
+            let d = first_line(&p.description, 120);
+            if d.is_empty() {
+                format!("`{}` ({kind})", p.name)
+            } else {
+                format!("`{}` ({kind}): {d}", p.name)
+            }
+        })
+        .collect();
+    let list = if params.is_empty() {
+        text::no_params(lang).to_string()
+    } else {
+        params.join("; ")
+    };
+    s.push_str(&format!("  {}: {list}\n", text::params_label(lang)));
+    s
 }
 
 #[cfg(test)]

@@ -499,7 +499,7 @@ impl<H: Host> ChatLoop<H> {
         let lang = self.lang(settings);
         match self.client(settings).services().await {
             Ok(body) => {
-                let services = crate::domain::instructions::services_from(&body)?;
+                let services = crate::domain::bridge_api::services(&body)?;
                 let text = crate::domain::instructions::build(&services, lang);
                 let typed = self.command(tab, &Command::TypeText { text }).await;
                 if typed.ok {

@@ -67,7 +67,9 @@ pub enum Level {
 pub trait Host: Clone + 'static {
     /// One key's stored value; `Ok(None)` when unset.
     async fn storage_get(&self, area: Area, key: &str) -> Result<Option<Value>, String>;
-    async fn storage_set(&self, area: Area, key: &str, value: Value) -> Result<(), String>;
+    /// Stores `json`, the JSON text of a value (text, so that the wasm build serializes each
+    /// stored type once, straight to text, and the browser parses it).
+    async fn storage_set(&self, area: Area, key: &str, json: String) -> Result<(), String>;
 
     /// Sends a command to a tab's content script; its answer, or why there was none.
     async fn tab_command(&self, tab: i32, command: &Command) -> Result<CommandResult, String>;

@@ -70,8 +70,8 @@ impl<H: Host> Store<H> {
     }
 
     async fn set<T: Serialize + ?Sized>(&self, area: Area, key: &str, v: &T) -> Result<(), String> {
-        let value = serde_json::to_value(v).map_err(|e| e.to_string())?;
-        self.host.storage_set(area, key, value).await
+        let json = serde_json::to_string(v).map_err(|e| e.to_string())?;
+        self.host.storage_set(area, key, json).await
     }
 
     /// Brings stored values written by an older build up to [`SCHEMA_VERSION`]. Run once

@@ -102,8 +102,9 @@ impl Host for WebHost {
         from_js(&value).map_err(|e| format!("stored '{key}' is {e}"))
     }
 
-    async fn storage_set(&self, area: Area, key: &str, value: Value) -> Result<(), String> {
-        let items = object_with(key, &to_js(&value)?)?;
+    async fn storage_set(&self, area: Area, key: &str, json: String) -> Result<(), String> {
+        let value = js_sys::JSON::parse(&json).map_err(|e| js_err("JSON.parse failed", &e))?;
+        let items = object_with(key, &value)?;
         match area {
             Area::Local => storage_local_set(items).await,
             Area::Session => storage_session_set(items).await,

@@ -67,7 +67,8 @@ impl Host for MemoryHost {
             .cloned())
     }
 
-    async fn storage_set(&self, area: Area, key: &str, value: Value) -> Result<(), String> {
+    async fn storage_set(&self, area: Area, key: &str, json: String) -> Result<(), String> {
+        let value: Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
         self.0
             .storage
             .borrow_mut()

@@ -1,0 +1,204 @@
+//! The bridge's listing answers as the core reads them, in one place: the services of
+//! `GET /tools`, the tools of `GET /tools?serverName=`, and a tool's parameters summarised
+//! from its JSON Schema. The instructions, the tool-list report, the options page and the
+//! policy resolution all read them through here.
+
+use serde_json::Value;
+
+/// One MCP server of `GET /tools`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Service {
+    pub name: String,
+    pub description: String,
+    /// `running`, `failed`, … as the bridge says; `None` for bridges that do not say.
+    pub status: Option<String>,
+    pub tool_count: Option<u64>,
+    /// A core service is described in the instructions; the others are named.
+    pub is_core: bool,
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The services of a `GET /tools` body; `Err` says what is wrong with it.
+pub fn services(body: &Value) -> Result<Vec<Service>, String> {
+    let list = body
+        .get("services")
+        .and_then(Value::as_array)
+        .ok_or_else(|| "the bridge's /tools answer has no `services` list".to_string())?;
+    Ok(list
+        .iter()
+        .filter(|s| s.get("name").is_some_and(Value::is_string))
+        .map(|s| Service {
+            name: text(s, "name"),
+            description: text(s, "description"),
+            status: s
+                .get("status")
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)),
+            tool_count: s.get("tool_count").and_then(Value::as_u64),
+            is_core: s.get("is_core").and_then(Value::as_bool).unwrap_or(false),
+        })
+        .collect())
+}
+
+/// One tool of `GET /tools?serverName=`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    /// The input JSON Schema (`parameters`, `inputSchema` or `input_schema`).
+    pub schema: Value,
+}
+
+/// The tool list of a `GET /tools?serverName=` body: `{tools: {tools: […]}}`, or a bare list
+/// under `tools`. `None` when the body holds no list.
+pub fn tools(body: &Value) -> Option<Vec<Tool>> {
+    let tools = body.get("tools")?;
+    let list = match tools.get("tools") {
+        Some(Value::Array(a)) => a,
+        _ => tools.as_array()?,
+    };
+    Some(
+        list.iter()
+            .map(|t| Tool {
+                name: text(t, "name"),
+                description: text(t, "description"),
+                schema: t
+                    .get("parameters")
+                    .or_else(|| t.get("inputSchema"))
+                    .or_else(|| t.get("input_schema"))
+                    .cloned()
+                    .unwrap_or(Value::Null),
+            })
+            .collect(),
+    )
+}
+
+/// One parameter of a tool, summarised from its JSON Schema.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Param {
+    pub name: String,
+    /// A compact type: `string`, `integer`, `array<string>`, `"a"|"b"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub required: bool,
+    pub description: String,
+}
+
+/// The parameters of an input schema: the required ones first (in the schema's `required`
+/// order), then the optional ones by name.
+pub fn params(schema: &Value) -> Vec<Param> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let param = |name: &String, p: &Value, required: bool| Param {
+        name: name.clone(),
+        kind: type_of(p),
+        required,
+        description: text(p, "description"),
+    };
+    let mut out: Vec<Param> = required
+        .iter()
+        .filter_map(|r| props.get_key_value(*r))
+        .map(|(name, p)| param(name, p, true))
+        .collect();
+    // The map's own order depends on serde_json's features: sort the optional ones.
+    let optional = crate::domain::outcome::sorted_keys(props)
+        .into_iter()
+        .filter(|k| !required.contains(&k.as_str()));
+    out.extend(optional.map(|k| param(k, &props[k], false)));
+    out
+}
+
+/// A compact type of a JSON schema: `string`, `integer`, `array<string>`, `"a"|"b"`.
+pub fn type_of(schema: &Value) -> String {
+    if let Some(Value::Array(vals)) = schema.get("enum") {
+        let vals: Vec<String> = vals.iter().take(10).map(Value::to_string).collect();
+        return vals.join("|");
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(alts)) = schema.get(key) {
+            let ts: Vec<String> = alts.iter().map(type_of).filter(|t| t != "null").collect();
+            if !ts.is_empty() {
+                return ts.join("|");
+            }
+        }
+    }
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "array" => match schema.get("items") {
+            Some(items) => format!("array<{}>", type_of(items)),
+            None => "array".into(),
+        },
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => {
+            let ts: Vec<&str> = ts
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|t| *t != "null")
+                .collect();
+            ts.join("|")
+        }
+        _ => "any".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn services_read_the_bridges_list_and_skip_nameless_entries() {
+        let body = json!({"services": [
+            {"name": "time", "description": "Time", "status": "running", "tool_count": 2, "is_core": true},
+            {"name": "old"},
+            {"description": "no name"}
+        ]});
+        let s = services(&body).unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].status.as_deref(), Some("running"));
+        assert!(s[0].is_core);
+        assert_eq!(s[1].status, None);
+        assert!(services(&json!({"tools": []})).is_err());
+    }
+
+    #[test]
+    fn tools_read_both_list_shapes_and_every_schema_key() {
+        let nested = json!({"tools": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}});
+        assert_eq!(tools(&nested).unwrap()[0].schema["type"], "object");
+        let bare = json!({"tools": [{"name": "b", "input_schema": {"x": 1}}]});
+        assert_eq!(tools(&bare).unwrap()[0].schema["x"], 1);
+        assert_eq!(tools(&json!({"detail": "no"})), None);
+    }
+
+    #[test]
+    fn params_put_required_first_and_summarise_types() {
+        let schema = json!({
+            "properties": {
+                "z": {"type": "integer"},
+                "mode": {"enum": ["fast", "exact"]},
+                "tz": {"type": "string", "description": "IANA name"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "maybe": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            },
+            "required": ["tz"]
+        });
+        let p = params(&schema);
+        let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["tz", "maybe", "mode", "tags", "z"]);
+        assert!(p[0].required && p[0].description == "IANA name");
+        assert_eq!(p[1].kind, "string");
+        assert_eq!(p[2].kind, "\"fast\"|\"exact\"");
+        assert_eq!(p[3].kind, "array<string>");
+        assert!(params(&json!(null)).is_empty());
+    }
+}
