@@ -173,7 +173,8 @@ mod tests {
 
     #[test]
     fn tools_read_both_list_shapes_and_every_schema_key() {
-        let nested = json!({"tools": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}});
+        let nested =
+            json!({"tools": {"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}});
         assert_eq!(tools(&nested).unwrap()[0].schema["type"], "object");
         let bare = json!({"tools": [{"name": "b", "input_schema": {"x": 1}}]});
         assert_eq!(tools(&bare).unwrap()[0].schema["x"], 1);

@@ -80,7 +80,10 @@ mod tests {
             {"name": "files", "description": "Files", "is_core": false},
             {"name": "db", "is_core": false}
         ]});
-        let text = build(&crate::domain::bridge_api::services(&body).unwrap(), Lang::En);
+        let text = build(
+            &crate::domain::bridge_api::services(&body).unwrap(),
+            Lang::En,
+        );
         assert!(text.contains("- time: Current time\n"), "{text}");
         assert!(!text.contains("more"));
         assert!(text.contains("- Others: files, db"));
@@ -98,6 +101,10 @@ mod tests {
         let text = build(&[], Lang::Zh);
         assert!(text.contains("没有可用的服务"));
         assert!(crate::domain::bridge_api::services(&json!({"detail": "Not Found"})).is_err());
-        assert!(crate::domain::bridge_api::services(&json!({"services": [{"description": 1}]})).unwrap().is_empty());
+        assert!(
+            crate::domain::bridge_api::services(&json!({"services": [{"description": 1}]}))
+                .unwrap()
+                .is_empty()
+        );
     }
 }

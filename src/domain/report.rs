@@ -559,7 +559,10 @@ pub fn render_tool_list(
         ));
     }
     s.push('\n');
-    let list = json.as_ref().and_then(bridge_api::tools).unwrap_or_default();
+    let list = json
+        .as_ref()
+        .and_then(bridge_api::tools)
+        .unwrap_or_default();
     if list.is_empty() {
         s.push_str(text::no_tools(lang));
         s.push('\n');
@@ -599,7 +602,11 @@ fn first_line(s: &str, n: usize) -> String {
 
 /// ``- `name`: description`` and a parameters line.
 fn tool_line(tool: &Tool, lang: Lang) -> String {
-    let name = if tool.name.is_empty() { "?" } else { &tool.name };
+    let name = if tool.name.is_empty() {
+        "?"
+    } else {
+        &tool.name
+    };
     let desc = first_line(&tool.description, 200);
     let mut s = if desc.is_empty() {
         format!("- `{name}`\n")

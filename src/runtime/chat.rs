@@ -16,7 +16,6 @@ use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::tab_state::{Decision, Phase, TabState, Update};
 use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
@@ -33,8 +32,35 @@ pub struct ChatLoop<H: Host> {
     host: H,
     store: Rc<Store<H>>,
     /// Tabs whose call runs in this worker (a restarted worker has none and resumes).
-    running: RefCell<BTreeSet<i32>>,
-    cancelled: RefCell<BTreeSet<i32>>,
+    running: TabSet,
+    /// Tabs whose user pressed Cancel while their call ran.
+    cancelled: TabSet,
+}
+
+/// A set of tab ids: a handful at most, so a plain list.
+#[derive(Default)]
+struct TabSet(RefCell<Vec<i32>>);
+
+impl TabSet {
+    fn contains(&self, tab: i32) -> bool {
+        self.0.borrow().contains(&tab)
+    }
+
+    /// `false` when it was already there.
+    fn insert(&self, tab: i32) -> bool {
+        let new = !self.contains(tab);
+        if new {
+            self.0.borrow_mut().push(tab);
+        }
+        new
+    }
+
+    /// `false` when it was not there.
+    fn remove(&self, tab: i32) -> bool {
+        let had = self.contains(tab);
+        self.0.borrow_mut().retain(|t| *t != tab);
+        had
+    }
 }
 
 /// The report language a user's settings ask for, `Auto` following the browser.
@@ -52,8 +78,8 @@ impl<H: Host> ChatLoop<H> {
         Rc::new(ChatLoop {
             host,
             store,
-            running: RefCell::new(BTreeSet::new()),
-            cancelled: RefCell::new(BTreeSet::new()),
+            running: TabSet::default(),
+            cancelled: TabSet::default(),
         })
     }
 
@@ -251,7 +277,7 @@ impl<H: Host> ChatLoop<H> {
         else {
             return;
         };
-        if self.running.borrow().contains(&tab) {
+        if self.running.contains(tab) {
             return;
         }
         let call = ToolCall {
@@ -339,16 +365,16 @@ impl<H: Host> ChatLoop<H> {
         settings: Settings,
         resume_call_id: Option<String>,
     ) {
-        if !self.running.borrow_mut().insert(tab) {
+        if !self.running.insert(tab) {
             return;
         }
         // Reports are handled concurrently: a second decision for the same key may arrive
         // after the first run finished. The executed set is the single source of truth.
         if resume_call_id.is_none() && self.store.was_executed(&key).await {
-            self.running.borrow_mut().remove(&tab);
+            self.running.remove(tab);
             return;
         }
-        self.cancelled.borrow_mut().remove(&tab);
+        self.cancelled.remove(tab);
         self.store.mark_executed(&key).await;
         let lang = self.lang(&settings);
         let started = self.host.now_ms();
@@ -384,7 +410,7 @@ impl<H: Host> ChatLoop<H> {
             Some(outcome) => self.deliver(tab, &call, &outcome, &settings).await,
             None => self.list_tools(tab, &client, &call, &settings).await,
         }
-        self.running.borrow_mut().remove(&tab);
+        self.running.remove(tab);
     }
 
     /// Sends the call with long-polling; every poll also refreshes the tab state, which
@@ -413,13 +439,13 @@ impl<H: Host> ChatLoop<H> {
                     }
                 })
                 .await;
-            if self.cancelled.borrow_mut().remove(&tab) {
+            if self.cancelled.remove(tab) {
                 client.cancel(&call_id).await;
                 return Outcome::aborted();
             }
             outcome = client.poll(&call_id, POLL_WAIT_S).await;
         }
-        if self.cancelled.borrow_mut().remove(&tab) {
+        if self.cancelled.remove(tab) {
             return Outcome::aborted();
         }
         outcome
@@ -563,7 +589,7 @@ impl<H: Host> ChatLoop<H> {
                 None => return Response::error("no complete <tool_code> call in the text"),
             },
             UserAction::Cancel => {
-                self.cancelled.borrow_mut().insert(tab);
+                self.cancelled.insert(tab);
                 if let Phase::Executing {
                     call_id: Some(id), ..
                 } = &state.phase
