@@ -6,6 +6,8 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::redact::{mask_json, mask_patterns};
+
 /// JSON-RPC and MCP error codes (seed 001).
 pub mod code {
     pub const PARSE_ERROR: i32 = -32700;
@@ -282,13 +284,13 @@ impl BridgeError {
     pub fn render(&self, trace_id: &str) -> (StatusCode, Value) {
         let detail = match self.detail() {
             Detail::Text(text) => json!(text),
-            Detail::Owned(text) => json!(text),
-            Detail::List(items) => Value::Array(items),
+            Detail::Owned(text) => json!(mask_patterns(&text)),
+            Detail::List(items) => mask_json(Value::Array(items)),
             Detail::Object => {
                 let mut object = json!({
-                    "error": self.to_string(),
+                    "error": mask_patterns(&self.to_string()),
                     "type": self.type_name(),
-                    "traceback": self.traceback(),
+                    "traceback": mask_patterns(self.traceback()),
                     "code": self.code(),
                     "retryable": self.retryable(),
                     "trace_id": trace_id,

@@ -21,8 +21,14 @@ const DRAIN: Duration = Duration::from_secs(5);
 /// Exit code for a bad command line or config.
 const USAGE: u8 = 2;
 
-/// Print a line for the user on stdout; a closed stdout is not a reason to stop.
+/// Print a line for the user on stdout (credential-shaped text masked); a closed stdout is not
+/// a reason to stop.
 fn say(line: &str) {
+    say_unmasked(&crate::redact::mask_patterns(line));
+}
+
+/// [`say`] without the masker: only for the line that shows the user the bridge's own token.
+fn say_unmasked(line: &str) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");
@@ -82,13 +88,14 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
         return Ok(Some(token.trim().to_owned()));
     }
     let dir = config::config_dir().map_err(|err| err.to_string())?;
-    let (token, created) = crate::token::load_or_create(&dir).map_err(|err| {
-        format!(
-            "cannot read or create the token file {}: {err}",
-            crate::token::path_in(&dir).display()
-        )
-    })?;
-    if created {
+    let loaded = crate::token::load_or_create(&dir)
+        .map_err(|err| format!("cannot use the token file: {err}"))?;
+    for repair in &loaded.repaired {
+        tracing::warn!("{repair}");
+        say(&format!("Repaired permissions: {repair}."));
+    }
+    let token = loaded.token;
+    if loaded.created {
         say(&format!(
             "Created a new token in {} (mode 0600).",
             crate::token::path_in(&dir).display()
@@ -167,7 +174,7 @@ async fn serve(
     let state = AppState::new(registry.clone(), security, args.call_timeout());
     let app = crate::app(state);
     match &token {
-        Some(token) => say(&format!(
+        Some(token) => say_unmasked(&format!(
             "Token: {token}  (send it as `Authorization: Bearer <token>`)"
         )),
         None => say("Token: none (--no-auth)"),
