@@ -18,6 +18,8 @@ pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
 /// The most concurrent calls one server may be given.
 pub const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1024;
+/// The demo server's folder inside the config directory.
+pub const DEMO_FOLDER_NAME: &str = "demo-files";
 /// The name the built-in demo server gets when there is no config file.
 pub const DEMO_SERVER_NAME: &str = "demo";
 
@@ -110,13 +112,17 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
-    /// The built-in demo server, run by `exe demo-server`.
-    pub fn demo(exe: &Path) -> Self {
+    /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
+    pub fn demo(exe: &Path, root: &Path) -> Self {
         ServerSpec {
             name: DEMO_SERVER_NAME.to_owned(),
             transport: Transport::Stdio {
                 command: exe.to_string_lossy().into_owned(),
-                args: vec!["demo-server".to_owned()],
+                args: vec![
+                    "demo-server".to_owned(),
+                    "--root".to_owned(),
+                    root.to_string_lossy().into_owned(),
+                ],
                 env: BTreeMap::new(),
                 cwd: None,
             },
@@ -485,7 +491,9 @@ fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
         known
             .iter()
             .filter(|k| close_to(given, k))
-            .max_by(|a, b| strsim::jaro_winkler(given, a).total_cmp(&strsim::jaro_winkler(given, b)))
+            .max_by(|a, b| {
+                strsim::jaro_winkler(given, a).total_cmp(&strsim::jaro_winkler(given, b))
+            })
             .map(|k| (*k).to_owned())
     };
     for (object_path, keys) in &objects {
@@ -497,7 +505,9 @@ fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
                         return Err(fail(
                             key.key.clone(),
                             key.line,
-                            format!("unknown key; did you mean `{known}`? (keys are case-sensitive)"),
+                            format!(
+                                "unknown key; did you mean `{known}`? (keys are case-sensitive)"
+                            ),
                         ));
                     }
                     if !has_servers {
@@ -510,7 +520,10 @@ fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
                 }
             }
             [servers, name] if servers == "mcpServers" => {
-                for key in keys.iter().filter(|k| !SERVER_KEYS.contains(&k.key.as_str())) {
+                for key in keys
+                    .iter()
+                    .filter(|k| !SERVER_KEYS.contains(&k.key.as_str()))
+                {
                     let full = format!("mcpServers.{name}.{}", key.key);
                     match did_you_mean(&key.key, &SERVER_KEYS) {
                         Some(known) => {
@@ -557,14 +570,23 @@ pub enum Source {
 /// Load the servers: `explicit` (from `--config`) must exist; the default file may be missing,
 /// and then the demo server (run from `exe`) is the one server.
 pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
-    let path = match explicit {
-        Some(path) => path.to_owned(),
-        None => config_dir()?.join(CONFIG_FILE_NAME),
+    let dir = match explicit {
+        Some(_) => None,
+        None => Some(config_dir()?),
+    };
+    let path = match (explicit, &dir) {
+        (Some(path), _) => path.to_owned(),
+        (None, Some(dir)) => dir.join(CONFIG_FILE_NAME),
+        (None, None) => return Err(ConfigError::NoConfigDir),
     };
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok((parse(&text, &path)?, Source::File(path))),
-        Err(err) if explicit.is_none() && err.kind() == std::io::ErrorKind::NotFound => {
-            Ok((vec![ServerSpec::demo(exe)], Source::Demo { missing: path }))
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && dir.is_some() => {
+            let root = dir.unwrap_or_default().join(DEMO_FOLDER_NAME);
+            Ok((
+                vec![ServerSpec::demo(exe, &root)],
+                Source::Demo { missing: path },
+            ))
         }
         Err(source) => Err(ConfigError::Read { path, source }),
     }
@@ -664,20 +686,33 @@ mod tests {
     #[test]
     fn wrong_shapes_and_misspelt_keys_are_errors() {
         let err = parse("[]", Path::new("c.json")).unwrap_err().to_string();
-        assert!(err.contains("c.json") && err.contains("line 1") && err.contains("mcpServers"), "{err}");
+        assert!(
+            err.contains("c.json") && err.contains("line 1") && err.contains("mcpServers"),
+            "{err}"
+        );
         let err = parse("{\n \"mcpservers\": {}\n}", Path::new("c.json"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("line 2") && err.contains("`mcpservers`") && err.contains("did you mean `mcpServers`"), "{err}");
+        assert!(
+            err.contains("line 2")
+                && err.contains("`mcpservers`")
+                && err.contains("did you mean `mcpServers`"),
+            "{err}"
+        );
         let err = parse(
             "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"max_concurent_calls\": 2}}}",
             Path::new("c.json"),
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("line 2") && err.contains("did you mean `max_concurrent_calls`"), "{err}");
+        assert!(
+            err.contains("line 2") && err.contains("did you mean `max_concurrent_calls`"),
+            "{err}"
+        );
         // Keys of other clients are ignored, other top-level keys too.
-        parse_ok(r#"{"globalShortcut": "x", "mcpServers": {"a": {"command": "x", "autoApprove": []}}}"#);
+        parse_ok(
+            r#"{"globalShortcut": "x", "mcpServers": {"a": {"command": "x", "autoApprove": []}}}"#,
+        );
     }
 
     #[test]
@@ -688,14 +723,19 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(err.contains("lines 2 and 4") && err.contains("`a`"), "{err}");
+        assert!(
+            err.contains("lines 2 and 4") && err.contains("`a`"),
+            "{err}"
+        );
     }
 
     #[test]
     fn numbers_are_bounded_by_name() {
         for value in ["18446744073709551615", "0", "1025", "-1", "1e30"] {
             let err = parse(
-                &format!(r#"{{"mcpServers":{{"a":{{"command":"x","max_concurrent_calls":{value}}}}}}}"#),
+                &format!(
+                    r#"{{"mcpServers":{{"a":{{"command":"x","max_concurrent_calls":{value}}}}}}}"#
+                ),
                 Path::new("c.json"),
             )
             .unwrap_err()
@@ -703,7 +743,8 @@ mod tests {
             assert!(err.contains("max_concurrent_calls"), "{value}: {err}");
         }
         assert_eq!(
-            parse_ok(r#"{"mcpServers":{"a":{"command":"x","max_concurrent_calls":1024}}}"#)[0].max_concurrent_calls,
+            parse_ok(r#"{"mcpServers":{"a":{"command":"x","max_concurrent_calls":1024}}}"#)[0]
+                .max_concurrent_calls,
             1024
         );
     }
@@ -733,12 +774,12 @@ mod tests {
 
     #[test]
     fn demo_spec_runs_the_demo_subcommand() {
-        let spec = ServerSpec::demo(Path::new("/opt/mcp-bridge"));
+        let spec = ServerSpec::demo(Path::new("/opt/mcp-bridge"), Path::new("/d"));
         assert_eq!(spec.name, DEMO_SERVER_NAME);
         match spec.transport {
             Transport::Stdio { command, args, .. } => {
                 assert_eq!(command, "/opt/mcp-bridge");
-                assert_eq!(args, ["demo-server"]);
+                assert_eq!(args, ["demo-server", "--root", "/d"]);
             }
             other => panic!("unexpected transport {other:?}"),
         }

@@ -8,6 +8,7 @@ pub mod counter;
 pub mod demo;
 pub mod error;
 pub mod execute;
+pub mod listen;
 pub mod logging;
 pub mod redact;
 pub mod routes;

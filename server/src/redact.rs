@@ -77,7 +77,11 @@ pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
 
 /// Characters that end a masked value.
 fn ends_value(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '&' | '"' | '\'' | ',' | ';' | '\\' | '`' | ')' | ']' | '}')
+    c.is_whitespace()
+        || matches!(
+            c,
+            '&' | '"' | '\'' | ',' | ';' | '\\' | '`' | ')' | ']' | '}'
+        )
 }
 
 fn mask_key_values(text: &str) -> String {
@@ -102,12 +106,12 @@ fn mask_key_values(text: &str) -> String {
         let rest = &text[cursor..];
         let spaces = rest.len() - rest.trim_start().len();
         let after_spaces = &rest[spaces..];
-        let separator = if after_spaces.starts_with('=') || (quoted && after_spaces.starts_with(':'))
-        {
-            1
-        } else {
-            0
-        };
+        let separator =
+            if after_spaces.starts_with('=') || (quoted && after_spaces.starts_with(':')) {
+                1
+            } else {
+                0
+            };
         if separator == 0 {
             index += key.len();
             continue;
@@ -207,7 +211,9 @@ pub struct MaskingStderr;
 impl std::io::Write for MaskingStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        std::io::stderr().lock().write_all(mask_patterns(&text).as_bytes())?;
+        std::io::stderr()
+            .lock()
+            .write_all(mask_patterns(&text).as_bytes())?;
         Ok(buf.len())
     }
 

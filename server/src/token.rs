@@ -128,7 +128,11 @@ fn create_private_dir(dir: &Path) -> Result<(), TokenError> {
 #[cfg(unix)]
 fn repair_mode(path: &Path, private: u32, repaired: &mut Vec<String>) -> Result<(), TokenError> {
     use std::os::unix::fs::PermissionsExt as _;
-    let mode = std::fs::metadata(path).map_err(io(path))?.permissions().mode() & 0o777;
+    let mode = std::fs::metadata(path)
+        .map_err(io(path))?
+        .permissions()
+        .mode()
+        & 0o777;
     if mode & 0o077 != 0 {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(private))
             .map_err(io(path))?;
@@ -233,6 +237,10 @@ mod tests {
         let tokens: Vec<String> = (0..8).map(|_| generate().unwrap()).collect();
         assert_ne!(tokens[0], tokens[1]);
         // UUIDv4 would fix the version nibble at 12 in every token.
-        assert!(tokens.iter().any(|t| &t[12..13] != "4" || &t[44..45] != "4"));
+        assert!(
+            tokens
+                .iter()
+                .any(|t| &t[12..13] != "4" || &t[44..45] != "4")
+        );
     }
 }

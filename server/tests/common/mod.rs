@@ -31,9 +31,14 @@ pub fn bridge_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"))
 }
 
+/// The demo folder the tests' demo servers read in.
+pub fn demo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-files")
+}
+
 /// The demo server spec, run from the test binary.
 pub fn demo_spec() -> ServerSpec {
-    ServerSpec::demo(&bridge_exe())
+    ServerSpec::demo(&bridge_exe(), &demo_root())
 }
 
 /// A demo server spec with another name, env and call timeout.
@@ -392,7 +397,7 @@ impl BridgeProcess {
 
     /// A config entry running the demo server.
     pub fn demo_entry() -> Value {
-        serde_json::json!({"command": bridge_exe(), "args": ["demo-server"], "description": "demo"})
+        serde_json::json!({"command": bridge_exe(), "args": ["demo-server", "--root", demo_root()], "description": "demo"})
     }
 
     /// A config entry for a server found on PATH.
