@@ -35,6 +35,9 @@ pub enum Command {
         #[arg(long)]
         root: Option<PathBuf>,
     },
+    /// Internal: the helper that stops the MCP servers if the bridge is killed.
+    #[command(hide = true)]
+    Watchdog,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -127,6 +130,7 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::DemoServer { root }) => run_demo_server(root),
+        Some(Command::Watchdog) => crate::watchdog::run(),
         None => crate::serve::run(cli.serve),
     }
 }

@@ -19,6 +19,7 @@ pub mod state;
 pub mod token;
 pub mod trace;
 pub mod validation;
+pub mod watchdog;
 
 pub use error::BridgeError;
 pub use state::AppState;

@@ -56,6 +56,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    crate::watchdog::start(&exe);
     let token = match resolve_token(&args) {
         Ok(token) => token,
         Err(message) => {

@@ -218,6 +218,9 @@ impl Server {
                     .instructions
                     .write()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()) = connected.instructions;
+                if let Some(pid) = connected.pid {
+                    crate::watchdog::watch(pid);
+                }
                 let live = Arc::new(Live {
                     generation,
                     peer: connected.client.peer().clone(),
@@ -616,9 +619,10 @@ async fn dispose(live: Arc<Live>) {
     if let Some(client) = live.take_client() {
         let _ = tokio::time::timeout(STOP_GRACE, client.cancel()).await;
     }
-    #[cfg(unix)]
     if let Some(pid) = live.pid {
+        #[cfg(unix)]
         kill_group(pid);
+        crate::watchdog::forget(pid);
     }
 }
 
