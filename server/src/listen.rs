@@ -42,12 +42,19 @@ impl Default for Limits {
 }
 
 /// The connections still open after the listener stopped accepting.
-pub struct Draining(Pin<Box<dyn Future<Output = ()> + Send>>);
+pub struct Draining(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
 
 impl Draining {
     /// Wait at most `limit` for every open connection to finish; whether they all did.
     pub async fn wait(&mut self, limit: Duration) -> bool {
-        tokio::time::timeout(limit, &mut self.0).await.is_ok()
+        let Some(open) = self.0.as_mut() else {
+            return true;
+        };
+        let done = tokio::time::timeout(limit, open).await.is_ok();
+        if done {
+            self.0 = None;
+        }
+        done
     }
 }
 
@@ -106,7 +113,7 @@ pub async fn serve(
             drop(permit);
         });
     }
-    Draining(Box::pin(graceful.shutdown()))
+    Draining(Some(Box::pin(graceful.shutdown())))
 }
 
 /// Answer a connection over the cap with a `503` and close it.
