@@ -139,8 +139,12 @@ impl CallRegistry {
         call
     }
 
+    /// The call `id`, unless it finished more than [`RETAIN_FINISHED`] ago.
     pub fn get(&self, id: &str) -> Option<Arc<PendingCall>> {
-        self.calls().get(id).cloned()
+        self.calls()
+            .get(id)
+            .filter(|call| !call.expired(Instant::now()))
+            .cloned()
     }
 
     /// Drop a call whose result was delivered directly.

@@ -29,7 +29,15 @@ pub struct Cli {
 pub enum Command {
     /// Run the built-in demo MCP server on stdin/stdout (the bridge starts it when there is no
     /// config file; it is also the test server).
-    DemoServer,
+    DemoServer {
+        /// The folder `read_text_file` may read (created if missing)
+        /// [default: <config dir>/mcp-bridge/demo-files].
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+    /// Internal: the helper that stops the MCP servers if the bridge is killed.
+    #[command(hide = true)]
+    Watchdog,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -66,6 +74,14 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
     pub call_timeout: f64,
 
+    /// Connections open at once; one more is refused with a 503.
+    #[arg(long, default_value_t = crate::listen::DEFAULT_MAX_CONNECTIONS, value_parser = parse_connections)]
+    pub max_connections: usize,
+
+    /// Seconds a client gets to send a request's headers (and a kept-alive connection may idle).
+    #[arg(long, default_value_t = 15.0, value_parser = parse_header_seconds)]
+    pub header_timeout: f64,
+
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -74,6 +90,28 @@ pub struct ServeArgs {
 impl ServeArgs {
     pub fn call_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.call_timeout)
+    }
+
+    pub fn header_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.header_timeout)
+    }
+}
+
+fn parse_connections(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(value) if (1..=4096).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "`{text}` must be a whole number between 1 and 4096"
+        )),
+    }
+}
+
+fn parse_header_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && (0.1..=300.0).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "`{text}` must be a number of seconds between 0.1 and 300"
+        )),
     }
 }
 
@@ -91,12 +129,23 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 /// Run what the command line asks for; the process exit code comes back.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Some(Command::DemoServer) => run_demo_server(),
+        Some(Command::DemoServer { root }) => run_demo_server(root),
+        Some(Command::Watchdog) => crate::watchdog::run(),
         None => crate::serve::run(cli.serve),
     }
 }
 
-fn run_demo_server() -> ExitCode {
+fn run_demo_server(root: Option<PathBuf>) -> ExitCode {
+    let root = match root {
+        Some(root) => root,
+        None => match crate::config::config_dir() {
+            Ok(dir) => dir.join(crate::config::DEMO_FOLDER_NAME),
+            Err(err) => {
+                eprintln!("mcp-bridge demo-server: {err}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -107,7 +156,7 @@ fn run_demo_server() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(crate::demo::run()) {
+    match runtime.block_on(crate::demo::run(&root)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("mcp-bridge demo-server: {err}");
@@ -143,7 +192,10 @@ mod tests {
     #[test]
     fn demo_server_subcommand() {
         let cli = Cli::try_parse_from(["mcp-bridge", "demo-server"]).unwrap();
-        assert!(matches!(cli.command, Some(Command::DemoServer)));
+        assert!(matches!(
+            cli.command,
+            Some(Command::DemoServer { root: None })
+        ));
     }
 
     #[test]

@@ -16,6 +16,10 @@ pub const CONFIG_FILE_NAME: &str = "mcp-config.json";
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Concurrent calls allowed to one server that does not set `max_concurrent_calls`.
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
+/// The most concurrent calls one server may be given.
+pub const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1024;
+/// The demo server's folder inside the config directory.
+pub const DEMO_FOLDER_NAME: &str = "demo-files";
 /// The name the built-in demo server gets when there is no config file.
 pub const DEMO_SERVER_NAME: &str = "demo";
 
@@ -41,6 +45,13 @@ pub enum ConfigError {
         message: String,
         line: usize,
         column: usize,
+    },
+    #[error("config file {path}, line {line}, key `{key}`: {message}")]
+    Key {
+        path: PathBuf,
+        key: String,
+        message: String,
+        line: usize,
     },
     #[error("config file {path}, server `{server}`: {message}")]
     Server {
@@ -101,13 +112,17 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
-    /// The built-in demo server, run by `exe demo-server`.
-    pub fn demo(exe: &Path) -> Self {
+    /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
+    pub fn demo(exe: &Path, root: &Path) -> Self {
         ServerSpec {
             name: DEMO_SERVER_NAME.to_owned(),
             transport: Transport::Stdio {
                 command: exe.to_string_lossy().into_owned(),
-                args: vec!["demo-server".to_owned()],
+                args: vec![
+                    "demo-server".to_owned(),
+                    "--root".to_owned(),
+                    root.to_string_lossy().into_owned(),
+                ],
                 env: BTreeMap::new(),
                 cwd: None,
             },
@@ -119,18 +134,20 @@ impl ServerSpec {
         }
     }
 
-    /// Values that must never appear in logs or errors: `env` values and header values.
+    /// Values that must never appear in logs or errors: `env` values, header values and the
+    /// credentials inside a remote server's `url`.
     pub fn secrets(&self) -> Vec<String> {
-        let values: Vec<&String> = match &self.transport {
-            Transport::Stdio { env, .. } => env.values().collect(),
-            Transport::StreamableHttp { headers, .. } | Transport::Sse { headers, .. } => {
-                headers.values().collect()
-            }
+        let values: Vec<String> = match &self.transport {
+            Transport::Stdio { env, .. } => env.values().cloned().collect(),
+            Transport::StreamableHttp { headers, url } | Transport::Sse { headers, url } => headers
+                .values()
+                .cloned()
+                .chain(crate::redact::url_secrets(url))
+                .collect(),
         };
         values
             .into_iter()
             .filter(|value| value.len() >= crate::redact::MIN_SECRET_LEN)
-            .cloned()
             .collect()
     }
 }
@@ -168,7 +185,7 @@ struct RawServer {
     #[serde(default)]
     call_timeout: Option<f64>,
     #[serde(default)]
-    max_concurrent_calls: Option<usize>,
+    max_concurrent_calls: Option<u64>,
     #[serde(default)]
     url: Option<String>,
     #[serde(default)]
@@ -191,6 +208,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
             column: err.column(),
         });
     }
+    check_keys(text, path)?;
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let raw: RawConfig = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
         let field = err.path().to_string();
@@ -237,8 +255,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     let startup_timeout = seconds("timeout", raw.timeout)?.unwrap_or(DEFAULT_STARTUP_TIMEOUT);
     let call_timeout = seconds("call_timeout", raw.call_timeout)?;
     let max_concurrent_calls = match raw.max_concurrent_calls {
-        Some(0) => return Err(fail("`max_concurrent_calls` must be at least 1".to_owned())),
-        Some(n) => n,
+        Some(n @ 1..=MAX_CONCURRENT_CALLS_LIMIT) => n as usize,
+        Some(n) => {
+            return Err(fail(format!(
+                "`max_concurrent_calls` must be between 1 and {MAX_CONCURRENT_CALLS_LIMIT}, not {n}"
+            )));
+        }
         None => DEFAULT_MAX_CONCURRENT_CALLS,
     };
     let kind = raw
@@ -304,6 +326,229 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     })
 }
 
+/// The keys a server entry may have.
+const SERVER_KEYS: [&str; 14] = [
+    "type",
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "enabled",
+    "disabled",
+    "description",
+    "is_core",
+    "timeout",
+    "call_timeout",
+    "max_concurrent_calls",
+    "url",
+    "headers",
+];
+
+/// One key of a JSON object and the line it is on.
+#[derive(Debug, Clone, PartialEq)]
+struct KeyAt {
+    key: String,
+    line: usize,
+}
+
+/// Every object in `text` (valid JSON): its path of keys from the root, and its keys with their
+/// lines, duplicates included (a JSON parser keeps only the last of a duplicate).
+fn object_keys(text: &str) -> Vec<(Vec<String>, Vec<KeyAt>)> {
+    enum Frame {
+        Object {
+            path: Vec<String>,
+            keys: Vec<KeyAt>,
+            expect_key: bool,
+        },
+        Array {
+            path: Vec<String>,
+            index: usize,
+        },
+    }
+    let child_path = |stack: &[Frame]| match stack.last() {
+        None => Vec::new(),
+        Some(Frame::Object { path, keys, .. }) => {
+            let mut path = path.clone();
+            path.push(keys.last().map(|k| k.key.clone()).unwrap_or_default());
+            path
+        }
+        Some(Frame::Array { path, index }) => {
+            let mut path = path.clone();
+            path.push(index.to_string());
+            path
+        }
+    };
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut objects = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => line += 1,
+            b'"' => {
+                let mut end = i + 1;
+                while end < bytes.len() && bytes[end] != b'"' {
+                    end += if bytes[end] == b'\\' { 2 } else { 1 };
+                }
+                let end = end.min(bytes.len() - 1);
+                if let Some(Frame::Object {
+                    keys, expect_key, ..
+                }) = stack.last_mut()
+                    && *expect_key
+                {
+                    let key = serde_json::from_str::<String>(&text[i..=end])
+                        .unwrap_or_else(|_| text[i + 1..end].to_owned());
+                    keys.push(KeyAt { key, line });
+                    *expect_key = false;
+                }
+                i = end;
+            }
+            b'{' => {
+                let path = child_path(&stack);
+                stack.push(Frame::Object {
+                    path,
+                    keys: Vec::new(),
+                    expect_key: true,
+                });
+            }
+            b'[' => {
+                let path = child_path(&stack);
+                stack.push(Frame::Array { path, index: 0 });
+            }
+            b'}' | b']' => {
+                if let Some(Frame::Object { path, keys, .. }) = stack.pop() {
+                    objects.push((path, keys));
+                }
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Object { expect_key, .. }) => *expect_key = true,
+                Some(Frame::Array { index, .. }) => *index += 1,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    objects
+}
+
+/// Whether `given` looks like a misspelling of `known` (case, `_`/`-` and small typos).
+fn close_to(given: &str, known: &str) -> bool {
+    let normalize = |s: &str| s.to_ascii_lowercase().replace(['_', '-', ' '], "");
+    let (a, b) = (normalize(given), normalize(known));
+    a == b || strsim::jaro_winkler(&a, &b) >= 0.9 || strsim::damerau_levenshtein(&a, &b) <= 2
+}
+
+/// The checks a JSON parser cannot make: the top level is an object, no key appears twice
+/// (a duplicate server name would silently replace the first), and a misspelt key is an error
+/// with "did you mean" rather than silently ignored.
+fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
+    let fail = |key: String, line: usize, message: String| ConfigError::Key {
+        path: path.to_owned(),
+        key,
+        message,
+        line,
+    };
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with('{') {
+        let line = text[..text.len() - trimmed.len()].matches('\n').count() + 1;
+        let found = match trimmed.chars().next() {
+            Some('[') => "an array",
+            Some('"') => "a string",
+            _ => "not an object",
+        };
+        return Err(fail(
+            "(top level)".to_owned(),
+            line,
+            format!(
+                "the config must be a JSON object with the key `mcpServers`, like {{\"mcpServers\": {{\"time\": {{\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}}}}}}, but it is {found}"
+            ),
+        ));
+    }
+    let objects = object_keys(text);
+    for (object_path, keys) in &objects {
+        for (index, first) in keys.iter().enumerate() {
+            if let Some(second) = keys[index + 1..].iter().find(|k| k.key == first.key) {
+                let mut full = object_path.clone();
+                full.push(first.key.clone());
+                let what = if object_path.len() == 1 && object_path[0] == "mcpServers" {
+                    format!(
+                        "server name `{}` is used twice, on lines {} and {}; a JSON object keeps only the last, so rename or remove one",
+                        first.key, first.line, second.line
+                    )
+                } else {
+                    format!(
+                        "key `{}` appears twice, on lines {} and {}; remove one",
+                        first.key, first.line, second.line
+                    )
+                };
+                return Err(fail(full.join("."), second.line, what));
+            }
+        }
+    }
+    let did_you_mean = |given: &str, known: &[&str]| {
+        known
+            .iter()
+            .filter(|k| close_to(given, k))
+            .max_by(|a, b| {
+                strsim::jaro_winkler(given, a).total_cmp(&strsim::jaro_winkler(given, b))
+            })
+            .map(|k| (*k).to_owned())
+    };
+    for (object_path, keys) in &objects {
+        match object_path.as_slice() {
+            [] => {
+                let has_servers = keys.iter().any(|k| k.key == "mcpServers");
+                for key in keys.iter().filter(|k| k.key != "mcpServers") {
+                    if let Some(known) = did_you_mean(&key.key, &["mcpServers"]) {
+                        return Err(fail(
+                            key.key.clone(),
+                            key.line,
+                            format!(
+                                "unknown key; did you mean `{known}`? (keys are case-sensitive)"
+                            ),
+                        ));
+                    }
+                    if !has_servers {
+                        return Err(fail(
+                            key.key.clone(),
+                            key.line,
+                            "unknown key, and there is no `mcpServers`: the servers go in {\"mcpServers\": {…}}".to_owned(),
+                        ));
+                    }
+                }
+            }
+            [servers, name] if servers == "mcpServers" => {
+                for key in keys
+                    .iter()
+                    .filter(|k| !SERVER_KEYS.contains(&k.key.as_str()))
+                {
+                    let full = format!("mcpServers.{name}.{}", key.key);
+                    match did_you_mean(&key.key, &SERVER_KEYS) {
+                        Some(known) => {
+                            return Err(fail(
+                                full,
+                                key.line,
+                                format!("unknown key; did you mean `{known}`?"),
+                            ));
+                        }
+                        // Other clients' own keys (`autoApprove`, …) are harmless.
+                        None => tracing::warn!(
+                            config = %path.display(),
+                            line = key.line,
+                            key = %full,
+                            "unknown key ignored"
+                        ),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// serde_json appends " at line L column C"; we report the position separately.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
@@ -325,14 +570,23 @@ pub enum Source {
 /// Load the servers: `explicit` (from `--config`) must exist; the default file may be missing,
 /// and then the demo server (run from `exe`) is the one server.
 pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
-    let path = match explicit {
-        Some(path) => path.to_owned(),
-        None => config_dir()?.join(CONFIG_FILE_NAME),
+    let dir = match explicit {
+        Some(_) => None,
+        None => Some(config_dir()?),
+    };
+    let path = match (explicit, &dir) {
+        (Some(path), _) => path.to_owned(),
+        (None, Some(dir)) => dir.join(CONFIG_FILE_NAME),
+        (None, None) => return Err(ConfigError::NoConfigDir),
     };
     match std::fs::read_to_string(&path) {
         Ok(text) => Ok((parse(&text, &path)?, Source::File(path))),
-        Err(err) if explicit.is_none() && err.kind() == std::io::ErrorKind::NotFound => {
-            Ok((vec![ServerSpec::demo(exe)], Source::Demo { missing: path }))
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && dir.is_some() => {
+            let root = dir.unwrap_or_default().join(DEMO_FOLDER_NAME);
+            Ok((
+                vec![ServerSpec::demo(exe, &root)],
+                Source::Demo { missing: path },
+            ))
         }
         Err(source) => Err(ConfigError::Read { path, source }),
     }
@@ -430,6 +684,72 @@ mod tests {
     }
 
     #[test]
+    fn wrong_shapes_and_misspelt_keys_are_errors() {
+        let err = parse("[]", Path::new("c.json")).unwrap_err().to_string();
+        assert!(
+            err.contains("c.json") && err.contains("line 1") && err.contains("mcpServers"),
+            "{err}"
+        );
+        let err = parse("{\n \"mcpservers\": {}\n}", Path::new("c.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2")
+                && err.contains("`mcpservers`")
+                && err.contains("did you mean `mcpServers`"),
+            "{err}"
+        );
+        let err = parse(
+            "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"max_concurent_calls\": 2}}}",
+            Path::new("c.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("line 2") && err.contains("did you mean `max_concurrent_calls`"),
+            "{err}"
+        );
+        // Keys of other clients are ignored, other top-level keys too.
+        parse_ok(
+            r#"{"globalShortcut": "x", "mcpServers": {"a": {"command": "x", "autoApprove": []}}}"#,
+        );
+    }
+
+    #[test]
+    fn duplicate_server_names_name_both_lines() {
+        let err = parse(
+            "{\"mcpServers\": {\n \"a\": {\"command\": \"x\"},\n \"b\": {\"command\": \"y\", \"args\": [\"{\\\"a\\\"\"]},\n \"a\": {\"command\": \"z\"}\n}}",
+            Path::new("c.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("lines 2 and 4") && err.contains("`a`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn numbers_are_bounded_by_name() {
+        for value in ["18446744073709551615", "0", "1025", "-1", "1e30"] {
+            let err = parse(
+                &format!(
+                    r#"{{"mcpServers":{{"a":{{"command":"x","max_concurrent_calls":{value}}}}}}}"#
+                ),
+                Path::new("c.json"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(err.contains("max_concurrent_calls"), "{value}: {err}");
+        }
+        assert_eq!(
+            parse_ok(r#"{"mcpServers":{"a":{"command":"x","max_concurrent_calls":1024}}}"#)[0]
+                .max_concurrent_calls,
+            1024
+        );
+    }
+
+    #[test]
     fn url_alone_means_streamable_http() {
         let specs = parse_ok(r#"{"mcpServers":{"r":{"url":"https://example.com/mcp"}}}"#);
         assert!(matches!(
@@ -454,12 +774,12 @@ mod tests {
 
     #[test]
     fn demo_spec_runs_the_demo_subcommand() {
-        let spec = ServerSpec::demo(Path::new("/opt/mcp-bridge"));
+        let spec = ServerSpec::demo(Path::new("/opt/mcp-bridge"), Path::new("/d"));
         assert_eq!(spec.name, DEMO_SERVER_NAME);
         match spec.transport {
             Transport::Stdio { command, args, .. } => {
                 assert_eq!(command, "/opt/mcp-bridge");
-                assert_eq!(args, ["demo-server"]);
+                assert_eq!(args, ["demo-server", "--root", "/d"]);
             }
             other => panic!("unexpected transport {other:?}"),
         }

@@ -1,8 +1,11 @@
 //! The built-in demo MCP server (`mcp-bridge demo-server`): one tool for every outcome the
 //! bridge must handle, so the whole loop works on a fresh machine and the tests have a
-//! server whose failures are predictable.
+//! server whose failures are predictable. `read_text_file` reads only inside the demo folder,
+//! which the server creates (with a sample file) and never leaves, not by `..` nor by a link.
 
 use std::io::Write as _;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -21,13 +24,83 @@ pub struct DemoServer {
     /// `Self::tool_router()` on every request, which regenerates every tool's JSON schema
     /// and was most of the demo server's time per call in `./build.sh bench`.
     tool_router: ToolRouter<DemoServer>,
+    /// The demo folder, canonical: `read_text_file` reads nothing outside it.
+    root: Arc<PathBuf>,
 }
 
-impl Default for DemoServer {
-    fn default() -> Self {
-        DemoServer {
-            tool_router: Self::tool_router(),
+/// The sample file the demo folder starts with.
+pub const SAMPLE_FILE: &str = "hello.txt";
+
+impl DemoServer {
+    /// A server reading inside `root`, which is created (mode 0700) with a sample file.
+    pub fn new(root: &Path) -> std::io::Result<Self> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt as _;
+            builder.mode(0o700);
         }
+        builder.create(root)?;
+        let root = std::fs::canonicalize(root)?;
+        let sample = root.join(SAMPLE_FILE);
+        if std::fs::symlink_metadata(&sample).is_err() {
+            std::fs::write(
+                &sample,
+                "Hello from the MCP Bridge demo folder.\nread_text_file reads files in this folder only.\n",
+            )?;
+        }
+        Ok(DemoServer {
+            tool_router: Self::tool_router(),
+            root: Arc::new(root),
+        })
+    }
+
+    /// The file `path` names inside the demo folder (relative paths are relative to it), or
+    /// the error kind and message when it is outside, directly, by `..` or through a link.
+    fn inside(&self, path: &str) -> Result<PathBuf, (&'static str, String)> {
+        let outside = || {
+            (
+                "PermissionError",
+                format!(
+                    "'{path}' is outside the demo folder {}; read_text_file reads only files in it",
+                    self.root.display()
+                ),
+            )
+        };
+        let given = Path::new(path);
+        let joined = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.root.join(given)
+        };
+        // First by the name alone, so nothing is learnt about files outside.
+        let mut lexical = PathBuf::new();
+        for component in joined.components() {
+            match component {
+                Component::ParentDir => {
+                    lexical.pop();
+                }
+                Component::CurDir => {}
+                other => lexical.push(other),
+            }
+        }
+        if !lexical.starts_with(&*self.root) {
+            return Err(outside());
+        }
+        // Then the real path, with every link followed.
+        let real = std::fs::canonicalize(&lexical).map_err(|err| {
+            let kind = match err.kind() {
+                std::io::ErrorKind::NotFound => "FileNotFoundError",
+                std::io::ErrorKind::PermissionDenied => "PermissionError",
+                _ => "OSError",
+            };
+            (kind, format!("{err}: '{path}'"))
+        })?;
+        if !real.starts_with(&*self.root) {
+            return Err(outside());
+        }
+        Ok(real)
     }
 }
 
@@ -47,7 +120,7 @@ pub struct AddArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct PathArgs {
-    /// Path of a UTF-8 text file on this machine.
+    /// Path of a UTF-8 text file in the demo folder (relative to it, or absolute).
     pub path: String,
 }
 
@@ -117,28 +190,33 @@ impl DemoServer {
         chrono::Utc::now().to_rfc3339()
     }
 
-    #[tool(description = "Read a UTF-8 text file and return its contents.")]
+    #[tool(
+        description = "Read a UTF-8 text file in the demo folder (hello.txt is there) and return its contents."
+    )]
     async fn read_text_file(
         &self,
         Parameters(args): Parameters<PathArgs>,
     ) -> Result<String, ErrorData> {
-        match tokio::fs::read_to_string(&args.path).await {
-            Ok(text) => Ok(text),
-            Err(err) => {
+        let read = match self.inside(&args.path) {
+            Ok(real) => tokio::fs::read_to_string(&real).await.map_err(|err| {
                 let kind = match err.kind() {
                     std::io::ErrorKind::NotFound => "FileNotFoundError",
                     std::io::ErrorKind::PermissionDenied => "PermissionError",
                     std::io::ErrorKind::InvalidData => "UnicodeDecodeError",
                     _ => "OSError",
                 };
-                let message = format!("{err}: '{}'", args.path);
-                Err(ErrorData::internal_error(
-                    message.clone(),
-                    Some(
-                        json!({ "type": kind, "traceback": python_like_traceback("read_text_file", kind, &message) }),
-                    ),
-                ))
-            }
+                (kind, format!("{err}: '{}'", args.path))
+            }),
+            Err(refusal) => Err(refusal),
+        };
+        match read {
+            Ok(text) => Ok(text),
+            Err((kind, message)) => Err(ErrorData::internal_error(
+                message.clone(),
+                Some(
+                    json!({ "type": kind, "traceback": python_like_traceback("read_text_file", kind, &message) }),
+                ),
+            )),
         }
     }
 
@@ -217,11 +295,17 @@ impl DemoServer {
 )]
 impl ServerHandler for DemoServer {}
 
-/// Serve the demo tools on stdin/stdout until the client goes away.
-pub async fn run() -> std::io::Result<()> {
+/// Serve the demo tools on stdin/stdout until the client goes away; files are read in `root`.
+pub async fn run(root: &Path) -> std::io::Result<()> {
+    let server = DemoServer::new(root).map_err(|err| {
+        std::io::Error::new(
+            err.kind(),
+            format!("cannot create the demo folder {}: {err}", root.display()),
+        )
+    })?;
     let running = match stdio_pipes() {
-        Some(pipes) => DemoServer::default().serve(pipes).await,
-        None => DemoServer::default().serve(rmcp::transport::stdio()).await,
+        Some(pipes) => server.serve(pipes).await,
+        None => server.serve(rmcp::transport::stdio()).await,
     };
     let service = running.map_err(|err| std::io::Error::other(err.to_string()))?;
     service
@@ -280,6 +364,30 @@ mod tests {
                 "{expected} missing from {names:?}"
             );
         }
+    }
+
+    #[test]
+    fn reads_stay_inside_the_demo_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let server = DemoServer::new(&dir.path().join("demo")).unwrap();
+        let root = server.root.clone();
+        assert_eq!(server.inside(SAMPLE_FILE).unwrap(), root.join(SAMPLE_FILE));
+        std::fs::write(dir.path().join("outside.txt"), "no").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path().join("outside.txt"), root.join("link.txt")).unwrap();
+        for path in [
+            "/etc/passwd".to_owned(),
+            "../outside.txt".to_owned(),
+            format!("{}/../outside.txt", root.display()),
+            "link.txt".to_owned(),
+        ] {
+            let (kind, _) = server.inside(&path).unwrap_err();
+            assert_eq!(kind, "PermissionError", "{path}");
+        }
+        assert_eq!(
+            server.inside("missing.txt").unwrap_err().0,
+            "FileNotFoundError"
+        );
     }
 
     #[test]

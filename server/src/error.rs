@@ -6,6 +6,8 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::redact::{mask_json, mask_patterns};
+
 /// JSON-RPC and MCP error codes (seed 001).
 pub mod code {
     pub const PARSE_ERROR: i32 = -32700;
@@ -113,6 +115,13 @@ pub enum BridgeError {
     },
     #[error("{message}")]
     CallNotFound { call_id: String, message: String },
+    /// The bridge is stopping: a call still running when the shutdown drain ended was stopped.
+    #[error("{message}")]
+    ShuttingDown {
+        server: String,
+        tool: String,
+        message: String,
+    },
     /// The connection to the MCP server failed in a way that is not a crash.
     #[error("{message}")]
     Transport {
@@ -150,7 +159,9 @@ impl BridgeError {
             BridgeError::ServerCrashed { .. } | BridgeError::Transport { .. } => {
                 StatusCode::BAD_GATEWAY
             }
-            BridgeError::ServerUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            BridgeError::ServerUnavailable { .. } | BridgeError::ShuttingDown { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             BridgeError::CallLimitExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
             BridgeError::Cancelled { .. } => StatusCode::CONFLICT,
             BridgeError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -172,6 +183,7 @@ impl BridgeError {
             BridgeError::Timeout { .. } => "TimeoutError",
             BridgeError::ServerCrashed { .. } => "ServerCrashed",
             BridgeError::ServerUnavailable { .. } => "ServerUnavailable",
+            BridgeError::ShuttingDown { .. } => "BridgeShuttingDown",
             BridgeError::CallLimitExceeded { .. } => "CallLimitExceeded",
             BridgeError::Cancelled { .. } => "CancelledError",
             BridgeError::CallNotFound { .. } => "CallNotFound",
@@ -198,6 +210,7 @@ impl BridgeError {
             BridgeError::Internal(_) => code::INTERNAL_ERROR,
             BridgeError::ServerCrashed { .. }
             | BridgeError::ServerUnavailable { .. }
+            | BridgeError::ShuttingDown { .. }
             | BridgeError::CallLimitExceeded { .. }
             | BridgeError::Transport { .. } => code::SERVER_ERROR,
         }
@@ -210,6 +223,7 @@ impl BridgeError {
             BridgeError::Timeout { .. }
                 | BridgeError::ServerCrashed { .. }
                 | BridgeError::ServerUnavailable { .. }
+                | BridgeError::ShuttingDown { .. }
                 | BridgeError::Cancelled { .. }
                 | BridgeError::Transport { .. }
         )
@@ -225,6 +239,7 @@ impl BridgeError {
             | BridgeError::ServerUnavailable { server, .. }
             | BridgeError::CallLimitExceeded { server, .. }
             | BridgeError::Cancelled { server, .. }
+            | BridgeError::ShuttingDown { server, .. }
             | BridgeError::Transport { server, .. } => Some(server),
             BridgeError::ToolNotFound { server, .. } => server.as_deref(),
             BridgeError::UnknownService(server) => Some(server),
@@ -241,6 +256,7 @@ impl BridgeError {
             | BridgeError::ServerCrashed { tool, .. }
             | BridgeError::CallLimitExceeded { tool, .. }
             | BridgeError::Cancelled { tool, .. }
+            | BridgeError::ShuttingDown { tool, .. }
             | BridgeError::Transport { tool, .. } => Some(tool),
             _ => None,
         }
@@ -282,13 +298,13 @@ impl BridgeError {
     pub fn render(&self, trace_id: &str) -> (StatusCode, Value) {
         let detail = match self.detail() {
             Detail::Text(text) => json!(text),
-            Detail::Owned(text) => json!(text),
-            Detail::List(items) => Value::Array(items),
+            Detail::Owned(text) => json!(mask_patterns(&text)),
+            Detail::List(items) => mask_json(Value::Array(items)),
             Detail::Object => {
                 let mut object = json!({
-                    "error": self.to_string(),
+                    "error": mask_patterns(&self.to_string()),
                     "type": self.type_name(),
-                    "traceback": self.traceback(),
+                    "traceback": mask_patterns(self.traceback()),
                     "code": self.code(),
                     "retryable": self.retryable(),
                     "trace_id": trace_id,

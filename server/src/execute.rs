@@ -30,7 +30,7 @@ pub fn result_json(result: &CallToolResult) -> Value {
 pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value, BridgeError> {
     let started = Instant::now();
     let tool = request.name.as_str();
-    let server = resolve(state, tool, request.server_name.as_deref())?;
+    let server = resolve_when_started(state, tool, request.server_name.as_deref()).await?;
     let name = server.name().to_owned();
     if let Err(failures) = state.counter.check(&name, tool) {
         let limit = state.counter.limit();
@@ -108,6 +108,23 @@ fn log_failure(err: &BridgeError, started: Instant) {
         error = %err,
         "tool call failed"
     );
+}
+
+/// [`resolve`], first waiting (up to the call timeout) for servers still starting when the tool
+/// is not known yet, since the tool may be theirs.
+pub async fn resolve_when_started(
+    state: &AppState,
+    tool: &str,
+    server_name: Option<&str>,
+) -> Result<Arc<Server>, BridgeError> {
+    match resolve(state, tool, server_name) {
+        Err(BridgeError::ToolNotFound { .. }) if state.servers.any_starting() => {
+            let deadline = tokio::time::Instant::now() + state.call_timeout;
+            state.servers.wait_started(deadline).await;
+            resolve(state, tool, server_name)
+        }
+        other => other,
+    }
 }
 
 /// The server that runs `tool`: the named one, else the first in config order that has it.

@@ -8,6 +8,7 @@ pub mod counter;
 pub mod demo;
 pub mod error;
 pub mod execute;
+pub mod listen;
 pub mod logging;
 pub mod redact;
 pub mod routes;
@@ -18,6 +19,7 @@ pub mod state;
 pub mod token;
 pub mod trace;
 pub mod validation;
+pub mod watchdog;
 
 pub use error::BridgeError;
 pub use state::AppState;

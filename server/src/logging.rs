@@ -1,5 +1,5 @@
 //! Log output: human-readable lines or one JSON object per line (`--log-format json`), on
-//! stderr, filtered by `RUST_LOG` (default `info`).
+//! stderr, filtered by `RUST_LOG` (default `info`), with credential-shaped text masked.
 
 use std::io::IsTerminal as _;
 
@@ -13,7 +13,7 @@ pub fn init(format: LogFormat) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(crate::redact::MaskingStderr)
         // Colour codes only for a terminal, never in a log file or a pipe.
         .with_ansi(std::io::stderr().is_terminal())
         .with_target(false);

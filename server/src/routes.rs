@@ -37,10 +37,12 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(from_fn_with_state(security, security::guard))
+        .layer(from_fn_with_state(security.clone(), security::guard))
         // Outside the guard, so that its refusals (401, 403 for a bad Host) also carry the
         // CORS headers an extension origin needs to read them; web origins never get any.
         .layer(security::cors())
+        // Preflights are answered by the CORS layer, so they are checked before it.
+        .layer(from_fn_with_state(security, security::preflight_guard))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<Body>| {

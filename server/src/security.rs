@@ -1,6 +1,7 @@
 //! Who may talk to the bridge: only the user's browser extension. Checks the `Host` header
-//! (DNS rebinding), the `Origin` (web pages are refused), the bearer token and the body size,
-//! and answers CORS only for extension origins.
+//! (DNS rebinding), the `Origin` (web pages are refused) — each present at most once, for every
+//! method including `OPTIONS` — the bearer token and the body size, and answers CORS only for
+//! extension origins.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -60,9 +61,18 @@ impl Security {
             .any(|allowed| allowed.eq_ignore_ascii_case(host))
     }
 
-    /// Check one request; `Err` is the refusal to send.
-    pub fn check(&self, request: &Request) -> Result<(), BridgeError> {
+    /// Check where a request comes from and is addressed to: one `Host` the bridge answers
+    /// to, at most one `Origin`, and that of an extension. Applies to every method, `OPTIONS`
+    /// (a CORS preflight) included.
+    pub fn check_host_origin(&self, request: &Request) -> Result<(), BridgeError> {
         let headers = request.headers();
+        for name in [header::HOST, header::ORIGIN] {
+            if headers.get_all(&name).iter().count() > 1 {
+                return Err(BridgeError::Forbidden(format!(
+                    "The request has more than one `{name}` header; the bridge refuses ambiguous requests."
+                )));
+            }
+        }
         let host = headers
             .get(header::HOST)
             .and_then(|value| value.to_str().ok())
@@ -81,6 +91,13 @@ impl Security {
                 )));
             }
         }
+        Ok(())
+    }
+
+    /// Check one request; `Err` is the refusal to send.
+    pub fn check(&self, request: &Request) -> Result<(), BridgeError> {
+        self.check_host_origin(request)?;
+        let headers = request.headers();
         if let Some(length) = headers
             .get(header::CONTENT_LENGTH)
             .and_then(|value| value.to_str().ok())
@@ -133,6 +150,28 @@ pub async fn guard(
     next: Next,
 ) -> Result<Response, BridgeError> {
     if let Err(refusal) = security.check(&request) {
+        tracing::warn!(
+            method = %request.method(),
+            path = %request.uri().path(),
+            status = refusal.status().as_u16(),
+            reason = %refusal,
+            "request refused"
+        );
+        return Err(refusal);
+    }
+    Ok(next.run(request).await)
+}
+
+/// Middleware outside CORS: a preflight (`OPTIONS`) from a web origin, to a foreign host or
+/// with doubled headers is refused before the CORS layer could answer it.
+pub async fn preflight_guard(
+    State(security): State<Arc<Security>>,
+    request: Request,
+    next: Next,
+) -> Result<Response, BridgeError> {
+    if request.method() == Method::OPTIONS
+        && let Err(refusal) = security.check_host_origin(&request)
+    {
         tracing::warn!(
             method = %request.method(),
             path = %request.uri().path(),

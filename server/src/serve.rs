@@ -1,5 +1,6 @@
-//! Running the bridge: load the config and token, bind the port, start the MCP servers, serve
-//! until SIGINT/SIGTERM, then stop every MCP server process (no orphans).
+//! Running the bridge: load the config and token, bind the port, serve at once while the MCP
+//! servers start in the background, until SIGINT/SIGTERM/SIGHUP; then drain, and stop every MCP
+//! server process (no orphans).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -17,12 +18,20 @@ use crate::state::AppState;
 
 /// How long in-flight requests get to finish after a stop signal.
 const DRAIN: Duration = Duration::from_secs(5);
+/// How long the answers to calls cut short by the stop get to be sent.
+const ANSWER_AFTER_STOP: Duration = Duration::from_secs(2);
 
 /// Exit code for a bad command line or config.
 const USAGE: u8 = 2;
 
-/// Print a line for the user on stdout; a closed stdout is not a reason to stop.
+/// Print a line for the user on stdout (credential-shaped text masked); a closed stdout is not
+/// a reason to stop.
 fn say(line: &str) {
+    say_unmasked(&crate::redact::mask_patterns(line));
+}
+
+/// [`say`] without the masker: only for the line that shows the user the bridge's own token.
+fn say_unmasked(line: &str) {
     use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{line}");
@@ -47,6 +56,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    crate::watchdog::start(&exe);
     let token = match resolve_token(&args) {
         Ok(token) => token,
         Err(message) => {
@@ -82,13 +92,14 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
         return Ok(Some(token.trim().to_owned()));
     }
     let dir = config::config_dir().map_err(|err| err.to_string())?;
-    let (token, created) = crate::token::load_or_create(&dir).map_err(|err| {
-        format!(
-            "cannot read or create the token file {}: {err}",
-            crate::token::path_in(&dir).display()
-        )
-    })?;
-    if created {
+    let loaded = crate::token::load_or_create(&dir)
+        .map_err(|err| format!("cannot use the token file: {err}"))?;
+    for repair in &loaded.repaired {
+        tracing::warn!("{repair}");
+        say(&format!("Repaired permissions: {repair}."));
+    }
+    let token = loaded.token;
+    if loaded.created {
         say(&format!(
             "Created a new token in {} (mode 0600).",
             crate::token::path_in(&dir).display()
@@ -138,36 +149,39 @@ async fn serve(
             "no config file; running the built-in demo server"
         ),
     }
-    let registry = Arc::new(Registry::new(specs));
-    tokio::select! {
-        _ = registry.start_all() => {}
-        _ = stop.cancelled() => {
-            registry.shutdown().await;
-            return ExitCode::SUCCESS;
-        }
-    }
-    for server in registry.servers() {
-        let status = server.status();
-        if status == Status::Running {
-            say(&format!(
-                "  server {}: running, {} tools",
-                server.name(),
-                server.tools().len()
-            ));
-        } else {
-            say(&format!(
-                "  server {}: unavailable ({})",
-                server.name(),
-                server.last_failure().0
-            ));
-        }
-    }
+    let registry = Arc::new(Registry::withholding(
+        specs,
+        token.iter().cloned().collect(),
+    ));
+    // The servers start in the background: /health answers at once, and /tools shows each
+    // server as `starting` until it runs or fails.
+    let starting = {
+        let registry = registry.clone();
+        tokio::spawn(async move {
+            registry.start_all().await;
+            for server in registry.servers() {
+                if server.status() == Status::Running {
+                    say(&format!(
+                        "  server {}: running, {} tools",
+                        server.name(),
+                        server.tools().len()
+                    ));
+                } else {
+                    say(&format!(
+                        "  server {}: unavailable ({})",
+                        server.name(),
+                        server.last_failure().0
+                    ));
+                }
+            }
+        })
+    };
 
     let security = Security::new(token.clone(), port, Some(args.host));
     let state = AppState::new(registry.clone(), security, args.call_timeout());
     let app = crate::app(state);
     match &token {
-        Some(token) => say(&format!(
+        Some(token) => say_unmasked(&format!(
             "Token: {token}  (send it as `Authorization: Bearer <token>`)"
         )),
         None => say("Token: none (--no-auth)"),
@@ -183,34 +197,35 @@ async fn serve(
     ));
     tracing::info!(port, host = %args.host, "listening");
 
-    let graceful = stop.clone();
-    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
-        graceful.cancelled().await;
-    });
-    tokio::select! {
-        result = server => {
-            if let Err(err) = result {
-                tracing::error!(error = %err, "the HTTP server failed");
-            }
-        }
-        _ = async { stop.cancelled().await; tokio::time::sleep(DRAIN).await } => {
-            tracing::warn!("requests still running after {} s; stopping anyway", DRAIN.as_secs());
-        }
+    let limits = crate::listen::Limits {
+        max_connections: args.max_connections,
+        header_timeout: args.header_timeout(),
+    };
+    let mut draining = crate::listen::serve(listener, app, limits, stop.clone()).await;
+    starting.abort();
+    if !draining.wait(DRAIN).await {
+        tracing::warn!(
+            "requests still running after {} s; stopping their MCP servers",
+            DRAIN.as_secs()
+        );
     }
     tracing::info!("stopping MCP servers");
     registry.shutdown().await;
+    // Calls cut short by the stop are answered as such before the process ends.
+    draining.wait(ANSWER_AFTER_STOP).await;
     tracing::info!("stopped");
     ExitCode::SUCCESS
 }
 
-/// Cancel `stop` on SIGINT or SIGTERM (Ctrl-C elsewhere).
+/// Cancel `stop` on SIGINT, SIGTERM or SIGHUP (the terminal closed) — Ctrl-C elsewhere.
 async fn watch_signals(stop: CancellationToken) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut interrupt), Ok(mut terminate)) = (
+        let (Ok(mut interrupt), Ok(mut terminate), Ok(mut hangup)) = (
             signal(SignalKind::interrupt()),
             signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
         ) else {
             tracing::error!("cannot install signal handlers");
             return;
@@ -218,6 +233,7 @@ async fn watch_signals(stop: CancellationToken) {
         let name = tokio::select! {
             _ = interrupt.recv() => "SIGINT",
             _ = terminate.recv() => "SIGTERM",
+            _ = hangup.recv() => "SIGHUP",
         };
         tracing::info!(signal = name, "stop signal received");
     }

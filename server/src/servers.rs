@@ -41,6 +41,8 @@ pub fn backoff(failures: u32) -> Duration {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
+    /// Its first start is under way (the bridge serves meanwhile).
+    Starting,
     Running,
     /// It crashed; it is restarted on the next call.
     Crashed,
@@ -86,6 +88,8 @@ struct Health {
 pub struct Server {
     spec: ServerSpec,
     secrets: Vec<String>,
+    /// The bridge's own secrets (its token): masked, and kept out of the child's environment.
+    withheld: Vec<String>,
     live: Mutex<Option<Arc<Live>>>,
     health: Mutex<Health>,
     start_lock: tokio::sync::Mutex<()>,
@@ -103,18 +107,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Server {
-    fn new(spec: ServerSpec) -> Self {
-        let secrets = spec.secrets();
+    fn new(spec: ServerSpec, withheld: Vec<String>) -> Self {
+        let mut secrets = spec.secrets();
+        secrets.extend(withheld.iter().cloned());
         let permits = Semaphore::new(spec.max_concurrent_calls);
         Server {
             spec,
             secrets,
+            withheld,
             live: Mutex::new(None),
             health: Mutex::new(Health {
                 failures: 0,
                 since: Instant::now(),
-                status: Status::Unavailable,
-                reason: "it has not been started yet".to_owned(),
+                status: Status::Starting,
+                reason: "it is still starting".to_owned(),
                 stderr: String::new(),
             }),
             start_lock: tokio::sync::Mutex::new(()),
@@ -196,7 +202,7 @@ impl Server {
     /// Start a new generation; on failure the health records it.
     async fn start(&self) -> Result<Arc<Live>, StartFailure> {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        match connect(&self.spec, &self.secrets).await {
+        match connect(&self.spec, &self.secrets, &self.withheld).await {
             Ok(connected) => {
                 tracing::info!(
                     server = %self.spec.name,
@@ -212,6 +218,9 @@ impl Server {
                     .instructions
                     .write()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()) = connected.instructions;
+                if let Some(pid) = connected.pid {
+                    crate::watchdog::watch(pid);
+                }
                 let live = Arc::new(Live {
                     generation,
                     peer: connected.client.peer().clone(),
@@ -408,6 +417,7 @@ impl Server {
                     traceback: String::new(),
                 })
             }
+            Ok(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(tool)),
             Ok(Err(ServiceError::McpError(error))) => {
                 self.note_alive();
                 Err(self.tool_failed(tool, error, &live, mark).await)
@@ -422,7 +432,7 @@ impl Server {
                 ),
             }),
             Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
-                Err(self.crashed(tool, &live).await)
+                Err(self.crashed(tool, &live, mark).await)
             }
             Ok(Err(err)) => Err(BridgeError::Transport {
                 server: self.spec.name.clone(),
@@ -438,7 +448,26 @@ impl Server {
         }
     }
 
-    async fn crashed(&self, tool: &str, live: &Arc<Live>) -> BridgeError {
+    /// The error for a call cut short because the bridge is stopping.
+    fn shutting_down(&self, tool: &str) -> BridgeError {
+        BridgeError::ShuttingDown {
+            server: self.spec.name.clone(),
+            tool: tool.to_owned(),
+            message: format!(
+                "The bridge is shutting down: tool `{tool}` on server `{}` was still running when the \
+                 shutdown's grace period ended, so the bridge stopped the server. The call did not complete \
+                 and may have partly taken effect; run it again once the bridge is back.",
+                self.spec.name
+            ),
+        }
+    }
+
+    /// The error for a call whose server died; its traceback is the stderr written since the
+    /// call began (`mark`), never an earlier call's.
+    async fn crashed(&self, tool: &str, live: &Arc<Live>, mark: u64) -> BridgeError {
+        if self.stopping.load(Ordering::SeqCst) {
+            return self.shutting_down(tool);
+        }
         let remote = !matches!(self.spec.transport, Transport::Stdio { .. });
         if !remote {
             live.stderr.wait_closed(CRASH_STDERR_WAIT).await;
@@ -449,7 +478,7 @@ impl Server {
             "the server process exited"
         };
         self.mark_crashed(live.generation, reason);
-        let traceback = live.stderr.tail();
+        let traceback = live.stderr.since(mark);
         if remote {
             return BridgeError::Transport {
                 server: self.spec.name.clone(),
@@ -590,9 +619,10 @@ async fn dispose(live: Arc<Live>) {
     if let Some(client) = live.take_client() {
         let _ = tokio::time::timeout(STOP_GRACE, client.cancel()).await;
     }
-    #[cfg(unix)]
     if let Some(pid) = live.pid {
+        #[cfg(unix)]
         kill_group(pid);
+        crate::watchdog::forget(pid);
     }
 }
 
@@ -618,18 +648,63 @@ pub struct Registry {
 impl Registry {
     /// The configured servers, not started yet.
     pub fn new(specs: Vec<ServerSpec>) -> Self {
+        Self::withholding(specs, Vec::new())
+    }
+
+    /// The configured servers, not started yet; `withheld` (the bridge's token) is masked in
+    /// everything they report and kept out of their environment.
+    pub fn withholding(specs: Vec<ServerSpec>, withheld: Vec<String>) -> Self {
+        let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
         Registry {
             servers: specs
                 .into_iter()
-                .map(|s| Arc::new(Server::new(s)))
+                .map(|s| Arc::new(Server::new(s, withheld.clone())))
                 .collect(),
         }
     }
 
     /// Start every server in parallel; those that fail stay unavailable (and are retried on
-    /// their next call). If this future is dropped, the children being started are killed.
+    /// their next call). Calls meanwhile wait for the start. If this future is dropped, the
+    /// children being started are killed.
     pub async fn start_all(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| server.start())).await;
+        futures::future::join_all(self.servers.iter().map(|server| async move {
+            let _guard = server.start_lock.lock().await;
+            if server.current().is_none() && !server.stopping.load(Ordering::SeqCst) {
+                let _ = server.start().await;
+            }
+        }))
+        .await;
+    }
+
+    /// Whether a server's first start is still under way.
+    pub fn any_starting(&self) -> bool {
+        self.servers.iter().any(|s| s.status() == Status::Starting)
+    }
+
+    /// Wait until no server is in its first start, at most until `deadline`.
+    pub async fn wait_started(&self, deadline: Instant) {
+        for server in self
+            .servers
+            .iter()
+            .filter(|s| s.status() == Status::Starting)
+        {
+            let _ = tokio::time::timeout_at(deadline, server.start_lock.lock()).await;
+        }
+    }
+
+    /// How many servers are starting, running, and failed (crashed or unavailable).
+    pub fn summary(&self) -> serde_json::Value {
+        let count = |wanted: &[Status]| {
+            self.servers
+                .iter()
+                .filter(|s| wanted.contains(&s.status()))
+                .count()
+        };
+        serde_json::json!({
+            "starting": count(&[Status::Starting]),
+            "running": count(&[Status::Running]),
+            "failed": count(&[Status::Crashed, Status::Unavailable]),
+        })
     }
 
     pub fn servers(&self) -> &[Arc<Server>] {

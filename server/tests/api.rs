@@ -242,15 +242,15 @@ async fn unknown_routes_and_methods_answer_in_json() {
 #[tokio::test]
 async fn read_text_file_reports_real_file_errors() {
     let app = TestApp::demo().await;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("note.txt");
+    let dir = common::demo_root();
+    let file = dir.join("note.txt");
     std::fs::write(&file, "hello file").unwrap();
     let reply = app
         .execute(json!({"name": "read_text_file", "arguments": {"path": file}}))
         .await;
     assert_eq!(reply.text(), "hello file");
 
-    let missing = dir.path().join("missing.txt");
+    let missing = dir.join("missing.txt");
     let reply = app
         .execute(json!({"name": "read_text_file", "arguments": {"path": missing}}))
         .await;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
 use common::{TestApp, wait_for_file};
-use serde_json::json;
+use serde_json::{Value, json};
 
 const CANCEL_SEEN: Duration = Duration::from_secs(20);
 
@@ -206,4 +206,45 @@ async fn calls_to_one_server_are_bounded() {
         started.elapsed()
     );
     app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivered_result_stays_fetchable_and_the_404_says_what_is_true() {
+    let bridge = common::BridgeProcess::start(None, &[]);
+    let client = common::BridgeProcess::client();
+    let started: Value = client
+        .post(bridge.url("/execute"))
+        .bearer_auth(common::TOKEN)
+        .json(&json!({"name": "slow", "arguments": {"seconds": 0.5}, "wait": 0.05}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let call_id = started["call_id"].as_str().expect("pending").to_owned();
+    for _ in 0..2 {
+        let response = client
+            .get(bridge.url(&format!("/calls/{call_id}?wait=10")))
+            .bearer_auth(common::TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            response.status().as_u16(),
+            200,
+            "a delivered result is fetched again"
+        );
+    }
+    let response = client
+        .get(bridge.url("/calls/0123456789abcdef"))
+        .bearer_auth(common::TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 404);
+    let body: Value = response.json().await.unwrap();
+    let message = body["detail"]["error"].as_str().unwrap();
+    assert!(!message.contains("already delivered"), "{message}");
+    assert!(message.contains("10 minutes"), "{message}");
 }

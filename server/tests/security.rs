@@ -214,3 +214,63 @@ async fn oversized_bodies_are_413_in_json() {
     assert_eq!(reply.text().len(), text.len());
     app.stop().await;
 }
+
+/// The status line of a raw request to a real bridge.
+fn raw_status(bridge: &common::BridgeProcess, request: &str) -> String {
+    let reply = common::http_raw(bridge.port, request, Duration::from_secs(10));
+    reply.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn preflights_from_web_origins_or_to_foreign_hosts_are_refused() {
+    let bridge = common::BridgeProcess::start(None, &[]);
+    let port = bridge.port;
+    let preflight = |host: &str, origin: &str| {
+        format!(
+            "OPTIONS /tools HTTP/1.1\r\nHost: {host}\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: GET\r\nAccess-Control-Request-Headers: authorization\r\nConnection: close\r\n\r\n"
+        )
+    };
+    let local = format!("127.0.0.1:{port}");
+    let status = raw_status(&bridge, &preflight(&local, "https://evil.example"));
+    assert!(status.contains(" 403 "), "web origin preflight: {status}");
+    let status = raw_status(
+        &bridge,
+        &preflight(&format!("evil.example:{port}"), "chrome-extension://abc"),
+    );
+    assert!(status.contains(" 403 "), "foreign host preflight: {status}");
+    let status = raw_status(&bridge, &preflight(&local, "chrome-extension://abc"));
+    assert!(
+        status.contains(" 200 "),
+        "the extension's preflight still works: {status}"
+    );
+}
+
+#[test]
+fn doubled_host_or_origin_headers_are_refused() {
+    let bridge = common::BridgeProcess::start(None, &[]);
+    let port = bridge.port;
+    let status = raw_status(
+        &bridge,
+        &format!(
+            "GET /tools HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.example\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(
+        status.contains(" 403 ") || status.contains(" 400 "),
+        "two Host headers: {status}"
+    );
+    let status = raw_status(
+        &bridge,
+        &format!(
+            "GET /tools HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: chrome-extension://abc\r\nOrigin: https://evil.example\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(status.contains(" 403 "), "two Origin headers: {status}");
+    let status = raw_status(
+        &bridge,
+        &format!(
+            "GET /tools HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: chrome-extension://abc\r\nAuthorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(status.contains(" 200 "), "one of each is fine: {status}");
+}

@@ -30,7 +30,9 @@ fn unknown(call_id: &str) -> BridgeError {
     BridgeError::CallNotFound {
         call_id: call_id.to_owned(),
         message: format!(
-            "There is no call `{call_id}`: its result was already delivered, it expired (results are kept 10 minutes), \
+            "There is no call `{call_id}`: no call with this id is running, and no finished call's result is kept under it. \
+             Either the call finished more than 10 minutes ago (results stay fetchable for 10 minutes after the call ends), \
+             its result came in the answer to POST /execute itself (then no call id was kept), the id is mistyped, \
              or the bridge restarted. Run the tool again if it is still needed."
         ),
     }

@@ -25,7 +25,9 @@ pub async fn execute(
         return Ok(Json(run(&state, &request).await?).into_response());
     };
     // Resolve now, so an unknown tool or server is answered at once and never becomes a call.
-    let server = crate::execute::resolve(&state, &request.name, request.server_name.as_deref())?;
+    let server =
+        crate::execute::resolve_when_started(&state, &request.name, request.server_name.as_deref())
+            .await?;
     let work = {
         let state = state.clone();
         let trace_id = trace_id.clone();

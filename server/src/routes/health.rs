@@ -1,9 +1,13 @@
-//! `GET /health`: is the bridge up (open without a token, for the extension's status light).
+//! `GET /health`: is the bridge up (open without a token, for the extension's status light),
+//! with how many MCP servers are starting, running and failed (counts only, no names).
 
 use axum::Json;
+use axum::extract::State;
 use serde_json::{Value, json};
 
-pub async fn health() -> Json<Value> {
+use crate::state::AppState;
+
+pub async fn health(State(state): State<AppState>) -> Json<Value> {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs_f64())
@@ -12,5 +16,6 @@ pub async fn health() -> Json<Value> {
         "status": "ok",
         "timestamp": timestamp,
         "version": crate::VERSION,
+        "servers": state.servers.summary(),
     }))
 }

@@ -44,8 +44,43 @@ fn client_info() -> ClientConfig {
     )
 }
 
-/// Start the server described by `spec`.
-pub async fn connect(spec: &ServerSpec, secrets: &[String]) -> Result<Connected, StartFailure> {
+/// The prefix of the bridge's own environment variables, which no MCP server gets.
+pub const BRIDGE_ENV_PREFIX: &str = "MCP_BRIDGE_";
+
+/// The environment a child starts with: the bridge's own, less its `MCP_BRIDGE_*` variables and
+/// any variable whose name or value holds one of `withheld` (the token); then the server's `env`.
+pub fn child_env(
+    configured: &std::collections::BTreeMap<String, String>,
+    withheld: &[String],
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let holds_secret = |text: &str| {
+        withheld
+            .iter()
+            .any(|secret| !secret.is_empty() && text.contains(secret.as_str()))
+    };
+    let mut vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
+        .filter(|(name, value)| {
+            let name = name.to_string_lossy();
+            !name.to_ascii_uppercase().starts_with(BRIDGE_ENV_PREFIX)
+                && !holds_secret(&name)
+                && !holds_secret(&value.to_string_lossy())
+        })
+        .collect();
+    vars.extend(
+        configured
+            .iter()
+            .map(|(name, value)| (name.into(), value.into())),
+    );
+    vars
+}
+
+/// Start the server described by `spec`; `withheld` are values (the bridge's token) that must
+/// not reach the child through its environment.
+pub async fn connect(
+    spec: &ServerSpec,
+    secrets: &[String],
+    withheld: &[String],
+) -> Result<Connected, StartFailure> {
     let stderr = Arc::new(StderrTail::new(&spec.name, secrets.to_vec()));
     let fail = |message: String, stderr: &StderrTail| StartFailure {
         message: redact(&message, secrets),
@@ -59,10 +94,12 @@ pub async fn connect(spec: &ServerSpec, secrets: &[String]) -> Result<Connected,
             cwd,
         } => {
             let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).envs(env);
+            cmd.args(args).env_clear().envs(child_env(env, withheld));
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
+            #[cfg(target_os = "linux")]
+            die_with_the_bridge(&mut cmd);
             let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
             #[cfg(unix)]
             wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
@@ -140,6 +177,34 @@ pub async fn connect(spec: &ServerSpec, secrets: &[String]) -> Result<Connected,
                 &stderr,
             ))
         }
+    }
+}
+
+/// Have the kernel kill the child when the bridge dies, even by SIGKILL (its process group,
+/// with any grandchildren, is killed by the bridge's watchdog).
+#[cfg(target_os = "linux")]
+fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
+    let bridge = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs between fork and exec and calls only async-signal-safe functions
+    // (prctl, getppid, _exit).
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                libc::SIGKILL as libc::c_ulong,
+                0,
+                0,
+                0,
+            ) != 0
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The bridge died before the line above took effect.
+            if libc::getppid() != bridge {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
     }
 }
 

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, BufReader};
+
 use tokio::sync::watch;
 
 use crate::redact::redact;
@@ -89,21 +90,45 @@ impl StderrTail {
         let _ = tokio::time::timeout(limit, receiver.wait_for(|closed| *closed)).await;
     }
 
-    /// Read `stream` line by line into this tail until it ends.
+    /// Read `stream` line by line into this tail until it ends. At most [`MAX_LINE_BYTES`] of a
+    /// line are kept and the rest is skipped as it arrives, so a server that writes without
+    /// newlines costs no more memory than one long line.
     pub async fn collect(&self, stream: impl AsyncRead + Unpin) {
         let mut reader = BufReader::new(stream);
-        let mut buffer = Vec::new();
+        let mut line: Vec<u8> = Vec::with_capacity(256);
+        let mut cut = false;
         loop {
-            buffer.clear();
-            match reader.read_until(b'\n', &mut buffer).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    buffer.truncate(MAX_LINE_BYTES);
-                    self.push(&String::from_utf8_lossy(&buffer));
-                }
+            let chunk = match reader.fill_buf().await {
+                Ok([]) | Err(_) => break,
+                Ok(chunk) => chunk,
+            };
+            let (part, ends) = match chunk.iter().position(|byte| *byte == b'\n') {
+                Some(end) => (&chunk[..end], true),
+                None => (chunk, false),
+            };
+            let room = MAX_LINE_BYTES.saturating_sub(line.len());
+            line.extend_from_slice(&part[..part.len().min(room)]);
+            cut |= part.len() > room;
+            let used = part.len() + usize::from(ends);
+            reader.consume(used);
+            if ends {
+                self.push_line(&line, cut);
+                line.clear();
+                cut = false;
             }
         }
+        if !line.is_empty() {
+            self.push_line(&line, cut);
+        }
         self.close();
+    }
+
+    fn push_line(&self, line: &[u8], cut: bool) {
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if cut {
+            text.push_str(" … (line cut)");
+        }
+        self.push(&text);
     }
 }
 
@@ -141,5 +166,19 @@ mod tests {
         assert!(tail.is_closed());
         assert_eq!(tail.tail(), "one\ntwo\nthree");
         tail.wait_closed(Duration::from_millis(1)).await;
+    }
+
+    #[tokio::test]
+    async fn a_line_without_end_is_cut() {
+        let tail = StderrTail::new("s", vec![]);
+        let mut input = vec![b'x'; MAX_LINE_BYTES * 50];
+        input.extend_from_slice(b"\nnext\n");
+        tail.collect(input.as_slice()).await;
+        let text = tail.tail();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].len() < MAX_LINE_BYTES + 32);
+        assert!(lines[0].ends_with("(line cut)"));
+        assert_eq!(lines[1], "next");
     }
 }

@@ -31,9 +31,14 @@ pub fn bridge_exe() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"))
 }
 
+/// The demo folder the tests' demo servers read in.
+pub fn demo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("demo-files")
+}
+
 /// The demo server spec, run from the test binary.
 pub fn demo_spec() -> ServerSpec {
-    ServerSpec::demo(&bridge_exe())
+    ServerSpec::demo(&bridge_exe(), &demo_root())
 }
 
 /// A demo server spec with another name, env and call timeout.
@@ -321,9 +326,26 @@ impl BridgeProcess {
         Self::start_raw(config, &args)
     }
 
-    /// Start with exactly these arguments (plus `--port 0`).
+    /// Start with exactly these arguments (plus `--port 0`), and wait until the MCP servers
+    /// have started.
     pub fn start_raw(config: Option<Value>, extra_args: &[&str]) -> Self {
+        let bridge = Self::launch(Launch {
+            config,
+            args: extra_args,
+            ..Launch::default()
+        });
+        bridge.wait_started(START_LIMIT);
+        bridge
+    }
+
+    /// Start as `launch` says; returns once the bridge listens (its servers may be starting).
+    pub fn launch(launch: Launch<'_>) -> Self {
         let dir = tempfile::tempdir().unwrap();
+        if let Some(prepare) = launch.prepare {
+            prepare(dir.path());
+        }
+        let config = launch.config;
+        let extra_args = launch.args;
         if let Some(config) = config {
             std::fs::write(
                 dir.path().join("mcp-config.json"),
@@ -340,6 +362,7 @@ impl BridgeProcess {
             .env_remove("MCP_BRIDGE_TOKEN")
             .env_remove("MCP_BRIDGE_CONFIG")
             .env_remove("MCP_BRIDGE_PORT")
+            .envs(launch.env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -390,9 +413,49 @@ impl BridgeProcess {
         }
     }
 
+    /// Wait until `/health` reports no MCP server starting, at most `limit`.
+    pub fn wait_started(&self, limit: Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let reply = http_raw(
+                self.port,
+                &format!(
+                    "GET /health HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+                    self.port
+                ),
+                Duration::from_secs(10),
+            );
+            let body = reply.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+            let health = serde_json::from_str::<Value>(body).ok();
+            let starting = health
+                .as_ref()
+                .and_then(|v| v["servers"]["starting"].as_u64());
+            // Without the count, a bridge had started its servers before it listened.
+            let no_count = health.is_some_and(|v| v.get("servers").is_none());
+            if starting == Some(0) || no_count {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "servers still starting: {reply}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The bridge's resident memory, in KiB, from /proc.
+    pub fn rss_kib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
     /// A config entry running the demo server.
     pub fn demo_entry() -> Value {
-        serde_json::json!({"command": bridge_exe(), "args": ["demo-server"], "description": "demo"})
+        serde_json::json!({"command": bridge_exe(), "args": ["demo-server", "--root", demo_root()], "description": "demo"})
     }
 
     /// A config entry for a server found on PATH.
@@ -442,6 +505,67 @@ impl Drop for BridgeProcess {
             let _ = self.child.wait();
         }
     }
+}
+
+/// How to launch a bridge process: its config, its arguments (after `--port 0`), extra
+/// environment variables, and a step that prepares the config directory first.
+#[derive(Default)]
+pub struct Launch<'a> {
+    pub config: Option<Value>,
+    pub args: &'a [&'a str],
+    pub env: &'a [(&'a str, &'a str)],
+    pub prepare: Option<&'a dyn Fn(&Path)>,
+}
+
+/// Send raw bytes to the bridge on 127.0.0.1:`port` and read the answer until the connection
+/// closes or `limit` passes (whatever arrived by then is returned).
+pub fn http_raw(port: u16, request: &str, limit: Duration) -> String {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = stream.set_read_timeout(Some(limit));
+    let _ = stream.write_all(request.as_bytes());
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Run the bridge until it exits (for start-up errors): exit code, stdout, stderr.
+pub fn run_to_exit(config_text: &str, args: &[&str]) -> (Option<i32>, String, String, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mcp-config.json");
+    std::fs::write(&path, config_text).unwrap();
+    let mut command = Command::new(bridge_exe());
+    command
+        .args(["--port", "0", "--token", TOKEN, "--config"])
+        .arg(&path)
+        .args(args)
+        .env("MCP_BRIDGE_CONFIG_DIR", dir.path())
+        .stdin(Stdio::null());
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A config that is (wrongly) accepted would run forever: stop it after a while.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if let Ok(None) = child.try_wait() {
+        send_signal(child.id(), libc::SIGTERM);
+    }
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        path,
+    )
 }
 
 pub fn send_signal(pid: u32, signal: i32) {
