@@ -12,6 +12,7 @@ pub mod json_read;
 pub mod messages;
 pub mod options_views;
 pub mod outcome;
+pub mod policy;
 pub mod redact;
 pub mod report;
 pub mod settings;

@@ -50,6 +50,7 @@ pub struct FloatState {
     pub lang: String,
 }
 
+use crate::domain::policy::AskReason;
 use crate::domain::report::{FloatView, Lang};
 
 fn t(lang: Lang, zh: &str, en: &str) -> String {
@@ -138,6 +139,18 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
                 "{cap} automatic rounds ran without a message from you; paused to stop a loop."
             ),
         },
+        ConfirmReason::Ambiguous(servers) => {
+            let first = servers.first().map(String::as_str).unwrap_or_default();
+            let all = servers.join(", ");
+            match lang {
+                Lang::Zh => format!(
+                    "多个服务（{all}）都提供此工具，调用没有指明 server_name；允许后将在 {first} 上运行。"
+                ),
+                Lang::En => format!(
+                    "Several servers ({all}) offer this tool and the call does not name one; if you allow it, it runs on {first}."
+                ),
+            }
+        }
         ConfirmReason::Unreadable(why) => match lang {
             Lang::Zh => {
                 format!("无法使用已保存的设置（{why}）：在选项页修正前，工具不会自动运行。")
@@ -156,6 +169,19 @@ pub enum ConfirmReason {
     RoundCap,
     /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
     Unreadable(String),
+    /// The servers that offer the tool; the call runs on the first.
+    Ambiguous(Vec<String>),
+}
+
+impl From<AskReason> for ConfirmReason {
+    fn from(r: AskReason) -> Self {
+        match r {
+            AskReason::Policy => ConfirmReason::Policy,
+            AskReason::Manual => ConfirmReason::Manual,
+            AskReason::Unreadable(why) => ConfirmReason::Unreadable(why),
+            AskReason::Ambiguous(servers) => ConfirmReason::Ambiguous(servers),
+        }
+    }
 }
 
 /// The float after a call: the report's structured view, plus what happened to the text.

@@ -16,8 +16,9 @@ pub enum LangSetting {
     En,
 }
 
-/// What happens to a tool before it runs (seed 004's "requires confirmation").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// What happens to a tool before it runs, from the most to the least permissive (so the
+/// strictest of several is their maximum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolPolicy {
     #[default]

@@ -5,7 +5,7 @@
 //! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
 //! decision.
 
-use crate::domain::settings::{Settings, ToolPolicy};
+use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
 
@@ -72,12 +72,14 @@ pub enum Decision {
     Wait { recheck_ms: u32 },
     /// Nothing to do (no call, already handled, a call from before the page loaded, busy).
     Nothing,
-    /// Run it now. The key must be recorded as executed *before* the bridge is called.
-    Run { key: String, call: ToolCall },
-    /// Show it in the float and wait for the user (policy "ask", or auto-execute off).
-    Confirm { key: String, call: ToolCall },
-    /// Policy "deny": tell the AI without running it.
-    Deny { key: String, call: ToolCall },
+    /// A call to judge against the user's policies ([`crate::domain::policy`]) once the
+    /// server that would run it is known; `by_user` when the user asked for it (re-detect).
+    /// The key must be recorded as executed *before* the bridge is called.
+    Call {
+        key: String,
+        call: ToolCall,
+        by_user: bool,
+    },
     /// A complete call block that is not a valid call: tell the AI.
     Malformed {
         key: String,
@@ -216,14 +218,7 @@ impl TabState {
         if !by_user && self.auto_rounds >= settings.max_auto_rounds {
             return Decision::RoundCap { key, call };
         }
-        match settings.policy_for(call.server_name.as_deref(), &call.tool_name) {
-            ToolPolicy::Deny => Decision::Deny { key, call },
-            ToolPolicy::Ask => Decision::Confirm { key, call },
-            ToolPolicy::Allow if !settings.auto_execute && !by_user => {
-                Decision::Confirm { key, call }
-            }
-            ToolPolicy::Allow => Decision::Run { key, call },
-        }
+        Decision::Call { key, call, by_user }
     }
 
     /// The user wrote a message themselves: automatic rounds start counting again.
@@ -285,7 +280,7 @@ mod tests {
             let d = self
                 .state
                 .on_update(&u, &self.settings, 500, self.now, |k| executed.contains(k));
-            if let Decision::Run { key, .. } = &d {
+            if let Decision::Call { key, .. } = &d {
                 self.executed.borrow_mut().insert(key.clone());
             }
             d
@@ -315,7 +310,7 @@ mod tests {
         // Indicator gone, but the text changed 100 ms ago: wait the rest of the window.
         assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 400 });
         h.now += 400.0;
-        assert!(matches!(h.report(1, CALL, false), Decision::Run { .. }));
+        assert!(matches!(h.report(1, CALL, false), Decision::Call { .. }));
     }
 
     #[test]
@@ -351,7 +346,7 @@ mod tests {
     fn a_call_runs_once_across_rerenders_and_state_loss() {
         let mut h = Harness::new();
         h.report(0, "hi", false);
-        assert!(matches!(h.settle(1, CALL), Decision::Run { .. }));
+        assert!(matches!(h.settle(1, CALL), Decision::Call { .. }));
         h.state.phase = Phase::Done;
         // Re-render with different white space: same message.
         let rerendered = CALL.replace('\n', "\n\n  ");
@@ -368,9 +363,9 @@ mod tests {
     fn the_same_call_in_a_later_message_runs_again() {
         let mut h = Harness::new();
         h.report(0, "hi", false);
-        assert!(matches!(h.settle(1, CALL), Decision::Run { .. }));
+        assert!(matches!(h.settle(1, CALL), Decision::Call { .. }));
         h.state.phase = Phase::Done;
-        assert!(matches!(h.settle(2, CALL), Decision::Run { .. }));
+        assert!(matches!(h.settle(2, CALL), Decision::Call { .. }));
     }
 
     #[test]
@@ -385,7 +380,7 @@ mod tests {
         let d = h
             .state
             .redetect(CALL, 4, &h.settings, |k| executed.contains(k));
-        assert!(matches!(d, Decision::Run { .. }));
+        assert!(matches!(d, Decision::Call { .. }));
     }
 
     #[test]
@@ -407,28 +402,8 @@ mod tests {
         h.now += 600.0;
         assert!(matches!(
             h.report_full("https://x/c/3", 0, CALL, false, false),
-            Decision::Run { .. }
+            Decision::Call { .. }
         ));
-    }
-
-    #[test]
-    fn policies_and_settings_route_the_call() {
-        let mut h = Harness::new();
-        h.report(0, "hi", false);
-        h.settings
-            .tool_policies
-            .insert("*:get_time".into(), ToolPolicy::Deny);
-        assert!(matches!(h.settle(1, CALL), Decision::Deny { .. }));
-        let mut h = Harness::new();
-        h.report(0, "hi", false);
-        h.settings
-            .tool_policies
-            .insert("*:get_time".into(), ToolPolicy::Ask);
-        assert!(matches!(h.settle(1, CALL), Decision::Confirm { .. }));
-        let mut h = Harness::new();
-        h.report(0, "hi", false);
-        h.settings.auto_execute = false;
-        assert!(matches!(h.settle(1, CALL), Decision::Confirm { .. }));
     }
 
     #[test]
@@ -454,7 +429,7 @@ mod tests {
         assert!(matches!(h.settle(1, CALL), Decision::RoundCap { .. }));
         h.state.on_user_message();
         h.now += 1000.0;
-        assert!(matches!(h.report(1, CALL, false), Decision::Run { .. }));
+        assert!(matches!(h.report(1, CALL, false), Decision::Call { .. }));
     }
 
     #[test]
@@ -484,7 +459,7 @@ mod tests {
     fn one_message_is_one_call_per_conversation_not_per_tab() {
         let mut a = Harness::new();
         a.report(0, "hi", false);
-        let Decision::Run { key: first, .. } = a.settle(1, CALL) else {
+        let Decision::Call { key: first, .. } = a.settle(1, CALL) else {
             panic!()
         };
         // The same conversation in a second tab: the same key, so it never runs twice.
@@ -497,7 +472,8 @@ mod tests {
         c.executed = a.executed.clone();
         c.report_full("https://chat.example.com/c/2", 0, "hi", false, false);
         c.now += 600.0;
-        let Decision::Run { key: other, .. } = c.settle_at("https://chat.example.com/c/2", 1, CALL)
+        let Decision::Call { key: other, .. } =
+            c.settle_at("https://chat.example.com/c/2", 1, CALL)
         else {
             panic!()
         };

@@ -7,9 +7,11 @@
 use super::bridge_client::BridgeClient;
 use super::host::{Host, Level};
 use super::store::Store;
+use crate::domain::bridge_api;
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
+use crate::domain::policy::{self, AskReason, Target, Verdict};
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
@@ -307,25 +309,14 @@ impl<H: Host> ChatLoop<H> {
         let lang = self.lang(&settings);
         match decision {
             Decision::Wait { .. } | Decision::Nothing => {}
-            Decision::Run { key, call } => self.spawn_run(tab, key, call, settings),
-            Decision::Confirm { key, call } => {
-                let reason = match (&settings.unreadable, settings.auto_execute) {
-                    (Some(why), _) => ConfirmReason::Unreadable(why.clone()),
-                    (None, true) => ConfirmReason::Policy,
-                    (None, false) => ConfirmReason::Manual,
-                };
-                self.ask(tab, &mut state, key, call, reason, &settings)
+            Decision::Call { key, call, by_user } => {
+                self.judge(tab, &mut state, key, call, by_user, settings)
                     .await;
             }
             Decision::RoundCap { key, call } => {
                 let reason = ConfirmReason::RoundCap;
                 self.ask(tab, &mut state, key, call, reason, &settings)
                     .await;
-            }
-            Decision::Deny { key, call } => {
-                self.store.mark_executed(&key).await;
-                let outcome = denied(&call, lang);
-                self.deliver(tab, &call, &outcome, &settings).await;
             }
             Decision::Malformed { key, malformed } => {
                 self.store.mark_executed(&key).await;
@@ -336,6 +327,76 @@ impl<H: Host> ChatLoop<H> {
                 self.show(tab, f).await;
             }
         }
+    }
+
+    /// Applies the user's policy to a detected call, on the server that would run it.
+    async fn judge(
+        self: &Rc<Self>,
+        tab: i32,
+        state: &mut TabState,
+        key: String,
+        mut call: ToolCall,
+        by_user: bool,
+        settings: Settings,
+    ) {
+        let target = self.target_of(&call, &settings).await;
+        match policy::verdict(&settings, &call.tool_name, &target, by_user) {
+            Verdict::Run => self.spawn_run(tab, key, call, settings),
+            Verdict::Deny => self.deny(tab, &key, &call, &settings).await,
+            Verdict::Ask(reason) => {
+                if let AskReason::Ambiguous(servers) = &reason {
+                    // What the prompt names is what runs: the bridge's own pick, the first.
+                    call.server_name = servers.first().cloned();
+                }
+                self.ask(tab, state, key, call, reason.into(), &settings)
+                    .await;
+            }
+        }
+    }
+
+    /// Which server a call would run on: the one it names, or the ones whose tool lists
+    /// (`GET /tools?serverName=`) hold the tool.
+    async fn target_of(&self, call: &ToolCall, settings: &Settings) -> Target {
+        if let Some(server) = &call.server_name {
+            return Target::Named(server.clone());
+        }
+        if call.tool_name == LIST_TOOLS {
+            return Target::OfferedBy(Vec::new());
+        }
+        let client = self.client(settings);
+        let Some(services) = client
+            .services()
+            .await
+            .ok()
+            .and_then(|b| bridge_api::services(&b).ok())
+        else {
+            return Target::Unknown;
+        };
+        let (mut offering, mut unread) = (Vec::new(), false);
+        for service in services {
+            let answer = client.service_tools_raw(&service.name).await;
+            let tools = crate::domain::outcome::json_body(&answer.body)
+                .filter(|_| (200..300).contains(&answer.status))
+                .and_then(|b| bridge_api::tools(&b));
+            match tools {
+                Some(tools) if tools.iter().any(|t| t.name == call.tool_name) => {
+                    offering.push(service.name);
+                }
+                Some(_) => {}
+                // A server still starting, or failed: it may offer the tool too.
+                None => unread = true,
+            }
+        }
+        if unread && offering.is_empty() {
+            return Target::Unknown;
+        }
+        Target::OfferedBy(offering)
+    }
+
+    async fn deny(&self, tab: i32, key: &str, call: &ToolCall, settings: &Settings) {
+        self.store.mark_executed(key).await;
+        let outcome = denied(call, self.lang(settings));
+        self.deliver(tab, call, &outcome, settings).await;
     }
 
     async fn ask(
@@ -571,14 +632,14 @@ impl<H: Host> ChatLoop<H> {
             UserAction::ManualInput { text } => match find_last_call(&text) {
                 Some(Ok(call)) => {
                     // An explicit request of the user: its own key, so pasting again runs again.
+                    // Pasting is the user's go, so only a Deny holds it back.
                     let now = self.host.now_ms();
                     let key = format!("manual:{now}:{}", call.fingerprint());
-                    let server = call.server_name.as_deref();
-                    let decision = match settings.policy_for(server, &call.tool_name) {
-                        ToolPolicy::Deny => Decision::Deny { key, call },
-                        _ => Decision::Run { key, call },
-                    };
-                    self.carry_out(tab, state, decision, settings).await;
+                    let target = self.target_of(&call, &settings).await;
+                    match policy::policy_for(&settings, &call.tool_name, &target) {
+                        ToolPolicy::Deny => self.deny(tab, &key, &call, &settings).await,
+                        _ => self.spawn_run(tab, key, call, settings),
+                    }
                 }
                 Some(Err(malformed)) => {
                     let r = report::render_malformed(&malformed, &self.report_options(&settings));

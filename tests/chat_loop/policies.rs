@@ -173,3 +173,82 @@ fn the_tool_list_leaves_denied_tools_out() {
     assert!(typed[0].contains("get_current_time"), "{}", typed[0]);
     assert!(!typed[0].contains("convert_time"), "{}", typed[0]);
 }
+
+#[test]
+fn a_server_deny_holds_for_a_call_that_does_not_name_the_server() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:crash": "deny"}}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("crash", json!({})));
+    assert!(
+        w.executes().is_empty(),
+        "the bridge would have run demo's crash"
+    );
+    assert!(w.typed(1)[0].contains("does not allow the tool crash"));
+}
+
+#[test]
+fn a_server_ask_holds_for_a_call_that_does_not_name_the_server() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:echo": "ask"}}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("echo", json!({"text": "hi"})));
+    assert!(w.executes().is_empty());
+    assert_eq!(w.last_float(1)["status"], "confirm");
+}
+
+#[test]
+fn a_pasted_call_without_a_server_still_obeys_a_server_deny() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:crash": "deny"}}));
+    w.open_chat(1);
+    w.action(
+        1,
+        json!({"action": "manual-input", "text": call("crash", json!({}))}),
+    );
+    assert!(w.executes().is_empty());
+}
+
+#[test]
+fn a_tool_two_servers_offer_asks_naming_both_and_runs_where_it_says() {
+    let mut w = World::new();
+    w.bridge(|req| bridge_with(&[("demo", &["echo"]), ("demo2", &["echo"])], req));
+    w.open_chat(1);
+    w.answer(1, 1, &call("echo", json!({"text": "hi"})));
+    assert!(w.executes().is_empty());
+    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    assert!(
+        detail.contains("demo, demo2") && detail.contains("runs on demo"),
+        "{detail}"
+    );
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let executes = w.executes();
+    assert_eq!(executes.len(), 1);
+    assert_eq!(executes[0]["serverName"], "demo");
+}
+
+#[test]
+fn when_the_tool_lists_cannot_be_read_the_strictest_policy_for_the_tool_holds() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:crash": "deny"}}));
+    w.bridge(|req| {
+        if req.url.contains("/tools") {
+            ok_json(503, json!({"detail": "starting"}))
+        } else {
+            healthy_bridge(req)
+        }
+    });
+    w.open_chat(1);
+    w.answer(1, 1, &call("crash", json!({})));
+    assert!(w.executes().is_empty());
+}
+
+#[test]
+fn a_call_that_names_another_server_gets_that_servers_policy() {
+    let mut w = World::new();
+    w.settings(json!({"toolPolicies": {"demo:echo": "deny"}}));
+    w.bridge(|req| bridge_with(&[("demo", &["echo"]), ("demo2", &["echo"])], req));
+    w.open_chat(1);
+    w.answer(1, 1, &call_on("demo2", "echo", json!({})));
+    assert_eq!(w.executes().len(), 1);
+}

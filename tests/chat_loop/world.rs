@@ -188,9 +188,19 @@ pub fn pending(call_id: &str) -> Answer {
     ok_json(202, json!({"pending": true, "call_id": call_id}))
 }
 
-/// A bridge that is up, serves `time` (tools `get_current_time`, `convert_time`) and `demo`
-/// (`echo`, `crash`), and answers every call with "ok".
+/// The tools each server of [`healthy_bridge`] offers.
+pub const SERVERS: [(&str, &[&str]); 2] = [
+    ("time", &["get_current_time", "convert_time"]),
+    ("demo", &["echo", "crash", "slow", "check"]),
+];
+
+/// A bridge that is up, serves the [`SERVERS`], and answers every call with "ok".
 pub fn healthy_bridge(req: &HttpRequest) -> Answer {
+    bridge_with(&SERVERS, req)
+}
+
+/// A bridge serving `servers`, each with its tools, answering every call with "ok".
+pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
     let path = req
         .url
         .splitn(4, '/')
@@ -199,20 +209,33 @@ pub fn healthy_bridge(req: &HttpRequest) -> Answer {
         .to_string();
     match (req.method, path.as_str()) {
         (Method::Get, "health") => ok_json(200, json!({"status": "ok", "version": "0.1.0"})),
-        (Method::Get, "tools") => ok_json(
-            200,
-            json!({"services": [
-                {"name": "time", "status": "running", "tools": 2},
-                {"name": "demo", "status": "running", "tools": 2}
-            ]}),
-        ),
-        (Method::Get, p) if p.starts_with("tools?serverName=") => ok_json(
-            200,
-            json!({"serverName": &p[17..], "tools": {"tools": [
-                {"name": "get_current_time", "description": "Now", "inputSchema": {"type": "object"}},
-                {"name": "convert_time", "description": "Convert", "inputSchema": {"type": "object"}}
-            ]}}),
-        ),
+        (Method::Get, "tools") => {
+            let list: Vec<Value> = servers
+                .iter()
+                .map(|(name, tools)| json!({"name": name, "status": "running", "tool_count": tools.len()}))
+                .collect();
+            ok_json(200, json!({"success": true, "services": list}))
+        }
+        (Method::Get, p) if p.starts_with("tools?serverName=") => {
+            let name = &p[17..];
+            let Some((_, tools)) = servers.iter().find(|(n, _)| *n == name) else {
+                return ok_json(
+                    404,
+                    json!({"detail": {"error": {"message": "no such service"}}}),
+                );
+            };
+            let tools: Vec<Value> = tools
+                .iter()
+                .map(|t| {
+                    json!({"name": t, "description": format!("The {t} tool"),
+                                "parameters": {"type": "object"}})
+                })
+                .collect();
+            ok_json(
+                200,
+                json!({"success": true, "tools": {"service_name": name, "tools": tools}}),
+            )
+        }
         (Method::Post, "execute") => success("ok"),
         (Method::Delete, _) => ok_json(200, json!({"cancelled": true})),
         _ => ok_json(404, json!({"detail": "not found"})),
