@@ -164,8 +164,10 @@ mod tests {
 
     #[test]
     fn automatic_execution_off_asks_unless_the_user_asked() {
-        let mut s = Settings::default();
-        s.auto_execute = false;
+        let mut s = Settings {
+            auto_execute: false,
+            ..Settings::default()
+        };
         let t = named("time");
         assert_eq!(
             verdict(&s, "now", &t, false),
