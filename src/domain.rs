@@ -7,6 +7,7 @@ pub mod classify;
 pub mod custom_sites;
 pub mod error_log;
 pub mod float;
+pub mod i18n;
 pub mod instructions;
 pub mod json_read;
 pub mod messages;

@@ -9,9 +9,61 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::outcome::{
-    ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value,
+    BodyKind, ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value,
 };
-use crate::domain::report::text::{self, Lang};
+
+/// What a failure says: words of its own, or a situation the report puts into words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Said {
+    /// The tool's or the bridge's own words, quoted as they are in every language.
+    Quoted(String),
+    /// A situation with no words of its own; the report says it in the reader's language.
+    Note(Note),
+}
+
+impl Said {
+    /// The quoted words; empty for a note.
+    pub fn quoted(&self) -> &str {
+        match self {
+            Said::Quoted(s) => s,
+            Said::Note(_) => "",
+        }
+    }
+}
+
+/// The situations the core describes itself (`report::text::said` words them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Note {
+    NotJson {
+        status: u16,
+        body: BodyKind,
+        snippet: String,
+    },
+    BadShape {
+        status: u16,
+        snippet: String,
+    },
+    StillRunning {
+        call_id: String,
+    },
+    Unreachable {
+        why: String,
+    },
+    TimedOut {
+        after_ms: u64,
+    },
+    UserAborted,
+    EmptyToolError,
+    NoMessage {
+        status: u16,
+    },
+    /// A FastAPI/pydantic 422 list, one line per item.
+    Validation {
+        items: Vec<ValidationItem>,
+    },
+}
 
 /// The failure categories of DESIGN.md §4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -107,7 +159,7 @@ pub struct Diagnosis {
     pub retryable: bool,
     /// Shown as `[Type]`: the exception name, or what we call the situation.
     pub error_type: String,
-    pub message: String,
+    pub message: Said,
     pub traceback: Option<String>,
     pub code: Option<i64>,
     pub status: Option<u16>,
@@ -117,13 +169,13 @@ pub struct Diagnosis {
 }
 
 /// Diagnoses a failed outcome; `None` for a success.
-pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> {
+pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
     let status = outcome.status();
     let trace_id = outcome.trace_id().map(String::from);
     let mut d = match outcome {
         Outcome::Success { .. } => return None,
-        Outcome::ToolError { result, .. } => tool_error(result, lang),
-        Outcome::HttpError { status, detail, .. } => http_error(*status, detail, lang),
+        Outcome::ToolError { result, .. } => tool_error(result),
+        Outcome::HttpError { status, detail, .. } => http_error(*status, detail),
         Outcome::NotJson {
             status,
             body,
@@ -142,7 +194,11 @@ pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> 
             Draft::new(
                 category,
                 format!("HTTP {status}"),
-                text::not_json(*status, *body, snippet, lang),
+                Said::Note(Note::NotJson {
+                    status: *status,
+                    body: *body,
+                    snippet: snippet.clone(),
+                }),
             )
         }
         Outcome::BadShape {
@@ -150,27 +206,36 @@ pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> 
         } => Draft::new(
             Category::Exception,
             "UnexpectedResponse".into(),
-            text::bad_shape(*status, snippet, lang),
+            Said::Note(Note::BadShape {
+                status: *status,
+                snippet: snippet.clone(),
+            }),
         ),
         Outcome::Pending { call_id, .. } => Draft::new(
             Category::Aborted,
             "StillRunning".into(),
-            text::still_running(call_id, lang),
+            Said::Note(Note::StillRunning {
+                call_id: call_id.clone(),
+            }),
         ),
         Outcome::Unreachable { message } => Draft::new(
             Category::Unavailable,
             "BridgeUnreachable".into(),
-            text::unreachable(message, lang),
+            Said::Note(Note::Unreachable {
+                why: message.clone(),
+            }),
         ),
         Outcome::Timeout { after_ms } => Draft::new(
             Category::Aborted,
             "TimeoutError".into(),
-            text::timed_out(*after_ms, lang),
+            Said::Note(Note::TimedOut {
+                after_ms: *after_ms,
+            }),
         ),
         Outcome::Aborted => Draft::new(
             Category::Aborted,
             "Aborted".into(),
-            text::user_aborted(lang),
+            Said::Note(Note::UserAborted),
         ),
     };
     if matches!(outcome, Outcome::Aborted) {
@@ -180,8 +245,10 @@ pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> 
         d.bridge_down = true;
     }
     d.status = status;
-    if d.message.trim().is_empty() {
-        d.message = text::no_message(status.unwrap_or(0), lang);
+    if matches!(&d.message, Said::Quoted(m) if m.trim().is_empty()) {
+        d.message = Said::Note(Note::NoMessage {
+            status: status.unwrap_or(0),
+        });
     }
     let advice = advice(tool, &d);
     let retryable = d
@@ -205,7 +272,7 @@ pub fn diagnose(tool: &str, outcome: &Outcome, lang: Lang) -> Option<Diagnosis> 
 struct Draft {
     category: Category,
     error_type: String,
-    message: String,
+    message: Said,
     traceback: Option<String>,
     code: Option<i64>,
     retryable: Option<bool>,
@@ -218,7 +285,7 @@ struct Draft {
 }
 
 impl Draft {
-    fn new(category: Category, error_type: String, message: String) -> Draft {
+    fn new(category: Category, error_type: String, message: Said) -> Draft {
         Draft {
             category,
             error_type,
@@ -236,13 +303,12 @@ impl Draft {
     }
 }
 
-fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
+fn tool_error(result: &ToolResult) -> Draft {
     let mut message = result.text();
-    if message.trim().is_empty() {
-        message = match &result.structured_content {
-            Some(v) => display_value(v),
-            None => text::empty_tool_error(lang),
-        };
+    if message.trim().is_empty()
+        && let Some(v) = &result.structured_content
+    {
+        message = display_value(v);
     }
     let lower = message.to_ascii_lowercase();
     // SDKs report argument validation as an isError result: FastMCP/pydantic
@@ -264,7 +330,12 @@ fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
     } else {
         Category::Logical
     };
-    let mut d = Draft::new(category, "ToolError".into(), message.trim().to_string());
+    let said = if message.trim().is_empty() {
+        Said::Note(Note::EmptyToolError)
+    } else {
+        Said::Quoted(message.trim().to_string())
+    };
+    let mut d = Draft::new(category, "ToolError".into(), said);
     if lower.contains("unknown tool") || lower.contains("tool not found") {
         d.category = Category::Validation;
         d.tool_not_found = true;
@@ -272,7 +343,7 @@ fn tool_error(result: &ToolResult, lang: Lang) -> Draft {
     d
 }
 
-fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
+fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
     match detail {
         ErrorDetail::Text { message } => {
             // FastAPI's own "Not Found"/"Method Not Allowed": the route is missing, so
@@ -281,7 +352,11 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
                 "Not Found" | "Method Not Allowed" => Category::Exception,
                 _ => by_status(status),
             };
-            let mut d = Draft::new(category, format!("HTTP {status}"), message.clone());
+            let mut d = Draft::new(
+                category,
+                format!("HTTP {status}"),
+                Said::Quoted(message.clone()),
+            );
             refine_by_message(&mut d);
             d
         }
@@ -289,7 +364,9 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
             let mut d = Draft::new(
                 Category::Validation,
                 "RequestValidationError".into(),
-                validation_message(items, lang),
+                Said::Note(Note::Validation {
+                    items: items.clone(),
+                }),
             );
             d.validation_list = true;
             d.retryable = Some(false);
@@ -298,7 +375,7 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
         ErrorDetail::Other { json } => Draft::new(
             by_status(status),
             format!("HTTP {status}"),
-            cut_chars(&json.to_string(), 2000),
+            Said::Quoted(cut_chars(&json.to_string(), 2000)),
         ),
         ErrorDetail::Object { error } => {
             let tb_type = error.traceback.as_deref().and_then(type_from_traceback);
@@ -307,14 +384,12 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
                 .clone()
                 .or(tb_type)
                 .unwrap_or_else(|| format!("HTTP {status}"));
-            let mut message = error.message.clone();
-            if message.trim().is_empty() {
-                message = error
-                    .traceback
-                    .as_deref()
-                    .and_then(last_nonempty_line)
-                    .map(String::from)
-                    .unwrap_or_else(|| text::no_message(status, lang));
+            let mut message = Said::Quoted(error.message.clone());
+            if error.message.trim().is_empty() {
+                message = match error.traceback.as_deref().and_then(last_nonempty_line) {
+                    Some(line) => Said::Quoted(line.to_string()),
+                    None => Said::Note(Note::NoMessage { status }),
+                };
             }
             let mut d = Draft::new(by_status(status), error_type, message);
             d.traceback = error.traceback.clone();
@@ -344,7 +419,7 @@ fn http_error(status: u16, detail: &ErrorDetail, lang: Lang) -> Draft {
 /// Messages of the original bridge that carry the real meaning (seed 000 raises plain
 /// `ValueError` for both a missing tool and the call limit).
 fn refine_by_message(d: &mut Draft) {
-    let m = d.message.to_ascii_lowercase();
+    let m = d.message.quoted().to_ascii_lowercase();
     if m.contains("已达到最大调用次数")
         || m.contains("maximum number of calls")
         || m.contains("call limit")
@@ -487,62 +562,8 @@ fn last_nonempty_line(s: &str) -> Option<&str> {
     s.lines().rev().map(str::trim).find(|l| !l.is_empty())
 }
 
-/// FastAPI/pydantic 422 items as readable lines, one per item.
-pub fn validation_message(items: &[ValidationItem], lang: Lang) -> String {
-    let mut lines = vec![text::validation_header(lang)];
-    for item in items.iter().take(20) {
-        lines.push(format!("- {}", validation_line(item, lang)));
-    }
-    if items.len() > 20 {
-        lines.push(format!("- … (+{})", items.len() - 20));
-    }
-    lines.join("\n")
-}
-
-/// One item: "argument `quantity`: expected an integer, got 'five'".
-pub fn validation_line(item: &ValidationItem, lang: Lang) -> String {
-    let path = arg_path(&item.loc);
-    let got = item.input.as_ref().map(python_repr);
-    let ctx = |k: &str| item.ctx.as_ref().and_then(|c| c.get(k)).map(display_value);
-    let expected = match item.kind.as_str() {
-        "missing" => return text::arg_required(&path, lang),
-        "json_invalid" => {
-            let why = ctx("error").unwrap_or_else(|| item.msg.clone());
-            return text::json_invalid(&why, &item.loc, lang);
-        }
-        "extra_forbidden" => return text::arg_unexpected(&path, lang),
-        k if k.starts_with("int") => text::expected("int", lang),
-        k if k.starts_with("float") => text::expected("float", lang),
-        k if k.starts_with("bool") => text::expected("bool", lang),
-        k if k.starts_with("string")
-            && k != "string_too_short"
-            && k != "string_too_long"
-            && k != "string_pattern_mismatch" =>
-        {
-            text::expected("string", lang)
-        }
-        "dict_type" | "model_type" | "model_attributes_type" => text::expected("object", lang),
-        "list_type" | "tuple_type" | "set_type" => text::expected("array", lang),
-        "date_parsing" | "date_from_datetime_parsing" | "date_type" => text::expected("date", lang),
-        "datetime_parsing" | "datetime_type" | "datetime_from_date_parsing" => {
-            text::expected("datetime", lang)
-        }
-        "literal_error" | "enum" => {
-            let allowed = ctx("expected").unwrap_or_default();
-            text::expected_one_of(&allowed, lang)
-        }
-        _ => item.msg.clone(),
-    };
-    match got {
-        Some(g) if item.kind != "value_error" && !item.kind.is_empty() => {
-            text::arg_expected_got(&path, &expected, &g, lang)
-        }
-        _ => text::arg_plain(&path, &expected, lang),
-    }
-}
-
 /// `["body", "arguments", "items", 0, "qty"]` → `items[0].qty`.
-fn arg_path(loc: &[Value]) -> String {
+pub fn arg_path(loc: &[Value]) -> String {
     let mut parts = loc;
     if parts
         .first()
@@ -570,7 +591,7 @@ fn arg_path(loc: &[Value]) -> String {
 }
 
 /// Python-like repr of an input value: strings in single quotes, others as JSON.
-fn python_repr(v: &Value) -> String {
+pub fn python_repr(v: &Value) -> String {
     match v {
         Value::String(s) => format!("'{}'", cut_chars(s, 80)),
         other => cut_chars(&other.to_string(), 80),
@@ -714,7 +735,7 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
 
 /// Convenience for the float and tests: the category of an outcome.
 pub fn category_of(tool: &str, outcome: &Outcome) -> Option<Category> {
-    diagnose(tool, outcome, Lang::En).map(|d| d.category)
+    diagnose(tool, outcome).map(|d| d.category)
 }
 
 #[cfg(test)]
@@ -723,12 +744,7 @@ mod tests {
     use crate::domain::outcome::from_http;
 
     fn diag(status: u16, body: &str) -> Diagnosis {
-        diagnose(
-            "get_tickets",
-            &from_http(status, None, body.as_bytes()),
-            Lang::En,
-        )
-        .unwrap()
+        diagnose("get_tickets", &from_http(status, None, body.as_bytes())).unwrap()
     }
 
     #[test]
@@ -907,33 +923,26 @@ mod tests {
             {"type":"json_invalid","loc":["body",12],"msg":"JSON decode error","input":{},"ctx":{"error":"Expecting value"}}]}"#,
         );
         assert_eq!(d.category, Category::Validation);
-        assert!(
-            d.message
-                .contains("argument `quantity`: expected an integer, got 'five'"),
-            "{}",
-            d.message
-        );
-        assert!(
-            d.message.contains("argument `name` is required"),
-            "{}",
-            d.message
-        );
-        assert!(d.message.contains("Expecting value"), "{}", d.message);
+        // The words are the report's; classification keeps the items.
+        let Said::Note(Note::Validation { items }) = &d.message else {
+            panic!("{:?}", d.message)
+        };
+        assert_eq!(items.len(), 3);
     }
 
     #[test]
     fn transport_and_tool_errors() {
-        let d = diagnose("x", &Outcome::unreachable("refused"), Lang::En).unwrap();
+        let d = diagnose("x", &Outcome::unreachable("refused")).unwrap();
         assert_eq!(d.category, Category::Unavailable);
         assert_eq!(d.advice[0], Advice::StartBridge);
-        let d = diagnose("x", &Outcome::aborted(), Lang::En).unwrap();
+        let d = diagnose("x", &Outcome::aborted()).unwrap();
         assert_eq!((d.category, d.retryable), (Category::Aborted, false));
         let d = diag(
             200,
             r#"{"success":true,"result":{"content":[{"type":"text","text":"no such row"}],"isError":true}}"#,
         );
         assert_eq!((d.category, d.retryable), (Category::Logical, true));
-        let d = diagnose("read_file", &from_http(200, None, br#"{"success":true,"result":{"content":[{"type":"text","text":"missing"}],"is_error":true}}"#), Lang::En).unwrap();
+        let d = diagnose("read_file", &from_http(200, None, br#"{"success":true,"result":{"content":[{"type":"text","text":"missing"}],"is_error":true}}"#)).unwrap();
         assert!(d.advice.contains(&Advice::ListPaths));
         assert_eq!(
             diag(502, "<html>bad gateway</html>").category,

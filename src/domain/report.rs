@@ -12,11 +12,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::bridge_api::{self, Tool, params};
-use crate::domain::classify::{Category, Diagnosis, diagnose};
+use crate::domain::classify::{Category, Diagnosis, Said, diagnose};
+pub use crate::domain::i18n::Lang;
+use crate::domain::i18n::fill;
 use crate::domain::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
 use crate::domain::redact::redact;
 use crate::domain::toolcall::MalformedCall;
-pub use text::Lang;
 
 /// Text that has passed the masker. The only constructor masks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -54,6 +55,8 @@ pub struct ReportOptions {
     /// Upper bound of the chat text in bytes, markers included. Default 8192; values
     /// below 1024 are raised to 1024.
     pub max_len: usize,
+    /// The bridge's address, as the reports name it (`http://127.0.0.1:3849`).
+    pub bridge_url: String,
 }
 
 impl Default for ReportOptions {
@@ -62,6 +65,7 @@ impl Default for ReportOptions {
             lang: Lang::Zh,
             max_stack_lines: 10,
             max_len: 8192,
+            bridge_url: crate::domain::settings::DEFAULT_BRIDGE_URL.into(),
         }
     }
 }
@@ -69,6 +73,12 @@ impl Default for ReportOptions {
 impl ReportOptions {
     fn cap(&self) -> usize {
         self.max_len.max(1024)
+    }
+
+    fn address(&self) -> text::Address<'_> {
+        text::Address {
+            url: &self.bridge_url,
+        }
     }
 }
 
@@ -134,7 +144,7 @@ const MASK_SLACK: usize = 4096;
 
 /// The single entry point for a tool call's outcome.
 pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOptions) -> Rendered {
-    match (outcome, diagnose(call_tool, outcome, opts.lang)) {
+    match (outcome, diagnose(call_tool, outcome)) {
         (Outcome::Success { result, trace_id }, _) => {
             render_success(call_tool, result, trace_id.as_deref(), opts)
         }
@@ -149,7 +159,7 @@ fn fallback_diagnosis() -> Diagnosis {
         category: Category::Exception,
         retryable: true,
         error_type: "Unknown".into(),
-        message: "unknown outcome".into(),
+        message: Said::Quoted("unknown outcome".into()),
         traceback: None,
         code: None,
         status: None,
@@ -249,14 +259,16 @@ pub fn stack_tail(tb: &str, n: usize) -> Vec<String> {
 
 fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) -> Rendered {
     let lang = opts.lang;
-    let l = text::labels(lang);
+    let l = lang.says();
+    let bridge = opts.address();
     let tool_m = Masked::new(&cut_chars(tool, 200));
     let type_m = Masked::new(&cut_chars(&d.error_type, 120));
     let advice: Vec<Masked> = d
         .advice
         .iter()
-        .map(|a| Masked::new(&text::advice(a, lang)))
+        .map(|a| Masked::new(&text::advice(a, lang, bridge)))
         .collect();
+    let said = text::said(&d.message, lang, bridge);
     let stack = d
         .traceback
         .as_deref()
@@ -265,17 +277,17 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
 
     let head = format!(
         "{}\n\n{}: `{}`\n{}: [{}] ",
-        l.failure_title, l.tool, tool_m, l.error, type_m
+        l.report_failure_title, l.label_tool, tool_m, l.label_error, type_m
     );
     let cat = format!(
         "\n{}: {}\n",
-        l.category,
+        l.label_category,
         text::category_label(d.category, lang)
     );
     let mut tail = String::new();
     if !advice.is_empty() {
         tail.push('\n');
-        tail.push_str(l.advice);
+        tail.push_str(l.label_advice);
         tail.push('\n');
         for a in &advice {
             tail.push_str("- ");
@@ -284,21 +296,21 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
         }
     }
     tail.push('\n');
-    tail.push_str(text::failure_closing(lang));
+    tail.push_str(l.failure_closing);
     let fixed = wrap(&format!("{head}{cat}{tail}")).len();
     let mut avail = opts.cap().saturating_sub(fixed);
 
     // The message comes first; the stack gets what is left.
-    let message = fit(mask_prefix(&d.message, avail), avail, l.cut);
+    let message = fit(mask_prefix(&said, avail), avail, l.cut_marker);
     avail = avail.saturating_sub(message.len());
-    let stack_text = stack_section(&stack, avail, l.stack, l.cut);
+    let stack_text = stack_section(&stack, avail, l.label_stack, l.cut_marker);
 
     let chat = wrap(&format!("{head}{message}{cat}{stack_text}{tail}"));
     let float = FloatView {
         kind: FloatKind::Failure,
-        title: Masked::new(&text::float_failure_title(tool_m.as_str(), lang)),
+        title: Masked::new(&fill(l.float_failure_title, &[("tool", tool_m.as_str())])),
         error_type: Some(type_m),
-        message: Masked::new(&fit(mask_prefix(&d.message, 4000), 4000, l.cut)),
+        message: Masked::new(&fit(mask_prefix(&said, 4000), 4000, l.cut_marker)),
         category: Some(d.category),
         stack: stack.iter().map(|s| Masked::new(s)).collect(),
         trace_id: d.trace_id.as_deref().map(Masked::new),
@@ -310,7 +322,7 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
         server: d.server,
         arguments: args.clone(),
         error_type: d.error_type,
-        message: d.message,
+        message: said,
         traceback: d.traceback,
         trace_id: d.trace_id,
         category: d.category,
@@ -369,24 +381,24 @@ fn render_success(
     opts: &ReportOptions,
 ) -> Rendered {
     let lang = opts.lang;
-    let l = text::labels(lang);
+    let l = lang.says();
     let tool_m = Masked::new(&cut_chars(tool, 200));
     let body = result_text(result, lang);
     let head = format!(
         "{}\n\n{}: `{}`\n\n{}:\n",
-        l.success_title, l.tool, tool_m, l.result
+        l.report_success_title, l.label_tool, tool_m, l.label_result
     );
-    let tail = format!("\n\n{}", text::success_closing(lang));
+    let tail = format!("\n\n{}", l.success_closing);
     let avail = opts
         .cap()
         .saturating_sub(wrap(&format!("{head}{tail}")).len());
-    let shown = fit(mask_prefix(&body, avail), avail, l.cut);
+    let shown = fit(mask_prefix(&body, avail), avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let float = FloatView {
         kind: FloatKind::Success,
-        title: Masked::new(&text::float_success_title(tool_m.as_str(), lang)),
+        title: Masked::new(&fill(l.float_success_title, &[("tool", tool_m.as_str())])),
         error_type: None,
-        message: Masked::new(&fit(mask_prefix(&body, 2000), 2000, l.cut)),
+        message: Masked::new(&fit(mask_prefix(&body, 2000), 2000, l.cut_marker)),
         category: None,
         stack: Vec::new(),
         trace_id: trace_id.map(Masked::new),
@@ -402,45 +414,50 @@ fn render_success(
 
 /// The result as text: text items joined, JSON pretty-printed, binary items summarised.
 pub fn result_text(r: &ToolResult, lang: Lang) -> String {
+    let says = lang.says();
     let mut parts: Vec<String> = Vec::new();
     for c in &r.content {
         parts.push(match c {
             Content::Text { text } => pretty_if_json(text),
-            Content::Image { mime_type, bytes } => {
-                format!("[image: {mime_type}, {}]", size(*bytes))
-            }
-            Content::Audio { mime_type, bytes } => {
-                format!("[audio: {mime_type}, {}]", size(*bytes))
-            }
+            Content::Image { mime_type, bytes } => fill(
+                says.content_image,
+                &[("mime", mime_type), ("size", &size(*bytes))],
+            ),
+            Content::Audio { mime_type, bytes } => fill(
+                says.content_audio,
+                &[("mime", mime_type), ("size", &size(*bytes))],
+            ),
             Content::Resource {
                 uri,
                 mime_type,
                 text: Some(t),
                 ..
             } => {
-                format!(
-                    "[resource: {uri}{}]\n{}",
-                    mime_type
-                        .as_deref()
-                        .map(|m| format!(", {m}"))
-                        .unwrap_or_default(),
-                    pretty_if_json(t)
-                )
+                let mime = mime_type
+                    .as_deref()
+                    .map(|m| format!(", {m}"))
+                    .unwrap_or_default();
+                let label = fill(says.content_resource, &[("uri", uri), ("mime", &mime)]);
+                format!("{label}\n{}", pretty_if_json(t))
             }
             Content::Resource {
                 uri,
                 mime_type,
                 bytes,
                 text: None,
-            } => format!(
-                "[resource: {uri}, {}, {}]",
-                mime_type.as_deref().unwrap_or("application/octet-stream"),
-                size(*bytes)
-            ),
-            Content::ResourceLink { uri, name, .. } => match name {
-                Some(n) => format!("[resource link: {n} <{uri}>]"),
-                None => format!("[resource link: <{uri}>]"),
-            },
+            } => {
+                let mime = format!(
+                    ", {}",
+                    mime_type.as_deref().unwrap_or("application/octet-stream")
+                );
+                let label = fill(says.content_resource, &[("uri", uri), ("mime", &mime)]);
+                // `[resource: uri, mime]` + `, size]`: the same label, with the size.
+                format!("{}, {}]", label.trim_end_matches(']'), size(*bytes))
+            }
+            Content::ResourceLink { uri, name, .. } => {
+                let name = name.as_deref().map(|n| format!("{n} ")).unwrap_or_default();
+                fill(says.content_link, &[("name", &name), ("uri", uri)])
+            }
             Content::Other { json } => cut_chars(&json.to_string(), 2000),
         });
     }
@@ -449,7 +466,7 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
             return serde_json::to_string_pretty(&crate::domain::outcome::sorted(s))
                 .unwrap_or_else(|_| display_value(s));
         }
-        return text::labels(lang).empty_result.to_string();
+        return lang.says().empty_result.to_string();
     }
     parts.join("\n")
 }
@@ -482,18 +499,17 @@ fn size(bytes: usize) -> String {
 
 /// The report for a complete but malformed `<tool_code>` block.
 pub fn render_malformed(m: &MalformedCall, opts: &ReportOptions) -> Rendered {
-    let lang = opts.lang;
-    let l = text::labels(lang);
-    let raw = fit(mask_prefix(&m.raw, 1500), 1500, l.cut);
+    let l = opts.lang.says();
+    let raw = fit(mask_prefix(&m.raw, 1500), 1500, l.cut_marker);
     let error = Masked::new(&cut_chars(&m.error, 500));
-    let chat = wrap(&format!(
-        "{}\n\n{}",
-        l.malformed_title,
-        text::malformed_body(error.as_str(), &raw, lang)
-    ));
+    let body = fill(
+        l.malformed_body,
+        &[("error", error.as_str()), ("raw", &raw)],
+    );
+    let chat = wrap(&format!("{}\n\n{body}", l.report_malformed_title));
     let float = FloatView {
         kind: FloatKind::Malformed,
-        title: Masked::new(&text::float_malformed_title(lang)),
+        title: Masked::new(l.float_malformed_title),
         error_type: Some(Masked::new("MalformedCall")),
         message: error,
         category: Some(Category::Validation),
@@ -540,12 +556,13 @@ pub fn render_tool_list(
         return render(TOOL, &args, &outcome, opts);
     };
     let lang = opts.lang;
-    let l = text::labels(lang);
+    let l = lang.says();
     let name = tools
         .get("service_name")
         .and_then(Value::as_str)
         .unwrap_or(service);
-    let mut s = text::tools_title(name, lang);
+    let title = fill(l.tools_title, &[("service", name)]);
+    let mut s = title.clone();
     s.push('\n');
     if let Some(desc) = tools
         .get("service_description")
@@ -554,7 +571,7 @@ pub fn render_tool_list(
     {
         s.push_str(&format!(
             "\n{}: {}\n",
-            text::tools_description(lang),
+            l.tools_description,
             first_line(desc, 300)
         ));
     }
@@ -564,25 +581,21 @@ pub fn render_tool_list(
         .and_then(bridge_api::tools)
         .unwrap_or_default();
     if list.is_empty() {
-        s.push_str(text::no_tools(lang));
+        s.push_str(l.no_tools);
         s.push('\n');
     }
     for tool in &list {
         s.push_str(&tool_line(tool, lang));
     }
-    let closing = format!("\n{}", text::tools_closing(name, lang));
+    let closing = format!("\n{}", fill(l.tools_closing, &[("service", name)]));
     let avail = opts.cap().saturating_sub(wrap(&closing).len());
-    let listing = fit(mask_prefix(&s, avail), avail, l.cut);
+    let listing = fit(mask_prefix(&s, avail), avail, l.cut_marker);
     let chat = wrap(&format!("{listing}{closing}"));
     let float = FloatView {
         kind: FloatKind::ToolList,
-        title: Masked::new(
-            &text::tools_title(name, lang)
-                .trim_start_matches("# ")
-                .replace('`', ""),
-        ),
+        title: Masked::new(&title.trim_start_matches("# ").replace('`', "")),
         error_type: None,
-        message: Masked::new(&format!("{} tools", list.len())),
+        message: Masked::new(&fill(l.tool_count, &[("count", &list.len().to_string())])),
         category: None,
         stack: Vec::new(),
         trace_id: trace_id_header.map(Masked::new),
@@ -618,7 +631,7 @@ fn tool_line(tool: &Tool, lang: Lang) -> String {
         .map(|p| {
             let mut kind = p.kind;
             if p.required {
-                kind = format!("{kind}, {}", text::required_mark(lang));
+                kind = format!("{kind}, {}", lang.says().required_mark);
             }
             let d = first_line(&p.description, 120);
             if d.is_empty() {
@@ -629,11 +642,11 @@ fn tool_line(tool: &Tool, lang: Lang) -> String {
         })
         .collect();
     let list = if params.is_empty() {
-        text::no_params(lang).to_string()
+        lang.says().no_params.to_string()
     } else {
         params.join("; ")
     };
-    s.push_str(&format!("  {}: {list}\n", text::params_label(lang)));
+    s.push_str(&format!("  {}: {list}\n", lang.says().params_label));
     s
 }
 
@@ -721,7 +734,7 @@ mod tests {
         let r = render("t", &json!({}), &o, &zh());
         assert_eq!(
             r.chat_text.as_str(),
-            "<tool_result>\n# 工具执行结果\n\n**工具名称**: `t`\n\n**执行结果**:\n{\n  \"a\": 1\n}\n[image: image/png, 3 B]\n\n请根据以上结果继续完成用户的任务；如需调用其他工具，请使用同样的 tool_code 格式。\n</tool_result>"
+            "<tool_result>\n# 工具执行结果\n\n**工具名称**: `t`\n\n**执行结果**:\n{\n  \"a\": 1\n}\n[图片: image/png, 3 B]\n\n请根据以上结果继续完成用户的任务；如需调用其他工具，请使用同样的 tool_code 格式。\n</tool_result>"
         );
         assert!(r.record.is_none());
         assert_eq!(r.float.kind, FloatKind::Success);

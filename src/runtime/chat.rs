@@ -9,6 +9,7 @@ use super::host::{Host, Level};
 use super::store::Store;
 use crate::domain::bridge_api;
 use crate::domain::float::{self, ConfirmReason, FloatState};
+use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::policy::{self, AskReason, Target, Verdict};
@@ -93,6 +94,7 @@ impl<H: Host> ChatLoop<H> {
         ReportOptions {
             lang: self.lang(settings),
             max_stack_lines: settings.stack_lines as usize,
+            bridge_url: settings.base_url().to_string(),
             ..ReportOptions::default()
         }
     }
@@ -684,16 +686,7 @@ impl<H: Host> ChatLoop<H> {
 
 /// The report for a call the user's policy does not allow.
 fn denied(call: &ToolCall, lang: Lang) -> Outcome {
-    let message = match lang {
-        Lang::Zh => format!(
-            "用户在 MCP Bridge 中禁止了工具 {}，它没有被执行。请不要再调用它；改用其他工具，或请用户在扩展选项中允许它。",
-            call.tool_name
-        ),
-        Lang::En => format!(
-            "The user does not allow the tool {} in MCP Bridge; it was not run. Do not call it again: use another tool, or ask the user to allow it in the extension's options.",
-            call.tool_name
-        ),
-    };
+    let message = fill(lang.says().note_tool_denied, &[("tool", &call.tool_name)]);
     Outcome::HttpError {
         status: 403,
         detail: ErrorDetail::Object {

@@ -163,3 +163,15 @@ fn the_bearer_token_and_address_come_from_the_settings() {
     assert_eq!(exec.bearer.as_deref(), Some("tok-123"));
     assert_eq!(exec.json.as_ref().unwrap()["wait"], 20);
 }
+
+#[test]
+fn reports_name_the_configured_bridge_address() {
+    let mut w = World::new();
+    w.settings(json!({"bridgeUrl": "http://127.0.0.1:4000"}));
+    w.open_chat(1);
+    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let typed = &w.typed(1)[0];
+    assert!(typed.contains("(127.0.0.1:4000)"), "{typed}");
+    assert!(!typed.contains("3849"), "{typed}");
+}

@@ -1,0 +1,287 @@
+//! Every sentence the core writes for the user or the AI, one catalog per language:
+//! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`], so a key that exists in one
+//! language only does not compile. Templates name their values (`{tool}`), filled by
+//! [`fill`]; the tests below keep the two languages' placeholders in step and each
+//! language free of the other's script. The static labels of the extension's pages are
+//! the browser's own catalog, `extension/_locales/<lang>/messages.json`.
+
+mod en;
+mod zh;
+
+use serde::{Deserialize, Serialize};
+
+/// The language of what the core writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Lang {
+    #[default]
+    Zh,
+    En,
+}
+
+impl Lang {
+    /// `"en"`, `"en-US"` → English; anything else → Chinese.
+    pub fn parse(s: &str) -> Lang {
+        if s.trim().to_ascii_lowercase().starts_with("en") {
+            Lang::En
+        } else {
+            Lang::Zh
+        }
+    }
+
+    /// The browser's UI language (`zh-CN`, `en-US` …): Chinese for `zh*`, English otherwise.
+    pub fn of_ui(ui_language: &str) -> Lang {
+        if ui_language.to_ascii_lowercase().starts_with("zh") {
+            Lang::Zh
+        } else {
+            Lang::En
+        }
+    }
+
+    /// The catalog of this language.
+    pub fn says(self) -> &'static Catalog {
+        match self {
+            Lang::Zh => &zh::ZH,
+            Lang::En => &en::EN,
+        }
+    }
+}
+
+/// Declares the catalog's keys once; each language file fills all of them.
+macro_rules! catalog {
+    ($($(#[$doc:meta])* $key:ident,)*) => {
+        /// One language's sentences. Placeholders are `{name}`, filled with [`fill`].
+        pub struct Catalog {
+            $($(#[$doc])* pub $key: &'static str,)*
+        }
+
+        impl Catalog {
+            /// Every entry with its key (for the tests that keep the languages in step).
+            pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
+                vec![$((stringify!($key), self.$key),)*]
+            }
+        }
+    };
+}
+
+catalog! {
+    // -- reports: the text typed into the chat for the AI --
+    report_failure_title,
+    report_success_title,
+    report_malformed_title,
+    label_tool,
+    label_error,
+    label_category,
+    label_result,
+    label_stack,
+    label_advice,
+    label_trace_id,
+    cut_marker,
+    empty_result,
+    failure_closing,
+    success_closing,
+    /// `{code}` is the category's code (`validation`), shown as it is in every language.
+    category_validation,
+    category_runtime,
+    category_logical,
+    category_aborted,
+    category_exception,
+    category_unavailable,
+    category_limit,
+    retryable_yes,
+    retryable_no,
+    /// The placeholder for a service name the AI must fill in.
+    service_placeholder,
+    advice_check_schema,
+    advice_required_args,
+    advice_arg_types,
+    advice_fix_listed_args,
+    advice_ask_user,
+    advice_list_tools,
+    advice_check_server_name,
+    advice_list_paths,
+    advice_check_permission,
+    advice_retry_later,
+    advice_check_url,
+    advice_check_query,
+    advice_read_tool_message,
+    advice_verify_state,
+    advice_narrow_request,
+    advice_user_stopped,
+    advice_try_other_tool,
+    advice_tell_user,
+    advice_start_bridge,
+    advice_check_server_config,
+    advice_check_token,
+    advice_stop_retrying,
+    advice_reset_history,
+    advice_bridge_refused,
+    advice_update_bridge,
+    // -- what the core says where a failure has no words of its own --
+    note_empty_body,
+    note_truncated_json,
+    note_not_json,
+    note_bad_shape,
+    note_still_running,
+    note_unreachable,
+    note_timed_out,
+    note_user_aborted,
+    note_empty_tool_error,
+    note_no_message,
+    note_tool_denied,
+    validation_header,
+    arg_required,
+    arg_unexpected,
+    json_invalid_at,
+    json_invalid,
+    kind_int,
+    kind_float,
+    kind_bool,
+    kind_string,
+    kind_object,
+    kind_array,
+    kind_date,
+    kind_datetime,
+    expected_one_of,
+    arg_expected_got,
+    arg_plain,
+    // -- the float's titles, the malformed-call and tool-list reports --
+    float_failure_title,
+    float_success_title,
+    float_malformed_title,
+    malformed_body,
+    tools_title,
+    tools_description,
+    params_label,
+    no_params,
+    required_mark,
+    no_tools,
+    tools_closing,
+    /// The float's line under a tool list.
+    tool_count,
+    // -- how a result's non-text items are named in a report --
+    content_image,
+    content_audio,
+    /// `{mime}` is `, type` or empty.
+    content_resource,
+    /// `{name}` is `name ` or empty.
+    content_link,
+}
+
+/// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that
+/// itself holds `{name}` stays as it is). Unknown `{…}` are left alone: templates quote JSON.
+pub fn fill(template: &str, args: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 32);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let (_, v) = args.iter().find(|(k, _)| *k == name)?;
+            Some((v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `{name}` placeholders of a template, sorted.
+    fn placeholders(t: &str) -> Vec<&str> {
+        let mut names: Vec<&str> = t
+            .split('{')
+            .skip(1)
+            .filter_map(|s| s.split_once('}').map(|(n, _)| n))
+            .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn both_languages_fill_every_key_with_the_same_placeholders() {
+        let (en, zh) = (Lang::En.says().entries(), Lang::Zh.says().entries());
+        assert_eq!(en.len(), zh.len());
+        for ((key, e), (_, z)) in en.iter().zip(&zh) {
+            assert!(
+                !e.trim().is_empty() && !z.trim().is_empty(),
+                "{key} is empty"
+            );
+            assert_eq!(
+                placeholders(e),
+                placeholders(z),
+                "{key}: placeholders differ"
+            );
+        }
+    }
+
+    #[test]
+    fn english_has_no_chinese_and_chinese_no_english_sentences() {
+        for (key, e) in Lang::En.says().entries() {
+            assert!(
+                !e.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "en {key}: {e}"
+            );
+        }
+        for (key, z) in Lang::Zh.says().entries() {
+            // Code, names and examples may be Latin; prose may not: no run of three plain
+            // English words outside backticks and braces.
+            let mut prose = String::new();
+            let mut depth = 0;
+            for c in z.chars() {
+                match c {
+                    '`' | '{' | '"' if depth == 0 => depth = 1,
+                    '`' | '}' | '"' => depth = 0,
+                    _ if depth == 0 => prose.push(c),
+                    _ => {}
+                }
+            }
+            let words: Vec<&str> = prose
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| w.len() > 1)
+                .collect();
+            let english_run = words.windows(3).any(|w| {
+                w.iter().all(|w| w.chars().all(|c| c.is_ascii_lowercase()))
+                    && prose.contains(&w.join(" "))
+            });
+            assert!(!english_run, "zh {key} reads as English: {z}");
+        }
+    }
+
+    #[test]
+    fn fill_replaces_named_values_once_and_leaves_json_alone() {
+        assert_eq!(
+            fill("Tool {tool} failed", &[("tool", "x")]),
+            "Tool x failed"
+        );
+        assert_eq!(
+            fill("{\"service_name\": \"{server}\"}", &[("server", "time")]),
+            "{\"service_name\": \"time\"}"
+        );
+        assert_eq!(fill("{a}{b}", &[("a", "{b}"), ("b", "2")]), "{b}2");
+        assert_eq!(fill("open { and {unknown}", &[]), "open { and {unknown}");
+    }
+
+    #[test]
+    fn languages_parse_from_settings_and_the_browser() {
+        assert_eq!(Lang::parse("en-US"), Lang::En);
+        assert_eq!(Lang::parse("zh"), Lang::Zh);
+        assert_eq!(Lang::of_ui("zh-CN"), Lang::Zh);
+        assert_eq!(Lang::of_ui("de-DE"), Lang::En);
+    }
+}
