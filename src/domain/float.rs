@@ -50,15 +50,10 @@ pub struct FloatState {
     pub lang: String,
 }
 
+use crate::domain::i18n::fill;
 use crate::domain::policy::AskReason;
 use crate::domain::report::{FloatView, Lang};
 
-fn t(lang: Lang, zh: &str, en: &str) -> String {
-    match lang {
-        Lang::Zh => zh.to_string(),
-        Lang::En => en.to_string(),
-    }
-}
 
 fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     FloatState {
@@ -77,7 +72,7 @@ fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
 pub fn ready(lang: Lang, site_name: &str) -> FloatState {
     base(
         FloatStatus::Ready,
-        t(lang, "MCP Bridge 已就绪", "MCP Bridge is ready") + " · " + site_name,
+        fill(lang.says().float_ready, &[("site", site_name)]),
         lang,
     )
 }
@@ -86,11 +81,7 @@ pub fn ready(lang: Lang, site_name: &str) -> FloatState {
 pub fn disabled(lang: Lang, why: &str) -> FloatState {
     let mut s = base(
         FloatStatus::Disabled,
-        t(
-            lang,
-            "MCP Bridge 在此网站已停用",
-            "MCP Bridge is off on this site",
-        ),
+        lang.says().float_disabled.to_string(),
         lang,
     );
     s.detail = Some(crate::domain::redact::redact_owned(why));
@@ -100,7 +91,7 @@ pub fn disabled(lang: Lang, why: &str) -> FloatState {
 pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
     let mut s = base(
         FloatStatus::Executing,
-        t(lang, "正在执行 ", "Running ") + tool,
+        fill(lang.says().float_running, &[("tool", tool)]),
         lang,
     );
     s.tool = Some(tool.to_string());
@@ -112,7 +103,7 @@ pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
 pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str) -> FloatState {
     let mut s = base(
         FloatStatus::Confirm,
-        t(lang, "是否运行工具 ", "Run tool ") + tool + "?",
+        fill(lang.says().float_confirm, &[("tool", tool)]),
         lang,
     );
     s.tool = Some(tool.to_string());
@@ -126,39 +117,17 @@ pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str)
 /// Why a call waits: the user's "ask" policy, auto-execute off, the round cap, or settings
 /// that could not be read.
 pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
+    let says = lang.says();
     match reason {
-        ConfirmReason::Policy => t(
-            lang,
-            "此工具设置为“运行前询问”。",
-            "This tool is set to “ask before running”.",
-        ),
-        ConfirmReason::Manual => t(lang, "自动执行已关闭。", "Automatic execution is off."),
-        ConfirmReason::RoundCap => match lang {
-            Lang::Zh => format!("已连续自动执行 {cap} 轮而没有用户消息，已暂停以防循环。"),
-            Lang::En => format!(
-                "{cap} automatic rounds ran without a message from you; paused to stop a loop."
-            ),
-        },
+        ConfirmReason::Policy => says.confirm_policy.into(),
+        ConfirmReason::Manual => says.confirm_manual.into(),
+        ConfirmReason::RoundCap => fill(says.confirm_round_cap, &[("cap", &cap.to_string())]),
         ConfirmReason::Ambiguous(servers) => {
             let first = servers.first().map(String::as_str).unwrap_or_default();
             let all = servers.join(", ");
-            match lang {
-                Lang::Zh => format!(
-                    "多个服务（{all}）都提供此工具，调用没有指明 server_name；允许后将在 {first} 上运行。"
-                ),
-                Lang::En => format!(
-                    "Several servers ({all}) offer this tool and the call does not name one; if you allow it, it runs on {first}."
-                ),
-            }
+            fill(says.confirm_ambiguous, &[("servers", &all), ("first", first)])
         }
-        ConfirmReason::Unreadable(why) => match lang {
-            Lang::Zh => {
-                format!("无法使用已保存的设置（{why}）：在选项页修正前，工具不会自动运行。")
-            }
-            Lang::En => format!(
-                "Your saved settings cannot be used ({why}): no tool runs by itself until you fix them in the options page."
-            ),
-        },
+        ConfirmReason::Unreadable(why) => fill(says.confirm_unreadable, &[("why", &why)]),
     }
 }
 
@@ -218,19 +187,11 @@ pub fn finished(
         });
     }
     if unreachable {
-        s.detail = Some(t(
-            lang,
-            "桥接服务未运行。请在终端启动：./build.sh run（或 mcp-bridge），然后点“重新检测”。",
-            "The bridge is not running. Start it in a terminal: ./build.sh run (or mcp-bridge), then press Re-detect.",
-        ));
+        s.detail = Some(lang.says().float_not_running.to_string());
     }
     if let Some(p) = delivery_problem {
-        let prefix = t(
-            lang,
-            "结果未能自动填入聊天框，请点“复制报告”后手动粘贴：",
-            "The result could not be put into the chat; press Copy report and paste it: ",
-        );
-        s.detail = Some(prefix + &crate::domain::redact::redact_owned(&p));
+        let why = crate::domain::redact::redact_owned(&p);
+        s.detail = Some(fill(lang.says().float_not_delivered, &[("why", &why)]));
     }
     s.report = Some(report.to_string());
     s

@@ -166,6 +166,23 @@ catalog! {
     content_resource,
     /// `{name}` is `name ` or empty.
     content_link,
+    // -- the instructions that teach the AI its tools --
+    /// Up to the list of services; it holds two example calls.
+    instructions_intro,
+    instructions_no_services,
+    instructions_others,
+    // -- the float in the chat page --
+    float_ready,
+    float_disabled,
+    float_running,
+    float_confirm,
+    float_not_running,
+    float_not_delivered,
+    confirm_policy,
+    confirm_manual,
+    confirm_round_cap,
+    confirm_ambiguous,
+    confirm_unreadable,
 }
 
 /// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that
