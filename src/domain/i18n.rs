@@ -183,6 +183,10 @@ catalog! {
     confirm_round_cap,
     confirm_ambiguous,
     confirm_unreadable,
+    page_no_site,
+    page_broken_config,
+    typing_failed,
+    sending_failed,
 }
 
 /// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that

@@ -115,16 +115,16 @@ impl<H: Host> ChatLoop<H> {
 
     /// When a shipped config claims this page's host but does not validate, says which file
     /// and field, so the float can tell the user instead of the page silently doing nothing.
-    async fn broken_config_for(&self, url: &str) -> Option<String> {
+    async fn broken_config_for(&self, url: &str, lang: Lang) -> Option<String> {
         let host = host_of(url);
         self.store
             .builtin_site_files()
             .await
             .into_iter()
             .find_map(|(file, raw)| {
-                crate::domain::sites::problem_for_host(&raw, &host).map(|e| {
-                    format!("the site config {file} is broken ({e}); MCP Bridge is off here")
-                })
+                let e = crate::domain::sites::problem_for_host(&raw, &host)?.to_string();
+                let args = [("file", file.as_str()), ("problem", e.as_str())];
+                Some(fill(lang.says().page_broken_config, &args))
             })
     }
 
@@ -193,9 +193,9 @@ impl<H: Host> ChatLoop<H> {
         let lang = self.lang(&settings);
         let Some(site) = self.site_for(url).await else {
             let problem = self
-                .broken_config_for(url)
+                .broken_config_for(url, lang)
                 .await
-                .unwrap_or_else(|| "no site config for this page".into());
+                .unwrap_or_else(|| lang.says().page_no_site.into());
             return Response::PageSetup {
                 site: None,
                 float: Box::new(float::disabled(lang, &problem)),
@@ -324,7 +324,7 @@ impl<H: Host> ChatLoop<H> {
                 self.store.mark_executed(&key).await;
                 let r = report::render_malformed(&malformed, &self.report_options(&settings));
                 let text = r.chat_text.to_string();
-                let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+                let problem = self.type_and_send(tab, &text, &settings).await;
                 let f = float::finished(lang, &r.float, &text, false, problem);
                 self.show(tab, f).await;
             }
@@ -533,7 +533,7 @@ impl<H: Host> ChatLoop<H> {
         let (status, trace) = (answer.status, answer.trace_id.as_deref());
         let r = report::render_tool_list(&service, status, trace, &body, &opts);
         let text = r.chat_text.to_string();
-        let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+        let problem = self.type_and_send(tab, &text, &settings).await;
         let f = float::finished(opts.lang, &r.float, &text, status == 0, problem);
         self.finish(tab, f, false).await;
     }
@@ -551,7 +551,7 @@ impl<H: Host> ChatLoop<H> {
             self.store.record_failure(Some(site), record.clone()).await;
         }
         let text = r.chat_text.to_string();
-        let problem = self.type_and_send(tab, &text, settings.auto_send).await;
+        let problem = self.type_and_send(tab, &text, &settings).await;
         let unreachable = matches!(outcome, Outcome::Unreachable { .. });
         let f = float::finished(opts.lang, &r.float, &text, unreachable, problem);
         self.finish(tab, f, r.record.is_some()).await;
@@ -565,18 +565,19 @@ impl<H: Host> ChatLoop<H> {
 
     /// Types `text`, checks it landed, and submits when asked. `Some(reason)` when the text
     /// did not make it; the float then offers it for copying, so a result is never lost.
-    async fn type_and_send(&self, tab: i32, text: &str, auto_send: bool) -> Option<String> {
+    async fn type_and_send(&self, tab: i32, text: &str, settings: &Settings) -> Option<String> {
+        let says = self.lang(settings).says();
         let cmd = Command::TypeText {
             text: text.to_string(),
         };
         let typed = self.command(tab, &cmd).await;
         if !typed.ok {
-            return Some(typed.reason.unwrap_or_else(|| "typing failed".into()));
+            return Some(typed.reason.unwrap_or_else(|| says.typing_failed.into()));
         }
-        if auto_send {
+        if settings.auto_send {
             let sent = self.command(tab, &Command::Submit).await;
             if !sent.ok {
-                return Some(sent.reason.unwrap_or_else(|| "sending failed".into()));
+                return Some(sent.reason.unwrap_or_else(|| says.sending_failed.into()));
             }
         }
         None

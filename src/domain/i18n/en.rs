@@ -109,4 +109,8 @@ pub const EN: Catalog = Catalog {
     confirm_round_cap: "{cap} automatic rounds ran without a message from you; paused to stop a loop.",
     confirm_ambiguous: "Several servers ({servers}) offer this tool and the call does not name one; if you allow it, it runs on {first}.",
     confirm_unreadable: "Your saved settings cannot be used ({why}): no tool runs by itself until you fix them in the options page.",
+    page_no_site: "no site config for this page",
+    page_broken_config: "the site config {file} is broken ({problem}); MCP Bridge is off here",
+    typing_failed: "typing into the chat input failed",
+    sending_failed: "sending the message failed",
 };

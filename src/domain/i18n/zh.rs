@@ -109,4 +109,8 @@ pub const ZH: Catalog = Catalog {
     confirm_round_cap: "已连续自动执行 {cap} 轮而没有用户消息，已暂停以防循环。",
     confirm_ambiguous: "多个服务（{servers}）都提供此工具，调用没有指明 server_name；允许后将在 {first} 上运行。",
     confirm_unreadable: "无法使用已保存的设置（{why}）：在选项页修正前，工具不会自动运行。",
+    page_no_site: "此页面没有对应的网站配置",
+    page_broken_config: "网站配置 {file} 有误（{problem}），MCP Bridge 在此停用",
+    typing_failed: "未能填入聊天输入框",
+    sending_failed: "未能发送消息",
 };
