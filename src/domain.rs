@@ -6,6 +6,7 @@ pub mod bridge_api;
 pub mod classify;
 pub mod custom_sites;
 pub mod error_log;
+pub mod field_error;
 pub mod float;
 pub mod i18n;
 pub mod instructions;

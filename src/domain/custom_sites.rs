@@ -3,6 +3,7 @@
 //! sites, and the content-script registration each one needs. Kept in
 //! `chrome.storage.local["customSites"]`.
 
+use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::sites::{SiteConfig, SiteError};
 use serde::{Deserialize, Serialize};
 
@@ -17,11 +18,8 @@ pub const SCRIPT_ID_PREFIX: &str = "custom-site-";
 #[serde(transparent)]
 pub struct CustomSites(pub Vec<SiteConfig>);
 
-fn bad(field: &str, message: String) -> SiteError {
-    SiteError {
-        field: field.into(),
-        message,
-    }
+fn bad(field: &str, problem: Invalid) -> SiteError {
+    FieldError::new(field, problem)
 }
 
 impl CustomSites {
@@ -46,38 +44,32 @@ impl CustomSites {
         builtin: &[SiteConfig],
     ) -> Result<(SiteConfig, bool), SiteError> {
         if json.trim().is_empty() {
-            return Err(bad("config", "paste a site config (a JSON object)".into()));
+            return Err(bad("config", Invalid::NoConfig));
         }
         let cfg = SiteConfig::parse(json)?;
         if builtin.iter().any(|b| b.id == cfg.id) {
-            return Err(bad(
-                "id",
-                format!(
-                    "'{}' is the id of a built-in site; choose another id",
-                    cfg.id
-                ),
-            ));
+            return Err(bad("id", Invalid::BuiltinId { id: cfg.id }));
         }
         for (i, h) in cfg.hosts.iter().enumerate() {
             if let Some(b) = builtin.iter().find(|b| b.matches_host(h)) {
+                let (host, site) = (h.clone(), b.id.clone());
                 return Err(bad(
                     &format!("hosts[{i}]"),
-                    format!("'{h}' is already served by the built-in site '{}'", b.id),
+                    Invalid::HostOfBuiltin { host, site },
                 ));
             }
             if let Some(c) = self.0.iter().find(|c| c.id != cfg.id && c.matches_host(h)) {
+                let (host, site) = (h.clone(), c.id.clone());
                 return Err(bad(
                     &format!("hosts[{i}]"),
-                    format!("'{h}' is already served by your site '{}'", c.id),
+                    Invalid::HostOfCustom { host, site },
                 ));
             }
         }
         let replaces = self.0.iter().any(|c| c.id == cfg.id);
         if !replaces && self.0.len() >= MAX_CUSTOM_SITES {
-            return Err(bad(
-                "config",
-                format!("at most {MAX_CUSTOM_SITES} custom sites; remove one first"),
-            ));
+            let max = MAX_CUSTOM_SITES;
+            return Err(bad("config", Invalid::TooManySites { max }));
         }
         Ok((cfg, replaces))
     }
@@ -177,11 +169,11 @@ mod tests {
             .check(&site("ds2", "CHAT.deepseek.com"), &builtin())
             .unwrap_err();
         assert_eq!(e.field, "hosts[0]");
-        assert!(e.message.contains("built-in site 'deepseek'"));
+        assert!(e.to_string().contains("built-in site 'deepseek'"), "{e}");
         let (cfg, _) = sites.check(&site("one", "a.org"), &builtin()).unwrap();
         sites.upsert(cfg);
         let e = sites.check(&site("two", "a.org"), &builtin()).unwrap_err();
-        assert!(e.message.contains("your site 'one'"), "{e}");
+        assert!(e.to_string().contains("your site 'one'"), "{e}");
         // The same id may change its own hosts.
         let (cfg, replaces) = sites.check(&site("one", "a.org"), &builtin()).unwrap();
         assert!(replaces);

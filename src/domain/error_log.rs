@@ -3,6 +3,7 @@
 //! statistics). Pure data kept in `chrome.storage.local["errorLog"]`; it never leaves the
 //! extension except as the JSON file the user exports.
 
+use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::report::ErrorRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -134,16 +135,16 @@ impl ErrorLog {
     }
 
     /// Checks a filter from the page; an unknown category names the field.
-    pub fn check_filter(filter: &Filter) -> Result<(), (String, String)> {
+    pub fn check_filter(filter: &Filter) -> Result<(), FieldError> {
         match filter.category.as_deref() {
             None | Some("") => Ok(()),
             Some(c) if CATEGORIES.contains(&c) => Ok(()),
-            Some(c) => Err((
-                "category".into(),
-                format!(
-                    "'{c}' is not a category; use one of {}",
-                    CATEGORIES.join(", ")
-                ),
+            Some(c) => Err(FieldError::new(
+                "category",
+                Invalid::NoSuchCategory {
+                    category: c.into(),
+                    categories: CATEGORIES.join(", "),
+                },
             )),
         }
     }

@@ -50,10 +50,10 @@ pub struct FloatState {
     pub lang: String,
 }
 
+use crate::domain::field_error::FieldError;
 use crate::domain::i18n::fill;
 use crate::domain::policy::AskReason;
 use crate::domain::report::{FloatView, Lang};
-
 
 fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     FloatState {
@@ -125,9 +125,12 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
         ConfirmReason::Ambiguous(servers) => {
             let first = servers.first().map(String::as_str).unwrap_or_default();
             let all = servers.join(", ");
-            fill(says.confirm_ambiguous, &[("servers", &all), ("first", first)])
+            fill(
+                says.confirm_ambiguous,
+                &[("servers", &all), ("first", first)],
+            )
         }
-        ConfirmReason::Unreadable(why) => fill(says.confirm_unreadable, &[("why", &why)]),
+        ConfirmReason::Unreadable(why) => fill(says.confirm_unreadable, &[("why", &why.say(lang))]),
     }
 }
 
@@ -137,7 +140,7 @@ pub enum ConfirmReason {
     Manual,
     RoundCap,
     /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
-    Unreadable(String),
+    Unreadable(FieldError),
     /// The servers that offer the tool; the call runs on the first.
     Ambiguous(Vec<String>),
 }
@@ -207,14 +210,28 @@ mod tests {
         let why =
             "token: contains sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".to_string();
         for lang in [Lang::En, Lang::Zh] {
-            let text = confirm_reason(lang, ConfirmReason::Unreadable(why.clone()), 10);
+            let text = confirm_reason(
+                lang,
+                ConfirmReason::Unreadable(FieldError::new(
+                    "token",
+                    crate::domain::field_error::Invalid::Quoted(why.clone()),
+                )),
+                10,
+            );
             assert!(text.contains("token: contains sk-ant-"), "{text}");
             let f = confirm(lang, "echo", &json!({"text": "hi"}), &text);
             let detail = f.detail.unwrap();
             assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "{detail}");
             assert!(detail.ends_with("\n{\"text\":\"hi\"}"), "{detail}");
         }
-        let en = confirm_reason(Lang::En, ConfirmReason::Unreadable(why), 10);
+        let en = confirm_reason(
+            Lang::En,
+            ConfirmReason::Unreadable(FieldError::new(
+                "token",
+                crate::domain::field_error::Invalid::Quoted(why),
+            )),
+            10,
+        );
         assert!(en.contains("options page"), "{en}");
     }
 }

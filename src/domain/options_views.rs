@@ -5,8 +5,9 @@
 //! `options_api`.
 
 use crate::domain::bridge_api;
-use crate::domain::outcome::{ErrorDetail, Outcome};
-pub use crate::domain::report::text::Lang;
+pub use crate::domain::i18n::Lang;
+use crate::domain::i18n::fill;
+use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
 use crate::domain::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -19,68 +20,124 @@ pub const START_COMMAND_SOURCE: &str = "./build.sh run";
 /// What one HTTP request to the bridge came back as.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// No HTTP answer at all: connection refused, timeout, blocked.
+    /// No HTTP answer at all: connection refused, timeout, blocked (in words).
     Unreachable(String),
     Answered {
         status: u16,
-        body: String,
+        /// The body, when it is JSON.
+        json: Option<Value>,
+        /// The bridge's `detail` in one line, when it gave one.
+        detail: Option<String>,
+        /// The start of a body that is not JSON.
+        text: String,
     },
 }
 
 impl Reply {
     /// From the bridge client's answer: a 2xx JSON body, or the outcome that describes
-    /// anything else (re-expressed as the status and a FastAPI-style body).
-    pub fn from_client(answer: Result<Value, Outcome>) -> Reply {
-        let outcome = match answer {
-            Ok(v) => {
-                return Reply::Answered {
-                    status: 200,
-                    body: v.to_string(),
-                };
-            }
-            Err(o) => o,
+    /// anything else.
+    pub fn from_client(answer: Result<Value, Outcome>, lang: Lang) -> Reply {
+        let says = lang.says();
+        let answered = |status, json, detail, text: &str| Reply::Answered {
+            status,
+            json,
+            detail,
+            text: text.to_string(),
         };
-        let answered = |status: u16, body: String| Reply::Answered { status, body };
-        match outcome {
-            Outcome::Unreachable { message } => Reply::Unreachable(message),
-            Outcome::Timeout { after_ms } => {
-                Reply::Unreachable(format!("no answer within {} s", after_ms.div_ceil(1000)))
+        match answer {
+            Ok(v) => answered(200, Some(v), None, ""),
+            Err(Outcome::Unreachable { message }) => Reply::Unreachable(message),
+            Err(Outcome::Timeout { after_ms }) => {
+                let seconds = after_ms.div_ceil(1000).to_string();
+                Reply::Unreachable(fill(says.reply_timed_out, &[("seconds", &seconds)]))
             }
-            Outcome::Aborted => Reply::Unreachable("the request was aborted".into()),
-            Outcome::HttpError { status, detail, .. } => {
-                let detail = match detail {
-                    ErrorDetail::Text { message } => json!(message),
-                    ErrorDetail::Object { error } => json!({ "error": error.message }),
-                    ErrorDetail::Validation { items } => Value::Array(
-                        items
-                            .into_iter()
-                            .map(|i| json!({ "loc": i.loc, "msg": i.msg }))
-                            .collect(),
-                    ),
-                    ErrorDetail::Other { json } => json,
-                };
-                answered(status, json!({ "detail": detail }).to_string())
+            Err(Outcome::Aborted) => Reply::Unreachable(says.reply_aborted.into()),
+            Err(Outcome::HttpError { status, detail, .. }) => {
+                answered(status, None, Some(detail_line(&detail)), "")
             }
-            Outcome::NotJson {
-                status, snippet, ..
+            Err(
+                Outcome::NotJson {
+                    status, snippet, ..
+                }
+                | Outcome::BadShape {
+                    status, snippet, ..
+                },
+            ) => answered(status, None, None, &snippet),
+            Err(Outcome::Pending { .. }) => answered(202, None, None, ""),
+            Err(Outcome::Success { .. } | Outcome::ToolError { .. }) => {
+                answered(200, None, None, "")
             }
-            | Outcome::BadShape {
-                status, snippet, ..
-            } => answered(status, snippet),
-            Outcome::Pending { .. } => answered(202, String::new()),
-            Outcome::Success { .. } | Outcome::ToolError { .. } => answered(200, String::new()),
         }
     }
 
     /// From a raw answer (status 0: there was none).
-    pub fn from_raw(status: u16, body: &[u8]) -> Reply {
+    pub fn from_raw(status: u16, body: &[u8], lang: Lang) -> Reply {
         if status == 0 {
-            return Reply::Unreachable("no answer".into());
+            return Reply::Unreachable(lang.says().reply_no_answer.into());
         }
+        let text = String::from_utf8_lossy(body);
+        let json: Option<Value> = serde_json::from_str(&text).ok();
+        let detail = json
+            .as_ref()
+            .filter(|v| v.get("detail").is_some())
+            .map(|v| detail_line(&error_detail(v)));
         Reply::Answered {
             status,
-            body: String::from_utf8_lossy(body).into_owned(),
+            detail,
+            text: if json.is_some() {
+                String::new()
+            } else {
+                text.into_owned()
+            },
+            json,
         }
+    }
+
+    /// What the answer said, for a message: its detail, or the start of its body.
+    fn said(&self, lang: Lang) -> String {
+        let Reply::Answered {
+            json, detail, text, ..
+        } = self
+        else {
+            return String::new();
+        };
+        if let Some(d) = detail {
+            return d.clone();
+        }
+        let body = json.as_ref().map_or_else(|| text.clone(), Value::to_string);
+        let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+        let mut s: String = one_line.chars().take(160).collect();
+        if s.len() < one_line.len() {
+            s.push('…');
+        }
+        if s.is_empty() {
+            lang.says().reply_empty_body.into()
+        } else {
+            s
+        }
+    }
+}
+
+/// An error `detail` as one line: its message, or a 422 list as `loc: msg; …`.
+fn detail_line(detail: &ErrorDetail) -> String {
+    match detail {
+        ErrorDetail::Text { message } => message.clone(),
+        ErrorDetail::Object { error } => error.message.clone(),
+        ErrorDetail::Validation { items } => {
+            let lines: Vec<String> = items
+                .iter()
+                .map(|i| {
+                    let loc: Vec<String> = i
+                        .loc
+                        .iter()
+                        .map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_string))
+                        .collect();
+                    format!("{}: {}", loc.join("."), i.msg)
+                })
+                .collect();
+            lines.join("; ")
+        }
+        ErrorDetail::Other { json } => json.to_string(),
     }
 }
 
@@ -95,26 +152,17 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn new(kind: &'static str, field: Option<&str>, message: String) -> Problem {
+    pub fn new(kind: &'static str, field: Option<&str>, message: String) -> Problem {
         Problem {
             kind,
             field: field.map(str::to_string),
             message,
         }
     }
-}
 
-impl From<FieldError> for Problem {
-    fn from(e: FieldError) -> Problem {
-        Problem::new("invalid", Some(&e.field), e.message)
-    }
-}
-
-/// The message in the page's language.
-fn tr(lang: Lang, en: String, zh: String) -> String {
-    match lang {
-        Lang::En => en,
-        Lang::Zh => zh,
+    /// A form field that does not validate.
+    pub fn invalid(e: FieldError, lang: Lang) -> Problem {
+        Problem::new("invalid", Some(&e.field), e.problem.say(lang))
     }
 }
 
@@ -125,200 +173,100 @@ pub fn check_connection_input(
     token: &str,
 ) -> Result<String, Problem> {
     let url = bridge_url.trim();
-    validate_bridge_url(url).map_err(|m| Problem::new("invalid", Some("bridgeUrl"), m))?;
+    validate_bridge_url(url)
+        .map_err(|m| Problem::invalid(FieldError::new("bridgeUrl", m), lang))?;
     check_token(lang, token)?;
     Ok(url.trim_end_matches('/').to_string())
 }
 
 fn check_token(lang: Lang, token: &str) -> Result<(), Problem> {
-    if token.trim().is_empty() {
-        return Err(Problem::new(
-            "invalid",
-            Some("token"),
-            tr(
-                lang,
-                "the token is empty; paste the token the bridge printed when it started".into(),
-                "令牌为空：请粘贴桥接服务启动时打印的令牌".into(),
-            ),
-        ));
-    }
-    if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(Problem::new(
-            "invalid",
-            Some("token"),
-            tr(
-                lang,
-                "the token contains spaces or line breaks; paste only the token the bridge printed"
-                    .into(),
-                "令牌中含有空格或换行：只粘贴桥接服务打印的令牌".into(),
-            ),
-        ));
-    }
-    Ok(())
+    let says = lang.says();
+    let message = if token.trim().is_empty() {
+        says.token_empty
+    } else if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        says.token_spaces
+    } else {
+        return Ok(());
+    };
+    Err(Problem::new("invalid", Some("token"), message.into()))
 }
 
 fn not_running(lang: Lang, base: &str, why: &str) -> Problem {
-    Problem::new(
-        "not-running",
-        None,
-        tr(
-            lang,
-            format!(
-                "No bridge is running at {base} ({why}). Start it in a terminal with \
-                 `{START_COMMAND}` (or `{START_COMMAND_SOURCE}` in the source folder), then test \
-                 again."
-            ),
-            format!(
-                "{base} 上没有运行桥接服务（{why}）。请在终端运行 `{START_COMMAND}`（或在源码目录运行 \
-                 `{START_COMMAND_SOURCE}`）启动它，然后再测试。"
-            ),
-        ),
-    )
-}
-
-fn excerpt(lang: Lang, body: &str) -> String {
-    let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut s: String = one_line.chars().take(160).collect();
-    if s.len() < one_line.len() {
-        s.push('…');
-    }
-    if s.is_empty() {
-        tr(lang, "an empty body".into(), "空内容".into())
-    } else {
-        s
-    }
-}
-
-/// The `detail` of a FastAPI-style error as one line: string, `{error}` object or 422 list.
-pub fn detail_text(body: &Value) -> Option<String> {
-    let d = body.get("detail")?;
-    Some(match d {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => o
-            .get("error")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| d.to_string()),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| {
-                let loc = i
-                    .get("loc")
-                    .and_then(Value::as_array)
-                    .map(|l| {
-                        l.iter()
-                            .map(|p| p.as_str().map_or_else(|| p.to_string(), str::to_string))
-                            .collect::<Vec<_>>()
-                            .join(".")
-                    })
-                    .unwrap_or_default();
-                let msg = i.get("msg").and_then(Value::as_str).unwrap_or("invalid");
-                format!("{loc}: {msg}")
-            })
-            .collect::<Vec<_>>()
-            .join("; "),
-        other => other.to_string(),
-    })
+    let args = [
+        ("base", base),
+        ("why", why),
+        ("command", START_COMMAND),
+        ("source_command", START_COMMAND_SOURCE),
+    ];
+    Problem::new("not-running", None, fill(lang.says().not_running, &args))
 }
 
 /// `/health`: the bridge's version, or why this address is not a working bridge.
 pub fn health_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<String, Problem> {
-    let (status, body) = match reply {
+    let (status, json) = match reply {
         Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
-        Reply::Answered { status, body } => (*status, body),
+        Reply::Answered { status, json, .. } => (*status, json),
     };
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    match parsed {
+    match json {
         Some(v) if (200..300).contains(&status) && v["status"] == "ok" => Ok(v
             .get("version")
             .and_then(Value::as_str)
             .unwrap_or("unknown")
             .to_string()),
-        _ => Err(Problem::new(
-            "not-a-bridge",
-            Some("bridgeUrl"),
-            tr(
-                lang,
-                format!(
-                    "Something answered at {base}, but it is not an MCP Bridge: GET /health gave \
-                     HTTP {status} with {}. Check the address and port.",
-                    excerpt(lang, body)
-                ),
-                format!(
-                    "{base} 有响应，但不是 MCP Bridge：GET /health 返回 HTTP {status}，内容为 {}。\
-                     请检查地址和端口。",
-                    excerpt(lang, body)
-                ),
-            ),
-        )),
+        _ => {
+            let (status, said) = (status.to_string(), reply.said(lang));
+            let args = [("base", base), ("status", &status), ("body", &said)];
+            let message = fill(lang.says().not_a_bridge_health, &args);
+            Err(Problem::new("not-a-bridge", Some("bridgeUrl"), message))
+        }
     }
 }
 
-/// Any token-protected route: the parsed JSON body of a success, or the precise problem.
+/// Any token-protected route: the JSON body of a success, or the precise problem.
 pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Problem> {
-    let (status, body) = match reply {
+    let says = lang.says();
+    let (status, json, detail) = match reply {
         Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
-        Reply::Answered { status, body } => (*status, body),
+        Reply::Answered {
+            status,
+            json,
+            detail,
+            ..
+        } => (*status, json, detail),
     };
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let detail = parsed.as_ref().and_then(detail_text);
-    let said = detail.clone().unwrap_or_else(|| excerpt(lang, body));
+    let said = reply.said(lang);
+    let code = status.to_string();
     match status {
         401 => {
-            let d = detail.map(|d| format!(": {d}")).unwrap_or_default();
-            Err(Problem::new(
-                "wrong-token",
-                Some("token"),
-                tr(
-                    lang,
-                    format!(
-                        "The bridge refused the token (HTTP 401{d}). {}",
-                        copy_token(Lang::En)
-                    ),
-                    format!(
-                        "桥接服务拒绝了该令牌（HTTP 401{d}）。{}",
-                        copy_token(Lang::Zh)
-                    ),
-                ),
-            ))
+            let d = detail
+                .as_ref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            let args = [("detail", d.as_str()), ("copy", says.copy_token)];
+            let message = fill(says.token_refused, &args);
+            Err(Problem::new("wrong-token", Some("token"), message))
         }
-        403 => Err(Problem::new(
-            "refused",
-            None,
-            tr(
-                lang,
-                format!("The bridge refused the request (HTTP 403): {said}"),
-                format!("桥接服务拒绝了请求（HTTP 403）：{said}"),
-            ),
-        )),
-        200..=299 => match parsed {
-            Some(v) if v.is_object() => Ok(v),
-            _ => Err(Problem::new(
-                "not-a-bridge",
-                Some("bridgeUrl"),
-                tr(
-                    lang,
-                    format!(
-                        "{base} answered HTTP {status} with {said}, which is not an MCP Bridge \
-                         answer."
-                    ),
-                    format!("{base} 返回 HTTP {status}，内容为 {said}，这不是 MCP Bridge 的响应。"),
-                ),
-            )),
+        403 => {
+            let message = fill(says.request_refused, &[("said", &said)]);
+            Err(Problem::new("refused", None, message))
+        }
+        200..=299 => match json {
+            Some(v) if v.is_object() => Ok(v.clone()),
+            _ => {
+                let args = [("base", base), ("status", &code), ("said", &said)];
+                let message = fill(says.not_a_bridge_answer, &args);
+                Err(Problem::new("not-a-bridge", Some("bridgeUrl"), message))
+            }
         },
-        _ => Err(Problem::new(
-            if detail.is_some() {
+        _ => {
+            let kind = if detail.is_some() {
                 "bad-answer"
             } else {
                 "not-a-bridge"
-            },
-            None,
-            tr(
-                lang,
-                format!("The bridge answered HTTP {status}: {said}"),
-                format!("桥接服务返回 HTTP {status}：{said}"),
-            ),
-        )),
+            };
+            let args = [("status", code.as_str()), ("said", &said)];
+            Err(Problem::new(kind, None, fill(says.bridge_answered, &args)))
+        }
     }
 }
 
@@ -327,35 +275,15 @@ pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Pr
 /// Firefox applies CORS to extensions that were not granted the host permission. In
 /// practice that is a wrong token, so say so and point at the token field.
 pub fn hidden_refusal(lang: Lang, base: &str, version: &str, why: &str) -> Problem {
-    Problem::new(
-        "wrong-token",
-        Some("token"),
-        tr(
-            lang,
-            format!(
-                "The bridge {version} at {base} is running but refused the request, most likely \
-                 because the token is wrong (the browser hid the bridge's answer: {why}). {}",
-                copy_token(Lang::En)
-            ),
-            format!(
-                "{base} 上的桥接服务 {version} 正在运行，但拒绝了请求，很可能是令牌错误（浏览器隐藏了\
-                 桥接服务的响应：{why}）。{}",
-                copy_token(Lang::Zh)
-            ),
-        ),
-    )
-}
-
-fn copy_token(lang: Lang) -> &'static str {
-    match lang {
-        Lang::En => {
-            "Copy the token the bridge printed when it started (also in the file `token` in its \
-             config folder) into the Token field."
-        }
-        Lang::Zh => {
-            "请把桥接服务启动时打印的令牌（也保存在其配置目录的 `token` 文件中）复制到“访问令牌”一栏。"
-        }
-    }
+    let says = lang.says();
+    let args = [
+        ("version", version),
+        ("base", base),
+        ("why", why),
+        ("copy", says.copy_token),
+    ];
+    let message = fill(says.hidden_refusal, &args);
+    Problem::new("wrong-token", Some("token"), message)
 }
 
 /// One MCP server as the page lists it.
@@ -437,18 +365,8 @@ pub fn history_view(body: &Value) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    // Blocked tools first, then by name. An insertion sort: the list is the handful of tools
-    // with failures, and std's sort would add ~4 KB of wasm for this one type (issue #4).
-    let before = |a: &CounterView, b: &CounterView| {
-        (!a.blocked, &a.server, &a.tool) < (!b.blocked, &b.server, &b.tool)
-    };
-    for i in 1..rows.len() {
-        let mut j = i;
-        while j > 0 && before(&rows[j], &rows[j - 1]) {
-            rows.swap(j, j - 1);
-            j -= 1;
-        }
-    }
+    // Blocked tools first, then by name.
+    rows.sort_by(|a, b| (!a.blocked, &a.server, &a.tool).cmp(&(!b.blocked, &b.server, &b.tool)));
     let blocked: Vec<String> = rows
         .iter()
         .filter(|r| r.blocked)
@@ -457,10 +375,11 @@ pub fn history_view(body: &Value) -> Value {
     json!({ "limit": limit, "counters": rows, "blocked": blocked })
 }
 
-/// `POST /reset-history`: what the bridge said it did.
-pub fn reset_view(body: &Value) -> Value {
+/// `POST /reset-history`: what was done, in the page's language (the bridge's own words
+/// are in its language, not the user's).
+pub fn reset_view(body: &Value, lang: Lang) -> Value {
     json!({
-        "message": body.get("message").and_then(Value::as_str).unwrap_or("call history reset"),
+        "message": lang.says().history_reset,
         "cleared": body.get("cleared").cloned().unwrap_or(Value::Null),
     })
 }
@@ -490,10 +409,10 @@ pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &S
 
 /// The settings as the options page shows them; `unreadable` says why the stored ones could
 /// not be used (the page then shows what the chat loop uses instead).
-pub fn settings_answer(settings: &Settings) -> Value {
+pub fn settings_answer(settings: &Settings, lang: Lang) -> Value {
     let mut answer = json!(settings);
     if let Some(why) = &settings.unreadable {
-        answer["unreadable"] = json!(why);
+        answer["unreadable"] = json!(why.say(lang));
     }
     answer
 }
@@ -501,22 +420,21 @@ pub fn settings_answer(settings: &Settings) -> Value {
 /// The settings after the form's values are laid over the stored ones. Keys the form does
 /// not send (tool policies, per-site switches it did not show) keep their stored values;
 /// any bad field refuses the whole change.
-pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings, Problem> {
+pub fn merge_settings(
+    current: &Settings,
+    submitted: &Value,
+    lang: Lang,
+) -> Result<Settings, Problem> {
+    let says = lang.says();
     let Value::Object(fields) = submitted else {
-        return Err(Problem::new(
-            "invalid",
-            Some("settings"),
-            "settings must be a JSON object".into(),
-        ));
+        let message = says.settings_not_object.into();
+        return Err(Problem::new("invalid", Some("settings"), message));
     };
     let mut merged = serde_json::to_value(current).unwrap_or_else(|_| json!({}));
     for (k, v) in fields {
         if merged.get(k).is_none() {
-            return Err(Problem::new(
-                "invalid",
-                Some(k),
-                format!("'{k}' is not a setting"),
-            ));
+            let message = fill(says.not_a_setting, &[("key", k)]);
+            return Err(Problem::new("invalid", Some(k), message));
         }
         if k == "sites"
             && let (Some(cur), Some(new)) = (merged[k].as_object_mut(), v.as_object())
@@ -531,24 +449,26 @@ pub fn merge_settings(current: &Settings, submitted: &Value) -> Result<Settings,
     // An empty token is refused when the form sends one, not when it saves other sections
     // before the user has a token.
     if let Some(t) = fields.get("token").and_then(Value::as_str) {
-        check_token(Lang::En, t)?;
+        check_token(lang, t)?;
     }
     if let Some(u) = merged.get("bridgeUrl").and_then(Value::as_str) {
         merged["bridgeUrl"] = Value::String(u.trim().to_string());
     }
-    Ok(Settings::from_json(&merged)?)
+    Settings::from_json(&merged).map_err(|e| Problem::invalid(e, lang))
 }
 
 /// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server).
-pub fn set_policy(current: &Settings, key: &str, policy: ToolPolicy) -> Result<Settings, Problem> {
+pub fn set_policy(
+    current: &Settings,
+    key: &str,
+    policy: ToolPolicy,
+    lang: Lang,
+) -> Result<Settings, Problem> {
     match key.split_once(':') {
         Some((server, tool)) if !server.is_empty() && !tool.is_empty() && !tool.contains(':') => {}
         _ => {
-            return Err(Problem::new(
-                "invalid",
-                Some("key"),
-                format!("'{key}' is not `server:tool`"),
-            ));
+            let message = fill(lang.says().not_server_tool, &[("key", key)]);
+            return Err(Problem::new("invalid", Some("key"), message));
         }
     }
     let mut s = current.clone();
@@ -578,47 +498,50 @@ mod tests {
     }
 
     fn answered(status: u16, body: &str) -> Reply {
-        Reply::Answered {
-            status,
-            body: body.into(),
-        }
+        Reply::from_raw(status, body.as_bytes(), EN)
     }
 
     #[test]
     fn client_outcomes_keep_status_and_detail() {
-        let r = Reply::from_client(Err(crate::domain::outcome::from_http(
-            401,
-            None,
-            br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
-        )));
+        let r = Reply::from_client(
+            Err(crate::domain::outcome::from_http(
+                401,
+                None,
+                br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
+            )),
+            EN,
+        );
         let e = authed_verdict(EN, BASE, &r).unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert!(e.message.contains("wrong token"), "{}", e.message);
-        let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")));
+        let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")), EN);
         assert_eq!(
             authed_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-running"
         );
-        let r = Reply::from_client(Err(Outcome::timeout(10_000)));
+        let r = Reply::from_client(Err(Outcome::timeout(10_000)), EN);
         assert!(
             health_verdict(EN, BASE, &r)
                 .unwrap_err()
                 .message
                 .contains("10 s")
         );
-        let r = Reply::from_client(Err(crate::domain::outcome::from_http(
-            404,
-            None,
-            b"<html>nope</html>",
-        )));
+        let r = Reply::from_client(
+            Err(crate::domain::outcome::from_http(
+                404,
+                None,
+                b"<html>nope</html>",
+            )),
+            EN,
+        );
         assert_eq!(
             health_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-a-bridge"
         );
-        let r = Reply::from_client(Ok(json!({"status":"ok","version":"9"})));
+        let r = Reply::from_client(Ok(json!({"status":"ok","version":"9"})), EN);
         assert_eq!(health_verdict(EN, BASE, &r).unwrap(), "9");
         assert_eq!(
-            Reply::from_raw(0, b""),
+            Reply::from_raw(0, b"", EN),
             Reply::Unreachable("no answer".into())
         );
     }
@@ -791,10 +714,10 @@ mod tests {
             })
             .collect();
         assert_eq!(order, ["a:b", "s:c", "r:z", "s:a", "s:d"]);
-        assert_eq!(
-            reset_view(&json!({"message":"done","cleared":2}))["message"],
-            "done"
-        );
+        // The bridge's words are in its language; the page says it in the user's.
+        let done = json!({"message":"调用历史已重置","cleared":2});
+        assert_eq!(reset_view(&done, EN)["message"], "call history reset");
+        assert_eq!(reset_view(&done, EN)["cleared"], 2);
     }
 
     #[test]
@@ -855,6 +778,7 @@ mod tests {
             &current,
             &json!({"bridgeUrl":" http://localhost:4000 ","autoSend":false,
                     "sites":{"kimi":{"autoInsertInstructions":true}}}),
+            EN,
         )
         .unwrap();
         assert_eq!(s.bridge_url, "http://localhost:4000");
@@ -881,21 +805,21 @@ mod tests {
                 "sites.kimi.disabled",
             ),
         ] {
-            let e = merge_settings(&current, &submitted).unwrap_err();
+            let e = merge_settings(&current, &submitted, EN).unwrap_err();
             assert_eq!(e.field.as_deref(), Some(field), "{submitted}: {e:?}");
         }
-        assert!(merge_settings(&current, &json!([1])).is_err());
+        assert!(merge_settings(&current, &json!([1]), EN).is_err());
         // Behaviour can be saved before there is a token at all.
-        let fresh = merge_settings(&Settings::default(), &json!({"stackLines": 5})).unwrap();
+        let fresh = merge_settings(&Settings::default(), &json!({"stackLines": 5}), EN).unwrap();
         assert_eq!(fresh.stack_lines, 5);
-        assert!(merge_settings(&Settings::default(), &json!({"token": ""})).is_err());
+        assert!(merge_settings(&Settings::default(), &json!({"token": ""}), EN).is_err());
     }
 
     #[test]
     fn unusable_stored_settings_are_named_and_a_save_replaces_them() {
         let stored = json!({"token": "t0", "maxAutoRounds": 0});
         let shown = Settings::from_stored(Ok(Some(stored)));
-        let answer = settings_answer(&shown);
+        let answer = settings_answer(&shown, EN);
         assert_eq!(answer["token"], "t0");
         assert_eq!(answer["autoExecute"], false);
         assert_eq!(
@@ -903,20 +827,20 @@ mod tests {
             "maxAutoRounds: must be between 1 and 100, got 0"
         );
         // The reason is never a setting: a save stores settings that validate, without it.
-        assert!(merge_settings(&shown, &json!({"unreadable": "x"})).is_err());
-        let saved = merge_settings(&shown, &json!({"autoExecute": true})).unwrap();
+        assert!(merge_settings(&shown, &json!({"unreadable": "x"}), EN).is_err());
+        let saved = merge_settings(&shown, &json!({"autoExecute": true}), EN).unwrap();
         assert_eq!(saved.unreadable, None);
-        assert!(settings_answer(&saved).get("unreadable").is_none());
+        assert!(settings_answer(&saved, EN).get("unreadable").is_none());
         assert!(Settings::from_json(&json!(saved)).is_ok());
     }
 
     #[test]
     fn policies_need_a_server_and_tool_key() {
-        let s = set_policy(&Settings::default(), "demo:crash", ToolPolicy::Deny).unwrap();
+        let s = set_policy(&Settings::default(), "demo:crash", ToolPolicy::Deny, EN).unwrap();
         assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Deny);
-        assert!(set_policy(&Settings::default(), "*:echo", ToolPolicy::Ask).is_ok());
+        assert!(set_policy(&Settings::default(), "*:echo", ToolPolicy::Ask, EN).is_ok());
         for bad in ["crash", ":crash", "demo:", "a:b:c"] {
-            let e = set_policy(&Settings::default(), bad, ToolPolicy::Ask).unwrap_err();
+            let e = set_policy(&Settings::default(), bad, ToolPolicy::Ask, EN).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("key"));
         }
     }

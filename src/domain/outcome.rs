@@ -438,7 +438,7 @@ impl Content {
 }
 
 /// The detail of an error body in whichever shape it came.
-fn error_detail(json: &Value) -> ErrorDetail {
+pub fn error_detail(json: &Value) -> ErrorDetail {
     let Value::Object(o) = json else {
         return match json {
             Value::String(s) => ErrorDetail::Text { message: s.clone() },

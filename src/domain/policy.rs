@@ -3,6 +3,7 @@
 //! before the verdict: a call that leaves out `server_name` gets the policy of the one
 //! server offering the tool, and cannot slip past an Ask or a Deny by saying less.
 
+use crate::domain::field_error::FieldError;
 use crate::domain::settings::{Settings, ToolPolicy};
 
 /// What the call will run on, as far as the core could find out.
@@ -24,8 +25,8 @@ pub enum AskReason {
     Policy,
     /// Automatic execution is off.
     Manual,
-    /// The stored settings could not be used (why, in words).
-    Unreadable(String),
+    /// The stored settings could not be used, and why.
+    Unreadable(FieldError),
     /// Several servers offer the tool and the call does not say which; it would run on the
     /// first of them.
     Ambiguous(Vec<String>),
@@ -187,7 +188,10 @@ mod tests {
         let s = Settings::from_stored(Err("storage refused".into()));
         assert_eq!(
             verdict(&s, "now", &named("time"), false),
-            Verdict::Ask(AskReason::Unreadable("storage refused".into()))
+            Verdict::Ask(AskReason::Unreadable(FieldError::new(
+                "",
+                crate::domain::field_error::Invalid::Quoted("storage refused".into())
+            )))
         );
     }
 }

@@ -58,7 +58,7 @@ pub struct Settings {
     /// Set only by [`Settings::from_stored`]: why the stored settings could not be used. Never
     /// stored; the float shows it when a call waits because of it.
     #[serde(skip)]
-    pub unreadable: Option<String>,
+    pub unreadable: Option<FieldError>,
 }
 
 impl Default for Settings {
@@ -78,13 +78,7 @@ impl Default for Settings {
     }
 }
 
-/// A refused setting: which field, and why, in words for the user.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
+pub use crate::domain::field_error::{FieldError, Invalid};
 
 impl Settings {
     /// Parses stored or submitted settings; unknown keys are ignored, missing ones default.
@@ -94,7 +88,7 @@ impl Settings {
         }
         // Through the text, so that a refusal can name its field (`crate::domain::json_read`).
         let settings: Settings = crate::domain::json_read::from_str(&value.to_string())
-            .map_err(|(field, message)| FieldError { field, message })?;
+            .map_err(|(field, message)| FieldError::new(field, Invalid::Quoted(message)))?;
         settings.validate()?;
         Ok(settings)
     }
@@ -110,13 +104,15 @@ impl Settings {
         let stored = match read {
             Ok(None) => return Settings::default(),
             Ok(Some(stored)) => stored,
-            Err(problem) => return Settings::cautious(problem),
+            Err(problem) => {
+                return Settings::cautious(FieldError::new("", Invalid::Quoted(problem)));
+            }
         };
         let e = match Settings::from_json(&stored) {
             Ok(settings) => return settings,
             Err(e) => e,
         };
-        let mut s = Settings::cautious(format!("{}: {}", e.field, e.message));
+        let mut s = Settings::cautious(e);
         let text = |key: &str| stored.get(key).and_then(serde_json::Value::as_str);
         if let Some(url) = text("bridgeUrl").filter(|u| validate_bridge_url(u).is_ok()) {
             s.bridge_url = url.to_string();
@@ -127,7 +123,7 @@ impl Settings {
         s
     }
 
-    fn cautious(why: String) -> Settings {
+    fn cautious(why: FieldError) -> Settings {
         Settings {
             auto_execute: false,
             unreadable: Some(why),
@@ -137,12 +133,7 @@ impl Settings {
 
     /// Checks every field; the first bad one is reported.
     pub fn validate(&self) -> Result<(), FieldError> {
-        let err = |field: &str, message: String| {
-            Err(FieldError {
-                field: field.into(),
-                message,
-            })
-        };
+        let err = |field: &str, problem: Invalid| Err(FieldError::new(field, problem));
         if let Err(why) = validate_bridge_url(&self.bridge_url) {
             return err("bridgeUrl", why);
         }
@@ -150,15 +141,25 @@ impl Settings {
             return err("token", why);
         }
         if !(1..=200).contains(&self.stack_lines) {
+            let got = u64::from(self.stack_lines);
             return err(
                 "stackLines",
-                format!("must be between 1 and 200, got {}", self.stack_lines),
+                Invalid::OutOfRange {
+                    min: 1,
+                    max: 200,
+                    got,
+                },
             );
         }
         if !(1..=100).contains(&self.max_auto_rounds) {
+            let got = u64::from(self.max_auto_rounds);
             return err(
                 "maxAutoRounds",
-                format!("must be between 1 and 100, got {}", self.max_auto_rounds),
+                Invalid::OutOfRange {
+                    min: 1,
+                    max: 100,
+                    got,
+                },
             );
         }
         Ok(())
@@ -183,41 +184,36 @@ impl Settings {
     }
 }
 
-fn validate_token(token: &str) -> Result<(), String> {
+fn validate_token(token: &str) -> Result<(), Invalid> {
     if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err(
-            "the token contains spaces or line breaks; paste only the token the bridge printed"
-                .into(),
-        );
+        return Err(Invalid::TokenSpaces);
     }
     Ok(())
 }
 
 /// The bridge must be plain HTTP on this machine: the extension only has host permission
 /// for loopback, and a token must never travel to another host.
-pub fn validate_bridge_url(url: &str) -> Result<(), String> {
-    let rest = url.strip_prefix("http://").ok_or_else(|| {
-        format!("'{url}' must start with http:// (the bridge runs on this computer)")
-    })?;
+pub fn validate_bridge_url(url: &str) -> Result<(), Invalid> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| Invalid::NotHttp { url: url.into() })?;
     let authority = rest.split('/').next().unwrap_or("");
     let (host, port) = match authority.rsplit_once(':') {
         Some((h, p)) if !h.ends_with(']') || authority.starts_with('[') => (h, Some(p)),
         _ => (authority, None),
     };
     if !matches!(host, "127.0.0.1" | "localhost" | "[::1]") {
-        return Err(format!(
-            "'{host}' is not this computer; use 127.0.0.1 or localhost"
-        ));
+        return Err(Invalid::NotThisComputer { host: host.into() });
     }
     if let Some(p) = port {
         match p.parse::<u16>() {
             Ok(n) if n > 0 => {}
-            _ => return Err(format!("'{p}' is not a port number")),
+            _ => return Err(Invalid::NotAPort { port: p.into() }),
         }
     }
     let path = &rest[authority.len()..];
     if !(path.is_empty() || path == "/") {
-        return Err(format!("remove the path '{path}' from the address"));
+        return Err(Invalid::HasPath { path: path.into() });
     }
     Ok(())
 }
@@ -239,13 +235,18 @@ mod tests {
         let s = Settings::from_stored(Err("reading extension storage failed: boom".into()));
         assert!(!s.auto_execute, "a call must wait for the user");
         assert_eq!(
-            s.unreadable.as_deref(),
+            s.unreadable.map(|e| e.to_string()).as_deref(),
             Some("reading extension storage failed: boom")
         );
 
         let s = Settings::from_stored(Ok(Some(json!({"stackLines": "ten"}))));
         assert!(!s.auto_execute);
-        assert!(s.unreadable.unwrap().starts_with("stackLines: "));
+        assert!(
+            s.unreadable
+                .unwrap()
+                .to_string()
+                .starts_with("stackLines: ")
+        );
     }
 
     #[test]
@@ -263,7 +264,12 @@ mod tests {
         );
         assert!(s.auto_send, "only the connection is salvaged");
         assert!(!s.auto_execute);
-        assert!(s.unreadable.unwrap().starts_with("toolPolicies"));
+        assert!(
+            s.unreadable
+                .unwrap()
+                .to_string()
+                .starts_with("toolPolicies")
+        );
 
         // A connection that is itself bad is not used.
         let stored = json!({"bridgeUrl": "http://evil.example", "token": "a b", "stackLines": 0});
@@ -273,7 +279,7 @@ mod tests {
             (DEFAULT_BRIDGE_URL, "")
         );
         assert_eq!(
-            s.unreadable.as_deref(),
+            s.unreadable.map(|e| e.to_string()).as_deref(),
             Some("bridgeUrl: 'evil.example' is not this computer; use 127.0.0.1 or localhost")
         );
     }
@@ -305,7 +311,7 @@ mod tests {
         ] {
             let e = Settings::from_json(&json!({ "bridgeUrl": url })).unwrap_err();
             assert_eq!(e.field, "bridgeUrl");
-            assert!(e.message.contains(needle), "{url}: {}", e.message);
+            assert!(e.to_string().contains(needle), "{url}: {e}");
         }
         for ok in [
             "http://127.0.0.1:3849",
@@ -320,7 +326,7 @@ mod tests {
     fn wrong_types_and_ranges_are_refused() {
         let e = Settings::from_json(&json!({"stackLines": "ten"})).unwrap_err();
         assert_eq!(e.field, "stackLines");
-        assert!(e.message.contains("invalid type"), "{}", e.message);
+        assert!(e.to_string().contains("invalid type"), "{e}");
         let e = Settings::from_json(&json!({"toolPolicies": {"a:b": "maybe"}})).unwrap_err();
         assert_eq!(e.field, "toolPolicies.a:b");
         let e = Settings::from_json(&json!({"stackLines": 0})).unwrap_err();

@@ -1,6 +1,7 @@
 //! Chat-site configurations (`extension/sites/*.json` and the user's custom sites): parsing,
 //! validation with messages that name the bad field, and matching a page's host.
 
+use crate::domain::field_error::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
 
 /// How text gets into the site's chat input (DESIGN.md §6).
@@ -45,43 +46,27 @@ fn default_stable_ms() -> u32 {
 }
 
 /// A config that failed validation: the field path and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SiteError {
-    pub field: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for SiteError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
-    }
-}
+pub type SiteError = FieldError;
 
 impl SiteConfig {
     /// Parses and validates one config from its JSON text.
     pub fn parse(json: &str) -> Result<SiteConfig, SiteError> {
         let cfg: SiteConfig =
-            crate::domain::json_read::from_str(json).map_err(|(field, message)| SiteError {
+            crate::domain::json_read::from_str(json).map_err(|(field, message)| {
                 // An error about the config as a whole (bad JSON, a missing field).
-                field: if field.is_empty() {
+                let field = if field.is_empty() {
                     "config".into()
                 } else {
                     field
-                },
-                message,
+                };
+                FieldError::new(field, Invalid::Quoted(message))
             })?;
         cfg.validate()?;
         Ok(cfg)
     }
 
     pub fn validate(&self) -> Result<(), SiteError> {
-        let bad = |field: &str, message: String| {
-            Err(SiteError {
-                field: field.into(),
-                message,
-            })
-        };
+        let bad = |field: &str, problem: Invalid| Err(FieldError::new(field, problem));
         if self.id.is_empty()
             || !self
                 .id
@@ -90,20 +75,19 @@ impl SiteConfig {
         {
             return bad(
                 "id",
-                format!(
-                    "'{}' must be non-empty letters, digits, '-' or '_'",
-                    self.id
-                ),
+                Invalid::BadId {
+                    id: self.id.clone(),
+                },
             );
         }
         if self.hosts.is_empty() {
-            return bad("hosts", "list at least one host name".into());
+            return bad("hosts", Invalid::NoHosts);
         }
         for (i, h) in self.hosts.iter().enumerate() {
             if !is_host_name(h) {
                 return bad(
                     &format!("hosts[{i}]"),
-                    format!("'{h}' is not a host name (no scheme, path or port)"),
+                    Invalid::NotAHost { host: h.clone() },
                 );
             }
         }
@@ -116,7 +100,7 @@ impl SiteConfig {
             ("selectors.messageArea", &s.message_area, false),
         ] {
             if required && chain.is_empty() {
-                return bad(name, "needs at least one CSS selector".into());
+                return bad(name, Invalid::NoSelector);
             }
             for (i, sel) in chain.iter().enumerate() {
                 if let Err(why) = check_selector(sel) {
@@ -125,9 +109,14 @@ impl SiteConfig {
             }
         }
         if !(100..=10_000).contains(&self.stable_ms) {
+            let got = u64::from(self.stable_ms);
             return bad(
                 "stableMs",
-                format!("must be between 100 and 10000, got {}", self.stable_ms),
+                Invalid::OutOfRange {
+                    min: 100,
+                    max: 10_000,
+                    got,
+                },
             );
         }
         Ok(())
@@ -180,12 +169,12 @@ fn is_host_name(h: &str) -> bool {
 }
 
 /// A cheap sanity check; the content script still guards `querySelector` with try/catch.
-fn check_selector(sel: &str) -> Result<(), String> {
+fn check_selector(sel: &str) -> Result<(), Invalid> {
     if sel.trim().is_empty() {
-        return Err("empty selector".into());
+        return Err(Invalid::EmptySelector);
     }
     if sel.len() > 500 {
-        return Err("selector longer than 500 characters".into());
+        return Err(Invalid::LongSelector);
     }
     let mut depth: Vec<char> = Vec::new();
     let mut quote: Option<char> = None;
@@ -202,16 +191,26 @@ fn check_selector(sel: &str) -> Result<(), String> {
             (None, '"' | '\'') => quote = Some(c),
             (None, '(' | '[') => depth.push(c),
             (None, ')') if depth.pop() != Some('(') => {
-                return Err(format!("unbalanced ')' in '{sel}'"));
+                let selector = sel.into();
+                return Err(Invalid::Unbalanced {
+                    bracket: ')',
+                    selector,
+                });
             }
             (None, ']') if depth.pop() != Some('[') => {
-                return Err(format!("unbalanced ']' in '{sel}'"));
+                let selector = sel.into();
+                return Err(Invalid::Unbalanced {
+                    bracket: ']',
+                    selector,
+                });
             }
             _ => {}
         }
     }
     if quote.is_some() || !depth.is_empty() {
-        return Err(format!("unclosed quote or bracket in '{sel}'"));
+        return Err(Invalid::Unclosed {
+            selector: sel.into(),
+        });
     }
     Ok(())
 }

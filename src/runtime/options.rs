@@ -8,6 +8,7 @@ use super::host::Host;
 use super::store::Store;
 use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
+use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
 use crate::domain::settings::{Settings, ToolPolicy};
@@ -31,10 +32,6 @@ fn problem(kind: &'static str, field: Option<&str>, message: String) -> Problem 
 
 fn storage_problem(e: String) -> Problem {
     problem("storage", None, e)
-}
-
-fn filter_problem((field, message): (String, String)) -> Problem {
-    problem("invalid", Some(&field), message)
 }
 
 impl<H: Host> OptionsBackend<H> {
@@ -78,7 +75,7 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::GetSettings => self
                 .load_settings()
                 .await
-                .map(|s| views::settings_answer(&s)),
+                .map(|s| views::settings_answer(&s, self.lang())),
             PageRequest::SaveSettings { settings } => self.save_settings(settings).await,
             PageRequest::TestConnection { bridge_url, token } => {
                 self.test_connection(&bridge_url, &token).await
@@ -123,7 +120,7 @@ impl<H: Host> OptionsBackend<H> {
         let lang = self.lang();
         match views::authed_verdict(lang, base, &reply) {
             Err(p) if p.kind == "not-running" => {
-                let health = Reply::from_client(client.health().await);
+                let health = Reply::from_client(client.health().await, self.lang());
                 match (views::health_verdict(lang, base, &health), &reply) {
                     (Ok(version), Reply::Unreachable(why)) => {
                         Err(views::hidden_refusal(lang, base, &version, why))
@@ -138,14 +135,14 @@ impl<H: Host> OptionsBackend<H> {
     async fn health(&self) -> Result<Value, Problem> {
         let s = self.load_settings().await?;
         let base = s.base_url().to_string();
-        let reply = Reply::from_client(self.client(&base, "").health().await);
+        let reply = Reply::from_client(self.client(&base, "").health().await, self.lang());
         let version = views::health_verdict(self.lang(), &base, &reply)?;
         Ok(json!({ "url": base, "version": version }))
     }
 
     async fn set_policy(&self, key: String, policy: ToolPolicy) -> Result<Value, Problem> {
         let current = self.load_settings().await?;
-        let updated = views::set_policy(&current, &key, policy)?;
+        let updated = views::set_policy(&current, &key, policy, self.lang())?;
         self.store
             .save_settings(&updated)
             .await
@@ -155,7 +152,7 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {
         let current = self.load_settings().await?;
-        let merged = views::merge_settings(&current, &submitted)?;
+        let merged = views::merge_settings(&current, &submitted, self.lang())?;
         self.store
             .save_settings(&merged)
             .await
@@ -167,9 +164,9 @@ impl<H: Host> OptionsBackend<H> {
         let lang = self.lang();
         let base = views::check_connection_input(lang, bridge_url, token)?;
         let client = self.client(&base, token);
-        let health = Reply::from_client(client.health().await);
+        let health = Reply::from_client(client.health().await, self.lang());
         let version = views::health_verdict(lang, &base, &health)?;
-        let services = Reply::from_client(client.services().await);
+        let services = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, services).await?;
         let services = views::services(&body)?;
         Ok(views::connection_report(&version, &base, services))
@@ -178,7 +175,7 @@ impl<H: Host> OptionsBackend<H> {
     async fn history(&self) -> Result<Value, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
-        let reply = Reply::from_client(client.history().await);
+        let reply = Reply::from_client(client.history().await, self.lang());
         let body = self.authed(&base, &client, reply).await?;
         Ok(views::history_view(&body))
     }
@@ -196,14 +193,14 @@ impl<H: Host> OptionsBackend<H> {
             .reset_history(server.as_deref(), tool.as_deref())
             .await;
         let done = self
-            .authed(&base, &client, Reply::from_client(answer))
+            .authed(&base, &client, Reply::from_client(answer, self.lang()))
             .await?;
         // Show the counters as they are now, so the page never shows a stale refusal.
-        let after = Reply::from_client(client.history().await);
+        let after = Reply::from_client(client.history().await, self.lang());
         let after = views::authed_verdict(self.lang(), &base, &after)
             .map(|b| views::history_view(&b))
             .unwrap_or(Value::Null);
-        let mut out = views::reset_view(&done);
+        let mut out = views::reset_view(&done, self.lang());
         out["history"] = after;
         Ok(out)
     }
@@ -212,13 +209,13 @@ impl<H: Host> OptionsBackend<H> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
         let settings = self.load_settings().await?;
-        let reply = Reply::from_client(client.services().await);
+        let reply = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, reply).await?;
         let services = views::services(&body)?;
         let mut out = Vec::new();
         for svc in &services {
             let answer = client.service_tools_raw(&svc.name).await;
-            let reply = Reply::from_raw(answer.status, &answer.body);
+            let reply = Reply::from_raw(answer.status, &answer.body, self.lang());
             let verdict = views::authed_verdict(self.lang(), &base, &reply);
             out.push(views::service_tools(svc, verdict, &settings));
         }
@@ -226,12 +223,12 @@ impl<H: Host> OptionsBackend<H> {
     }
 
     async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
-        ErrorLog::check_filter(filter).map_err(filter_problem)?;
+        ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
         Ok(json!(self.store.error_log().await.view(filter)))
     }
 
     async fn export_log(&self, filter: &Filter) -> Result<Value, Problem> {
-        ErrorLog::check_filter(filter).map_err(filter_problem)?;
+        ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
         let log = self.store.error_log().await;
         let (filename, text) = log.export(filter, self.host.now_ms());
         Ok(json!({ "filename": filename, "json": text }))
@@ -254,21 +251,19 @@ impl<H: Host> OptionsBackend<H> {
             .custom_sites()
             .await
             .check(json_text, &builtin)
-            .map_err(|e| problem("invalid", Some(&e.field), e.message))
+            .map_err(|e| Problem::invalid(e, self.lang()))
     }
 
     async fn save_site(&self, json_text: &str) -> Result<Value, Problem> {
         let (cfg, replaces) = self.check_site(json_text).await?;
         let origins = custom_sites::origins(&cfg);
         if !self.host.origins_granted(&origins).await {
-            return Err(problem(
-                "permission",
-                Some("hosts"),
-                format!(
-                    "permission to run on {} was not granted, so nothing was saved",
-                    origins.join(", ")
-                ),
-            ));
+            let origins = origins.join(", ");
+            let message = fill(
+                self.lang().says().site_not_granted,
+                &[("origins", &origins)],
+            );
+            return Err(problem("permission", Some("hosts"), message));
         }
         let id = custom_sites::script_id(&cfg.id);
         self.host.unregister_content_script(&id).await;
@@ -289,11 +284,8 @@ impl<H: Host> OptionsBackend<H> {
         let mut sites = self.store.custom_sites().await;
         let origins = sites.get(id).map(custom_sites::origins).unwrap_or_default();
         if !sites.remove(id) {
-            return Err(problem(
-                "invalid",
-                Some("id"),
-                format!("there is no custom site '{id}'"),
-            ));
+            let message = fill(self.lang().says().no_custom_site, &[("id", id)]);
+            return Err(problem("invalid", Some("id"), message));
         }
         self.host
             .unregister_content_script(&custom_sites::script_id(id))

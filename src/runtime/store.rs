@@ -5,6 +5,7 @@
 use super::host::{Area, Host, Level};
 use crate::domain::custom_sites::CustomSites;
 use crate::domain::error_log::ErrorLog;
+use crate::domain::field_error::FieldError;
 use crate::domain::json_read;
 use crate::domain::report::ErrorRecord;
 use crate::domain::settings::Settings;
@@ -50,7 +51,7 @@ pub struct Store<H: Host> {
     pending_failures: RefCell<Vec<(f64, Option<String>, ErrorRecord)>>,
     writing_failures: Cell<bool>,
     /// The last settings problem the console was told about.
-    warned: RefCell<Option<String>>,
+    warned: RefCell<Option<FieldError>>,
 }
 
 impl<H: Host> Store<H> {
@@ -117,6 +118,7 @@ impl<H: Host> Store<H> {
         if let Some(problem) = &settings.unreadable
             && !told
         {
+            // In English: the developer console is not the user's page.
             self.host.log(
                 Level::Warn,
                 &format!("[MCP Bridge] stored settings unusable ({problem}); every tool call waits for the user's go"),
