@@ -102,7 +102,7 @@ $('test-connection').addEventListener('click', async () => {
   out.textContent = t('connectionOk', [data.version, String(data.services.length), String(data.running)]);
   $('services').replaceChildren(...data.services.map((s) => {
     const li = el('li', null, { 'data-status': s.status });
-    li.append(el('strong', s.name), el('span', ` — ${s.status}`));
+    li.append(el('strong', s.name), el('span', ` — ${s.statusText ?? s.status}`));
     if (s.toolCount !== null && s.toolCount !== undefined) li.append(el('span', ` · ${t('toolCount', [String(s.toolCount)])}`));
     if (s.description) li.append(el('small', ` ${s.description}`));
     return li;
@@ -225,7 +225,7 @@ $('load-tools').addEventListener('click', async () => {
   if (!data) { $('tool-list').replaceChildren(); return; }
   $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
-    box.append(el('h3', `${service.name} — ${service.status}`));
+    box.append(el('h3', `${service.name} — ${service.statusText ?? service.status}`));
     if (service.description) box.append(el('p', service.description));
     if (problem) box.append(el('p', problem, { class: 'result', 'data-state': 'down' }));
     const table = el('table');
@@ -261,14 +261,14 @@ async function loadErrors() {
   const data = report($('errors'), out, await ask({ type: 'get-error-log', filter: logFilter() }), '');
   if (!data) return;
   out.textContent = t('logSummary', [String(data.entries.length), String(data.kept), String(data.capacity), String(data.total)]);
-  $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', cat), el('dd', n, { 'data-category': cat })]));
+  $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', data.labels?.[cat] ?? cat), el('dd', n, { 'data-category': cat })]));
   $('log-entries').replaceChildren(...data.entries.map((e) => {
     const d = el('details', null, { class: 'entry', 'data-category': e.category });
     const where = [e.site, e.server ? `${e.server}:${e.tool}` : e.tool].filter(Boolean).join(' · ');
     d.append(el('summary', `${new Date(e.timeMs).toLocaleString()} · ${where} · [${e.errorType}] ${e.message}`));
     const dl = el('dl');
     const row = (k, v) => { if (v !== null && v !== undefined && v !== '') dl.append(el('dt', t(k)), el('dd', v)); };
-    row('logCategory', e.category);
+    row('logCategory', data.labels?.[e.category] ?? e.category);
     row('logRetryable', String(e.retryable));
     row('logStatus', e.status);
     row('logCode', e.code);

@@ -86,6 +86,17 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, in the order the options page shows them.
+    pub const ALL: [Category; 7] = [
+        Category::Validation,
+        Category::Runtime,
+        Category::Logical,
+        Category::Aborted,
+        Category::Exception,
+        Category::Unavailable,
+        Category::Limit,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Validation => "validation",

@@ -3,24 +3,21 @@
 //! statistics). Pure data kept in `chrome.storage.local["errorLog"]`; it never leaves the
 //! extension except as the JSON file the user exports.
 
+use crate::domain::classify::Category;
 use crate::domain::field_error::{FieldError, Invalid};
+use crate::domain::i18n::Lang;
 use crate::domain::report::ErrorRecord;
+use crate::domain::report::text::category_label;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
 /// How many failures are kept; older ones drop out (their counts stay).
 pub const CAPACITY: usize = 200;
 
-/// The categories of DESIGN.md §4, in the order the page shows them.
-pub const CATEGORIES: [&str; 7] = [
-    "validation",
-    "runtime",
-    "logical",
-    "aborted",
-    "exception",
-    "unavailable",
-    "limit",
-];
+/// The category codes, in the order the page shows them.
+fn categories() -> impl Iterator<Item = &'static str> {
+    Category::ALL.iter().map(|c| c.as_str())
+}
 
 /// One failure as logged: when, where, and the unmasked record from the report pipeline.
 /// Stored with the record nested; the page sees it flat ([`EntryView`]).
@@ -91,6 +88,8 @@ pub struct LogView {
     /// Every category, zero included, since the last clear.
     pub counts: BTreeMap<String, u64>,
     pub total: u64,
+    /// Each category code as the page shows it, in its language.
+    pub labels: BTreeMap<String, String>,
 }
 
 impl ErrorLog {
@@ -138,23 +137,23 @@ impl ErrorLog {
     pub fn check_filter(filter: &Filter) -> Result<(), FieldError> {
         match filter.category.as_deref() {
             None | Some("") => Ok(()),
-            Some(c) if CATEGORIES.contains(&c) => Ok(()),
+            Some(c) if categories().any(|k| k == c) => Ok(()),
             Some(c) => Err(FieldError::new(
                 "category",
                 Invalid::NoSuchCategory {
                     category: c.into(),
-                    categories: CATEGORIES.join(", "),
+                    categories: categories().collect::<Vec<_>>().join(", "),
                 },
             )),
         }
     }
 
-    pub fn view(&self, filter: &Filter) -> LogView {
-        // Inserted one by one: `collect()` into a map sorts first (wasm size, issue #4).
-        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-        for c in CATEGORIES {
-            counts.insert(c.to_string(), 0);
-        }
+    pub fn view(&self, filter: &Filter, lang: Lang) -> LogView {
+        let mut counts: BTreeMap<String, u64> = categories().map(|c| (c.into(), 0)).collect();
+        let labels = Category::ALL
+            .iter()
+            .map(|c| (c.as_str().into(), category_label(*c, lang)))
+            .collect();
         for (k, n) in &self.counts {
             *counts.entry(k.clone()).or_default() += n;
         }
@@ -170,12 +169,14 @@ impl ErrorLog {
             capacity: CAPACITY,
             total: counts.values().sum(),
             counts,
+            labels,
         }
     }
 
     /// The file the user downloads: the filtered entries and the counts, pretty-printed.
     pub fn export(&self, filter: &Filter, now_ms: f64) -> (String, String) {
-        let view = self.view(filter);
+        // The file holds codes, not words: the same export reads the same in any language.
+        let view = self.view(filter, Lang::En);
         let doc = serde_json::json!({
             "exportedAt": iso_time(now_ms),
             "filter": filter,
@@ -288,7 +289,7 @@ mod tests {
             );
         }
         assert_eq!(log.len(), CAPACITY);
-        let view = log.view(&Filter::default());
+        let view = log.view(&Filter::default(), Lang::En);
         assert_eq!(view.entries.len(), 200);
         assert_eq!(view.entries[0].record.tool, "t249", "newest first");
         assert_eq!(view.entries[199].record.tool, "t50");
@@ -303,7 +304,7 @@ mod tests {
     fn details_are_kept_unmasked() {
         let mut log = ErrorLog::default();
         log.push(1.0, None, record("read", Category::Runtime));
-        let e = &log.view(&Filter::default()).entries[0];
+        let e = &log.view(&Filter::default(), Lang::En).entries[0];
         assert!(e.record.message.contains("sk-live-123"));
         assert!(
             e.record
@@ -329,7 +330,7 @@ mod tests {
         );
         log.push(3.0, None, record("fail_logical", Category::Logical));
         let only = |f: Filter| -> Vec<String> {
-            log.view(&f)
+            log.view(&f, Lang::En)
                 .entries
                 .into_iter()
                 .map(|e| e.record.tool)
@@ -372,7 +373,7 @@ mod tests {
         log.push(1.0, None, record("a", Category::Limit));
         log.clear();
         assert!(log.is_empty());
-        assert_eq!(log.view(&Filter::default()).total, 0);
+        assert_eq!(log.view(&Filter::default(), Lang::En).total, 0);
         let id = log.push(2.0, None, record("b", Category::Limit));
         assert_eq!(id, 1);
     }
@@ -386,7 +387,7 @@ mod tests {
         assert_eq!(stored["entries"][0]["site"], "kimi.com");
         assert_eq!(ErrorLog::from_stored(Some(stored)), log);
         // The page sees each entry flat: the record's fields beside id, timeMs and site.
-        let view = serde_json::to_value(log.view(&Filter::default())).unwrap();
+        let view = serde_json::to_value(log.view(&Filter::default(), Lang::En)).unwrap();
         assert_eq!(view["entries"][0]["errorType"], "RuntimeError");
         assert_eq!(view["entries"][0]["site"], "kimi.com");
         assert_eq!(view["entries"][0]["id"], 0);

@@ -227,6 +227,12 @@ catalog! {
     invalid_host_of_custom,
     invalid_too_many_sites,
     invalid_no_such_category,
+    status_running,
+    status_starting,
+    status_crashed,
+    status_unavailable,
+    status_stopped,
+    status_unknown,
 }
 
 /// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that

@@ -294,16 +294,34 @@ pub struct ServiceView {
     pub description: String,
     /// `running`, `failed`, … as the bridge says; `unknown` for bridges that do not say.
     pub status: String,
+    /// The status in the page's language.
+    pub status_text: String,
     pub tool_count: Option<u64>,
     pub is_core: bool,
 }
 
+/// A server's status as the page shows it; a status this build does not know, as it came.
+fn status_text(status: Option<&str>, lang: Lang) -> String {
+    let says = lang.says();
+    match status {
+        Some("running") => says.status_running,
+        Some("starting") => says.status_starting,
+        Some("crashed") => says.status_crashed,
+        Some("unavailable" | "failed") => says.status_unavailable,
+        Some("stopped") => says.status_stopped,
+        None => says.status_unknown,
+        Some(other) => return other.to_string(),
+    }
+    .to_string()
+}
+
 /// The services of a `GET /tools` body, as the page lists them.
-pub fn services(body: &Value) -> Result<Vec<ServiceView>, Problem> {
+pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
     let list = bridge_api::services(body).map_err(|m| Problem::new("bad-answer", None, m))?;
     Ok(list
         .into_iter()
         .map(|s| ServiceView {
+            status_text: status_text(s.status.as_deref(), lang),
             name: s.name,
             description: s.description,
             status: s.status.unwrap_or_else(|| "unknown".into()),
@@ -666,7 +684,7 @@ mod tests {
             {"name":"broken","description":"","status":{"failed":"exit 1"}},
             {"name":"old"}
         ]});
-        let s = services(&body).unwrap();
+        let s = services(&body, EN).unwrap();
         assert_eq!(s[0].tool_count, Some(9));
         assert!(s[0].is_core);
         assert_eq!(s[2].status, "unknown");
@@ -674,7 +692,7 @@ mod tests {
         let r = connection_report("0.1.0", BASE, s);
         assert_eq!(r["running"], 1);
         assert_eq!(r["services"][0]["toolCount"], 9);
-        assert!(services(&json!({"success":true})).is_err());
+        assert!(services(&json!({"success":true}), EN).is_err());
     }
 
     #[test]
@@ -726,6 +744,7 @@ mod tests {
             Settings::from_json(&json!({"toolPolicies":{"demo:crash":"deny","*:echo":"ask"}}))
                 .unwrap();
         let svc = ServiceView {
+            status_text: "running".into(),
             name: "demo".into(),
             description: String::new(),
             status: "running".into(),

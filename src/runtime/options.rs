@@ -168,7 +168,7 @@ impl<H: Host> OptionsBackend<H> {
         let version = views::health_verdict(lang, &base, &health)?;
         let services = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, services).await?;
-        let services = views::services(&body)?;
+        let services = views::services(&body, self.lang())?;
         Ok(views::connection_report(&version, &base, services))
     }
 
@@ -211,7 +211,7 @@ impl<H: Host> OptionsBackend<H> {
         let settings = self.load_settings().await?;
         let reply = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, reply).await?;
-        let services = views::services(&body)?;
+        let services = views::services(&body, self.lang())?;
         let mut out = Vec::new();
         for svc in &services {
             let answer = client.service_tools_raw(&svc.name).await;
@@ -224,7 +224,9 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
         ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
-        Ok(json!(self.store.error_log().await.view(filter)))
+        Ok(json!(
+            self.store.error_log().await.view(filter, self.lang())
+        ))
     }
 
     async fn export_log(&self, filter: &Filter) -> Result<Value, Problem> {

@@ -152,4 +152,10 @@ pub const EN: Catalog = Catalog {
     invalid_host_of_custom: "'{host}' is already served by your site '{site}'",
     invalid_too_many_sites: "at most {max} custom sites; remove one first",
     invalid_no_such_category: "'{category}' is not a category; use one of {categories}",
+    status_running: "running",
+    status_starting: "starting",
+    status_crashed: "crashed (restarts on the next call)",
+    status_unavailable: "could not start",
+    status_stopped: "stopped",
+    status_unknown: "status unknown",
 };

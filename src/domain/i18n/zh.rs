@@ -152,4 +152,10 @@ pub const ZH: Catalog = Catalog {
     invalid_host_of_custom: "“{host}”已由你的网站“{site}”使用",
     invalid_too_many_sites: "最多 {max} 个自定义网站，请先删除一个",
     invalid_no_such_category: "“{category}”不是错误类别；请使用 {categories} 之一",
+    status_running: "运行中",
+    status_starting: "启动中",
+    status_crashed: "已崩溃（下次调用时重启）",
+    status_unavailable: "无法启动",
+    status_stopped: "已停止",
+    status_unknown: "状态未知",
 };
