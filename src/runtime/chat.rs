@@ -533,7 +533,7 @@ impl<H: Host> ChatLoop<H> {
         let (status, trace) = (answer.status, answer.trace_id.as_deref());
         let r = report::render_tool_list(&service, status, trace, &body, &opts);
         let text = r.chat_text.to_string();
-        let problem = self.type_and_send(tab, &text, &settings).await;
+        let problem = self.type_and_send(tab, &text, settings).await;
         let f = float::finished(opts.lang, &r.float, &text, status == 0, problem);
         self.finish(tab, f, false).await;
     }
@@ -551,7 +551,7 @@ impl<H: Host> ChatLoop<H> {
             self.store.record_failure(Some(site), record.clone()).await;
         }
         let text = r.chat_text.to_string();
-        let problem = self.type_and_send(tab, &text, &settings).await;
+        let problem = self.type_and_send(tab, &text, settings).await;
         let unreachable = matches!(outcome, Outcome::Unreachable { .. });
         let f = float::finished(opts.lang, &r.float, &text, unreachable, problem);
         self.finish(tab, f, r.record.is_some()).await;
