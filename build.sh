@@ -128,14 +128,14 @@ build() {
   step "build: wasm-opt -Oz (npm binaryen)"
   # The features rustc enables by default for wasm32-unknown-unknown. Flattening and
   # re-looping the control flow between two -Oz rounds lets binaryen rebuild rustc's
-  # async state machines more compactly: 2.4 KB less gzip than -Oz alone (issue #4).
+  # async state machines more compactly: 2.4 KB less gzip than -Oz alone.
   wasm-opt --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     -Oz --flatten --rereloop -Oz -Oz \
     target/wasm-out/mcp_bridge_core_bg.wasm -o target/wasm-out/mcp_bridge_core_bg.wasm
 
   # wasm-bindgen's generated glue is machine-written and never read by hand: ship it
-  # minified (1.9 KB less gzip; issue #4's size budget). Our own JS stays as written.
+  # minified (1.9 KB less gzip). Our own JS stays as written.
   esbuild --minify --format=esm --log-level=warning --allow-overwrite \
     --outfile=target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core.js
 

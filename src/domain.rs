@@ -8,6 +8,7 @@ pub mod custom_sites;
 pub mod error_log;
 pub mod field_error;
 pub mod float;
+pub mod hash;
 pub mod i18n;
 pub mod instructions;
 pub mod json_read;

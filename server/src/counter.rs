@@ -1,4 +1,4 @@
-//! The failure counter of the original bridge (seed 000): after 3 failures in a row of the same
+//! The failure counter of the original bridge: after 3 failures in a row of the same
 //! `server:tool`, further calls are refused until a success, a reset or a restart — so a model
 //! stuck in a retry loop is stopped.
 

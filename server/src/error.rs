@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::redact::{mask_json, mask_patterns};
 
-/// JSON-RPC and MCP error codes (seed 001).
+/// JSON-RPC and MCP error codes.
 pub mod code {
     pub const PARSE_ERROR: i32 = -32700;
     pub const INVALID_REQUEST: i32 = -32600;
@@ -26,7 +26,7 @@ pub mod code {
     pub const REQUEST_CANCELLED: i32 = -32800;
 }
 
-/// The HTTP status for a JSON-RPC error code, following the MCP adapter's mapping (seed 001).
+/// The HTTP status for a JSON-RPC error code, following the MCP adapter's mapping.
 pub fn status_for_code(code: i32) -> StatusCode {
     match code {
         code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,

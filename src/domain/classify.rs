@@ -1,5 +1,5 @@
 //! Decides what kind of failure an outcome is, whether the AI may retry, and what it
-//! (or the user) should do next (seed 002, DESIGN.md §4).
+//! (or the user) should do next (docs/ARCHITECTURE.md, "Reports").
 //!
 //! Inputs are whatever the bridge told us: Python exception names (possibly qualified,
 //! `pydantic_core._pydantic_core.ValidationError`), our bridge's own error types,
@@ -65,7 +65,7 @@ pub enum Note {
     },
 }
 
-/// The failure categories of DESIGN.md §4.
+/// The failure categories (docs/ARCHITECTURE.md, "Reports").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Category {
@@ -427,7 +427,7 @@ fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
     }
 }
 
-/// Messages of the original bridge that carry the real meaning (seed 000 raises plain
+/// Messages of the original bridge that carry the real meaning (it raises plain
 /// `ValueError` for both a missing tool and the call limit).
 fn refine_by_message(d: &mut Draft) {
     let m = d.message.quoted().to_ascii_lowercase();
@@ -462,7 +462,7 @@ fn by_status(status: u16) -> Category {
     }
 }
 
-/// JSON-RPC / MCP error codes (seed 001).
+/// JSON-RPC / MCP error codes.
 fn by_code(code: i64) -> Option<Category> {
     Some(match code {
         -32602 | -32600 | -32700 | -32601 | -32003 | -32004 => Category::Validation,

@@ -1,6 +1,6 @@
 //! The error log of the options page: the last 200 tool failures with their unmasked details
-//! (the only place the real traceback is ever shown) and counts by category (seed 002's
-//! statistics). Pure data kept in `chrome.storage.local["errorLog"]`; it never leaves the
+//! (the only place the real traceback is ever shown) and counts by category. Pure data kept
+//! in `chrome.storage.local["errorLog"]`; it never leaves the
 //! extension except as the JSON file the user exports.
 
 use crate::domain::classify::Category;
@@ -36,7 +36,7 @@ pub struct LogEntry {
 
 /// An entry as the page and the exported file show it: the record's fields beside `id`,
 /// `timeMs` and `site`. Only ever written: `#[serde(flatten)]` on a type that is also read
-/// pulls serde's buffering `Content` machinery into the wasm (issue #4's size budget).
+/// pulls serde's buffering `Content` machinery into the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryView {

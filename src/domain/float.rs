@@ -19,7 +19,7 @@ pub enum FloatStatus {
     Disabled,
 }
 
-/// The error part of the float (seed 000's "错误详情").
+/// The error part of the float ("错误详情" in the original MCP Bridge).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FloatError {

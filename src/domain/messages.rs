@@ -137,6 +137,13 @@ pub enum Response {
 }
 
 impl Response {
+    /// The answer to a ping, from a tab or an extension page.
+    pub fn pong() -> Response {
+        Response::Pong {
+            version: crate::VERSION.into(),
+        }
+    }
+
     pub fn error(message: impl Into<String>) -> Response {
         Response::Error {
             message: message.into(),
@@ -215,7 +222,7 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
 /// externally tagged enum serde derives without buffering: `{"page-ready": {"url": …}}`, or
 /// `"ping"` for a variant without fields. serde's own `#[serde(tag = …)]` derive first copies
 /// every message into its private `Content` tree, and that machinery was the largest single
-/// item in the wasm (about 65 KB before wasm-opt; issue #4's size budget). The retagged value
+/// item in the wasm (about 65 KB before wasm-opt; the core's size budget, docs/ARCHITECTURE.md "Size"). The retagged value
 /// is read as it is ([`crate::domain::json_read::from_value`]); `./build.sh bench` prints what that
 /// costs next to one plain parse of the message.
 pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, String> {
@@ -239,7 +246,7 @@ fn untag(value: Value, tag: &str) -> Result<Value, String> {
         return Err(format!("expected an object with a `{tag}` field"));
     };
     // Split by moving every field (not `Map::remove`: BTreeMap's removal code would enter
-    // the wasm for this alone; issue #4's size budget).
+    // the wasm for this alone; the core's size budget, docs/ARCHITECTURE.md "Size").
     let (mut found, mut fields) = (None, Map::new());
     for (key, v) in all {
         if key == tag {

@@ -8,7 +8,9 @@ use crate::domain::bridge_api;
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
-use crate::domain::settings::{FieldError, Settings, ToolPolicy, validate_bridge_url};
+use crate::domain::settings::{
+    FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
+};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -179,16 +181,13 @@ pub fn check_connection_input(
     Ok(url.trim_end_matches('/').to_string())
 }
 
+/// A token to send: not empty, and valid as a setting.
 fn check_token(lang: Lang, token: &str) -> Result<(), Problem> {
-    let says = lang.says();
-    let message = if token.trim().is_empty() {
-        says.token_empty
-    } else if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        says.token_spaces
-    } else {
-        return Ok(());
-    };
-    Err(Problem::new("invalid", Some("token"), message.into()))
+    if token.trim().is_empty() {
+        let message = lang.says().token_empty.into();
+        return Err(Problem::new("invalid", Some("token"), message));
+    }
+    validate_token(token).map_err(|e| Problem::invalid(FieldError::new("token", e), lang))
 }
 
 fn not_running(lang: Lang, base: &str, why: &str) -> Problem {

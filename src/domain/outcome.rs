@@ -1,8 +1,8 @@
 //! The typed outcome of one bridge call: every way an HTTP answer (or its absence) can
 //! look, decoded once, so classification and reports never touch raw bodies.
 //!
-//! [`from_http`] accepts whatever a bridge or a proxy in front of it may send (DESIGN.md
-//! §2): MCP results in camelCase or snake_case, FastAPI `detail` strings, objects and
+//! [`from_http`] accepts whatever a bridge or a proxy in front of it may send (docs/ARCHITECTURE.md,
+//! "Bridge API"): MCP results in camelCase or snake_case, FastAPI `detail` strings, objects and
 //! 422 lists, JSON-RPC error objects, HTML error pages, empty or truncated bodies. The
 //! client adds the transport outcomes with [`Outcome::unreachable`], [`Outcome::timeout`]
 //! and [`Outcome::aborted`].
@@ -555,7 +555,7 @@ fn error_object(m: &Map<String, Value>) -> ErrorObject {
         _ => None,
     });
     // Inserted one by one: collecting into the map would sort first, and each sort
-    // instantiation costs ~4 KB of wasm (issue #4's size budget).
+    // instantiation costs ~4 KB of wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
     let mut extra = Map::new();
     for (k, v) in m.iter().filter(|(k, _)| !KNOWN.contains(&k.as_str())) {
         extra.insert(k.clone(), v.clone());
@@ -596,7 +596,7 @@ pub(crate) fn display_value(v: &Value) -> String {
 }
 
 /// An object's keys in order. std's heap sort (`BinaryHeap::into_sorted_vec`) rather than
-/// `slice::sort`: the same O(n log n) in a fraction of the wasm (issue #4's size budget).
+/// `slice::sort`: the same O(n log n) in a fraction of the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
 pub fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
     std::collections::BinaryHeap::from_iter(m.keys()).into_sorted_vec()
 }
@@ -607,7 +607,7 @@ pub fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
 pub fn sorted(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            // One by one rather than `collect()`, which sorts again (wasm size, issue #4).
+            // One by one rather than `collect()`, which sorts again (the core's size budget, docs/ARCHITECTURE.md "Size").
             let mut out = Map::new();
             for k in sorted_keys(m) {
                 out.insert(k.clone(), sorted(&m[k]));
@@ -679,7 +679,7 @@ fn snippet_of(t: &str, kind: BodyKind) -> String {
 }
 
 fn html_title(t: &str) -> Option<String> {
-    let head = &t[..floor_char(t, 8192)];
+    let head = &t[..t.floor_char_boundary(8192)];
     let lower = head.to_ascii_lowercase();
     let start = lower.find("<title")?;
     let open_end = start + lower[start..].find('>')? + 1;
@@ -687,23 +687,9 @@ fn html_title(t: &str) -> Option<String> {
     Some(head[open_end..close].to_string())
 }
 
-fn floor_char(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
 /// Text of an HTML page without tags, scripts and styles (scans at most 64 KB).
 fn html_text(t: &str) -> String {
-    let mut end = t.len().min(65536);
-    while !t.is_char_boundary(end) {
-        end -= 1;
-    }
-    let t = &t[..end];
+    let t = &t[..t.floor_char_boundary(65536)];
     let mut out = String::new();
     let mut rest = t;
     while let Some(lt) = rest.find('<') {

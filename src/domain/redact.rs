@@ -1,7 +1,7 @@
 //! Masks secrets in any text before it is typed into a chat page or shown in the float.
 //!
 //! Error messages and tracebacks leak API keys, passwords, home paths and internal
-//! addresses (seeds 003, 004); the chat page belongs to a third party. [`redact`] removes
+//! addresses; the chat page belongs to a third party. [`redact`] removes
 //! them and says what it removed (`[REDACTED:api-key]`).
 //!
 //! Design constraints: no regex crate (wasm size budget), linear time on every input

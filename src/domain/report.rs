@@ -1,4 +1,4 @@
-//! Turns an outcome into what the user and the AI see (DESIGN.md §4, seed 000): the text
+//! Turns an outcome into what the user and the AI see (docs/ARCHITECTURE.md, "Reports"): the text
 //! typed into the chat, the status float's structured view, and the unmasked record for
 //! the options page's error log.
 //!
@@ -176,7 +176,7 @@ fn wrap(body: &str) -> String {
 /// Masks a prefix of `s` large enough to fill `keep` bytes after masking; the flag says
 /// whether `s` went on past the masked window.
 fn mask_prefix(s: &str, keep: usize) -> (String, bool) {
-    let window = floor_boundary(s, keep.saturating_add(MASK_SLACK));
+    let window = s.floor_char_boundary(keep.saturating_add(MASK_SLACK));
     (redact(&s[..window]).into_owned(), window < s.len())
 }
 
@@ -188,18 +188,8 @@ fn fit((body, more): (String, bool), budget: usize, marker: &str) -> String {
     if body.len() + marker.len() <= budget {
         return format!("{body}{marker}");
     }
-    let keep = floor_boundary(&body, budget.saturating_sub(marker.len()));
+    let keep = body.floor_char_boundary(budget.saturating_sub(marker.len()));
     format!("{}{marker}", &body[..keep])
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
-    }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// The last `n` non-empty lines of a traceback, masked, each at most [`LINE_CAP`]
@@ -238,7 +228,7 @@ pub fn stack_tail(tb: &str, n: usize) -> Vec<String> {
     let region = if region.len() > 256 * 1024 {
         shortened = region
             .split('\n')
-            .map(|l| &l[..floor_boundary(l, LINE_CAP * 4 + MASK_SLACK)])
+            .map(|l| &l[..l.floor_char_boundary(LINE_CAP * 4 + MASK_SLACK)])
             .collect::<Vec<_>>()
             .join("\n");
         shortened.as_str()

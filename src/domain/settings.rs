@@ -47,7 +47,7 @@ pub struct Settings {
     pub auto_send: bool,
     /// Run a detected call by itself (otherwise the float asks first).
     pub auto_execute: bool,
-    /// Traceback lines kept in a report (seed 000: the last 10).
+    /// Traceback lines kept in a report (the last 10, as the original MCP Bridge).
     pub stack_lines: u32,
     /// Automatic rounds without a human message before the loop stops.
     pub max_auto_rounds: u32,
@@ -184,7 +184,8 @@ impl Settings {
     }
 }
 
-fn validate_token(token: &str) -> Result<(), Invalid> {
+/// A token is pasted from a terminal: nothing but the token itself.
+pub fn validate_token(token: &str) -> Result<(), Invalid> {
     if token.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(Invalid::TokenSpaces);
     }

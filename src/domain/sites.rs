@@ -4,7 +4,7 @@
 use crate::domain::field_error::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
 
-/// How text gets into the site's chat input (DESIGN.md §6).
+/// How text gets into the site's chat input (docs/ARCHITECTURE.md, "Sites").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EditorKind {

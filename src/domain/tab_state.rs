@@ -5,13 +5,14 @@
 //! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
 //! decision.
 
+use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
 
-/// What the tab is doing (DESIGN.md §5: idle → detected → executing → injecting → done/error).
+/// What the tab is doing (docs/ARCHITECTURE.md, "A tool call": idle → detected → executing → injecting → done/error).
 /// Stored externally tagged (`"idle"`, `{"executing": {…}}`): serde reads that shape without
-/// its buffering `Content` machinery, which internal tagging needs (wasm size, issue #4).
+/// its buffering `Content` machinery, which internal tagging needs (the core's size budget, docs/ARCHITECTURE.md "Size").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Phase {
@@ -93,7 +94,7 @@ pub enum Decision {
 /// spacing keeps the same identity. Cut to 53 bits: the state is stored as JSON in
 /// `chrome.storage`, where larger integers are not exact.
 pub fn text_hash(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = Fnv1a::with_seed(BASIS);
     let mut in_space = true;
     for b in text.bytes() {
         let b = if b.is_ascii_whitespace() {
@@ -106,10 +107,9 @@ pub fn text_hash(text: &str) -> u64 {
             in_space = false;
             b
         };
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h.byte(b);
     }
-    h & ((1 << 53) - 1)
+    h.finish() & ((1 << 53) - 1)
 }
 
 /// The identity of "this call in this message of this conversation": the same call in the

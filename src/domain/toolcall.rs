@@ -1,4 +1,4 @@
-//! Finds the tool call an AI wrote at the end of its answer (DESIGN.md §3).
+//! Finds the tool call an AI wrote at the end of its answer (docs/ARCHITECTURE.md, "A tool call").
 //!
 //! Chat sites render `<tool_code>{…}</tool_code>` in many ways: literally, HTML-escaped,
 //! with the tags stripped by the markdown renderer (bare `tool_code` words stay around
@@ -6,6 +6,7 @@
 //! end up in the message text. [`find_last_call`] handles all of them, takes the last
 //! call, tells a call still being streamed (`None`) from a complete but malformed one.
 
+use crate::domain::hash::{BASIS, fnv1a};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -39,7 +40,7 @@ impl ToolCall {
             self.tool_name,
             canonical_json(&self.arguments)
         );
-        let a = fnv1a(canon.as_bytes(), 0xcbf2_9ce4_8422_2325);
+        let a = fnv1a(canon.as_bytes(), BASIS);
         let b = fnv1a(canon.as_bytes(), 0x6c62_272e_07bb_0142);
         format!("{}:{a:016x}{b:016x}", self.tool_name)
     }
@@ -61,15 +62,6 @@ fn canonical_json(v: &Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-fn fnv1a(bytes: &[u8], seed: u64) -> u64 {
-    let mut h = seed;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }
 
 /// The last tool call in an assistant message.
@@ -253,11 +245,7 @@ fn unmarked_block(s: &str) -> Option<Block<'_>> {
 fn json_start_after(s: &str, from: usize) -> Option<usize> {
     let rest = &s[from..];
     // Only a short gap can be rendering junk; never scan the whole message here.
-    let mut limit = rest.len().min(256);
-    while !rest.is_char_boundary(limit) {
-        limit -= 1;
-    }
-    let brace = rest[..limit].find('{')?;
+    let brace = rest[..rest.floor_char_boundary(256)].find('{')?;
     if only_junk(&rest[..brace]) {
         Some(from + brace)
     } else {
@@ -476,7 +464,7 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
 }
 
 /// Moves a field out of the call object. (`Map::remove` would bring BTreeMap's removal
-/// code into the wasm for this alone; issue #4's size budget.)
+/// code into the wasm for this alone; the core's size budget, docs/ARCHITECTURE.md "Size".)
 fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
     obj.get_mut(key).map(Value::take)
 }

@@ -148,9 +148,8 @@ impl<H: Host> ChatLoop<H> {
     /// Handles one request from a chat tab.
     pub async fn handle(self: &Rc<Self>, tab: i32, req: TabRequest) -> Response {
         match req {
-            TabRequest::Ping => Response::Pong {
-                version: crate::VERSION.into(),
-            },
+            // Answered by the dispatcher before a request reaches the chat loop.
+            TabRequest::Ping => Response::pong(),
             TabRequest::PageReady { url } => self.page_ready(tab, &url).await,
             TabRequest::EmptyChat { url } => {
                 let settings = self.store.chat_settings().await;

@@ -35,9 +35,7 @@ impl<H: Host> Background<H> {
             self.store.migrate().await;
         }
         match parse_incoming(message, origin) {
-            Ok(Incoming::Tab(TabRequest::Ping)) => Response::Pong {
-                version: crate::VERSION.to_string(),
-            },
+            Ok(Incoming::Tab(TabRequest::Ping)) => Response::pong(),
             Ok(Incoming::Tab(req)) => match tab {
                 Some(tab) => self.chat.handle(tab, req).await,
                 None => Response::error("chat messages must come from a tab"),

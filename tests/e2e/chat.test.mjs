@@ -41,7 +41,7 @@ for (const browser of BROWSERS) {
       });
     }
 
-    test('a failing tool arrives in the seed-000 shape, masked', async () => {
+    test('a failing tool arrives in the report shape, masked', async () => {
       await openChat(w, 'chat.deepseek.com');
       await w.session.exec('window.fixtureAI.reset()');
       await openChat(w, 'chat.deepseek.com');

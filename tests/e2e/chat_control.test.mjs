@@ -1,5 +1,5 @@
 // The chat loop under control and under failure, in both browsers: every failure category
-// in the seed-000 shape, "ask" policy, cancel, a 60-second tool, the automatic-round cap,
+// in the report shape, "ask" policy, cancel, a 60-second tool, the automatic-round cap,
 // an XSS payload in an error, and the bridge going away.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ for (const browser of BROWSERS) {
     before(async () => { w = await startWorld(browser); });
     after(async () => { await w?.close(); });
 
-    test('each failure category reaches the AI in the seed-000 shape', async () => {
+    test('each failure category reaches the AI in the report shape', async () => {
       await fresh(w);
       const cases = [
         [call('fail_validation', { date: '2025-13-45' }), 'validation'],
