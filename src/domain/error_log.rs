@@ -149,11 +149,13 @@ impl ErrorLog {
     }
 
     pub fn view(&self, filter: &Filter, lang: Lang) -> LogView {
-        let mut counts: BTreeMap<String, u64> = categories().map(|c| (c.into(), 0)).collect();
-        let labels = Category::ALL
-            .iter()
-            .map(|c| (c.as_str().into(), category_label(*c, lang)))
-            .collect();
+        // Inserted one by one: `collect()` into a map sorts first, and std's sort is large in
+        // the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
+        let (mut counts, mut labels) = (BTreeMap::new(), BTreeMap::new());
+        for c in Category::ALL {
+            counts.insert(c.as_str().to_string(), 0);
+            labels.insert(c.as_str().to_string(), category_label(c, lang));
+        }
         for (k, n) in &self.counts {
             *counts.entry(k.clone()).or_default() += n;
         }
