@@ -67,14 +67,19 @@
     throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
   }
 
+  // One observer on the message area. Sites replace whole subtrees on navigation, so one
+  // timer looks for the area again and moves the observer when it changed (the body when
+  // the site's own area is gone for now).
+  const AREA_CHECK_MS = 2000;
+  let watched = null;
   function observe() {
     const area = query(site.selectors.messageArea) || document.body;
+    if (watched?.area === area) return;
+    watched?.observer.disconnect();
     const observer = new MutationObserver(scheduleReport);
     observer.observe(area, { childList: true, subtree: true, characterData: true });
-    // Sites replace whole subtrees on navigation; fall back to the body when ours is gone.
-    setInterval(() => {
-      if (!area.isConnected) { observer.disconnect(); observe(); }
-    }, 2000);
+    if (watched) scheduleReport(); // the new area may already hold a newer message
+    watched = { area, observer };
   }
 
   // The user sending a message themselves resets the automatic-round counter.
@@ -330,6 +335,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     performance.mark('mcp-bridge:float');
     if (!site) return;
     observe();
+    setInterval(observe, AREA_CHECK_MS);
     watchUser();
     report(true, true);
     const input = query(site.selectors.input);
