@@ -96,28 +96,71 @@
 
   // ---- typing ----------------------------------------------------------------------------
 
-  function selectAllIn(el) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  /**
+   * Selects everything in the editor, then waits: Lexical (and ProseMirror) copy the DOM
+   * selection into their own state on `selectionchange`, which fires later as a task. A
+   * paste right after a DOM selection change lands where the editor's stale selection was,
+   * after the text already there, instead of replacing it.
+   */
+  async function selectAllIn(el) {
     el.focus();
     const range = document.createRange();
     range.selectNodeContents(el);
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
+    await sleep(30);
   }
 
   /** A paste event carrying `text`; never touches the user's real clipboard. */
-  function pasteInto(el, text) {
+  function pasteInto(el, text, html) {
+    const data = { 'text/plain': text, ...(html ? { 'text/html': html } : {}) };
     const dt = new DataTransfer();
-    dt.setData('text/plain', text);
+    for (const [type, value] of Object.entries(data)) dt.setData(type, value);
     const e = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
     // Firefox ignores the data of a DataTransfer given to the constructor.
-    if (e.clipboardData && e.clipboardData.getData('text/plain') !== text) e.clipboardData.setData('text/plain', text);
+    for (const [type, value] of Object.entries(data)) {
+      if (e.clipboardData && e.clipboardData.getData(type) !== value) e.clipboardData.setData(type, value);
+    }
     el.dispatchEvent(e);
+  }
+
+  // ProseMirror turns pasted plain text into paragraphs split on runs of line breaks, so
+  // blank lines vanish (prosemirror-view's parseFromClipboard); as HTML, one paragraph a
+  // line, an empty one stays.
+  const asParagraphs = (text) => text.split('\n').map((line) => {
+    const p = document.createElement('p');
+    p.textContent = line;
+    return p.outerHTML;
+  }).join('');
+
+  // Chromium's execCommand('insertText') turns each line break into a new block, and a
+  // plain contenteditable then reads back some blank lines twice; a line break per `\n`
+  // (a <br>) reads back exactly. Firefox inserts <br>s for line breaks by itself.
+  function insertLines(text) {
+    if (!document.queryCommandSupported('insertLineBreak')) {
+      document.execCommand('insertText', false, text);
+      return;
+    }
+    text.split('\n').forEach((line, i) => {
+      if (i) document.execCommand('insertLineBreak');
+      if (line) document.execCommand('insertText', false, line);
+    });
   }
 
   const squash = (s) => (s || '').replace(/\s+/g, '');
   const readInput = (el) => (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' ? el.value : el.innerText);
-  const landed = (el, text) => squash(readInput(el)) === squash(text);
+  // Rich editors render each line as a block, and `innerText` puts one or two line breaks
+  // around a block (two for <p>), so blank lines cannot be read back from the DOM. Every
+  // other line can: the text landed when its non-blank lines are all there, in order, once.
+  const lines = (s) => (s || '').split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const landed = (el, text) => {
+    const want = lines(text);
+    const got = lines(readInput(el));
+    return got.length === want.length && got.every((l, i) => l === want[i]);
+  };
 
   async function typeText(text) {
     const el = query(site.selectors.input);
@@ -130,19 +173,23 @@
       Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, text);
       el.dispatchEvent(new Event('input', { bubbles: true }));
     } else {
-      const kind = site.editor;
+      // A site's config may be older than its editor: kimi.com's input became a Lexical
+      // editor. Lexical marks its root, and in Chromium its handling of execCommand
+      // insertText drops line breaks and lines that are only `{` or `}`.
+      const kind = el.getAttribute('data-lexical-editor') === 'true' ? 'lexical' : site.editor;
       const attempts = kind === 'quill' || kind === 'contenteditable'
         ? ['insert', 'paste', 'dom'] : ['paste', 'insert', 'dom'];
       for (const how of attempts) {
-        selectAllIn(el);
-        if (how === 'paste') pasteInto(el, text);
+        await selectAllIn(el);
+        if (how === 'paste') pasteInto(el, text, kind === 'prosemirror' ? asParagraphs(text) : null);
+        else if (how === 'insert' && kind === 'contenteditable') insertLines(text);
         else if (how === 'insert') document.execCommand('insertText', false, text);
         else { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); }
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
         if (landed(el, text)) break;
       }
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
     return landed(el, text) ? { ok: true } : { ok: false, reason: 'text-not-accepted' };
   }
 
