@@ -9,6 +9,8 @@
   // User-timing marks (shared with the page's timeline) for the float-latency benchmark.
   performance.mark('mcp-bridge:start');
 
+  // Message names, from contract.js (listed before this file wherever it is injected).
+  const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE } = globalThis.MCP_BRIDGE;
   const THROTTLE_MS = 150;
   let site = null;
   let lastReport = '';
@@ -18,7 +20,7 @@
   let floatState = null;
   let lastChange = Date.now();
 
-  const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: 'error', message: String(e) }));
+  const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: RESPONSE.ERROR, message: String(e) }));
 
   // ---- selectors ---------------------------------------------------------------------
 
@@ -52,10 +54,10 @@
     const key = `${msg.index}\u0001${generating}\u0001${msg.text}`;
     if (!force && key === lastReport) return;
     lastReport = key;
-    send({ type: 'message-updated', url: location.href, index: msg.index, text: msg.text, generating, baseline, changedAt: lastChange })
+    send({ type: TAB.MESSAGE_UPDATED, url: location.href, index: msg.index, text: msg.text, generating, baseline, changedAt: lastChange })
       .then((answer) => {
         clearTimeout(recheckTimer);
-        if (answer && answer.type === 'ack' && answer.recheckMs) {
+        if (answer && answer.type === RESPONSE.ACK && answer.recheckMs) {
           recheckTimer = setTimeout(() => report(true), answer.recheckMs);
         }
       });
@@ -86,11 +88,11 @@
   function watchUser() {
     const isInput = (t) => t instanceof Element && query(site.selectors.input)?.contains(t);
     document.addEventListener('keydown', (e) => {
-      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: 'user-message' });
+      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: TAB.USER_MESSAGE });
     }, true);
     document.addEventListener('click', (e) => {
       const btn = query(site.selectors.send);
-      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: 'user-message' });
+      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: TAB.USER_MESSAGE });
     }, true);
   }
 
@@ -326,26 +328,26 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const row = el('div', { class: 'row' });
     const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
     if (state.status === 'confirm') {
-      button('floatRun', 'Run', () => send({ type: 'user-action', action: { action: 'confirm', run: true } }));
-      button('floatSkip', 'Skip', () => send({ type: 'user-action', action: { action: 'confirm', run: false } }));
+      button('floatRun', 'Run', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: true } }));
+      button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: false } }));
     }
-    if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: 'user-action', action: { action: 'cancel' } }));
+    if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CANCEL } }));
     if (state.status !== 'disabled') {
-      button('floatInstructions', 'Insert instructions', () => send({ type: 'user-action', action: { action: 'insert-instructions' } }));
+      button('floatInstructions', 'Insert instructions', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } }));
       button('floatRedetect', 'Re-detect', () => {
         const msg = newestMessage();
-        if (msg) send({ type: 'user-action', action: { action: 'redetect', index: msg.index, text: msg.text } });
+        if (msg) send({ type: TAB.USER_ACTION, action: { action: ACTION.REDETECT, index: msg.index, text: msg.text } });
       });
       button('floatManual', 'Manual input', () => { float.manual = !float.manual; render(floatState); });
     }
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
-    button('floatDetails', 'Details', () => send({ type: 'user-action', action: { action: 'open-details' } }));
+    button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
     // The action row sits right under the title bar, so its buttons keep one place.
     box.append(bar, row, body);
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
       const manual = el('div', { class: 'row' }, area, el('button', { onclick: () => {
-        send({ type: 'user-action', action: { action: 'manual-input', text: area.value } });
+        send({ type: TAB.USER_ACTION, action: { action: ACTION.MANUAL_INPUT, text: area.value } });
         float.manual = false;
       } }, T('floatRunManual', 'Run')));
       box.append(manual);
@@ -358,9 +360,9 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
     if (sender.id !== chrome.runtime.id || !site) return false;
     const run = {
-      'type-text': () => typeText(cmd.text),
-      submit: () => submit(),
-      'float-state': async () => { render(cmd.float); return { ok: true }; },
+      [COMMAND.TYPE_TEXT]: () => typeText(cmd.text),
+      [COMMAND.SUBMIT]: () => submit(),
+      [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
     }[cmd.type];
     if (!run) return false;
     run().then(sendResponse, (e) => sendResponse({ ok: false, reason: String(e) }));
@@ -369,8 +371,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 
   // ---- start ----------------------------------------------------------------------------
 
-  send({ type: 'page-ready', url: location.href }).then(async (setup) => {
-    if (!setup || setup.type !== 'page-setup') return;
+  send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
+    if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
     document.documentElement.dataset.mcpBridge = 'active';
     site = setup.site || null;
     if (site) {
@@ -386,6 +388,6 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     watchUser();
     report(true, true);
     const input = query(site.selectors.input);
-    if (!newestMessage() && input && !squash(readInput(input))) send({ type: 'empty-chat', url: location.href });
+    if (!newestMessage() && input && !squash(readInput(input))) send({ type: TAB.EMPTY_CHAT, url: location.href });
   });
 })();

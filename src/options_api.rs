@@ -367,7 +367,7 @@ async fn save_site(json_text: &str) -> Result<Value, Problem> {
     let script = json!([{
         "id": id,
         "matches": origins,
-        "js": ["content.js"],
+        "js": ["contract.js", "content.js"],
         "runAt": "document_idle",
         "persistAcrossSessions": true,
     }]);
