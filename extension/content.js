@@ -192,6 +192,7 @@
       }
     }
     await sleep(50);
+    placeFloat(); // the input may have grown
     return landed(el, text) ? { ok: true } : { ok: false, reason: 'text-not-accepted' };
   }
 
@@ -238,23 +239,29 @@
     return e;
   }
 
+  // Colours meet WCAG AA (4.5:1 or more) for all text in both themes.
   const CSS = `
-:host{all:initial}
-.box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:340px;max-height:60vh;overflow:auto;
- font:13px/1.45 system-ui,sans-serif;color:#111;background:#fff;border:1px solid #d0d7de;border-radius:10px;
+:host{all:initial;--fg:#111;--bg:#fff;--line:#d0d7de;--soft:#f6f8fa;--hover:#eaeef2}
+@media (prefers-color-scheme:dark){:host{--fg:#e6edf3;--bg:#161b22;--line:#3d444d;--soft:#21262d;--hover:#30363d}}
+.box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:min(340px,calc(100vw - 32px));display:flex;flex-direction:column;
+ overflow:hidden;font:13px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:10px;
  box-shadow:0 6px 24px rgba(0,0,0,.18)}
-.bar{display:flex;align-items:center;gap:6px;height:32px;box-sizing:border-box;padding:0 8px;cursor:move;border-bottom:1px solid #eee;user-select:none}
+.bar{display:flex;align-items:center;gap:6px;height:32px;flex:none;box-sizing:border-box;padding:0 8px;cursor:move;border-bottom:1px solid var(--line);user-select:none}
+.box.docked{flex-direction:column-reverse}
+.box.docked .bar{border-bottom:0;border-top:1px solid var(--line)}
 .dot{width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.body{padding:8px 10px;white-space:pre-wrap;word-break:break-word}
-.body pre{margin:6px 0 0;padding:6px;background:#f6f8fa;border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
-.row{display:flex;flex-wrap:wrap;gap:4px;padding:4px 10px}
-button{font:12px system-ui,sans-serif;padding:0 6px;height:24px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#111;cursor:pointer}
-.row button{width:96px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-button:hover{background:#eaeef2}
-textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace}
-.ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;border-radius:50%;
- border:5px solid var(--c);background:#fff;cursor:pointer;box-sizing:border-box}
+.body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
+.body:empty{display:none}
+.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
+.row{display:grid;grid-template-columns:repeat(3,96px);gap:4px;padding:4px 10px;flex:none}
+button{font:12px/1.2 system-ui,sans-serif;padding:2px 4px;min-height:24px;border:1px solid var(--line);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
+button:hover{background:var(--hover)}
+button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
+textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
+.manual{display:flex;gap:4px;padding:4px 10px;flex:none}
+.ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
+ border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
   const COLORS = { ready: '#2563eb', confirm: '#d97706', executing: '#d97706', success: '#16a34a', error: '#dc2626', unreachable: '#dc2626', disabled: '#6b7280' };
 
@@ -275,7 +282,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       const dx = e.clientX - r.left, dy = e.clientY - r.top;
       const move = (m) => {
         float.pos = { left: Math.max(0, m.clientX - dx), top: Math.max(0, m.clientY - dy) };
-        Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+        placeFloat();
       };
       const up = () => {
         removeEventListener('pointermove', move);
@@ -285,6 +292,41 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       addEventListener('pointermove', move);
       addEventListener('pointerup', up);
     });
+  }
+
+  // Where the float goes unless the user dragged it: at the right edge, never over the chat
+  // input or its send button. Sites put those at the bottom, often reaching the right edge,
+  // so the float docks just above them (or below, where there is more room), its title bar
+  // and buttons on the edge nearest to them so they keep their place while the details
+  // above grow or shrink.
+  const EDGE = 16;
+  const CLEAR = 8;
+  function placeFloat() {
+    const node = float?.wrap.firstElementChild;
+    if (!node) return;
+    if (float.pos) {
+      Object.assign(node.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+      node.style.maxHeight = `${Math.max(120, innerHeight - float.pos.top - EDGE)}px`;
+      node.classList.remove('docked');
+      return;
+    }
+    const width = node.getBoundingClientRect().width;
+    const left = innerWidth - EDGE - width;
+    const keep = site ? [query(site.selectors.input), query(site.selectors.send)] : [];
+    const rects = keep.filter(Boolean).map((e) => e.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0 && r.right > left && r.left < innerWidth - EDGE);
+    let bottom = EDGE;
+    let room = innerHeight - 2 * EDGE;
+    if (rects.length) {
+      const top = Math.min(...rects.map((r) => r.top));
+      const below = innerHeight - EDGE - (Math.max(...rects.map((r) => r.bottom)) + CLEAR);
+      const above = top - CLEAR - EDGE;
+      if (below >= above) room = below;
+      else { bottom = innerHeight - top + CLEAR; room = above; }
+    }
+    node.style.bottom = `${bottom}px`;
+    node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
+    node.classList.add('docked');
   }
 
   function render(state) {
@@ -297,17 +339,18 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     // An error opens the float by itself.
     if (state.status === 'error' || state.status === 'unreachable') float.minimized = false;
     if (float.minimized) {
-      const ring = el('div', { class: 'ring', title: state.title || 'MCP Bridge', onclick: () => { float.minimized = false; render(floatState); } });
+      const label = state.title || 'MCP Bridge';
+      const ring = el('button', { class: 'ring', type: 'button', title: label, 'aria-label': label, onclick: () => { float.minimized = false; render(floatState); } });
       ring.style.setProperty('--c', color);
       wrap.append(ring);
+      placeFloat();
       return;
     }
     const box = el('div', { class: 'box', 'data-status': state.status });
     box.style.setProperty('--c', color);
-    if (float.pos) Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
     const title = el('span', { class: 'title' }, state.title || 'MCP Bridge');
     const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title,
-      el('button', { title: T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
+      el('button', { type: 'button', title: T('floatMinimize', 'Minimize'), 'aria-label': T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
     drag(bar, box);
     const body = el('div', { class: 'body' });
     if (state.detail) body.append(state.detail);
@@ -342,17 +385,18 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
-    // The action row sits right under the title bar, so its buttons keep one place.
+    // The action row sits next to the title bar, so its buttons keep one place.
     box.append(bar, row, body);
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
-      const manual = el('div', { class: 'row' }, area, el('button', { onclick: () => {
+      const manual = el('div', { class: 'manual' }, area, el('button', { onclick: () => {
         send({ type: TAB.USER_ACTION, action: { action: ACTION.MANUAL_INPUT, text: area.value } });
         float.manual = false;
       } }, T('floatRunManual', 'Run')));
       box.append(manual);
     }
     wrap.append(box);
+    placeFloat();
   }
 
   // ---- commands from the core -----------------------------------------------------------
@@ -384,7 +428,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     performance.mark('mcp-bridge:float');
     if (!site) return;
     observe();
-    setInterval(observe, AREA_CHECK_MS);
+    setInterval(() => { observe(); placeFloat(); }, AREA_CHECK_MS);
+    addEventListener('resize', placeFloat);
     watchUser();
     report(true, true);
     const input = query(site.selectors.input);

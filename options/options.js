@@ -207,6 +207,7 @@ async function loadHistory() {
   const data = report($('history'), out, answer, '');
   if (!data) return;
   out.textContent = data.blocked.length ? t('refusedTools', [data.blocked.join(', ')]) : t('noneRefused');
+  if (data.blocked.length) out.dataset.state = 'warn';
   showHistory(data);
 }
 

@@ -219,6 +219,13 @@ for (const name of BROWSERS) {
       await click(session, '#refresh-history');
       await session.waitForScript(`return document.querySelector('#counters tr[data-blocked="true"]')`);
       assert.match(await text(session, 'history-result'), /fail_runtime/);
+      // "Refused until reset" is a warning, not drawn like a success.
+      const colours = await session.exec(`const c = (e) => getComputedStyle(e).color;
+        const r = document.getElementById('history-result');
+        const ok = document.createElement('p'); ok.dataset.state = 'ok'; document.body.append(ok);
+        const out = { state: r.dataset.state, colour: c(r), ok: c(ok) }; ok.remove(); return out;`);
+      assert.equal(colours.state, 'warn', JSON.stringify(colours));
+      assert.notEqual(colours.colour, colours.ok, JSON.stringify(colours));
 
       await click(session, '#reset-history');
       await resultOf(session, 'history-result', 'ok');
