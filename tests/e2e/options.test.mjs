@@ -63,6 +63,11 @@ for (const name of BROWSERS) {
       await bridge?.stop();
     });
 
+    test('the page shows the extension version from the manifest', async () => {
+      const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8'));
+      assert.equal(await text(session, 'extension-version'), version);
+    });
+
     test('a wrong token is named as the problem', async () => {
       await setValue(session, 'bridge-url', BRIDGE_URL);
       await setValue(session, 'token', 'not-the-token');
