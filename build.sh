@@ -110,7 +110,7 @@ JS
 assemble() {
   local browser="$1" dir="$2"
   rm -rf "$dir"; mkdir -p "$dir/core" "$dir/options" "$dir/sites"
-  cp extension/background.js extension/content.js "$dir/"
+  cp extension/background.js extension/contract.js extension/content.js "$dir/"
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
@@ -153,7 +153,7 @@ build() {
   local wasm_gz glue_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(cat "$DIST/chrome/core/mcp_bridge_core.js" "$DIST/chrome/background.js" \
-    "$DIST/chrome/content.js" | gzip -9c | wc -c)
+    "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
   step "size (gzip -9): wasm ${wasm_gz} B + JS glue ${glue_gz} B = $((wasm_gz + glue_gz)) B"
 }
 

@@ -9,6 +9,8 @@
   // User-timing marks (shared with the page's timeline) for the float-latency benchmark.
   performance.mark('mcp-bridge:start');
 
+  // Message names, from contract.js (listed before this file wherever it is injected).
+  const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE } = globalThis.MCP_BRIDGE;
   const THROTTLE_MS = 150;
   let site = null;
   let lastReport = '';
@@ -18,7 +20,7 @@
   let floatState = null;
   let lastChange = Date.now();
 
-  const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: 'error', message: String(e) }));
+  const send = (msg) => chrome.runtime.sendMessage(msg).catch((e) => ({ type: RESPONSE.ERROR, message: String(e) }));
 
   // ---- selectors ---------------------------------------------------------------------
 
@@ -52,10 +54,10 @@
     const key = `${msg.index}\u0001${generating}\u0001${msg.text}`;
     if (!force && key === lastReport) return;
     lastReport = key;
-    send({ type: 'message-updated', url: location.href, index: msg.index, text: msg.text, generating, baseline, changedAt: lastChange })
+    send({ type: TAB.MESSAGE_UPDATED, url: location.href, index: msg.index, text: msg.text, generating, baseline, changedAt: lastChange })
       .then((answer) => {
         clearTimeout(recheckTimer);
-        if (answer && answer.type === 'ack' && answer.recheckMs) {
+        if (answer && answer.type === RESPONSE.ACK && answer.recheckMs) {
           recheckTimer = setTimeout(() => report(true), answer.recheckMs);
         }
       });
@@ -67,52 +69,100 @@
     throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
   }
 
+  // One observer on the message area. Sites replace whole subtrees on navigation, so one
+  // timer looks for the area again and moves the observer when it changed (the body when
+  // the site's own area is gone for now).
+  const AREA_CHECK_MS = 2000;
+  let watched = null;
   function observe() {
     const area = query(site.selectors.messageArea) || document.body;
+    if (watched?.area === area) return;
+    watched?.observer.disconnect();
     const observer = new MutationObserver(scheduleReport);
     observer.observe(area, { childList: true, subtree: true, characterData: true });
-    // Sites replace whole subtrees on navigation; fall back to the body when ours is gone.
-    setInterval(() => {
-      if (!area.isConnected) { observer.disconnect(); observe(); }
-    }, 2000);
+    if (watched) scheduleReport(); // the new area may already hold a newer message
+    watched = { area, observer };
   }
 
   // The user sending a message themselves resets the automatic-round counter.
   function watchUser() {
     const isInput = (t) => t instanceof Element && query(site.selectors.input)?.contains(t);
     document.addEventListener('keydown', (e) => {
-      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: 'user-message' });
+      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: TAB.USER_MESSAGE });
     }, true);
     document.addEventListener('click', (e) => {
       const btn = query(site.selectors.send);
-      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: 'user-message' });
+      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: TAB.USER_MESSAGE });
     }, true);
   }
 
   // ---- typing ----------------------------------------------------------------------------
 
-  function selectAllIn(el) {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  /**
+   * Selects everything in the editor, then waits: Lexical (and ProseMirror) copy the DOM
+   * selection into their own state on `selectionchange`, which fires later as a task. A
+   * paste right after a DOM selection change lands where the editor's stale selection was,
+   * after the text already there, instead of replacing it.
+   */
+  async function selectAllIn(el) {
     el.focus();
     const range = document.createRange();
     range.selectNodeContents(el);
     const sel = getSelection();
     sel.removeAllRanges();
     sel.addRange(range);
+    await sleep(30);
   }
 
   /** A paste event carrying `text`; never touches the user's real clipboard. */
-  function pasteInto(el, text) {
+  function pasteInto(el, text, html) {
+    const data = { 'text/plain': text, ...(html ? { 'text/html': html } : {}) };
     const dt = new DataTransfer();
-    dt.setData('text/plain', text);
+    for (const [type, value] of Object.entries(data)) dt.setData(type, value);
     const e = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
     // Firefox ignores the data of a DataTransfer given to the constructor.
-    if (e.clipboardData && e.clipboardData.getData('text/plain') !== text) e.clipboardData.setData('text/plain', text);
+    for (const [type, value] of Object.entries(data)) {
+      if (e.clipboardData && e.clipboardData.getData(type) !== value) e.clipboardData.setData(type, value);
+    }
     el.dispatchEvent(e);
+  }
+
+  // ProseMirror turns pasted plain text into paragraphs split on runs of line breaks, so
+  // blank lines vanish (prosemirror-view's parseFromClipboard); as HTML, one paragraph a
+  // line, an empty one stays.
+  const asParagraphs = (text) => text.split('\n').map((line) => {
+    const p = document.createElement('p');
+    p.textContent = line;
+    return p.outerHTML;
+  }).join('');
+
+  // Chromium's execCommand('insertText') turns each line break into a new block, and a
+  // plain contenteditable then reads back some blank lines twice; a line break per `\n`
+  // (a <br>) reads back exactly. Firefox inserts <br>s for line breaks by itself.
+  function insertLines(text) {
+    if (!document.queryCommandSupported('insertLineBreak')) {
+      document.execCommand('insertText', false, text);
+      return;
+    }
+    text.split('\n').forEach((line, i) => {
+      if (i) document.execCommand('insertLineBreak');
+      if (line) document.execCommand('insertText', false, line);
+    });
   }
 
   const squash = (s) => (s || '').replace(/\s+/g, '');
   const readInput = (el) => (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' ? el.value : el.innerText);
-  const landed = (el, text) => squash(readInput(el)) === squash(text);
+  // Rich editors render each line as a block, and `innerText` puts one or two line breaks
+  // around a block (two for <p>), so blank lines cannot be read back from the DOM. Every
+  // other line can: the text landed when its non-blank lines are all there, in order, once.
+  const lines = (s) => (s || '').split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
+  const landed = (el, text) => {
+    const want = lines(text);
+    const got = lines(readInput(el));
+    return got.length === want.length && got.every((l, i) => l === want[i]);
+  };
 
   async function typeText(text) {
     const el = query(site.selectors.input);
@@ -125,19 +175,24 @@
       Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, text);
       el.dispatchEvent(new Event('input', { bubbles: true }));
     } else {
-      const kind = site.editor;
+      // A site's config may be older than its editor: kimi.com's input became a Lexical
+      // editor. Lexical marks its root, and in Chromium its handling of execCommand
+      // insertText drops line breaks and lines that are only `{` or `}`.
+      const kind = el.getAttribute('data-lexical-editor') === 'true' ? 'lexical' : site.editor;
       const attempts = kind === 'quill' || kind === 'contenteditable'
         ? ['insert', 'paste', 'dom'] : ['paste', 'insert', 'dom'];
       for (const how of attempts) {
-        selectAllIn(el);
-        if (how === 'paste') pasteInto(el, text);
+        await selectAllIn(el);
+        if (how === 'paste') pasteInto(el, text, kind === 'prosemirror' ? asParagraphs(text) : null);
+        else if (how === 'insert' && kind === 'contenteditable') insertLines(text);
         else if (how === 'insert') document.execCommand('insertText', false, text);
         else { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); }
-        await new Promise((r) => setTimeout(r, 50));
+        await sleep(50);
         if (landed(el, text)) break;
       }
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
+    placeFloat(); // the input may have grown
     return landed(el, text) ? { ok: true } : { ok: false, reason: 'text-not-accepted' };
   }
 
@@ -184,23 +239,29 @@
     return e;
   }
 
+  // Colours meet WCAG AA (4.5:1 or more) for all text in both themes.
   const CSS = `
-:host{all:initial}
-.box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:340px;max-height:60vh;overflow:auto;
- font:13px/1.45 system-ui,sans-serif;color:#111;background:#fff;border:1px solid #d0d7de;border-radius:10px;
+:host{all:initial;--fg:#111;--bg:#fff;--line:#d0d7de;--soft:#f6f8fa;--hover:#eaeef2}
+@media (prefers-color-scheme:dark){:host{--fg:#e6edf3;--bg:#161b22;--line:#3d444d;--soft:#21262d;--hover:#30363d}}
+.box{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:min(340px,calc(100vw - 32px));display:flex;flex-direction:column;
+ overflow:hidden;font:13px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:10px;
  box-shadow:0 6px 24px rgba(0,0,0,.18)}
-.bar{display:flex;align-items:center;gap:6px;height:32px;box-sizing:border-box;padding:0 8px;cursor:move;border-bottom:1px solid #eee;user-select:none}
+.bar{display:flex;align-items:center;gap:6px;height:32px;flex:none;box-sizing:border-box;padding:0 8px;cursor:move;border-bottom:1px solid var(--line);user-select:none}
+.box.docked{flex-direction:column-reverse}
+.box.docked .bar{border-bottom:0;border-top:1px solid var(--line)}
 .dot{width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.body{padding:8px 10px;white-space:pre-wrap;word-break:break-word}
-.body pre{margin:6px 0 0;padding:6px;background:#f6f8fa;border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
-.row{display:flex;flex-wrap:wrap;gap:4px;padding:4px 10px}
-button{font:12px system-ui,sans-serif;padding:0 6px;height:24px;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#111;cursor:pointer}
-.row button{width:96px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-button:hover{background:#eaeef2}
-textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace}
-.ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;border-radius:50%;
- border:5px solid var(--c);background:#fff;cursor:pointer;box-sizing:border-box}
+.body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
+.body:empty{display:none}
+.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
+.row{display:grid;grid-template-columns:repeat(3,96px);gap:4px;padding:4px 10px;flex:none}
+button{font:12px/1.2 system-ui,sans-serif;padding:2px 4px;min-height:24px;border:1px solid var(--line);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
+button:hover{background:var(--hover)}
+button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
+textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
+.manual{display:flex;gap:4px;padding:4px 10px;flex:none}
+.ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
+ border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
   const COLORS = { ready: '#2563eb', confirm: '#d97706', executing: '#d97706', success: '#16a34a', error: '#dc2626', unreachable: '#dc2626', disabled: '#6b7280' };
 
@@ -221,7 +282,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       const dx = e.clientX - r.left, dy = e.clientY - r.top;
       const move = (m) => {
         float.pos = { left: Math.max(0, m.clientX - dx), top: Math.max(0, m.clientY - dy) };
-        Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+        placeFloat();
       };
       const up = () => {
         removeEventListener('pointermove', move);
@@ -231,6 +292,41 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       addEventListener('pointermove', move);
       addEventListener('pointerup', up);
     });
+  }
+
+  // Where the float goes unless the user dragged it: at the right edge, never over the chat
+  // input or its send button. Sites put those at the bottom, often reaching the right edge,
+  // so the float docks just above them (or below, where there is more room), its title bar
+  // and buttons on the edge nearest to them so they keep their place while the details
+  // above grow or shrink.
+  const EDGE = 16;
+  const CLEAR = 8;
+  function placeFloat() {
+    const node = float?.wrap.firstElementChild;
+    if (!node) return;
+    if (float.pos) {
+      Object.assign(node.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
+      node.style.maxHeight = `${Math.max(120, innerHeight - float.pos.top - EDGE)}px`;
+      node.classList.remove('docked');
+      return;
+    }
+    const width = node.getBoundingClientRect().width;
+    const left = innerWidth - EDGE - width;
+    const keep = site ? [query(site.selectors.input), query(site.selectors.send)] : [];
+    const rects = keep.filter(Boolean).map((e) => e.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0 && r.right > left && r.left < innerWidth - EDGE);
+    let bottom = EDGE;
+    let room = innerHeight - 2 * EDGE;
+    if (rects.length) {
+      const top = Math.min(...rects.map((r) => r.top));
+      const below = innerHeight - EDGE - (Math.max(...rects.map((r) => r.bottom)) + CLEAR);
+      const above = top - CLEAR - EDGE;
+      if (below >= above) room = below;
+      else { bottom = innerHeight - top + CLEAR; room = above; }
+    }
+    node.style.bottom = `${bottom}px`;
+    node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
+    node.classList.add('docked');
   }
 
   function render(state) {
@@ -243,17 +339,18 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     // An error opens the float by itself.
     if (state.status === 'error' || state.status === 'unreachable') float.minimized = false;
     if (float.minimized) {
-      const ring = el('div', { class: 'ring', title: state.title || 'MCP Bridge', onclick: () => { float.minimized = false; render(floatState); } });
+      const label = state.title || 'MCP Bridge';
+      const ring = el('button', { class: 'ring', type: 'button', title: label, 'aria-label': label, onclick: () => { float.minimized = false; render(floatState); } });
       ring.style.setProperty('--c', color);
       wrap.append(ring);
+      placeFloat();
       return;
     }
     const box = el('div', { class: 'box', 'data-status': state.status });
     box.style.setProperty('--c', color);
-    if (float.pos) Object.assign(box.style, { left: `${float.pos.left}px`, top: `${float.pos.top}px`, right: 'auto', bottom: 'auto' });
     const title = el('span', { class: 'title' }, state.title || 'MCP Bridge');
     const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title,
-      el('button', { title: T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
+      el('button', { type: 'button', title: T('floatMinimize', 'Minimize'), 'aria-label': T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
     drag(bar, box);
     const body = el('div', { class: 'body' });
     if (state.detail) body.append(state.detail);
@@ -274,31 +371,32 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const row = el('div', { class: 'row' });
     const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
     if (state.status === 'confirm') {
-      button('floatRun', 'Run', () => send({ type: 'user-action', action: { action: 'confirm', run: true } }));
-      button('floatSkip', 'Skip', () => send({ type: 'user-action', action: { action: 'confirm', run: false } }));
+      button('floatRun', 'Run', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: true } }));
+      button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: false } }));
     }
-    if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: 'user-action', action: { action: 'cancel' } }));
+    if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CANCEL } }));
     if (state.status !== 'disabled') {
-      button('floatInstructions', 'Insert instructions', () => send({ type: 'user-action', action: { action: 'insert-instructions' } }));
+      button('floatInstructions', 'Insert instructions', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } }));
       button('floatRedetect', 'Re-detect', () => {
         const msg = newestMessage();
-        if (msg) send({ type: 'user-action', action: { action: 'redetect', index: msg.index, text: msg.text } });
+        if (msg) send({ type: TAB.USER_ACTION, action: { action: ACTION.REDETECT, index: msg.index, text: msg.text } });
       });
       button('floatManual', 'Manual input', () => { float.manual = !float.manual; render(floatState); });
     }
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
-    button('floatDetails', 'Details', () => send({ type: 'user-action', action: { action: 'open-details' } }));
-    // The action row sits right under the title bar, so its buttons keep one place.
+    button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
+    // The action row sits next to the title bar, so its buttons keep one place.
     box.append(bar, row, body);
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
-      const manual = el('div', { class: 'row' }, area, el('button', { onclick: () => {
-        send({ type: 'user-action', action: { action: 'manual-input', text: area.value } });
+      const manual = el('div', { class: 'manual' }, area, el('button', { onclick: () => {
+        send({ type: TAB.USER_ACTION, action: { action: ACTION.MANUAL_INPUT, text: area.value } });
         float.manual = false;
       } }, T('floatRunManual', 'Run')));
       box.append(manual);
     }
     wrap.append(box);
+    placeFloat();
   }
 
   // ---- commands from the core -----------------------------------------------------------
@@ -306,9 +404,9 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
     if (sender.id !== chrome.runtime.id || !site) return false;
     const run = {
-      'type-text': () => typeText(cmd.text),
-      submit: () => submit(),
-      'float-state': async () => { render(cmd.float); return { ok: true }; },
+      [COMMAND.TYPE_TEXT]: () => typeText(cmd.text),
+      [COMMAND.SUBMIT]: () => submit(),
+      [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
     }[cmd.type];
     if (!run) return false;
     run().then(sendResponse, (e) => sendResponse({ ok: false, reason: String(e) }));
@@ -317,8 +415,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 
   // ---- start ----------------------------------------------------------------------------
 
-  send({ type: 'page-ready', url: location.href }).then(async (setup) => {
-    if (!setup || setup.type !== 'page-setup') return;
+  send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
+    if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
     document.documentElement.dataset.mcpBridge = 'active';
     site = setup.site || null;
     if (site) {
@@ -330,9 +428,11 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     performance.mark('mcp-bridge:float');
     if (!site) return;
     observe();
+    setInterval(() => { observe(); placeFloat(); }, AREA_CHECK_MS);
+    addEventListener('resize', placeFloat);
     watchUser();
     report(true, true);
     const input = query(site.selectors.input);
-    if (!newestMessage() && input && !squash(readInput(input))) send({ type: 'empty-chat', url: location.href });
+    if (!newestMessage() && input && !squash(readInput(input))) send({ type: TAB.EMPTY_CHAT, url: location.href });
   });
 })();

@@ -4,6 +4,8 @@
 // request, which must happen inside the click that asks for it.
 import init, * as core from '../core/mcp_bridge_core.js';
 
+// Message names, from ../contract.js (loaded by options.html before this module).
+const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
 const $ = (id) => document.getElementById(id);
 const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
 
@@ -19,9 +21,9 @@ for (const el of document.querySelectorAll('[data-i18n-placeholder]')) {
 /** Sends one request to the core; a failed send becomes an error answer. */
 async function ask(request) {
   try {
-    return (await chrome.runtime.sendMessage(request)) ?? { type: 'error', message: 'no answer' };
+    return (await chrome.runtime.sendMessage(request)) ?? { type: RESPONSE.ERROR, message: 'no answer' };
   } catch (e) {
-    return { type: 'error', message: String(e?.message ?? e) };
+    return { type: RESPONSE.ERROR, message: String(e?.message ?? e) };
   }
 }
 
@@ -47,7 +49,7 @@ function fieldLabel(section, field) {
  */
 function report(section, out, answer, okText) {
   for (const bad of section.querySelectorAll('[aria-invalid="true"]')) bad.removeAttribute('aria-invalid');
-  if (answer?.type === 'data') {
+  if (answer?.type === RESPONSE.DATA) {
     out.dataset.state = 'ok';
     out.textContent = okText ?? t('saved');
     return answer.data;
@@ -66,15 +68,16 @@ function report(section, out, answer, okText) {
   return null;
 }
 
+$('extension-version').textContent = chrome.runtime.getManifest().version;
 await init({ module_or_path: new URL('../core/mcp_bridge_core_bg.wasm', import.meta.url) });
 $('core-version').textContent = core.version();
 
 // ---- status ---------------------------------------------------------------------------
 
 async function refreshHealth() {
-  const health = await ask({ type: 'get-health' });
+  const health = await ask({ type: PAGE.GET_HEALTH });
   const out = $('bridge-health');
-  if (health?.type === 'data') {
+  if (health?.type === RESPONSE.DATA) {
     out.dataset.state = 'ok';
     out.textContent = t('bridgeOk', [String(health.data.version ?? '?')]);
   } else {
@@ -96,7 +99,7 @@ $('test-connection').addEventListener('click', async () => {
   out.dataset.state = 'checking';
   out.textContent = t('checking');
   $('services').replaceChildren();
-  const answer = await ask({ type: 'test-connection', bridgeUrl: $('bridge-url').value, token: $('token').value });
+  const answer = await ask({ type: PAGE.TEST_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
   const data = report($('connection'), out, answer, '');
   if (!data) return;
   out.textContent = t('connectionOk', [data.version, String(data.services.length), String(data.running)]);
@@ -110,7 +113,7 @@ $('test-connection').addEventListener('click', async () => {
 });
 
 $('save-connection').addEventListener('click', async () => {
-  const answer = await ask({ type: 'save-settings', settings: { bridgeUrl: $('bridge-url').value, token: $('token').value } });
+  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { bridgeUrl: $('bridge-url').value, token: $('token').value } });
   if (report($('connection'), $('connection-result'), answer)) {
     fillSettings(answer.data);
     refreshHealth();
@@ -140,7 +143,7 @@ $('save-behaviour').addEventListener('click', async () => {
     };
   }
   const answer = await ask({
-    type: 'save-settings',
+    type: PAGE.SAVE_SETTINGS,
     settings: {
       language: $('language').value,
       autoSend: $('auto-send').checked,
@@ -154,8 +157,8 @@ $('save-behaviour').addEventListener('click', async () => {
 });
 
 async function loadSites() {
-  const answer = await ask({ type: 'list-sites' });
-  if (answer?.type !== 'data') return;
+  const answer = await ask({ type: PAGE.LIST_SITES });
+  if (answer?.type !== RESPONSE.DATA) return;
   const checkbox = (kind, checked) => {
     const box = el('input', null, { type: 'checkbox', 'data-kind': kind });
     box.checked = checked;
@@ -176,7 +179,7 @@ async function loadSites() {
     edit.addEventListener('click', () => { $('site-json').value = s.json; checkSite(); });
     const remove = el('button', t('remove'), { type: 'button' });
     remove.addEventListener('click', async () => {
-      const gone = await ask({ type: 'remove-custom-site', id: s.id });
+      const gone = await ask({ type: PAGE.REMOVE_CUSTOM_SITE, id: s.id });
       if (report($('custom-sites'), $('site-result'), gone, t('siteRemoved', [s.id]))) {
         chrome.permissions.remove({ origins: gone.data.origins }).catch(() => {});
         loadSites();
@@ -199,17 +202,18 @@ function showHistory(h) {
 }
 
 async function loadHistory() {
-  const answer = await ask({ type: 'get-history' });
+  const answer = await ask({ type: PAGE.GET_HISTORY });
   const out = $('history-result');
   const data = report($('history'), out, answer, '');
   if (!data) return;
   out.textContent = data.blocked.length ? t('refusedTools', [data.blocked.join(', ')]) : t('noneRefused');
+  if (data.blocked.length) out.dataset.state = 'warn';
   showHistory(data);
 }
 
 $('refresh-history').addEventListener('click', loadHistory);
 $('reset-history').addEventListener('click', async () => {
-  const answer = await ask({ type: 'reset-history' });
+  const answer = await ask({ type: PAGE.RESET_HISTORY });
   const data = report($('history'), $('history-result'), answer, '');
   if (!data) return;
   $('history-result').textContent = t('historyReset', [data.message]);
@@ -221,7 +225,7 @@ $('reset-history').addEventListener('click', async () => {
 $('load-tools').addEventListener('click', async () => {
   const out = $('tools-result');
   out.textContent = t('checking');
-  const data = report($('tools'), out, await ask({ type: 'get-tools' }), '');
+  const data = report($('tools'), out, await ask({ type: PAGE.GET_TOOLS }), '');
   if (!data) { $('tool-list').replaceChildren(); return; }
   $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
@@ -236,7 +240,7 @@ $('load-tools').addEventListener('click', async () => {
       for (const v of ['allow', 'ask', 'deny']) policy.append(el('option', t(`policy_${v}`), { value: v }));
       policy.value = tool.policy;
       policy.addEventListener('change', async () => {
-        const answer = await ask({ type: 'set-tool-policy', key: tool.key, policy: policy.value });
+        const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: policy.value });
         report($('tools'), out, answer, t('policySaved', [tool.key, t(`policy_${policy.value}`)]));
       });
       const cell = el('td');
@@ -258,7 +262,7 @@ const logFilter = () => ({ category: $('log-category').value || null, text: $('l
 
 async function loadErrors() {
   const out = $('errors-result');
-  const data = report($('errors'), out, await ask({ type: 'get-error-log', filter: logFilter() }), '');
+  const data = report($('errors'), out, await ask({ type: PAGE.GET_ERROR_LOG, filter: logFilter() }), '');
   if (!data) return;
   out.textContent = t('logSummary', [String(data.entries.length), String(data.kept), String(data.capacity), String(data.total)]);
   $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', data.labels?.[cat] ?? cat), el('dd', n, { 'data-category': cat })]));
@@ -282,10 +286,10 @@ async function loadErrors() {
 $('log-category').addEventListener('change', loadErrors);
 $('log-text').addEventListener('input', loadErrors);
 $('clear-log').addEventListener('click', async () => {
-  if (report($('errors'), $('errors-result'), await ask({ type: 'clear-error-log' }))) loadErrors();
+  if (report($('errors'), $('errors-result'), await ask({ type: PAGE.CLEAR_ERROR_LOG }))) loadErrors();
 });
 $('export-log').addEventListener('click', async () => {
-  const data = report($('errors'), $('errors-result'), await ask({ type: 'export-error-log', filter: logFilter() }), t('exported'));
+  const data = report($('errors'), $('errors-result'), await ask({ type: PAGE.EXPORT_ERROR_LOG, filter: logFilter() }), t('exported'));
   if (!data) return;
   const url = URL.createObjectURL(new Blob([data.json], { type: 'application/json' }));
   const a = el('a', null, { href: url, download: data.filename });
@@ -305,7 +309,7 @@ let checkSeq = 0;
 async function checkSite() {
   const text = $('site-json').value;
   const seq = ++checkSeq;
-  const answer = await ask({ type: 'check-custom-site', json: text });
+  const answer = await ask({ type: PAGE.CHECK_CUSTOM_SITE, json: text });
   if (seq !== checkSeq) return null;
   const data = report($('custom-sites'), $('site-result'), answer, '');
   checked = data ? { text, origins: data.origins } : null;
@@ -331,7 +335,7 @@ $('save-site').addEventListener('click', () => {
       $('site-result').textContent = t('permissionRefused');
       return;
     }
-    const answer = await ask({ type: 'save-custom-site', json: text });
+    const answer = await ask({ type: PAGE.SAVE_CUSTOM_SITE, json: text });
     if (report($('custom-sites'), $('site-result'), answer, t('siteSaved'))) loadSites();
   }, (e) => {
     $('site-result').dataset.state = 'down';
@@ -341,8 +345,8 @@ $('save-site').addEventListener('click', () => {
 
 // ---- start ----------------------------------------------------------------------------
 
-const settings = await ask({ type: 'get-settings' });
-if (settings?.type === 'data') fillSettings(settings.data);
+const settings = await ask({ type: PAGE.GET_SETTINGS });
+if (settings?.type === RESPONSE.DATA) fillSettings(settings.data);
 if (settings?.data?.unreadable) {
   $('behaviour-result').dataset.state = 'down';
   $('behaviour-result').textContent = t('settingsUnreadable', [settings.data.unreadable]);

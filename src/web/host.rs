@@ -179,7 +179,8 @@ impl Host for WebHost {
         let script = serde_json::json!([{
             "id": id,
             "matches": origins,
-            "js": ["content.js"],
+            // The content script needs the message names defined before it.
+            "js": ["contract.js", "content.js"],
             "runAt": "document_idle",
             "persistAcrossSessions": true,
         }]);

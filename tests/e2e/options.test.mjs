@@ -63,6 +63,11 @@ for (const name of BROWSERS) {
       await bridge?.stop();
     });
 
+    test('the page shows the extension version from the manifest', async () => {
+      const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8'));
+      assert.equal(await text(session, 'extension-version'), version);
+    });
+
     test('a wrong token is named as the problem', async () => {
       await setValue(session, 'bridge-url', BRIDGE_URL);
       await setValue(session, 'token', 'not-the-token');
@@ -219,6 +224,13 @@ for (const name of BROWSERS) {
       await click(session, '#refresh-history');
       await session.waitForScript(`return document.querySelector('#counters tr[data-blocked="true"]')`);
       assert.match(await text(session, 'history-result'), /fail_runtime/);
+      // "Refused until reset" is a warning, not drawn like a success.
+      const colours = await session.exec(`const c = (e) => getComputedStyle(e).color;
+        const r = document.getElementById('history-result');
+        const ok = document.createElement('p'); ok.dataset.state = 'ok'; document.body.append(ok);
+        const out = { state: r.dataset.state, colour: c(r), ok: c(ok) }; ok.remove(); return out;`);
+      assert.equal(colours.state, 'warn', JSON.stringify(colours));
+      assert.notEqual(colours.colour, colours.ok, JSON.stringify(colours));
 
       await click(session, '#reset-history');
       await resultOf(session, 'history-result', 'ok');

@@ -5,12 +5,12 @@ import { startBridge } from './bridge.mjs';
 import { startFixtures } from './fixtures.mjs';
 
 /** Starts bridge + fixtures + browser; `settings` are stored through the options page. */
-export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [] } = {}) {
+export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [], extension } = {}) {
   const fixtures = await startFixtures();
   const br = bridge ? await startBridge({ args: bridgeArgs }) : null;
   let b;
   try {
-    b = await launch(browser, { fixtures, headless });
+    b = await launch(browser, { fixtures, headless, extension });
     await configure(b, { token: br?.token ?? '', language: 'en', ...settings });
   } catch (e) {
     await b?.close();
@@ -70,9 +70,12 @@ export async function clickFloatButton(b, i) {
   await b.session.cmd('DELETE', '/actions');
 }
 
-/** Opens a fixture chat site as its real host and waits for the extension to be active. */
-export async function openChat(b, host) {
-  await b.session.navigate(`https://${host}/`);
+/**
+ * Opens a fixture chat site as its real host (`path` may carry a query, e.g. the Kimi page's
+ * `/?editor=lexical`) and waits for the extension to be active.
+ */
+export async function openChat(b, host, path = '/') {
+  await b.session.navigate(`https://${host}${path}`);
   await b.session.waitForScript('return document.documentElement.dataset.mcpBridge === "active"', { what: 'the content script' });
   await b.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
 }

@@ -1,0 +1,58 @@
+// The names of the messages between the JS glue and the Rust core (src/messages.rs), defined
+// once. A classic script on purpose: content scripts listed together share one global scope,
+// the options page loads it with a <script> tag, and the background imports it for its side
+// effect. tests/contract.rs reads this file and checks every name against the Rust enums.
+// Assigned only once: a page can get the content scripts twice (a built-in site the user
+// also added as a custom site).
+globalThis.MCP_BRIDGE ??= Object.freeze({
+  // What a content script says (`TabRequest`).
+  tab: Object.freeze({
+    PING: 'ping',
+    PAGE_READY: 'page-ready',
+    EMPTY_CHAT: 'empty-chat',
+    MESSAGE_UPDATED: 'message-updated',
+    USER_MESSAGE: 'user-message',
+    USER_ACTION: 'user-action',
+  }),
+  // The float's buttons, inside a `user-action` message (`UserAction`).
+  action: Object.freeze({
+    INSERT_INSTRUCTIONS: 'insert-instructions',
+    REDETECT: 'redetect',
+    MANUAL_INPUT: 'manual-input',
+    CANCEL: 'cancel',
+    CONFIRM: 'confirm',
+    OPEN_DETAILS: 'open-details',
+  }),
+  // What the core tells a content script (`Command`).
+  command: Object.freeze({
+    TYPE_TEXT: 'type-text',
+    SUBMIT: 'submit',
+    FLOAT_STATE: 'float-state',
+  }),
+  // What the core answers (`Response`).
+  response: Object.freeze({
+    PONG: 'pong',
+    PAGE_SETUP: 'page-setup',
+    ACK: 'ack',
+    DATA: 'data',
+    ERROR: 'error',
+  }),
+  // What the options page asks (`PageRequest`).
+  page: Object.freeze({
+    GET_HEALTH: 'get-health',
+    GET_SETTINGS: 'get-settings',
+    SAVE_SETTINGS: 'save-settings',
+    TEST_CONNECTION: 'test-connection',
+    RESET_HISTORY: 'reset-history',
+    GET_HISTORY: 'get-history',
+    GET_TOOLS: 'get-tools',
+    SET_TOOL_POLICY: 'set-tool-policy',
+    GET_ERROR_LOG: 'get-error-log',
+    EXPORT_ERROR_LOG: 'export-error-log',
+    CLEAR_ERROR_LOG: 'clear-error-log',
+    CHECK_CUSTOM_SITE: 'check-custom-site',
+    SAVE_CUSTOM_SITE: 'save-custom-site',
+    REMOVE_CUSTOM_SITE: 'remove-custom-site',
+    LIST_SITES: 'list-sites',
+  }),
+});

@@ -1,0 +1,151 @@
+//! The JS side of the message contract: every name in `extension/contract.js` must be one the
+//! Rust enums accept or produce, and every variant of those enums must have its name there,
+//! so renaming a variant on either side fails here instead of in a browser.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use mcp_bridge_core::domain::messages::{Command, Origin, Response, parse_incoming};
+use serde_json::{Value, json};
+
+/// `group -> names` read from contract.js: lines `group: Object.freeze({` open a group,
+/// lines `KEY: 'name',` add a name to it.
+fn contract() -> BTreeMap<String, BTreeSet<String>> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/contract.js");
+    let text = std::fs::read_to_string(path).expect("extension/contract.js");
+    let mut groups: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(group) = line.strip_suffix(": Object.freeze({") {
+            current = Some(group.to_string());
+        } else if line.starts_with("})") {
+            current = None;
+        } else if let (Some(group), Some((key, value))) = (&current, line.split_once(": '")) {
+            let name = value.trim_end_matches(',').trim_end_matches('\'');
+            assert!(
+                key.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{key}"
+            );
+            assert_eq!(
+                key.to_ascii_lowercase().replace('_', "-"),
+                name,
+                "the key names its message"
+            );
+            groups
+                .entry(group.clone())
+                .or_default()
+                .insert(name.to_string());
+        }
+    }
+    groups
+}
+
+fn names(group: &str) -> BTreeSet<String> {
+    let all = contract();
+    let found = all.get(group).cloned().unwrap_or_default();
+    assert!(
+        !found.is_empty(),
+        "no `{group}` names in contract.js: {all:?}"
+    );
+    found
+}
+
+/// The variants serde lists after "expected one of" when given an unknown one.
+fn variants(err: &str) -> BTreeSet<String> {
+    let list = err
+        .split("expected one of ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no variant list in {err}"));
+    list.split(", ")
+        .map(|v| {
+            v.trim_matches(|c: char| c == '`' || c.is_whitespace())
+                .to_string()
+        })
+        .take_while(|v| !v.is_empty())
+        .collect()
+}
+
+fn known(err: &Result<impl std::fmt::Debug, String>) -> bool {
+    !matches!(err, Err(e) if e.contains("unknown variant"))
+}
+
+#[test]
+fn every_tab_message_name_is_a_tab_request() {
+    let js = names("tab");
+    for name in &js {
+        let parsed = parse_incoming(&json!({ "type": name }).to_string(), Origin::ContentScript);
+        assert!(known(&parsed), "{name}: {parsed:?}");
+    }
+    let err = parse_incoming(r#"{"type":"no-such-message"}"#, Origin::ContentScript).unwrap_err();
+    assert_eq!(variants(&err), js, "contract.js `tab` vs TabRequest");
+}
+
+#[test]
+fn every_user_action_name_is_a_user_action() {
+    let js = names("action");
+    let tab = |action: Value| {
+        parse_incoming(
+            &json!({ "type": "user-action", "action": action }).to_string(),
+            Origin::ContentScript,
+        )
+    };
+    for name in &js {
+        let parsed = tab(json!({ "action": name }));
+        assert!(known(&parsed), "{name}: {parsed:?}");
+    }
+    let err = tab(json!({ "action": "no-such-action" })).unwrap_err();
+    assert_eq!(variants(&err), js, "contract.js `action` vs UserAction");
+}
+
+#[test]
+fn every_page_request_name_is_a_page_request() {
+    let js = names("page");
+    for name in &js {
+        let parsed = parse_incoming(&json!({ "type": name }).to_string(), Origin::ExtensionPage);
+        assert!(known(&parsed), "{name}: {parsed:?}");
+    }
+    let err = parse_incoming(r#"{"type":"no-such-request"}"#, Origin::ExtensionPage).unwrap_err();
+    assert_eq!(variants(&err), js, "contract.js `page` vs PageRequest");
+}
+
+#[test]
+fn every_command_name_is_a_command() {
+    let js = names("command");
+    for name in &js {
+        let read =
+            serde_json::from_value::<Command>(json!({ "type": name })).map_err(|e| e.to_string());
+        assert!(known(&read), "{name}: {read:?}");
+    }
+    // A command the core produces carries its name in `type`.
+    let typed = serde_json::to_value(Command::TypeText { text: "x".into() }).unwrap();
+    assert!(js.contains(typed["type"].as_str().unwrap()), "{typed}");
+    let err = serde_json::from_value::<Command>(json!({ "type": "no-such-command" }))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(variants(&err), js, "contract.js `command` vs Command");
+}
+
+#[test]
+fn every_response_name_is_a_response() {
+    let js = names("response");
+    for name in &js {
+        let read =
+            serde_json::from_value::<Response>(json!({ "type": name })).map_err(|e| e.to_string());
+        assert!(known(&read), "{name}: {read:?}");
+    }
+    for produced in [
+        Response::error("x"),
+        Response::Ack { recheck_ms: None },
+        Response::Data { data: json!({}) },
+        Response::Pong {
+            version: "1".into(),
+        },
+    ] {
+        let v = serde_json::to_value(&produced).unwrap();
+        assert!(js.contains(v["type"].as_str().unwrap()), "{v}");
+    }
+    let err = serde_json::from_value::<Response>(json!({ "type": "no-such-response" }))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(variants(&err), js, "contract.js `response` vs Response");
+}

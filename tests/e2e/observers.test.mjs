@@ -1,0 +1,49 @@
+// The content script keeps one MutationObserver and one timer however often the site
+// replaces its message area, and keeps reporting from the new area. Counted in the content
+// script's own world by support/hooks.js (a copy of the built extension that loads it first).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS } from './support/browsers.mjs';
+import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
+import { instrumentedExtension } from './support/instrumented.mjs';
+import { sleep } from './support/webdriver.mjs';
+
+const SWAPS = 4;
+
+for (const browser of BROWSERS) {
+  describe(`content script observers in ${browser}`, () => {
+    let w;
+    let ext;
+    before(async () => {
+      ext = instrumentedExtension(browser);
+      w = await startWorld(browser, { extension: ext.dir });
+    });
+    after(async () => {
+      await w?.close();
+      ext?.remove();
+    });
+
+    test(`after ${SWAPS} replaced message areas: one observer, one timer, and calls still run`, async () => {
+      await openChat(w, 'www.kimi.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'www.kimi.com');
+      const counts = () => w.session.exec(
+        'const d = document.documentElement.dataset; return { observers: Number(d.mcpTestObservers), intervals: Number(d.mcpTestIntervals) }');
+      assert.deepEqual(await counts(), { observers: 1, intervals: 1 });
+      // The content script looks for its area every 2 s: swap more slowly than that, so
+      // every swap is seen, then give a leak time to grow.
+      for (let i = 0; i < SWAPS; i++) {
+        await w.session.exec('window.fixtureAI.swapMessageArea()');
+        await sleep(2500);
+      }
+      await sleep(4000);
+      const after = await counts();
+      console.log(`${browser}: after ${SWAPS} swaps`, after);
+      assert.deepEqual(after, { observers: 1, intervals: 1 });
+      // The observer follows the new area: an answer rendered there is seen and its call runs.
+      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'from the new area' })}`, 'Done.']);
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /from the new area/);
+    });
+  });
+}

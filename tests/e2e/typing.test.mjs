@@ -1,0 +1,64 @@
+// Typing a report into every kind of chat editor: the text the page's own send handler takes
+// from its editor state (React state, ProseMirror doc, Quill Delta, Lexical EditorState,
+// the contenteditable's text) must be the report exactly — with its blank lines and the
+// lines of pretty-printed JSON that hold only `{` or `}` — typed once and sent once.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS } from './support/browsers.mjs';
+import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
+import { sleep } from './support/webdriver.mjs';
+
+const PAGES = [
+  ['deepseek (React textarea)', 'chat.deepseek.com', '/'],
+  ['chatgpt (ProseMirror)', 'chatgpt.com', '/'],
+  ['gemini (Quill)', 'gemini.google.com', '/'],
+  ['perplexity (Lexical)', 'www.perplexity.ai', '/'],
+  ['kimi (contenteditable)', 'www.kimi.com', '/'],
+  // kimi.com's input is a Lexical plain-text editor while its config says `contenteditable`.
+  ['kimi (Lexical)', 'www.kimi.com', '/?editor=lexical'],
+];
+
+// The echo tool returns `result`'s JSON text; the report pretty-prints it, keys in order, as
+// JSON.stringify(…, null, 2) does. Each page gets its own (the core never runs the same call
+// twice).
+const resultFor = (page) => ({ id: 7, nested: { ok: true }, page, tags: ['a', 'b'] });
+const expected = (result) => [
+  '<tool_result>',
+  '# Tool execution result',
+  '',
+  '**Tool**: `echo`',
+  '',
+  '**Result**:',
+  JSON.stringify(result, null, 2),
+  '',
+  "Please continue with the user's task based on this result; to call another tool, use the same tool_code format.",
+  '</tool_result>',
+].join('\n');
+
+for (const browser of BROWSERS) {
+  describe(`typing reports in ${browser}`, () => {
+    let w;
+    before(async () => { w = await startWorld(browser); });
+    after(async () => { await w?.close(); });
+
+    for (const [name, host, path] of PAGES) {
+      test(`${name}: a pretty-printed JSON result is typed once, exactly, and sent once`, async () => {
+        await openChat(w, host, path);
+        await w.session.exec('window.fixtureAI.reset()');
+        await openChat(w, host, path);
+        const answer = await w.session.exec(
+          'return window.fixtureAI.toolCall(arguments[0], "literal", "Let me check.")',
+          { tool_name: 'echo', arguments: { text: JSON.stringify(resultFor(name)) } });
+        await userSays(w, 'Please echo some JSON.', [answer, 'Done, thanks.']);
+        await userMessages(w, 2);
+        await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
+        await sleep(1500);
+        const sent = await w.session.exec('return window.fixtureAI.sent()');
+        assert.equal(sent.length, 2, `sent ${sent.length} messages: ${JSON.stringify(sent)}`);
+        assert.equal(sent[1], expected(resultFor(name)));
+        // Nothing was left behind in the editor (a second copy, say).
+        assert.equal((await w.session.exec('return window.fixtureAI.editorText()')).trim(), '');
+      });
+    }
+  });
+}
