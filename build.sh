@@ -214,6 +214,9 @@ bench() {
   step "bench: the chat loop in Chromium (latency, main-thread cost, float)"
   node tests/e2e/bench_chat.mjs
 
+  step "bench: the background's cold start in Chromium, against a plain-JS worker"
+  node tests/e2e/bench_coldstart.mjs
+
   step "bench: bridge vs direct rmcp vs mcpo (pinned in tests/bench-requirements.txt)"
   if [ ! -x "$TOOLS/mcpo-venv/bin/python" ]; then python3 -m venv "$TOOLS/mcpo-venv"; fi
   if ! cmp -s tests/bench-requirements.txt "$TOOLS/mcpo-venv/.installed" 2>/dev/null; then
