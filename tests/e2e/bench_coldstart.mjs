@@ -9,11 +9,11 @@
 // `rounds` cold starts of each (default 30). Further extensions (a variant of dist/chrome,
 // say) are measured in the same run, interleaved with the two.
 //
-// Every extension is loaded from a copy with an empty `bench.html` (titled with its name) to
-// send from; the worker and the other files are the built ones. The options page would not
-// do: it loads the core's wasm itself, and V8 shares a compiled wasm module between the
-// isolates of one process (its NativeModuleCache), so the worker would start with the page's
-// compiled copy.
+// Every extension is loaded from a copy with an empty `bench.html` added (titled with its
+// name) to send from; the worker and the other files are the built ones. The options page
+// would not do: it sends messages of its own, and it compiles the core's wasm in the same
+// renderer process, where V8 may hand the worker that compiled module (its NativeModuleCache
+// shares modules with the same bytes between isolates) instead of compiling it again.
 //
 // Stopping a worker: CDP `Target.closeTarget` on its service_worker target stops it, as
 // `worker.close()` does in the Chrome docs' "Test service worker termination with Puppeteer"
