@@ -242,20 +242,10 @@ pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, St
 
 /// `{tag: name, …rest}` → `{name: {…rest}}`, or the bare `"name"` when there is no rest.
 fn untag(value: Value, tag: &str) -> Result<Value, String> {
-    let Value::Object(all) = value else {
+    let Value::Object(mut fields) = value else {
         return Err(format!("expected an object with a `{tag}` field"));
     };
-    // Split by moving every field (not `Map::remove`: BTreeMap's removal code would enter
-    // the wasm for this alone; the core's size budget, docs/ARCHITECTURE.md "Size").
-    let (mut found, mut fields) = (None, Map::new());
-    for (key, v) in all {
-        if key == tag {
-            found = Some(v);
-        } else {
-            fields.insert(key, v);
-        }
-    }
-    let name = match found {
+    let name = match fields.remove(tag) {
         Some(Value::String(name)) => name,
         Some(_) => return Err(format!("`{tag}` must be a string")),
         None => return Err(format!("missing field `{tag}`")),

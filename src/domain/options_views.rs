@@ -382,19 +382,8 @@ pub fn history_view(body: &Value) -> Value {
                 .collect()
         })
         .unwrap_or_default();
-    // Blocked tools first, then by name. An insertion sort: the list is the handful of tools
-    // with failures, and std's sort would add its whole implementation to the wasm for this
-    // one list (the core's size budget, docs/ARCHITECTURE.md "Size").
-    let before = |a: &CounterView, b: &CounterView| {
-        (!a.blocked, &a.server, &a.tool) < (!b.blocked, &b.server, &b.tool)
-    };
-    for i in 1..rows.len() {
-        let mut j = i;
-        while j > 0 && before(&rows[j], &rows[j - 1]) {
-            rows.swap(j, j - 1);
-            j -= 1;
-        }
-    }
+    // Blocked tools first, then by name.
+    rows.sort_by(|a, b| (!a.blocked, &a.server, &a.tool).cmp(&(!b.blocked, &b.server, &b.tool)));
     let blocked: Vec<String> = rows
         .iter()
         .filter(|r| r.blocked)

@@ -595,10 +595,11 @@ pub(crate) fn display_value(v: &Value) -> String {
     }
 }
 
-/// An object's keys in order. std's heap sort (`BinaryHeap::into_sorted_vec`) rather than
-/// `slice::sort`: the same O(n log n) in a fraction of the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
+/// An object's keys in order.
 pub fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
-    std::collections::BinaryHeap::from_iter(m.keys()).into_sorted_vec()
+    let mut keys: Vec<&String> = m.keys().collect();
+    keys.sort_unstable();
+    keys
 }
 
 /// The value with object keys in sorted order, whatever map serde_json was built with
