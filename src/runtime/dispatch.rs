@@ -31,10 +31,16 @@ impl<H: Host> Background<H> {
 
     /// Answers one message. `origin` and `tab` come from the browser, never the message.
     pub async fn handle(&self, message: &str, origin: Origin, tab: Option<i32>) -> Response {
+        let incoming = parse_incoming(message, origin);
+        // A ping reads nothing, so it does not wait for the migration: it is what a woken
+        // worker answers first.
+        if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
+            return Response::pong();
+        }
         if !self.migrated.replace(true) {
             self.store.migrate().await;
         }
-        match parse_incoming(message, origin) {
+        match incoming {
             Ok(Incoming::Tab(TabRequest::Ping)) => Response::pong(),
             Ok(Incoming::Tab(req)) => match tab {
                 Some(tab) => self.chat.handle(tab, req).await,
