@@ -263,7 +263,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
-  const COLORS = { ready: '#2563eb', confirm: '#d97706', executing: '#d97706', success: '#16a34a', error: '#dc2626', unreachable: '#dc2626', disabled: '#6b7280' };
+  const COLORS = { ready: '#2563eb', confirm: '#d97706', executing: '#d97706', held: '#d97706', success: '#16a34a', error: '#dc2626', unreachable: '#dc2626', disabled: '#6b7280' };
 
   function createFloat() {
     const host = document.createElement('mcp-bridge-float');
@@ -337,7 +337,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     wrap.replaceChildren();
     const color = COLORS[state.status] || COLORS.ready;
     // An error opens the float by itself.
-    if (state.status === 'error' || state.status === 'unreachable') float.minimized = false;
+    if (state.status === 'error' || state.status === 'unreachable' || state.status === 'held') float.minimized = false;
     if (float.minimized) {
       const label = state.title || 'MCP Bridge';
       const ring = el('button', { class: 'ring', type: 'button', title: label, 'aria-label': label, onclick: () => { float.minimized = false; render(floatState); } });
@@ -373,6 +373,11 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (state.status === 'confirm') {
       button('floatRun', 'Run', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: true } }));
       button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: false } }));
+    }
+    if (state.status === 'held') {
+      button('floatTellAi', 'Tell the AI', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.HELD, tellAi: true } }));
+      button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.HELD, tellAi: false } }));
+      button('floatSettings', 'Open settings', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
     }
     if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CANCEL } }));
     if (state.status !== 'disabled') {

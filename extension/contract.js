@@ -21,6 +21,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     MANUAL_INPUT: 'manual-input',
     CANCEL: 'cancel',
     CONFIRM: 'confirm',
+    HELD: 'held',
     OPEN_DETAILS: 'open-details',
   }),
   // What the core tells a content script (`Command`).

@@ -11,6 +11,7 @@ mod chat_loop {
     mod at_most_once;
     mod cancel_and_poll;
     mod delivery;
+    mod held;
     mod pages;
     mod policies;
     mod rounds;

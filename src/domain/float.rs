@@ -15,6 +15,8 @@ pub enum FloatStatus {
     Error,
     /// The bridge is not reachable.
     Unreachable,
+    /// A call waits for the user's setup (bridge not running, token missing or wrong).
+    Held,
     /// The extension is off on this site, or the site config is broken.
     Disabled,
 }
@@ -111,6 +113,18 @@ pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str)
     s.detail = Some(crate::domain::redact::redact_owned(&format!(
         "{why}\n{args}"
     )));
+    s
+}
+
+/// A call that waits for the bridge: `why` says what is wrong and how to fix it.
+pub fn held(lang: Lang, tool: &str, why: &str) -> FloatState {
+    let mut s = base(
+        FloatStatus::Held,
+        fill(lang.says().float_held, &[("tool", tool)]),
+        lang,
+    );
+    s.tool = Some(tool.to_string());
+    s.detail = Some(crate::domain::redact::redact_owned(why));
     s
 }
 

@@ -89,6 +89,11 @@ pub enum UserAction {
     Confirm {
         run: bool,
     },
+    /// About a call held for the user's setup: send its failure report to the AI after all
+    /// (`tellAi`), or drop it.
+    Held {
+        tell_ai: bool,
+    },
     OpenDetails,
 }
 

@@ -33,6 +33,15 @@ pub enum Phase {
     Injecting {
         key: String,
     },
+    /// The call could not reach the bridge for a reason of the user's setup (not running, no
+    /// or a wrong token): it did not run, and waits to run once the bridge answers, or for
+    /// the user to tell the AI or skip it.
+    Held {
+        key: String,
+        call: ToolCall,
+        /// What the bridge (or its absence) answered, for "Tell the AI".
+        outcome: Box<crate::domain::outcome::Outcome>,
+    },
     Done,
     Error,
 }
@@ -169,7 +178,10 @@ impl TabState {
         }
         if matches!(
             self.phase,
-            Phase::Executing { .. } | Phase::Injecting { .. } | Phase::Detected { .. }
+            Phase::Executing { .. }
+                | Phase::Injecting { .. }
+                | Phase::Detected { .. }
+                | Phase::Held { .. }
         ) {
             return Decision::Nothing;
         }

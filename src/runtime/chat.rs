@@ -28,6 +28,20 @@ pub const POLL_WAIT_S: u32 = 20;
 /// The built-in tool that lists one service's tools instead of running anything.
 pub const LIST_TOOLS: &str = "list_tools_in_service";
 
+/// How a run starts.
+enum Start {
+    /// A new call: it runs only if its key never ran.
+    Fresh,
+    /// A call a previous worker started: poll the bridge for it.
+    Resume(String),
+    /// A held call, now that the bridge answers: it never reached the bridge.
+    Retry,
+}
+
+/// The first wait between two checks of the bridge for a held call, and the longest.
+const HELD_FIRST_WAIT_MS: u32 = 250;
+const HELD_MAX_WAIT_MS: u32 = 2000;
+
 /// One worker's chat loop. What it holds in memory is only what a worker restart may lose:
 /// which tabs this worker is polling for, and which of them the user cancelled. Everything
 /// else is in the [`Store`].
@@ -38,6 +52,8 @@ pub struct ChatLoop<H: Host> {
     running: TabSet,
     /// Tabs whose user pressed Cancel while their call ran.
     cancelled: TabSet,
+    /// Tabs whose held call this worker watches the bridge for.
+    watching: TabSet,
 }
 
 /// A set of tab ids: a handful at most, so a plain list.
@@ -83,6 +99,7 @@ impl<H: Host> ChatLoop<H> {
             store,
             running: TabSet::default(),
             cancelled: TabSet::default(),
+            watching: TabSet::default(),
         })
     }
 
@@ -269,8 +286,14 @@ impl<H: Host> ChatLoop<H> {
         }
     }
 
-    /// After a worker restart the tab may still say "executing" with no one polling: resume.
+    /// After a worker restart the tab may still say "executing" with no one polling, or hold
+    /// a call no one watches the bridge for: take it up again.
     fn resume_if_orphaned(self: &Rc<Self>, tab: i32, state: &TabState, settings: &Settings) {
+        if matches!(state.phase, Phase::Held { .. }) && !self.watching.contains(tab) {
+            let this = Rc::clone(self);
+            self.host.spawn(async move { this.watch_held(tab).await });
+            return;
+        }
         let Phase::Executing {
             key,
             tool,
@@ -290,14 +313,15 @@ impl<H: Host> ChatLoop<H> {
         };
         let (key, call_id, settings) = (key.clone(), call_id.clone(), settings.clone());
         let this = Rc::clone(self);
+        let start = Start::Resume(call_id);
         self.host
-            .spawn(async move { this.run(tab, key, call, settings, Some(call_id)).await });
+            .spawn(async move { this.run(tab, key, call, settings, start).await });
     }
 
     fn spawn_run(self: &Rc<Self>, tab: i32, key: String, call: ToolCall, settings: Settings) {
         let this = Rc::clone(self);
         self.host
-            .spawn(async move { this.run(tab, key, call, settings, None).await });
+            .spawn(async move { this.run(tab, key, call, settings, Start::Fresh).await });
     }
 
     async fn carry_out(
@@ -417,22 +441,22 @@ impl<H: Host> ChatLoop<H> {
         self.show(tab, f).await;
     }
 
-    /// Runs a call and delivers its report. `resume_call_id` continues polling a call a
-    /// previous worker started.
+    /// Runs a call and delivers its report, or holds it when the user's setup keeps it from
+    /// the bridge.
     async fn run(
         self: Rc<Self>,
         tab: i32,
         key: String,
         call: ToolCall,
         settings: Settings,
-        resume_call_id: Option<String>,
+        start: Start,
     ) {
         if !self.running.insert(tab) {
             return;
         }
         // Reports are handled concurrently: a second decision for the same key may arrive
         // after the first run finished. The executed set is the single source of truth.
-        if resume_call_id.is_none() && self.store.was_executed(&key).await {
+        if matches!(start, Start::Fresh) && self.store.was_executed(&key).await {
             self.running.remove(tab);
             return;
         }
@@ -440,12 +464,16 @@ impl<H: Host> ChatLoop<H> {
         self.store.mark_executed(&key).await;
         let lang = self.lang(&settings);
         let started = self.host.now_ms();
-        let fresh = resume_call_id.is_none();
+        let (fresh, resume) = match &start {
+            Start::Fresh => (true, None),
+            Start::Resume(id) => (false, Some(id.clone())),
+            Start::Retry => (false, None),
+        };
         let phase = Phase::Executing {
             key: key.clone(),
             tool: call.tool_name.clone(),
             started_ms: started,
-            call_id: resume_call_id.clone(),
+            call_id: resume.clone(),
         };
         self.store
             .update_tab(tab, |s| {
@@ -462,8 +490,15 @@ impl<H: Host> ChatLoop<H> {
         let outcome = if call.tool_name == LIST_TOOLS {
             None
         } else {
-            Some(self.execute(tab, &client, &call, resume_call_id).await)
+            Some(self.execute(tab, &client, &call, resume).await)
         };
+        if let Some(outcome) = &outcome
+            && let Some(why) = self.setup_problem(outcome, &settings)
+        {
+            self.running.remove(tab);
+            self.hold(tab, key, call, outcome.clone(), &why, lang).await;
+            return;
+        }
         self.store
             .update_tab(tab, |s| s.phase = Phase::Injecting { key })
             .await;
@@ -473,6 +508,104 @@ impl<H: Host> ChatLoop<H> {
             None => self.list_tools(tab, &client, &call, &settings).await,
         }
         self.running.remove(tab);
+    }
+
+    /// When an outcome is the user's setup keeping the call from the bridge — no bridge at
+    /// the address, no or a wrong token, the bridge refusing the extension — what to tell
+    /// the user, in words with the fix. Nothing ran, so the call can run later. Failures the
+    /// bridge reported about the tool or its server are the AI's, as always.
+    fn setup_problem(&self, outcome: &Outcome, settings: &Settings) -> Option<String> {
+        let says = self.lang(settings).says();
+        let url = settings.base_url();
+        let address = url.split_once("://").map_or(url, |(_, rest)| rest);
+        match outcome {
+            Outcome::Unreachable { .. } => {
+                let port = address.rsplit_once(':').map(|(_, p)| p).unwrap_or("3849");
+                let command = if port == "3849" {
+                    "`mcp-bridge`".to_string()
+                } else {
+                    format!("`mcp-bridge --port {port}`")
+                };
+                let args = [("address", address), ("command", command.as_str())];
+                Some(fill(says.held_not_running, &args))
+            }
+            Outcome::HttpError { status: 401, .. } if settings.token.is_empty() => {
+                Some(says.held_no_token.into())
+            }
+            Outcome::HttpError { status: 401, .. } => Some(says.held_wrong_token.into()),
+            Outcome::HttpError {
+                status: 403,
+                detail: ErrorDetail::Object { error },
+                ..
+            } if error.error_type.as_deref() == Some("Forbidden") => {
+                let args = [("address", address), ("why", error.message.as_str())];
+                Some(fill(says.held_refused, &args))
+            }
+            _ => None,
+        }
+    }
+
+    /// Keeps a call that did not reach the bridge, says why in the float, and watches the
+    /// bridge to run it once it answers.
+    async fn hold(
+        self: &Rc<Self>,
+        tab: i32,
+        key: String,
+        call: ToolCall,
+        outcome: Outcome,
+        why: &str,
+        lang: Lang,
+    ) {
+        let f = float::held(lang, &call.tool_name, why);
+        let outcome = Box::new(outcome);
+        self.store
+            .update_tab(tab, |s| s.phase = Phase::Held { key, call, outcome })
+            .await;
+        self.show(tab, f).await;
+        let this = Rc::clone(self);
+        self.host.spawn(async move { this.watch_held(tab).await });
+    }
+
+    /// Checks the bridge — an authenticated route, so a wrong token counts as not ready —
+    /// with a growing pause of at most [`HELD_MAX_WAIT_MS`], and runs the held call once it
+    /// answers. Stops when the user told the AI or skipped the call. Each check reads the
+    /// tab's stored state, which also keeps the browser from ending an idle worker.
+    async fn watch_held(self: Rc<Self>, tab: i32) {
+        if !self.watching.insert(tab) {
+            return;
+        }
+        let mut wait = HELD_FIRST_WAIT_MS;
+        let mut told: Option<String> = None;
+        loop {
+            self.host.sleep(wait).await;
+            wait = (wait * 2).min(HELD_MAX_WAIT_MS);
+            let Phase::Held { key, call, .. } = self.store.tab(tab).await.phase else {
+                break;
+            };
+            let settings = self.store.chat_settings().await;
+            let outcome = match self.client(&settings).services().await {
+                Ok(_) => {
+                    self.watching.remove(tab);
+                    let this = Rc::clone(&self);
+                    this.run(tab, key, call, settings, Start::Retry).await;
+                    return;
+                }
+                Err(outcome) => outcome,
+            };
+            // The problem may change while the user fixes it (the bridge starts, but the
+            // token is still wrong): the float says the current one.
+            let why = self.setup_problem(&outcome, &settings);
+            if why.is_some() && why != told {
+                let f = float::held(
+                    self.lang(&settings),
+                    &call.tool_name,
+                    why.as_deref().unwrap_or_default(),
+                );
+                self.show(tab, f).await;
+                told = why;
+            }
+        }
+        self.watching.remove(tab);
     }
 
     /// Sends the call with long-polling; every poll also refreshes the tab state, which
@@ -669,6 +802,18 @@ impl<H: Host> ChatLoop<H> {
                         self.spawn_run(tab, key, call, settings);
                     } else {
                         self.store.mark_executed(&key).await;
+                        self.show(tab, float::ready(lang, &host_of(&state.url)))
+                            .await;
+                    }
+                }
+            }
+            UserAction::Held { tell_ai } => {
+                if let Phase::Held { call, outcome, .. } = std::mem::take(&mut state.phase) {
+                    // Leaving the held phase also ends the watch.
+                    self.store.save_tab(tab, &state).await;
+                    if tell_ai {
+                        self.deliver(tab, &call, &outcome, &settings).await;
+                    } else {
                         self.show(tab, float::ready(lang, &host_of(&state.url)))
                             .await;
                     }

@@ -89,6 +89,9 @@ pub trait Host: Clone + 'static {
     /// Removes a registered script; a missing id is not an error.
     async fn unregister_content_script(&self, id: &str);
 
+    /// Resolves after `ms` milliseconds.
+    async fn sleep(&self, ms: u32);
+
     /// Milliseconds since the epoch.
     fn now_ms(&self) -> f64;
     /// The browser's UI language (`zh-CN`, `en-US` …).

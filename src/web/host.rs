@@ -44,6 +44,10 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     fn date_now() -> f64;
+
+    /// The worker's global `setTimeout` (there is no `window` in a service worker).
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &js_sys::Function, ms: u32) -> JsValue;
 }
 
 /// The real browser. Stateless: every call goes to `chrome.*` or `fetch`.
@@ -201,6 +205,13 @@ impl Host for WebHost {
         if present {
             let _ = scripting_unregister(filter).await;
         }
+    }
+
+    async fn sleep(&self, ms: u32) {
+        let wait = js_sys::Promise::new(&mut |resolve, _| {
+            set_timeout(&resolve, ms);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(wait).await;
     }
 
     fn now_ms(&self) -> f64 {

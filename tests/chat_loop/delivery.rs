@@ -104,17 +104,6 @@ fn failures_of_several_tabs_at_once_are_all_logged() {
 }
 
 #[test]
-fn a_bridge_that_is_not_running_is_named_in_the_float() {
-    let mut w = World::new();
-    w.open_chat(1);
-    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
-    w.answer(1, 1, &call("get_current_time", json!({})));
-    let f = w.last_float(1);
-    assert_eq!(f["status"], "unreachable");
-    assert!(f["detail"].as_str().unwrap().contains("not running"));
-}
-
-#[test]
 fn reports_follow_the_language_setting() {
     let mut w = World::new();
     w.settings(json!({"language": "zh"}));
@@ -171,6 +160,12 @@ fn reports_name_the_configured_bridge_address() {
     w.open_chat(1);
     w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
     w.answer(1, 1, &call("get_current_time", json!({})));
+    let held = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    assert!(
+        held.contains("127.0.0.1:4000") && held.contains("--port 4000"),
+        "{held}"
+    );
+    w.action(1, json!({"action": "held", "tellAi": true}));
     let typed = &w.typed(1)[0];
     assert!(typed.contains("(127.0.0.1:4000)"), "{typed}");
     assert!(!typed.contains("3849"), "{typed}");

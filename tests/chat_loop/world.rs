@@ -42,6 +42,8 @@ pub struct Inner {
     held: RefCell<Vec<(HttpRequest, Reply)>>,
     spawner: RefCell<LocalSpawner>,
     pub logs: RefCell<Vec<(Level, String)>>,
+    /// Sleeping tasks: when each wakes (on the test's clock), and how to wake it.
+    timers: RefCell<Vec<(f64, oneshot::Sender<()>)>>,
     /// Storage reads that fail before one succeeds again.
     pub failing_reads: Cell<u32>,
     pub options_opened: Cell<u32>,
@@ -130,6 +132,16 @@ impl Host for MemoryHost {
 
     async fn unregister_content_script(&self, id: &str) {
         self.0.registered.borrow_mut().retain(|(i, _)| i != id);
+    }
+
+    async fn sleep(&self, ms: u32) {
+        let (tx, rx) = oneshot::channel();
+        let wake_at = self.0.now.get() + f64::from(ms);
+        self.0.timers.borrow_mut().push((wake_at, tx));
+        // A dropped timer (a worker that died) never wakes.
+        if rx.await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 
     fn now_ms(&self) -> f64 {
@@ -270,6 +282,7 @@ impl World {
             held: RefCell::new(Vec::new()),
             spawner: RefCell::new(pool.spawner()),
             logs: RefCell::new(Vec::new()),
+            timers: RefCell::new(Vec::new()),
             failing_reads: Cell::new(0),
             options_opened: Cell::new(0),
             granted: Cell::new(true),
@@ -292,8 +305,20 @@ impl World {
         *self.host.0.ui_language.borrow_mut() = lang.into();
     }
 
-    pub fn advance(&self, ms: f64) {
-        self.host.0.now.set(self.host.0.now.get() + ms);
+    /// Moves the clock on, and lets every task whose sleep ended run.
+    pub fn advance(&mut self, ms: f64) {
+        let now = self.host.0.now.get() + ms;
+        self.host.0.now.set(now);
+        let due: Vec<_> = {
+            let mut timers = self.host.0.timers.borrow_mut();
+            let (due, later) = timers.drain(..).partition(|(at, _)| *at <= now);
+            *timers = later;
+            due
+        };
+        for (_, tx) in due {
+            let _ = tx.send(());
+        }
+        self.pool.run_until_stalled();
     }
 
     /// Sends one message as the browser would deliver it and runs until everything stalls.
@@ -366,6 +391,7 @@ impl World {
         self.pool = LocalPool::new();
         *self.host.0.spawner.borrow_mut() = self.pool.spawner();
         self.host.0.held.borrow_mut().clear();
+        self.host.0.timers.borrow_mut().clear();
         self.background = Rc::new(Background::new(self.host.clone()));
     }
 

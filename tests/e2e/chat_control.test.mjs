@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
+import { startBridge } from './support/bridge.mjs';
 
 const HOST = 'chat.deepseek.com';
 
@@ -138,12 +139,22 @@ for (const browser of BROWSERS) {
       assert.match(report, /# Tool execution result/);
     });
 
-    test('with the bridge down, the AI is told it is unavailable', async () => {
+    test('with the bridge down, the call waits for it and runs once when it is back', async () => {
       await fresh(w);
+      const { token } = w.bridge;
       await w.bridge.stop();
-      const report = await round(w, 1, call('echo', { text: 'anyone?' }));
-      assert.match(report, /\*\*Category\*\*: unavailable /);
-      assert.match(report, /build\.sh run|mcp-bridge/);
+      await userSays(w, 'Round 1.', [`Calling.\n${call('echo', { text: 'anyone?' })}`, 'Noted.']);
+      // Held: nothing reaches the AI while the bridge is away.
+      await sleep(4000);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1);
+      w.bridge = await startBridge({ token });
+      const msgs = await userMessages(w, 2, 20000);
+      assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+      assert.match(msgs[1], /anyone\?/);
+      // Exactly one result, and no failure report before it.
+      await sleep(3000);
+      const all = await w.session.exec('return window.fixtureAI.messages()');
+      assert.equal(all.length, 2, JSON.stringify(all));
     });
   });
 }

@@ -158,4 +158,9 @@ pub const EN: Catalog = Catalog {
     status_unavailable: "could not start",
     status_stopped: "stopped",
     status_unknown: "status unknown",
+    float_held: "{tool} waits for the bridge",
+    held_not_running: "The bridge is not running at {address}. Start it in a terminal: {command}. The call runs as soon as the bridge answers.",
+    held_no_token: "No token is set, so the bridge refuses the call. Open the settings and paste the token the bridge printed when it started. The call runs as soon as the bridge accepts it.",
+    held_wrong_token: "The bridge refused the token (HTTP 401). Open the settings and paste the token the bridge printed when it started. The call runs as soon as the bridge accepts it.",
+    held_refused: "The bridge at {address} refused the extension's request (HTTP 403: {why}). Check the address in the settings. The call runs as soon as the bridge accepts it.",
 };

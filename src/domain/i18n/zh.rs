@@ -158,4 +158,9 @@ pub const ZH: Catalog = Catalog {
     status_unavailable: "无法启动",
     status_stopped: "已停止",
     status_unknown: "状态未知",
+    float_held: "{tool} 正在等待桥接服务",
+    held_not_running: "{address} 上的桥接服务没有运行。请在终端启动：{command}。桥接服务一响应，这次调用就会运行。",
+    held_no_token: "没有设置访问令牌，桥接服务拒绝了调用。请打开设置，粘贴桥接服务启动时打印的令牌。桥接服务一接受，这次调用就会运行。",
+    held_wrong_token: "桥接服务拒绝了该令牌（HTTP 401）。请打开设置，粘贴桥接服务启动时打印的令牌。桥接服务一接受，这次调用就会运行。",
+    held_refused: "{address} 上的桥接服务拒绝了扩展的请求（HTTP 403：{why}）。请在设置中检查地址。桥接服务一接受，这次调用就会运行。",
 };

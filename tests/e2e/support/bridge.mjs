@@ -12,11 +12,12 @@ export const BRIDGE_URL = `http://127.0.0.1:${BRIDGE_PORT}`;
 
 /**
  * Starts the bridge. `config` (optional) is written as mcp-config.json; without it the
- * bridge runs its built-in demo server. Resolves to `{ token, url, stop, log }`.
+ * bridge runs its built-in demo server; `token` (optional) starts it again with a token the
+ * extension already has. Resolves to `{ token, url, stop, log }`.
  */
-export async function startBridge({ config, args = [] } = {}) {
+export async function startBridge({ config, args = [], token: given } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-bridge-'));
-  const token = `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const token = given ?? `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   const cliArgs = ['--port', String(BRIDGE_PORT), '--token', token, ...args];
   if (config) {
     const file = path.join(dir, 'mcp-config.json');

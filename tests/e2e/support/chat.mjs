@@ -18,16 +18,18 @@ export async function startWorld(browser, { settings = {}, bridge = true, headle
     fixtures.stop();
     throw e;
   }
-  return {
+  const world = {
     ...b,
     bridge: br,
     fixtures,
+    // The bridge a test left running (it may have replaced the first one).
     close: async () => {
       await b.close();
-      await br?.stop();
+      await world.bridge?.stop();
       fixtures.stop();
     },
   };
+  return world;
 }
 
 /** Where the tests pin the float (its saved position), so its buttons can be clicked. */

@@ -1,0 +1,204 @@
+//! Setup problems are the user's, not the AI's: a call that cannot reach the bridge (not
+//! running, no or a wrong token) is held in the float, runs once when the bridge answers,
+//! and reaches the AI only if the user says so.
+
+use super::world::*;
+use mcp_bridge_core::runtime::host::{HttpRequest, Transport};
+use serde_json::json;
+use std::cell::Cell;
+use std::rc::Rc;
+
+fn down(_: &HttpRequest) -> Answer {
+    Answer::Now(Err(Transport::Unreachable("connection refused".into())))
+}
+
+/// A bridge that is down until `up` is set, then healthy.
+fn switchable(up: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        if up.get() {
+            healthy_bridge(req)
+        } else {
+            down(req)
+        }
+    }
+}
+
+/// A bridge that accepts only `token`.
+fn wants_token(token: &'static str) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        if req.bearer.as_deref() == Some(token) {
+            healthy_bridge(req)
+        } else {
+            ok_json(
+                401,
+                json!({"detail": {"error": "missing or wrong token", "type": "Unauthorized"}}),
+            )
+        }
+    }
+}
+
+#[test]
+fn a_call_the_bridge_never_got_is_held_not_reported() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(down);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.typed(1).is_empty(), "nothing reaches the AI");
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "held");
+    let detail = f["detail"].as_str().unwrap();
+    assert!(detail.contains("not running at 127.0.0.1:3849"), "{detail}");
+    assert!(detail.contains("`mcp-bridge`"), "{detail}");
+    assert!(w.tab_state(1)["phase"]["held"].is_object());
+}
+
+#[test]
+fn the_held_call_runs_once_when_the_bridge_comes_back() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    // Down for a while: the watch keeps checking, nothing runs.
+    for _ in 0..10 {
+        w.advance(2000.0);
+    }
+    assert!(w.typed(1).is_empty());
+    up.set(true);
+    w.advance(2000.0);
+    let executes = w.executes();
+    // The first try (refused) and the one after the bridge came back.
+    assert_eq!(executes.len(), 2);
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
+    assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
+    assert_eq!(w.tab_state(1)["phase"], "done");
+    // Nothing more happens later.
+    w.advance(10_000.0);
+    assert_eq!(w.executes().len(), 2);
+}
+
+#[test]
+fn the_watch_checks_at_most_two_seconds_apart() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    for _ in 0..6 {
+        w.advance(2000.0);
+    }
+    up.set(true);
+    // Within 2 s of the bridge answering, the call has run.
+    w.advance(2000.0);
+    assert_eq!(w.typed(1).len(), 1);
+}
+
+#[test]
+fn a_missing_token_is_held_with_the_fix_and_runs_once_the_token_is_saved() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(wants_token("right"));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("No token is set"), "{detail}");
+    w.settings(json!({"token": "wrong"}));
+    w.advance(2000.0);
+    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    assert!(
+        detail.contains("refused the token"),
+        "the float says the current problem: {detail}"
+    );
+    assert!(w.typed(1).is_empty());
+    w.settings(json!({"token": "right"}));
+    w.advance(2000.0);
+    assert_eq!(w.typed(1).len(), 1);
+    assert!(w.typed(1)[0].contains("Tool execution result"));
+}
+
+#[test]
+fn tell_the_ai_sends_the_report_once_and_ends_the_wait() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    w.action(1, json!({"action": "held", "tellAi": true}));
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1);
+    assert!(typed[0].contains("unavailable"), "{}", typed[0]);
+    up.set(true);
+    w.advance(5000.0);
+    assert_eq!(
+        w.executes().len(),
+        1,
+        "the call does not run after the AI was told"
+    );
+    assert_eq!(w.typed(1).len(), 1);
+}
+
+#[test]
+fn skip_drops_the_call() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    w.action(1, json!({"action": "held", "tellAi": false}));
+    assert_eq!(w.last_float(1)["status"], "ready");
+    up.set(true);
+    w.advance(5000.0);
+    w.answer(1, 1, &c);
+    assert!(w.typed(1).is_empty());
+    assert_eq!(w.executes().len(), 1);
+}
+
+#[test]
+fn a_restarted_worker_takes_the_watch_up_again() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    w.restart_worker();
+    up.set(true);
+    // The tab's next report wakes the new worker.
+    w.message(1, 1, &c, false);
+    w.advance(2000.0);
+    assert_eq!(w.typed(1).len(), 1);
+    assert_eq!(w.executes().len(), 2);
+}
+
+#[test]
+fn failures_about_the_tool_still_go_to_the_ai() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(|req| {
+        if req.url.ends_with("/execute") {
+            ok_json(
+                502,
+                json!({"detail": {"error": "MCP server demo crashed", "type": "ServerCrashed"}}),
+            )
+        } else {
+            healthy_bridge(req)
+        }
+    });
+    w.answer(1, 1, &call("crash", json!({})));
+    assert_eq!(w.typed(1).len(), 1);
+    assert_ne!(w.last_float(1)["status"], "held");
+}
+
+#[test]
+fn a_held_call_is_not_started_again_by_later_reports() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(down);
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    for _ in 0..3 {
+        w.answer(1, 1, &c);
+    }
+    assert_eq!(w.executes().len(), 1);
+}
