@@ -82,6 +82,28 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 15.0, value_parser = parse_header_seconds)]
     pub header_timeout: f64,
 
+    /// Results whose text has more characters than this are kept and answered page by page
+    /// (read on with the built-in tool `read_result`).
+    #[arg(long, value_name = "CHARS", default_value_t = crate::results::DEFAULT_THRESHOLD,
+          env = "MCP_BRIDGE_LARGE_RESULT_THRESHOLD", value_parser = parse_chars)]
+    pub large_result_threshold: usize,
+
+    /// Characters in one page of a large result, at most (pages end at line breaks where they can).
+    #[arg(long, value_name = "CHARS", default_value_t = crate::results::DEFAULT_PAGE_CHARS,
+          env = "MCP_BRIDGE_RESULT_PAGE_SIZE", value_parser = parse_chars)]
+    pub result_page_size: usize,
+
+    /// Memory the kept large results may take together, in MiB; the least recently read go
+    /// first. MCP messages up to twice this size (at least 16 MiB) are accepted.
+    #[arg(long, value_name = "MIB", default_value_t = crate::results::DEFAULT_STORE_MIB,
+          env = "MCP_BRIDGE_RESULT_STORE_SIZE", value_parser = parse_store_mib)]
+    pub result_store_size: usize,
+
+    /// Seconds a large result is kept after it was last read.
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::results::DEFAULT_TTL.as_secs_f64(),
+          env = "MCP_BRIDGE_RESULT_TTL", value_parser = parse_seconds)]
+    pub result_ttl: f64,
+
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -94,6 +116,35 @@ impl ServeArgs {
 
     pub fn header_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.header_timeout)
+    }
+
+    /// The limits of the large-result store.
+    pub fn result_limits(&self) -> crate::results::Limits {
+        crate::results::Limits {
+            threshold: self.large_result_threshold,
+            page_chars: self.result_page_size,
+            memory: self.result_store_size * 1024 * 1024,
+            ttl: Duration::from_secs_f64(self.result_ttl),
+        }
+    }
+}
+
+fn parse_chars(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(value) if (64..=crate::results::MAX_PAGE_CHARS).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "`{text}` must be a whole number of characters between 64 and {}",
+            crate::results::MAX_PAGE_CHARS
+        )),
+    }
+}
+
+fn parse_store_mib(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(value) if (1..=65_536).contains(&value) => Ok(value),
+        _ => Err(format!(
+            "`{text}` must be a whole number of MiB between 1 and 65536"
+        )),
     }
 }
 
@@ -182,6 +233,39 @@ mod tests {
         assert!(cli.serve.host.is_loopback());
         assert!(cli.command.is_none());
         assert_eq!(cli.serve.call_timeout(), Duration::from_secs(120));
+        assert_eq!(cli.serve.result_limits(), crate::results::Limits::default());
+    }
+
+    #[test]
+    fn result_limits_are_bounded() {
+        let cli = Cli::try_parse_from([
+            "mcp-bridge",
+            "--large-result-threshold",
+            "100",
+            "--result-page-size",
+            "64",
+            "--result-store-size",
+            "2",
+            "--result-ttl",
+            "1.5",
+        ])
+        .unwrap();
+        let limits = cli.serve.result_limits();
+        assert_eq!((limits.threshold, limits.page_chars), (100, 64));
+        assert_eq!(limits.memory, 2 * 1024 * 1024);
+        assert_eq!(limits.ttl, Duration::from_millis(1500));
+        assert_eq!(limits.max_message(), 16 * 1024 * 1024);
+        for (flag, value) in [
+            ("--large-result-threshold", "10"),
+            ("--result-page-size", "abc"),
+            ("--result-store-size", "0"),
+            ("--result-ttl", "0"),
+        ] {
+            assert!(
+                Cli::try_parse_from(["mcp-bridge", flag, value]).is_err(),
+                "{flag} {value}"
+            );
+        }
     }
 
     #[test]

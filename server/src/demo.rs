@@ -169,12 +169,30 @@ fn write_stderr(text: &str) {
 
 #[tool_router]
 impl DemoServer {
-    #[tool(description = "Echo the given text back unchanged.")]
+    #[tool(
+        description = "Echo the given text back unchanged.",
+        annotations(
+            title = "Echo",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn echo(&self, Parameters(args): Parameters<EchoArgs>) -> String {
         args.text
     }
 
-    #[tool(description = "Add two numbers and return the sum.")]
+    #[tool(
+        description = "Add two numbers and return the sum.",
+        annotations(
+            title = "Add",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn add(
         &self,
         Parameters(args): Parameters<AddArgs>,
@@ -185,13 +203,29 @@ impl DemoServer {
         Ok(result)
     }
 
-    #[tool(description = "The current time in UTC, ISO 8601.")]
+    #[tool(
+        description = "The current time in UTC, ISO 8601.",
+        annotations(
+            title = "Current time",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn get_time(&self) -> String {
         chrono::Utc::now().to_rfc3339()
     }
 
     #[tool(
-        description = "Read a UTF-8 text file in the demo folder (hello.txt is there) and return its contents."
+        description = "Read a UTF-8 text file in the demo folder (hello.txt is there) and return its contents.",
+        annotations(
+            title = "Read a text file",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn read_text_file(
         &self,
@@ -220,7 +254,15 @@ impl DemoServer {
         }
     }
 
-    #[tool(description = "Always rejects its argument as invalid (a validation error).")]
+    #[tool(
+        description = "Always rejects its argument as invalid (a validation error).",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn fail_validation(
         &self,
         Parameters(args): Parameters<DateArgs>,
@@ -233,7 +275,13 @@ impl DemoServer {
     }
 
     #[tool(
-        description = "Always fails at run time: writes a backtrace to stderr and returns an MCP error."
+        description = "Always fails at run time: writes a backtrace to stderr and returns an MCP error.",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
     )]
     async fn fail_runtime(
         &self,
@@ -250,7 +298,15 @@ impl DemoServer {
         ))
     }
 
-    #[tool(description = "Runs but reports failure in its result (isError: true).")]
+    #[tool(
+        description = "Runs but reports failure in its result (isError: true).",
+        annotations(
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn fail_logical(&self, Parameters(args): Parameters<QueryArgs>) -> CallToolResult {
         let query = args.query.unwrap_or_default();
         CallToolResult::error(vec![ContentBlock::text(format!(
@@ -258,7 +314,16 @@ impl DemoServer {
         ))])
     }
 
-    #[tool(description = "Waits the given number of seconds, then answers. Honours cancellation.")]
+    // Not read-only: when cancelled it writes its `cancel_marker` file.
+    #[tool(
+        description = "Waits the given number of seconds, then answers. Honours cancellation.",
+        annotations(
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn slow(
         &self,
         Parameters(args): Parameters<SlowArgs>,
@@ -279,7 +344,16 @@ impl DemoServer {
         }
     }
 
-    #[tool(description = "Makes the server process exit in the middle of the call.")]
+    #[tool(
+        description = "Makes the server process exit in the middle of the call.",
+        annotations(
+            title = "Crash the demo server",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
     async fn crash(&self) -> String {
         write_stderr(
             "thread 'main' panicked at src/demo.rs:1:1:\ndemo crash requested by the `crash` tool\nstack backtrace:\n   0: mcp_bridge::demo::DemoServer::crash\n   1: rmcp::handler::server::call_tool\nnote: the process exits with status 3",
@@ -364,6 +438,32 @@ mod tests {
                 "{expected} missing from {names:?}"
             );
         }
+    }
+
+    #[test]
+    fn annotations_tell_the_truth() {
+        let tools = DemoServer::tool_router().list_all();
+        let hints = |name: &str| {
+            let tool = tools.iter().find(|tool| tool.name == name).unwrap();
+            let annotations = tool
+                .annotations
+                .clone()
+                .unwrap_or_else(|| panic!("{name} has no annotations"));
+            (annotations.read_only_hint, annotations.destructive_hint)
+        };
+        for read_only in [
+            "echo",
+            "add",
+            "get_time",
+            "read_text_file",
+            "fail_validation",
+            "fail_runtime",
+            "fail_logical",
+        ] {
+            assert_eq!(hints(read_only), (Some(true), Some(false)), "{read_only}");
+        }
+        assert_eq!(hints("slow"), (Some(false), Some(false)));
+        assert_eq!(hints("crash"), (Some(false), Some(true)));
     }
 
     #[test]

@@ -115,6 +115,17 @@ pub enum BridgeError {
     },
     #[error("{message}")]
     CallNotFound { call_id: String, message: String },
+    /// `read_result` for a result the bridge does not keep: never kept (`gone: false`), or
+    /// expired or dropped for room (`gone: true`).
+    #[error("{message}")]
+    ResultNotFound {
+        result_id: String,
+        gone: bool,
+        message: String,
+    },
+    /// `read_result` at an offset at or past the end of the result.
+    #[error("{message}")]
+    OffsetOutOfRange { result_id: String, message: String },
     /// The bridge is stopping: a call still running when the shutdown drain ended was stopped.
     #[error("{message}")]
     ShuttingDown {
@@ -148,7 +159,10 @@ impl BridgeError {
             | BridgeError::UnknownService(_)
             | BridgeError::ServerNotFound { .. }
             | BridgeError::ToolNotFound { .. }
-            | BridgeError::CallNotFound { .. } => StatusCode::NOT_FOUND,
+            | BridgeError::CallNotFound { .. }
+            | BridgeError::ResultNotFound { gone: false, .. } => StatusCode::NOT_FOUND,
+            BridgeError::ResultNotFound { gone: true, .. } => StatusCode::GONE,
+            BridgeError::OffsetOutOfRange { .. } => StatusCode::RANGE_NOT_SATISFIABLE,
             BridgeError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             BridgeError::InvalidRequest(_) => StatusCode::UNPROCESSABLE_ENTITY,
             BridgeError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
@@ -187,6 +201,9 @@ impl BridgeError {
             BridgeError::CallLimitExceeded { .. } => "CallLimitExceeded",
             BridgeError::Cancelled { .. } => "CancelledError",
             BridgeError::CallNotFound { .. } => "CallNotFound",
+            BridgeError::ResultNotFound { gone: false, .. } => "ResultNotFound",
+            BridgeError::ResultNotFound { gone: true, .. } => "ResultExpired",
+            BridgeError::OffsetOutOfRange { .. } => "OffsetOutOfRange",
             BridgeError::Transport { .. } => "TransportError",
             BridgeError::Internal(_) => "InternalError",
         }
@@ -206,7 +223,10 @@ impl BridgeError {
             BridgeError::ToolFailed { code, .. } => *code,
             BridgeError::Timeout { .. } => code::TIMEOUT,
             BridgeError::Cancelled { .. } => code::REQUEST_CANCELLED,
-            BridgeError::CallNotFound { .. } => code::RESOURCE_NOT_FOUND,
+            BridgeError::CallNotFound { .. } | BridgeError::ResultNotFound { .. } => {
+                code::RESOURCE_NOT_FOUND
+            }
+            BridgeError::OffsetOutOfRange { .. } => code::INVALID_PARAMS,
             BridgeError::Internal(_) => code::INTERNAL_ERROR,
             BridgeError::ServerCrashed { .. }
             | BridgeError::ServerUnavailable { .. }
@@ -258,6 +278,18 @@ impl BridgeError {
             | BridgeError::Cancelled { tool, .. }
             | BridgeError::ShuttingDown { tool, .. }
             | BridgeError::Transport { tool, .. } => Some(tool),
+            BridgeError::ResultNotFound { .. } | BridgeError::OffsetOutOfRange { .. } => {
+                Some(crate::results::READ_RESULT)
+            }
+            _ => None,
+        }
+    }
+
+    /// The kept result the error is about (`read_result`).
+    pub fn result_id(&self) -> Option<&str> {
+        match self {
+            BridgeError::ResultNotFound { result_id, .. }
+            | BridgeError::OffsetOutOfRange { result_id, .. } => Some(result_id),
             _ => None,
         }
     }
@@ -312,6 +344,9 @@ impl BridgeError {
                 });
                 if let Some(tool) = self.tool() {
                     object["tool"] = json!(tool);
+                }
+                if let Some(result_id) = self.result_id() {
+                    object["result_id"] = json!(result_id);
                 }
                 object
             }

@@ -1,5 +1,7 @@
 //! Executing one tool call: find the server, apply the failure counter, call under the timeout,
-//! and turn the outcome into `/execute`'s answer — a result, or an error a model can act on.
+//! and turn the outcome into `/execute`'s answer — a result (its first page when it is large,
+//! see `results.rs`), or an error a model can act on. The built-in `read_result` is answered
+//! here too.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -26,8 +28,23 @@ pub fn result_json(result: &CallToolResult) -> Value {
     })
 }
 
+/// Whether `request` is the built-in `read_result`: called without `serverName`, or naming a
+/// server that has no tool of that name (a server's own `read_result` is reached by naming it).
+pub fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool {
+    request.name == crate::results::READ_RESULT
+        && request.server_name.as_deref().is_none_or(|name| {
+            state
+                .servers
+                .get(name)
+                .is_none_or(|server| server.tool(crate::results::READ_RESULT).is_none())
+        })
+}
+
 /// Run the call and answer as `/execute` does.
 pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value, BridgeError> {
+    if is_read_result(state, request) {
+        return state.results.read(&request.arguments);
+    }
     let started = Instant::now();
     let tool = request.name.as_str();
     let server = resolve_when_started(state, tool, request.server_name.as_deref()).await?;
@@ -69,7 +86,7 @@ pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value
                     "tool call succeeded"
                 );
             }
-            Ok(json!({ "success": true, "result": result_json(&result) }))
+            Ok(state.results.answer(result).await)
         }
         Err(err) => {
             if err.counts_as_failure() {

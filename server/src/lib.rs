@@ -11,6 +11,7 @@ pub mod execute;
 pub mod listen;
 pub mod logging;
 pub mod redact;
+pub mod results;
 pub mod routes;
 pub mod security;
 pub mod serve;

@@ -149,9 +149,11 @@ async fn serve(
             "no config file; running the built-in demo server"
         ),
     }
-    let registry = Arc::new(Registry::withholding(
+    let result_limits = args.result_limits();
+    let registry = Arc::new(Registry::limited(
         specs,
         token.iter().cloned().collect(),
+        result_limits.max_message(),
     ));
     // The servers start in the background: /health answers at once, and /tools shows each
     // server as `starting` until it runs or fails.
@@ -178,7 +180,10 @@ async fn serve(
     };
 
     let security = Security::new(token.clone(), port, Some(args.host));
-    let state = AppState::new(registry.clone(), security, args.call_timeout());
+    let state = AppState::new(registry.clone(), security, args.call_timeout())
+        .with_result_limits(result_limits);
+    // Expired large results are dropped even when no one reads or adds one.
+    let sweeper = tokio::spawn(state.results.clone().sweep_every(Duration::from_secs(60)));
     let app = crate::app(state);
     match &token {
         Some(token) => say_unmasked(&format!(
@@ -203,6 +208,7 @@ async fn serve(
     };
     let mut draining = crate::listen::serve(listener, app, limits, stop.clone()).await;
     starting.abort();
+    sweeper.abort();
     if !draining.wait(DRAIN).await {
         tracing::warn!(
             "requests still running after {} s; stopping their MCP servers",

@@ -98,6 +98,8 @@ pub struct Server {
     permits: Semaphore,
     generation: AtomicU64,
     stopping: AtomicBool,
+    /// The largest message accepted from the server, in bytes.
+    max_message: usize,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -107,7 +109,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Server {
-    fn new(spec: ServerSpec, withheld: Vec<String>) -> Self {
+    fn new(spec: ServerSpec, withheld: Vec<String>, max_message: usize) -> Self {
         let mut secrets = spec.secrets();
         secrets.extend(withheld.iter().cloned());
         let permits = Semaphore::new(spec.max_concurrent_calls);
@@ -129,6 +131,7 @@ impl Server {
             permits,
             generation: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
+            max_message,
         }
     }
 
@@ -202,7 +205,7 @@ impl Server {
     /// Start a new generation; on failure the health records it.
     async fn start(&self) -> Result<Arc<Live>, StartFailure> {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        match connect(&self.spec, &self.secrets, &self.withheld).await {
+        match connect(&self.spec, &self.secrets, &self.withheld, self.max_message).await {
             Ok(connected) => {
                 tracing::info!(
                     server = %self.spec.name,
@@ -654,11 +657,21 @@ impl Registry {
     /// The configured servers, not started yet; `withheld` (the bridge's token) is masked in
     /// everything they report and kept out of their environment.
     pub fn withholding(specs: Vec<ServerSpec>, withheld: Vec<String>) -> Self {
+        Self::limited(
+            specs,
+            withheld,
+            crate::results::Limits::default().max_message(),
+        )
+    }
+
+    /// [`Registry::withholding`], accepting messages up to `max_message` bytes from the
+    /// servers (a larger one is dropped by the transport and its call times out).
+    pub fn limited(specs: Vec<ServerSpec>, withheld: Vec<String>, max_message: usize) -> Self {
         let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
         Registry {
             servers: specs
                 .into_iter()
-                .map(|s| Arc::new(Server::new(s, withheld.clone())))
+                .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
                 .collect(),
         }
     }

@@ -1,11 +1,12 @@
 //! What every request handler shares: the servers, the failure counter, the long-poll calls,
-//! the access rules and the call timeout.
+//! the kept large results, the access rules and the call timeout.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::calls::CallRegistry;
 use crate::counter::FailureCounter;
+use crate::results::{Limits, ResultStore};
 use crate::security::Security;
 use crate::servers::Registry;
 
@@ -15,6 +16,8 @@ pub struct AppState {
     pub servers: Arc<Registry>,
     pub counter: Arc<FailureCounter>,
     pub calls: Arc<CallRegistry>,
+    /// Large results, kept to be read page by page.
+    pub results: Arc<ResultStore>,
     pub security: Arc<Security>,
     /// The default per-call timeout (`--call-timeout`).
     pub call_timeout: Duration,
@@ -26,8 +29,15 @@ impl AppState {
             servers,
             counter: Arc::new(FailureCounter::default()),
             calls: Arc::new(CallRegistry::default()),
+            results: Arc::new(ResultStore::new(Limits::default())),
             security: Arc::new(security),
             call_timeout,
         }
+    }
+
+    /// The same state with a result store of these limits.
+    pub fn with_result_limits(mut self, limits: Limits) -> Self {
+        self.results = Arc::new(ResultStore::new(limits));
+        self
     }
 }

@@ -21,6 +21,10 @@ pub async fn execute(
     JsonBody(body): JsonBody,
 ) -> Result<Response, BridgeError> {
     let request = ExecuteRequest::from_body(body)?;
+    // A page of a kept result is at hand: it never becomes a background call.
+    if crate::execute::is_read_result(&state, &request) {
+        return Ok(Json(state.results.read(&request.arguments)?).into_response());
+    }
     let Some(wait) = request.wait else {
         return Ok(Json(run(&state, &request).await?).into_response());
     };

@@ -1,4 +1,6 @@
 //! `GET /tools` (the services, or one service's tools with `serverName`) and `GET /tool-detail`.
+//! Each tool carries its MCP `annotations` (`title`, `readOnlyHint`, `destructiveHint`,
+//! `idempotentHint`, `openWorldHint`) as its server declared them; `{}` when it declared none.
 
 use std::collections::HashMap;
 
@@ -73,6 +75,7 @@ pub async fn list(
                         "name": tool.name,
                         "description": tool.description.as_deref().unwrap_or_default(),
                         "parameters": Value::Object((*tool.input_schema).clone()),
+                        "annotations": annotations(tool),
                     })
                 })
                 .collect();
@@ -106,6 +109,15 @@ pub async fn detail(
             "description": tool.description.as_deref().unwrap_or_default(),
             "serverName": server.name(),
             "inputSchema": Value::Object((*tool.input_schema).clone()),
+            "annotations": annotations(&tool),
         },
     })))
+}
+
+/// A tool's annotations in MCP's camelCase, only the hints it declared; `{}` for none.
+fn annotations(tool: &rmcp::model::Tool) -> Value {
+    tool.annotations
+        .as_ref()
+        .and_then(|annotations| serde_json::to_value(annotations).ok())
+        .unwrap_or_else(|| json!({}))
 }

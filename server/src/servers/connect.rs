@@ -9,8 +9,9 @@ use std::time::Duration;
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Service, ServiceExt as _};
 
 use super::stderr::StderrTail;
@@ -80,6 +81,7 @@ pub async fn connect(
     spec: &ServerSpec,
     secrets: &[String],
     withheld: &[String],
+    max_message: usize,
 ) -> Result<Connected, StartFailure> {
     let stderr = Arc::new(StderrTail::new(&spec.name, secrets.to_vec()));
     let fail = |message: String, stderr: &StderrTail| StartFailure {
@@ -104,10 +106,8 @@ pub async fn connect(
             #[cfg(unix)]
             wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
             wrapped.wrap(process_wrap::tokio::KillOnDrop);
-            let (transport, child_stderr) = TokioChildProcess::builder(wrapped)
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|err| {
+            let (transport, child_stderr) =
+                ChildTransport::spawn(wrapped, max_message).map_err(|err| {
                     let hint = if err.kind() == std::io::ErrorKind::NotFound {
                         " (is it installed and on PATH?)"
                     } else {
@@ -153,8 +153,9 @@ pub async fn connect(
                 map.insert(name, value);
             }
             stderr.close();
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(map)
+                .max_sse_event_size(max_message);
             let transport = StreamableHttpClientTransport::from_config(config);
             let (client, tools, instructions) = handshake(spec, transport, &stderr)
                 .await
@@ -245,6 +246,107 @@ where
                 "it did not finish starting within {} s{exited}; raise its `timeout` in the config if it is just slow",
                 limit.as_secs_f64()
             ))
+        }
+    }
+}
+
+/// A child process spoken to over stdio, like rmcp's `TokioChildProcess` but with the message
+/// limit set: rmcp drops (and never answers) any message over 16 MiB by default, which would
+/// turn a large result into a timeout.
+pub struct ChildTransport {
+    child: Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
+    transport:
+        AsyncRwTransport<RoleClient, tokio::process::ChildStdout, tokio::process::ChildStdin>,
+}
+
+/// How long a closed child gets to exit by itself before SIGTERM, then SIGKILL.
+const CHILD_EXIT_WAIT: Duration = Duration::from_secs(3);
+
+impl ChildTransport {
+    /// Spawn `command` with piped stdio; its stderr comes back to be read.
+    fn spawn(
+        mut command: process_wrap::tokio::CommandWrap,
+        max_message: usize,
+    ) -> std::io::Result<(Self, Option<tokio::process::ChildStderr>)> {
+        command
+            .command_mut()
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn()?;
+        let (Some(stdin), Some(stdout)) = (
+            child.inner_mut().stdin().take(),
+            child.inner_mut().stdout().take(),
+        ) else {
+            return Err(std::io::Error::other("the child's stdio was not piped"));
+        };
+        let stderr = child.inner_mut().stderr().take();
+        let transport =
+            AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message);
+        Ok((
+            ChildTransport {
+                child: Some(child),
+                transport,
+            },
+            stderr,
+        ))
+    }
+
+    fn id(&self) -> Option<u32> {
+        self.child.as_ref()?.id()
+    }
+}
+
+impl rmcp::transport::Transport<RoleClient> for ChildTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.transport.send(item)
+    }
+
+    fn receive(
+        &mut self,
+    ) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleClient>>> + Send {
+        self.transport.receive()
+    }
+
+    /// Close stdin, give the child a moment to exit, then SIGTERM, then SIGKILL (the MCP
+    /// stdio shutdown sequence).
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.transport.close().await?;
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        if tokio::time::timeout(CHILD_EXIT_WAIT, child.wait())
+            .await
+            .is_ok()
+        {
+            return Ok(());
+        }
+        #[cfg(unix)]
+        if child.signal(libc::SIGTERM).is_ok()
+            && tokio::time::timeout(CHILD_EXIT_WAIT, child.wait())
+                .await
+                .is_ok()
+        {
+            return Ok(());
+        }
+        Box::into_pin(child.kill()).await
+    }
+}
+
+impl Drop for ChildTransport {
+    fn drop(&mut self) {
+        // Killed (and reaped) in the background, so no zombie is left.
+        if let Some(mut child) = self.child.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move {
+                let _ = Box::into_pin(child.kill()).await;
+            });
         }
     }
 }
