@@ -131,9 +131,9 @@ impl ServeArgs {
 
 fn parse_chars(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
-        Ok(value) if (64..=crate::results::MAX_PAGE_CHARS).contains(&value) => Ok(value),
+        Ok(value) if (16..=crate::results::MAX_PAGE_CHARS).contains(&value) => Ok(value),
         _ => Err(format!(
-            "`{text}` must be a whole number of characters between 64 and {}",
+            "`{text}` must be a whole number of characters between 16 and {}",
             crate::results::MAX_PAGE_CHARS
         )),
     }
@@ -257,6 +257,7 @@ mod tests {
         assert_eq!(limits.max_message(), 16 * 1024 * 1024);
         for (flag, value) in [
             ("--large-result-threshold", "10"),
+            ("--result-page-size", "2000000"),
             ("--result-page-size", "abc"),
             ("--result-store-size", "0"),
             ("--result-ttl", "0"),

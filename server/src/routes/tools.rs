@@ -121,3 +121,16 @@ fn annotations(tool: &rmcp::model::Tool) -> Value {
         .and_then(|annotations| serde_json::to_value(annotations).ok())
         .unwrap_or_else(|| json!({}))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_are_the_declared_hints_or_empty() {
+        let mut tool = rmcp::model::Tool::new("t", "d", rmcp::model::JsonObject::new());
+        assert_eq!(annotations(&tool), json!({}));
+        tool.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
+        assert_eq!(annotations(&tool), json!({"readOnlyHint": true}));
+    }
+}

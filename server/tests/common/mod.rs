@@ -479,6 +479,32 @@ impl BridgeProcess {
             .unwrap()
     }
 
+    /// Send `method path` with the token (and `body` as JSON): the status and the JSON answer.
+    pub async fn request(&self, method: Method, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let mut request = Self::client()
+            .request(
+                reqwest::Method::from_bytes(method.as_str().as_bytes()).unwrap(),
+                self.url(path),
+            )
+            .bearer_auth(TOKEN);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        (status, response.json().await.expect("JSON body"))
+    }
+
+    /// `POST /execute` with `body`.
+    pub async fn execute(&self, body: Value) -> (u16, Value) {
+        self.request(Method::POST, "/execute", Some(&body)).await
+    }
+
+    /// `GET path`.
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        self.request(Method::GET, path, None).await
+    }
+
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
     }
