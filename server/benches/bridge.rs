@@ -1,9 +1,12 @@
 //! The bridge's performance, printed as figures (run by `./build.sh bench`): against the demo
 //! MCP server in one run — a direct rmcp call, the same call through `mcp-bridge`, and through
-//! `mcpo` (PyPI), sequentially and at 16 concurrent clients — plus the bridge's idle RSS.
+//! `mcpo` (PyPI), sequentially and at 16 concurrent clients — plus the bridge's idle RSS; then
+//! large results: a 50 MB file read by the demo server (the bridge's memory against the
+//! result's size, the time to the first page against a 1 KB result) and every `read_result`
+//! page of it.
 //!
 //! `MCPO` names the mcpo executable (default: `mcpo` on PATH); `BENCH_REQUESTS` the number of
-//! requests per measurement (default 2000).
+//! requests per measurement (default 2000); `BENCH_ONLY=large` runs the large results alone.
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -89,6 +92,10 @@ impl Drop for Guard {
 
 fn start_bridge(exe: &Path, dir: &Path) -> (Guard, u16) {
     let config = json!({"mcpServers": {"demo": {"command": exe, "args": ["demo-server"]}}});
+    start_bridge_with(exe, dir, &config)
+}
+
+fn start_bridge_with(exe: &Path, dir: &Path, config: &serde_json::Value) -> (Guard, u16) {
     std::fs::write(dir.join("mcp-config.json"), config.to_string()).unwrap();
     let mut child = Command::new(exe)
         .args(["--port", "0", "--token", TOKEN])
@@ -261,6 +268,10 @@ async fn main() {
         .map(PathBuf::from)
         .or_else(|| find_on_path("mcpo"));
     let dir = tempfile::tempdir().unwrap();
+    if std::env::var("BENCH_ONLY").as_deref() == Ok("large") {
+        large_results(&exe).await;
+        return;
+    }
     println!("MCP Bridge benchmark: tool `echo` of the demo server, {requests} requests per row");
     println!(
         "machine: {} CPUs",
@@ -342,4 +353,144 @@ async fn main() {
         ),
         _ => println!("bridge RSS: unavailable (no /proc)"),
     }
+    large_results(&exe).await;
+}
+
+/// The peak resident memory of a process (VmHWM), in KiB.
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+/// A 50 MB text result from the demo server's `read_text_file`, through the bridge.
+async fn large_results(exe: &Path) {
+    const LARGE: usize = 50 * 1000 * 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("files");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut text = String::with_capacity(LARGE + 100);
+    let mut n = 0u64;
+    while text.len() < LARGE {
+        text.push_str(&format!(
+            "{n:08} a line of the large file, with ünïcødé and € in it\n"
+        ));
+        n += 1;
+    }
+    std::fs::write(root.join("large.txt"), &text).unwrap();
+    let large_chars = text.chars().count();
+    let large_bytes = text.len();
+    drop(text);
+    std::fs::write(root.join("small.txt"), "x".repeat(1000)).unwrap();
+    let config =
+        json!({"mcpServers": {"demo": {"command": exe, "args": ["demo-server", "--root", root]}}});
+    let (bridge, port) = start_bridge_with(exe, dir.path(), &config);
+    let pid = bridge.0.id();
+    let client = reqwest::Client::new();
+    let url = format!("http://127.0.0.1:{port}/execute");
+    let call = |body: serde_json::Value| {
+        let request = client.post(&url).bearer_auth(TOKEN).json(&body);
+        async move {
+            let started = Instant::now();
+            let response = request.send().await.unwrap();
+            assert!(response.status().is_success(), "{}", response.status());
+            let body: serde_json::Value = response.json().await.unwrap();
+            (started.elapsed(), body)
+        }
+    };
+    let read = |path: &str| json!({"name": "read_text_file", "arguments": {"path": path}});
+    let ready = Instant::now() + Duration::from_secs(90);
+    while client
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&read("small.txt"))
+        .send()
+        .await
+        .map(|r| r.status().is_success())
+        .ok()
+        != Some(true)
+    {
+        assert!(Instant::now() < ready, "the bridge did not become ready");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut small = Vec::new();
+    for _ in 0..50 {
+        small.push(call(read("small.txt")).await.0);
+    }
+    small.sort();
+    let small_p50 = small[small.len() / 2];
+    let before = rss_kib(pid).unwrap_or(0);
+
+    println!();
+    println!(
+        "large results: read_text_file of a {:.1} MB file ({large_chars} characters) from the demo server",
+        large_bytes as f64 / 1e6
+    );
+    let (first_time, first) = call(read("large.txt")).await;
+    let after = rss_kib(pid).unwrap_or(0);
+    let peak = peak_rss_kib(pid).unwrap_or(0);
+    assert_eq!(
+        first["page"]["total_chars"], large_chars,
+        "{}",
+        first["page"]
+    );
+    let result = large_bytes as f64 / (1024.0 * 1024.0);
+    println!(
+        "bridge RSS: {:.1} MiB before, {:.1} MiB with the result kept ({:.2}× the result over before), peak {:.1} MiB ({:.2}× the result over before; target ≤ 2×)",
+        mib(before),
+        mib(after),
+        (mib(after) - mib(before)) / result,
+        mib(peak),
+        (mib(peak) - mib(before)) / result,
+    );
+    let mut large = vec![first_time];
+    for _ in 0..2 {
+        large.push(call(read("large.txt")).await.0);
+    }
+    large.sort();
+    let large_p50 = large[large.len() / 2];
+    println!(
+        "first page of the 50 MB result: {:.1} ms (median of 3, whole round trip incl. the MCP server reading and sending it); \
+         a 1 KB result: {:.2} ms (median of 50); ratio {:.0}",
+        large_p50.as_secs_f64() * 1e3,
+        small_p50.as_secs_f64() * 1e3,
+        large_p50.as_secs_f64() / small_p50.as_secs_f64()
+    );
+
+    // Every page of the first result, in order.
+    let result_id = first["page"]["result_id"].as_str().unwrap().to_owned();
+    let mut next = first["page"]["next_offset"].as_u64();
+    let mut pages = Vec::new();
+    let started = Instant::now();
+    while let Some(offset) = next {
+        let (elapsed, body) = call(
+            json!({"name": "read_result", "arguments": {"result_id": result_id, "offset": offset}}),
+        )
+        .await;
+        pages.push(elapsed);
+        next = body["page"]["next_offset"].as_u64();
+    }
+    let all = started.elapsed();
+    pages.sort();
+    let at = |p: f64| pages[((pages.len() - 1) as f64 * p).round() as usize].as_secs_f64() * 1e3;
+    println!(
+        "read_result: {} pages of ≤ 8192 characters in {:.1} s; per page (HTTP round trip) p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms (target ≤ 5 ms)",
+        pages.len() + 1,
+        all.as_secs_f64(),
+        at(0.5),
+        at(0.99),
+        at(1.0),
+    );
+    println!(
+        "bridge RSS after reading every page: {:.1} MiB",
+        mib(rss_kib(pid).unwrap_or(0))
+    );
+    drop(bridge);
 }
