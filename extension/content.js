@@ -370,9 +370,15 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     const row = el('div', { class: 'row' });
     const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
-    if (state.status === 'confirm') {
-      button('floatRun', 'Run', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: true } }));
-      button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run: false } }));
+    const confirm = (run, always) => () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CONFIRM, run, always } });
+    if (state.status === 'confirm' && state.remember) {
+      // The first use of a tool that may change things: the choice can be kept.
+      button('floatAllowOnce', 'Allow once', confirm(true, false));
+      button('floatAlwaysAllow', 'Always allow', confirm(true, true));
+      button('floatDeny', 'Deny', confirm(false, true));
+    } else if (state.status === 'confirm') {
+      button('floatRun', 'Run', confirm(true, false));
+      button('floatSkip', 'Skip', confirm(false, false));
     }
     if (state.status === 'held') {
       button('floatTellAi', 'Tell the AI', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.HELD, tellAi: true } }));

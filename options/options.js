@@ -244,7 +244,8 @@ $('load-tools').addEventListener('click', async () => {
         report($('tools'), out, answer, t('policySaved', [tool.key, t(`policy_${policy.value}`)]));
       });
       const cell = el('td');
-      cell.append(policy);
+      // Why this policy is in force: set by the user, or the tool's own annotations.
+      cell.append(policy, el('small', ` ${tool.policyWhy ?? ''}`, { class: 'policy-why', 'data-source': tool.policySource ?? '' }));
       const name = el('td');
       name.append(el('code', tool.name), el('small', params ? ` (${params})` : ''));
       tr.append(name, el('td', tool.description), cell);

@@ -52,6 +52,36 @@ pub struct Tool {
     pub description: String,
     /// The input JSON Schema (`parameters`, `inputSchema` or `input_schema`).
     pub schema: Value,
+    pub annotations: Annotations,
+}
+
+/// What a tool declares about itself (MCP's tool `annotations`). Hints, not guarantees: they
+/// decide only what happens when the user has set no policy for the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    fn from_value(v: Option<&Value>) -> Annotations {
+        let hint = |k: &str| v.and_then(|a| a.get(k)).and_then(Value::as_bool);
+        Annotations {
+            read_only: hint("readOnlyHint"),
+            destructive: hint("destructiveHint"),
+            idempotent: hint("idempotentHint"),
+            open_world: hint("openWorldHint"),
+        }
+    }
+
+    /// Only a tool that says it changes nothing is taken at its word; per MCP, any other
+    /// tool may be destructive.
+    pub fn read_only(&self) -> bool {
+        self.read_only == Some(true)
+    }
 }
 
 /// The tool list of a `GET /tools?serverName=` body: `{tools: {tools: […]}}`, or a bare list
@@ -73,6 +103,7 @@ pub fn tools(body: &Value) -> Option<Vec<Tool>> {
                     .or_else(|| t.get("input_schema"))
                     .cloned()
                     .unwrap_or(Value::Null),
+                annotations: Annotations::from_value(t.get("annotations")),
             })
             .collect(),
     )
@@ -179,6 +210,22 @@ mod tests {
         let bare = json!({"tools": [{"name": "b", "input_schema": {"x": 1}}]});
         assert_eq!(tools(&bare).unwrap()[0].schema["x"], 1);
         assert_eq!(tools(&json!({"detail": "no"})), None);
+    }
+
+    #[test]
+    fn annotations_are_read_and_only_a_read_only_hint_counts_as_read_only() {
+        let body = json!({"tools": {"tools": [
+            {"name": "now", "annotations": {"readOnlyHint": true, "openWorldHint": false}},
+            {"name": "rm", "annotations": {"destructiveHint": true}},
+            {"name": "plain"}
+        ]}});
+        let t = tools(&body).unwrap();
+        assert!(t[0].annotations.read_only());
+        assert_eq!(t[0].annotations.open_world, Some(false));
+        assert!(!t[1].annotations.read_only());
+        assert_eq!(t[1].annotations.destructive, Some(true));
+        assert_eq!(t[2].annotations, Annotations::default());
+        assert!(!t[2].annotations.read_only());
     }
 
     #[test]

@@ -50,12 +50,16 @@ pub struct FloatState {
     pub report: Option<String>,
     /// UI language for the float's own labels: "zh" or "en".
     pub lang: String,
+    /// A prompt that offers to keep the choice (Allow once, Always allow, Deny) rather than
+    /// Run and Skip.
+    pub remember: bool,
 }
 
 use crate::domain::field_error::FieldError;
 use crate::domain::i18n::fill;
 use crate::domain::policy::AskReason;
 use crate::domain::report::{FloatView, Lang};
+use crate::domain::toolcall::ToolCall;
 
 fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     FloatState {
@@ -101,15 +105,22 @@ pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
     s
 }
 
-/// A detected call waits for the user: `why` says why it was not run by itself.
-pub fn confirm(lang: Lang, tool: &str, arguments: &serde_json::Value, why: &str) -> FloatState {
-    let mut s = base(
-        FloatStatus::Confirm,
-        fill(lang.says().float_confirm, &[("tool", tool)]),
-        lang,
-    );
+/// Arguments shown in a prompt: at most this many characters.
+const PROMPT_ARGS_CHARS: usize = 600;
+
+/// A detected call waits for the user: the server, the tool, its arguments (masked and
+/// shortened), and `why` it was not run by itself.
+pub fn confirm(lang: Lang, call: &ToolCall, why: &str) -> FloatState {
+    let says = lang.says();
+    let tool = call.tool_name.as_str();
+    let title = match &call.server_name {
+        Some(server) => fill(says.float_confirm_on, &[("tool", tool), ("server", server)]),
+        None => fill(says.float_confirm, &[("tool", tool)]),
+    };
+    let mut s = base(FloatStatus::Confirm, title, lang);
     s.tool = Some(tool.to_string());
-    let args = serde_json::to_string(arguments).unwrap_or_default();
+    let args = serde_json::to_string(&call.arguments).unwrap_or_default();
+    let args = crate::domain::outcome::cut_chars(&args, PROMPT_ARGS_CHARS);
     s.detail = Some(crate::domain::redact::redact_owned(&format!(
         "{why}\n{args}"
     )));
@@ -135,6 +146,7 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
     match reason {
         ConfirmReason::Policy => says.confirm_policy.into(),
         ConfirmReason::Manual => says.confirm_manual.into(),
+        ConfirmReason::FirstUse => says.confirm_first_use.into(),
         ConfirmReason::RoundCap => fill(says.confirm_round_cap, &[("cap", &cap.to_string())]),
         ConfirmReason::Ambiguous(servers) => {
             let first = servers.first().map(String::as_str).unwrap_or_default();
@@ -151,6 +163,8 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfirmReason {
     Policy,
+    /// Nothing set for a tool that may change things.
+    FirstUse,
     Manual,
     RoundCap,
     /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
@@ -163,6 +177,7 @@ impl From<AskReason> for ConfirmReason {
     fn from(r: AskReason) -> Self {
         match r {
             AskReason::Policy => ConfirmReason::Policy,
+            AskReason::FirstUse => ConfirmReason::FirstUse,
             AskReason::Manual => ConfirmReason::Manual,
             AskReason::Unreadable(why) => ConfirmReason::Unreadable(why),
             AskReason::Ambiguous(servers) => ConfirmReason::Ambiguous(servers),
@@ -233,7 +248,12 @@ mod tests {
                 10,
             );
             assert!(text.contains("token: contains sk-ant-"), "{text}");
-            let f = confirm(lang, "echo", &json!({"text": "hi"}), &text);
+            let call = ToolCall {
+                tool_name: "echo".into(),
+                arguments: json!({"text": "hi"}),
+                server_name: None,
+            };
+            let f = confirm(lang, &call, &text);
             let detail = f.detail.unwrap();
             assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "{detail}");
             assert!(detail.ends_with("\n{\"text\":\"hi\"}"), "{detail}");

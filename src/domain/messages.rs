@@ -85,9 +85,12 @@ pub enum UserAction {
         text: String,
     },
     Cancel,
-    /// Answer to an "ask" policy prompt.
+    /// Answer to a prompt: run the call or not; `always` also keeps the choice for the tool
+    /// (Always allow, Deny).
     Confirm {
         run: bool,
+        #[serde(default)]
+        always: bool,
     },
     /// About a call held for the user's setup: send its failure report to the AI after all
     /// (`tellAi`), or drop it.
@@ -303,7 +306,10 @@ mod tests {
         assert_eq!(
             req,
             Incoming::Tab(TabRequest::UserAction {
-                action: UserAction::Confirm { run: true }
+                action: UserAction::Confirm {
+                    run: true,
+                    always: false
+                }
             })
         );
     }

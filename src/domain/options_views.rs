@@ -8,6 +8,7 @@ use crate::domain::bridge_api;
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
+use crate::domain::policy::{self, Source};
 use crate::domain::settings::{
     FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
@@ -403,18 +404,33 @@ pub fn reset_view(body: &Value, lang: Lang) -> Value {
 
 /// One service of the Tools section: its tools with parameters and policies, or why its
 /// tools could not be listed.
-pub fn service_tools(service: &ServiceView, reply: Result<Value, Problem>, s: &Settings) -> Value {
+pub fn service_tools(
+    service: &ServiceView,
+    reply: Result<Value, Problem>,
+    s: &Settings,
+    lang: Lang,
+) -> Value {
     let body = match reply {
         Ok(b) => b,
         Err(p) => return json!({ "service": service, "tools": [], "problem": p.message }),
     };
+    let says = lang.says();
     let tools: Vec<Value> = bridge_api::tools(&body)
         .unwrap_or_default()
         .into_iter()
         .map(|t| {
+            let (policy, source) = policy::on_server(s, &service.name, &t.name, &t.annotations);
+            let why = match source {
+                Source::User => says.policy_set_by_you,
+                Source::ReadOnly => says.policy_read_only,
+                _ => says.policy_may_change,
+            };
             json!({
                 "key": format!("{}:{}", service.name, t.name),
-                "policy": s.policy_for(Some(&service.name), &t.name),
+                "policy": policy,
+                "policySource": source,
+                "policyWhy": why,
+                "annotations": t.annotations,
                 "params": bridge_api::params(&t.schema),
                 "name": t.name,
                 "description": t.description,
@@ -756,7 +772,7 @@ mod tests {
                             "mode":{"enum":["a","b"]}},"required":["text"]}},
             {"name":"crash","description":"","parameters":{}}
         ]}});
-        let v = service_tools(&svc, Ok(body), &settings);
+        let v = service_tools(&svc, Ok(body), &settings, EN);
         assert_eq!(v["tools"][0]["policy"], "ask");
         assert_eq!(v["tools"][0]["key"], "demo:echo");
         assert_eq!(v["tools"][1]["policy"], "deny");
@@ -783,6 +799,7 @@ mod tests {
             &svc,
             Err(Problem::new("bad-answer", None, "server down".into())),
             &settings,
+            EN,
         );
         assert_eq!(v["problem"], "server down");
     }

@@ -1,20 +1,40 @@
 //! Whether a detected call runs, asks first, or is refused. A policy is kept per
 //! `server:tool`, so it is applied to the server the bridge will really run, resolved
 //! before the verdict: a call that leaves out `server_name` gets the policy of the one
-//! server offering the tool, and cannot slip past an Ask or a Deny by saying less.
+//! server offering the tool, and cannot slip past an Ask or a Deny by saying less. Where the
+//! user set nothing, the tool's own annotations decide: a read-only tool runs by itself,
+//! any other asks the first time (per MCP, a tool that is not read-only may be destructive).
 
+use crate::domain::bridge_api::Annotations;
 use crate::domain::field_error::FieldError;
 use crate::domain::settings::{Settings, ToolPolicy};
 
 /// What the call will run on, as far as the core could find out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
-    /// The call names its server.
-    Named(String),
-    /// The call names none; these servers offer the tool (in the bridge's order: it runs
-    /// the first).
-    OfferedBy(Vec<String>),
-    /// The call names none and the bridge's tool lists could not be read.
+    /// These servers offer the tool, with what it declares on each (in the bridge's order:
+    /// it runs the first). The call's own server alone when it names one.
+    OfferedBy(Vec<(String, Annotations)>),
+    /// The tool lists were read and no server (or not the one the call names) offers the
+    /// tool: the bridge will refuse the call, nothing runs.
+    NotOffered(Option<String>),
+    /// The tool lists could not be read; the server the call names, if it names one.
+    Unknown(Option<String>),
+}
+
+/// Why a policy is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// The user set it.
+    User,
+    /// Nothing set; the tool says it only reads.
+    ReadOnly,
+    /// Nothing set; the tool does not say it only reads, so it may change things.
+    MayChange,
+    /// Nothing set, and nothing runs (no server offers the tool).
+    NotOffered,
+    /// Nothing set, and the tool lists could not be read.
     Unknown,
 }
 
@@ -23,6 +43,9 @@ pub enum Target {
 pub enum AskReason {
     /// The tool's policy is Ask.
     Policy,
+    /// The user set nothing and the tool may change things: asked the first time, with the
+    /// choice to always allow or deny it.
+    FirstUse,
     /// Automatic execution is off.
     Manual,
     /// The stored settings could not be used, and why.
@@ -39,56 +62,79 @@ pub enum Verdict {
     Deny,
 }
 
-/// The policy in force for `tool` on `target`. With several servers or none known, the
-/// strictest policy any of them (or any server at all, when none is known) has for the
-/// tool: what the user set for one server holds whichever the bridge picks.
-pub fn policy_for(settings: &Settings, tool: &str, target: &Target) -> ToolPolicy {
-    match target {
-        Target::Named(server) => settings.policy_for(Some(server), tool),
-        Target::OfferedBy(servers) if !servers.is_empty() => servers
-            .iter()
-            .map(|s| settings.policy_for(Some(s), tool))
-            .max()
-            .unwrap_or_default(),
-        _ => {
+/// The policy in force for `tool` on one server, and why.
+pub fn on_server(
+    settings: &Settings,
+    server: &str,
+    tool: &str,
+    annotations: &Annotations,
+) -> (ToolPolicy, Source) {
+    match settings.explicit_policy(Some(server), tool) {
+        Some(p) => (p, Source::User),
+        None if annotations.read_only() => (ToolPolicy::Allow, Source::ReadOnly),
+        None => (ToolPolicy::Ask, Source::MayChange),
+    }
+}
+
+/// The policy in force for `tool` on `target`, and why. With several servers, the
+/// strictest of theirs; with none known, the strictest the user set for the tool on any
+/// server.
+pub fn in_force(settings: &Settings, tool: &str, target: &Target) -> (ToolPolicy, Source) {
+    let strictest_set = |server: Option<&str>| match server {
+        Some(s) => settings.explicit_policy(Some(s), tool),
+        None => {
             let suffix = format!(":{tool}");
-            settings
-                .tool_policies
-                .iter()
-                .filter(|(key, _)| key.ends_with(&suffix))
-                .map(|(_, p)| *p)
-                .max()
-                .unwrap_or_default()
+            let set = settings.tool_policies.iter();
+            let mine = set.filter(|(key, _)| key.ends_with(&suffix));
+            mine.map(|(_, p)| *p).max()
         }
+    };
+    match target {
+        Target::OfferedBy(servers) => servers
+            .iter()
+            .map(|(s, a)| on_server(settings, s, tool, a))
+            .max_by_key(|(p, _)| *p)
+            .unwrap_or((ToolPolicy::Allow, Source::NotOffered)),
+        Target::NotOffered(server) => match strictest_set(server.as_deref()) {
+            Some(p) => (p, Source::User),
+            None => (ToolPolicy::Allow, Source::NotOffered),
+        },
+        Target::Unknown(server) => match strictest_set(server.as_deref()) {
+            Some(p) => (p, Source::User),
+            None => (ToolPolicy::Ask, Source::Unknown),
+        },
     }
 }
 
 /// The verdict on a detected call. `by_user`: the user asked for this call (re-detect),
 /// which stands in for automatic execution but never for an Ask or a Deny.
 pub fn verdict(settings: &Settings, tool: &str, target: &Target, by_user: bool) -> Verdict {
-    let policy = policy_for(settings, tool, target);
+    let (policy, source) = in_force(settings, tool, target);
     if policy == ToolPolicy::Deny {
         return Verdict::Deny;
     }
     if let Target::OfferedBy(servers) = target
         && servers.len() > 1
     {
-        return Verdict::Ask(AskReason::Ambiguous(servers.clone()));
+        let names = servers.iter().map(|(s, _)| s.clone()).collect();
+        return Verdict::Ask(AskReason::Ambiguous(names));
     }
     let waits = policy == ToolPolicy::Ask || (!settings.auto_execute && !by_user);
     if !waits {
         return Verdict::Run;
     }
-    Verdict::Ask(match (&settings.unreadable, policy) {
-        (Some(why), _) => AskReason::Unreadable(why.clone()),
-        (None, ToolPolicy::Ask) => AskReason::Policy,
-        (None, _) => AskReason::Manual,
+    Verdict::Ask(match (&settings.unreadable, policy, source) {
+        (Some(why), _, _) => AskReason::Unreadable(why.clone()),
+        (None, ToolPolicy::Ask, Source::User) => AskReason::Policy,
+        (None, ToolPolicy::Ask, _) => AskReason::FirstUse,
+        (None, _, _) => AskReason::Manual,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::field_error::Invalid;
 
     fn with(policies: &[(&str, ToolPolicy)]) -> Settings {
         let mut s = Settings::default();
@@ -98,12 +144,64 @@ mod tests {
         s
     }
 
-    fn named(s: &str) -> Target {
-        Target::Named(s.into())
+    const READS: Annotations = Annotations {
+        read_only: Some(true),
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+    const NOTHING: Annotations = Annotations {
+        read_only: None,
+        destructive: None,
+        idempotent: None,
+        open_world: None,
+    };
+
+    fn on(servers: &[(&str, Annotations)]) -> Target {
+        Target::OfferedBy(servers.iter().map(|(s, a)| (s.to_string(), *a)).collect())
     }
 
-    fn offered(servers: &[&str]) -> Target {
-        Target::OfferedBy(servers.iter().map(|s| s.to_string()).collect())
+    #[test]
+    fn with_nothing_set_read_only_tools_run_and_others_ask_the_first_time() {
+        let s = Settings::default();
+        assert_eq!(
+            verdict(&s, "now", &on(&[("time", READS)]), false),
+            Verdict::Run
+        );
+        assert_eq!(
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            Verdict::Ask(AskReason::FirstUse)
+        );
+        let destructive = Annotations {
+            read_only: Some(false),
+            destructive: Some(true),
+            ..NOTHING
+        };
+        assert_eq!(
+            in_force(&s, "rm", &on(&[("files", destructive)])),
+            (ToolPolicy::Ask, Source::MayChange)
+        );
+    }
+
+    #[test]
+    fn what_the_user_set_wins_over_the_annotations() {
+        let s = with(&[
+            ("time:now", ToolPolicy::Deny),
+            ("files:rm", ToolPolicy::Allow),
+        ]);
+        assert_eq!(
+            verdict(&s, "now", &on(&[("time", READS)]), false),
+            Verdict::Deny
+        );
+        assert_eq!(
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            Verdict::Run
+        );
+        let s = with(&[("files:rm", ToolPolicy::Ask)]);
+        assert_eq!(
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            Verdict::Ask(AskReason::Policy)
+        );
     }
 
     #[test]
@@ -112,55 +210,71 @@ mod tests {
             ("demo:echo", ToolPolicy::Ask),
             ("demo:crash", ToolPolicy::Deny),
         ]);
-        for target in [named("demo"), offered(&["demo"])] {
-            assert_eq!(
-                verdict(&s, "echo", &target, false),
-                Verdict::Ask(AskReason::Policy)
-            );
-            assert_eq!(verdict(&s, "crash", &target, false), Verdict::Deny);
-        }
-        assert_eq!(verdict(&s, "echo", &named("other"), false), Verdict::Run);
+        let demo = on(&[("demo", READS)]);
+        assert_eq!(
+            verdict(&s, "echo", &demo, false),
+            Verdict::Ask(AskReason::Policy)
+        );
+        assert_eq!(verdict(&s, "crash", &demo, false), Verdict::Deny);
+        assert_eq!(
+            verdict(&s, "echo", &on(&[("other", READS)]), false),
+            Verdict::Run
+        );
     }
 
     #[test]
     fn a_tool_offered_by_several_servers_asks_naming_them() {
         let s = Settings::default();
+        let both = on(&[("demo", READS), ("demo2", READS)]);
         assert_eq!(
-            verdict(&s, "echo", &offered(&["demo", "demo2"]), false),
+            verdict(&s, "echo", &both, false),
             Verdict::Ask(AskReason::Ambiguous(vec!["demo".into(), "demo2".into()]))
-        );
-        // …unless one of them is denied everywhere it could run.
-        let s = with(&[
-            ("demo:echo", ToolPolicy::Deny),
-            ("demo2:echo", ToolPolicy::Deny),
-        ]);
-        assert_eq!(
-            verdict(&s, "echo", &offered(&["demo", "demo2"]), false),
-            Verdict::Deny
         );
         let s = with(&[("demo2:echo", ToolPolicy::Deny)]);
         assert_eq!(
-            verdict(&s, "echo", &offered(&["demo", "demo2"]), true),
+            verdict(&s, "echo", &both, true),
             Verdict::Deny,
             "the strictest holds"
         );
     }
 
     #[test]
-    fn an_unknown_server_gets_the_strictest_policy_set_for_the_tool() {
+    fn unknown_lists_mean_the_strictest_set_policy_or_asking() {
         let s = with(&[
             ("demo:crash", ToolPolicy::Deny),
             ("x:echo", ToolPolicy::Ask),
         ]);
-        assert_eq!(verdict(&s, "crash", &Target::Unknown, false), Verdict::Deny);
         assert_eq!(
-            verdict(&s, "echo", &offered(&[]), false),
+            verdict(&s, "crash", &Target::Unknown(None), false),
+            Verdict::Deny
+        );
+        assert_eq!(
+            verdict(&s, "echo", &Target::Unknown(None), false),
             Verdict::Ask(AskReason::Policy)
         );
-        assert_eq!(verdict(&s, "other", &Target::Unknown, false), Verdict::Run);
-        // `*:` is a key like any other.
+        assert_eq!(
+            verdict(&s, "other", &Target::Unknown(None), false),
+            Verdict::Ask(AskReason::FirstUse)
+        );
         let s = with(&[("*:crash", ToolPolicy::Deny)]);
-        assert_eq!(verdict(&s, "crash", &named("demo"), false), Verdict::Deny);
+        assert_eq!(
+            verdict(&s, "crash", &Target::Unknown(Some("demo".into())), false),
+            Verdict::Deny
+        );
+    }
+
+    #[test]
+    fn a_tool_no_server_offers_is_left_to_the_bridge_to_refuse() {
+        let s = Settings::default();
+        assert_eq!(
+            verdict(&s, "nope", &Target::NotOffered(None), false),
+            Verdict::Run
+        );
+        let s = with(&[("*:nope", ToolPolicy::Deny)]);
+        assert_eq!(
+            verdict(&s, "nope", &Target::NotOffered(None), false),
+            Verdict::Deny
+        );
     }
 
     #[test]
@@ -169,7 +283,7 @@ mod tests {
             auto_execute: false,
             ..Settings::default()
         };
-        let t = named("time");
+        let t = on(&[("time", READS)]);
         assert_eq!(
             verdict(&s, "now", &t, false),
             Verdict::Ask(AskReason::Manual)
@@ -186,12 +300,10 @@ mod tests {
     #[test]
     fn unusable_settings_say_so_when_a_call_waits() {
         let s = Settings::from_stored(Err("storage refused".into()));
+        let why = FieldError::new("", Invalid::Quoted("storage refused".into()));
         assert_eq!(
-            verdict(&s, "now", &named("time"), false),
-            Verdict::Ask(AskReason::Unreadable(FieldError::new(
-                "",
-                crate::domain::field_error::Invalid::Quoted("storage refused".into())
-            )))
+            verdict(&s, "now", &on(&[("time", READS)]), false),
+            Verdict::Ask(AskReason::Unreadable(why))
         );
     }
 }

@@ -165,7 +165,16 @@ impl Settings {
         Ok(())
     }
 
-    /// The policy for a tool: an exact `server:tool` entry wins over `*:tool`.
+    /// The policy the user set for a tool, if any: an exact `server:tool` entry wins over
+    /// `*:tool`.
+    pub fn explicit_policy(&self, server: Option<&str>, tool: &str) -> Option<ToolPolicy> {
+        server
+            .and_then(|s| self.tool_policies.get(&format!("{s}:{tool}")))
+            .or_else(|| self.tool_policies.get(&format!("*:{tool}")))
+            .copied()
+    }
+
+    /// The policy the user set for a tool, Allow when none.
     pub fn policy_for(&self, server: Option<&str>, tool: &str) -> ToolPolicy {
         server
             .and_then(|s| self.tool_policies.get(&format!("{s}:{tool}")))

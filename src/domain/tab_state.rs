@@ -41,6 +41,10 @@ pub enum Phase {
         call: ToolCall,
         /// What the bridge (or its absence) answered, for "Tell the AI".
         outcome: Box<crate::domain::outcome::Outcome>,
+        /// The user's policy already let it run; otherwise it is judged once the bridge
+        /// answers (its tools' annotations were out of reach).
+        #[serde(default)]
+        judged: bool,
     },
     Done,
     Error,

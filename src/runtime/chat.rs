@@ -12,7 +12,7 @@ use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
-use crate::domain::policy::{self, AskReason, Target, Verdict};
+use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
@@ -364,58 +364,98 @@ impl<H: Host> ChatLoop<H> {
         by_user: bool,
         settings: Settings,
     ) {
-        let target = self.target_of(&call, &settings).await;
+        let target = match self.target_of(&call, &settings).await {
+            Ok(target) => target,
+            Err((outcome, why)) => {
+                // The bridge is out of reach: hold the call; it is judged when it answers.
+                let lang = self.lang(&settings);
+                self.hold(tab, key, call, outcome, &why, lang, false).await;
+                return;
+            }
+        };
+        // What the prompt names is what runs, and what a remembered choice is kept for: the
+        // one server offering the tool, or the bridge's own pick of several, the first.
+        if let Target::OfferedBy(servers) = &target {
+            call.server_name = servers.first().map(|(s, _)| s.clone());
+        }
         match policy::verdict(&settings, &call.tool_name, &target, by_user) {
             Verdict::Run => self.spawn_run(tab, key, call, settings),
             Verdict::Deny => self.deny(tab, &key, &call, &settings).await,
             Verdict::Ask(reason) => {
-                if let AskReason::Ambiguous(servers) = &reason {
-                    // What the prompt names is what runs: the bridge's own pick, the first.
-                    call.server_name = servers.first().cloned();
-                }
                 self.ask(tab, state, key, call, reason.into(), &settings)
                     .await;
             }
         }
     }
 
-    /// Which server a call would run on: the one it names, or the ones whose tool lists
-    /// (`GET /tools?serverName=`) hold the tool.
-    async fn target_of(&self, call: &ToolCall, settings: &Settings) -> Target {
-        if let Some(server) = &call.server_name {
-            return Target::Named(server.clone());
-        }
+    /// Which server a call would run on, and what its tool declares there: the server it
+    /// names, or the ones whose tool lists (`GET /tools?serverName=`) hold the tool.
+    /// `Err` when the user's setup keeps the bridge out of reach: the outcome, and what to
+    /// tell the user.
+    async fn target_of(
+        &self,
+        call: &ToolCall,
+        settings: &Settings,
+    ) -> Result<Target, (Outcome, String)> {
         if call.tool_name == LIST_TOOLS {
-            return Target::OfferedBy(Vec::new());
+            // Answered by the core from the tool lists: nothing runs.
+            return Ok(Target::NotOffered(None));
         }
         let client = self.client(settings);
-        let Some(services) = client
-            .services()
-            .await
-            .ok()
-            .and_then(|b| bridge_api::services(&b).ok())
-        else {
-            return Target::Unknown;
+        let named = call.server_name.clone();
+        let listed = match client.services().await {
+            Ok(body) => bridge_api::services(&body).ok(),
+            Err(outcome) => match self.setup_problem(&outcome, settings) {
+                Some(why) => return Err((outcome, why)),
+                None => None,
+            },
+        };
+        let services: Vec<String> = match (&named, listed) {
+            (Some(server), _) => vec![server.clone()],
+            (None, Some(services)) => services.into_iter().map(|s| s.name).collect(),
+            (None, None) => return Ok(Target::Unknown(None)),
         };
         let (mut offering, mut unread) = (Vec::new(), false);
         for service in services {
-            let answer = client.service_tools_raw(&service.name).await;
+            let answer = client.service_tools_raw(&service).await;
             let tools = crate::domain::outcome::json_body(&answer.body)
                 .filter(|_| (200..300).contains(&answer.status))
                 .and_then(|b| bridge_api::tools(&b));
             match tools {
-                Some(tools) if tools.iter().any(|t| t.name == call.tool_name) => {
-                    offering.push(service.name);
+                Some(tools) => {
+                    if let Some(t) = tools.iter().find(|t| t.name == call.tool_name) {
+                        offering.push((service, t.annotations));
+                    }
                 }
-                Some(_) => {}
                 // A server still starting, or failed: it may offer the tool too.
                 None => unread = true,
             }
         }
-        if unread && offering.is_empty() {
-            return Target::Unknown;
+        Ok(match (offering.is_empty(), unread) {
+            (false, _) => Target::OfferedBy(offering),
+            (true, true) => Target::Unknown(named),
+            (true, false) => Target::NotOffered(named),
+        })
+    }
+
+    /// Saves the user's choice for a tool, on the server the call runs on (`*` when that
+    /// could not be known).
+    async fn remember(&self, call: &ToolCall, policy: ToolPolicy) {
+        let server = call.server_name.as_deref().unwrap_or("*");
+        let key = format!("{server}:{}", call.tool_name);
+        match self.store.settings().await {
+            Ok(mut settings) if settings.unreadable.is_none() => {
+                settings.tool_policies.insert(key, policy);
+                if let Err(e) = self.store.save_settings(&settings).await {
+                    self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+                }
+            }
+            // Settings that cannot be read are not overwritten with a half-known copy.
+            _ => self.host.log(
+                Level::Warn,
+                "[MCP Bridge] choice not saved: settings unreadable",
+            ),
         }
-        Target::OfferedBy(offering)
     }
 
     async fn deny(&self, tab: i32, key: &str, call: &ToolCall, settings: &Settings) {
@@ -434,8 +474,10 @@ impl<H: Host> ChatLoop<H> {
         settings: &Settings,
     ) {
         let lang = self.lang(settings);
+        let remember = matches!(reason, ConfirmReason::FirstUse);
         let why = float::confirm_reason(lang, reason, settings.max_auto_rounds);
-        let f = float::confirm(lang, &call.tool_name, &call.arguments, &why);
+        let mut f = float::confirm(lang, &call, &why);
+        f.remember = remember;
         state.phase = Phase::Detected { key, call };
         self.store.save_tab(tab, state).await;
         self.show(tab, f).await;
@@ -496,7 +538,8 @@ impl<H: Host> ChatLoop<H> {
             && let Some(why) = self.setup_problem(outcome, &settings)
         {
             self.running.remove(tab);
-            self.hold(tab, key, call, outcome.clone(), &why, lang).await;
+            self.hold(tab, key, call, outcome.clone(), &why, lang, true)
+                .await;
             return;
         }
         self.store
@@ -546,7 +589,8 @@ impl<H: Host> ChatLoop<H> {
     }
 
     /// Keeps a call that did not reach the bridge, says why in the float, and watches the
-    /// bridge to run it once it answers.
+    /// bridge to run it once it answers. `judged`: the user's policy already let it run.
+    #[allow(clippy::too_many_arguments)]
     async fn hold(
         self: &Rc<Self>,
         tab: i32,
@@ -555,12 +599,17 @@ impl<H: Host> ChatLoop<H> {
         outcome: Outcome,
         why: &str,
         lang: Lang,
+        judged: bool,
     ) {
         let f = float::held(lang, &call.tool_name, why);
         let outcome = Box::new(outcome);
-        self.store
-            .update_tab(tab, |s| s.phase = Phase::Held { key, call, outcome })
-            .await;
+        let phase = Phase::Held {
+            key,
+            call,
+            outcome,
+            judged,
+        };
+        self.store.update_tab(tab, |s| s.phase = phase).await;
         self.show(tab, f).await;
         let this = Rc::clone(self);
         self.host.spawn(async move { this.watch_held(tab).await });
@@ -579,15 +628,28 @@ impl<H: Host> ChatLoop<H> {
         loop {
             self.host.sleep(wait).await;
             wait = (wait * 2).min(HELD_MAX_WAIT_MS);
-            let Phase::Held { key, call, .. } = self.store.tab(tab).await.phase else {
+            let mut state = self.store.tab(tab).await;
+            let Phase::Held {
+                key, call, judged, ..
+            } = state.phase.clone()
+            else {
                 break;
             };
             let settings = self.store.chat_settings().await;
             let outcome = match self.client(&settings).services().await {
-                Ok(_) => {
+                Ok(_) if judged => {
                     self.watching.remove(tab);
                     let this = Rc::clone(&self);
                     this.run(tab, key, call, settings, Start::Retry).await;
+                    return;
+                }
+                Ok(_) => {
+                    // Now the tool's annotations can be read: the user's policy decides.
+                    self.watching.remove(tab);
+                    state.phase = Phase::Idle;
+                    self.store.save_tab(tab, &state).await;
+                    self.judge(tab, &mut state, key, call, false, settings)
+                        .await;
                     return;
                 }
                 Err(outcome) => outcome,
@@ -770,8 +832,10 @@ impl<H: Host> ChatLoop<H> {
                     // Pasting is the user's go, so only a Deny holds it back.
                     let now = self.host.now_ms();
                     let key = format!("manual:{now}:{}", call.fingerprint());
+                    // Out of reach, the bridge cannot run it either: the run reports that.
                     let target = self.target_of(&call, &settings).await;
-                    match policy::policy_for(&settings, &call.tool_name, &target) {
+                    let target = target.unwrap_or(Target::Unknown(call.server_name.clone()));
+                    match policy::in_force(&settings, &call.tool_name, &target).0 {
                         ToolPolicy::Deny => self.deny(tab, &key, &call, &settings).await,
                         _ => self.spawn_run(tab, key, call, settings),
                     }
@@ -793,13 +857,24 @@ impl<H: Host> ChatLoop<H> {
                     self.client(&settings).cancel(id).await;
                 }
             }
-            UserAction::Confirm { run: go } => {
+            UserAction::Confirm { run: go, always } => {
                 if let Phase::Detected { key, call } = std::mem::take(&mut state.phase) {
                     self.store.save_tab(tab, &state).await;
+                    if always {
+                        let policy = if go {
+                            ToolPolicy::Allow
+                        } else {
+                            ToolPolicy::Deny
+                        };
+                        self.remember(&call, policy).await;
+                    }
                     if go {
                         // The user's go also starts a fresh count of automatic rounds.
                         self.store.update_tab(tab, TabState::on_user_message).await;
                         self.spawn_run(tab, key, call, settings);
+                    } else if always {
+                        // A tool the user denies for good: the AI is told, as for any Deny.
+                        self.deny(tab, &key, &call, &settings).await;
                     } else {
                         self.store.mark_executed(&key).await;
                         self.show(tab, float::ready(lang, &host_of(&state.url)))
@@ -808,9 +883,13 @@ impl<H: Host> ChatLoop<H> {
                 }
             }
             UserAction::Held { tell_ai } => {
-                if let Phase::Held { call, outcome, .. } = std::mem::take(&mut state.phase) {
-                    // Leaving the held phase also ends the watch.
+                if let Phase::Held {
+                    key, call, outcome, ..
+                } = std::mem::take(&mut state.phase)
+                {
+                    // Leaving the held phase also ends the watch; the call is answered for.
                     self.store.save_tab(tab, &state).await;
+                    self.store.mark_executed(&key).await;
                     if tell_ai {
                         self.deliver(tab, &call, &outcome, &settings).await;
                     } else {

@@ -217,7 +217,7 @@ impl<H: Host> OptionsBackend<H> {
             let answer = client.service_tools_raw(&svc.name).await;
             let reply = Reply::from_raw(answer.status, &answer.body, self.lang());
             let verdict = views::authed_verdict(self.lang(), &base, &reply);
-            out.push(views::service_tools(svc, verdict, &settings));
+            out.push(views::service_tools(svc, verdict, &settings, self.lang()));
         }
         Ok(json!({ "services": out }))
     }

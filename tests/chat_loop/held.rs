@@ -66,16 +66,15 @@ fn the_held_call_runs_once_when_the_bridge_comes_back() {
     assert!(w.typed(1).is_empty());
     up.set(true);
     w.advance(2000.0);
-    let executes = w.executes();
-    // The first try (refused) and the one after the bridge came back.
-    assert_eq!(executes.len(), 2);
+    // Held before it left: the call reaches the bridge once, when it is back.
+    assert_eq!(w.executes().len(), 1);
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
     assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
     assert_eq!(w.tab_state(1)["phase"], "done");
     // Nothing more happens later.
     w.advance(10_000.0);
-    assert_eq!(w.executes().len(), 2);
+    assert_eq!(w.executes().len(), 1);
 }
 
 #[test]
@@ -129,9 +128,8 @@ fn tell_the_ai_sends_the_report_once_and_ends_the_wait() {
     assert!(typed[0].contains("unavailable"), "{}", typed[0]);
     up.set(true);
     w.advance(5000.0);
-    assert_eq!(
-        w.executes().len(),
-        1,
+    assert!(
+        w.executes().is_empty(),
         "the call does not run after the AI was told"
     );
     assert_eq!(w.typed(1).len(), 1);
@@ -151,7 +149,7 @@ fn skip_drops_the_call() {
     w.advance(5000.0);
     w.answer(1, 1, &c);
     assert!(w.typed(1).is_empty());
-    assert_eq!(w.executes().len(), 1);
+    assert!(w.executes().is_empty());
 }
 
 #[test]
@@ -168,7 +166,7 @@ fn a_restarted_worker_takes_the_watch_up_again() {
     w.message(1, 1, &c, false);
     w.advance(2000.0);
     assert_eq!(w.typed(1).len(), 1);
-    assert_eq!(w.executes().len(), 2);
+    assert_eq!(w.executes().len(), 1);
 }
 
 #[test]
@@ -185,7 +183,7 @@ fn failures_about_the_tool_still_go_to_the_ai() {
             healthy_bridge(req)
         }
     });
-    w.answer(1, 1, &call("crash", json!({})));
+    w.answer(1, 1, &call("check", json!({})));
     assert_eq!(w.typed(1).len(), 1);
     assert_ne!(w.last_float(1)["status"], "held");
 }
@@ -200,5 +198,39 @@ fn a_held_call_is_not_started_again_by_later_reports() {
     for _ in 0..3 {
         w.answer(1, 1, &c);
     }
-    assert_eq!(w.executes().len(), 1);
+    assert!(w.executes().is_empty());
+    assert!(w.held_watch_is_single());
+}
+
+#[test]
+fn a_call_the_bridge_refused_mid_way_is_held_and_retried_once() {
+    // The tool lists answered, then the bridge was gone when the call itself left: the call
+    // was judged, is held, and is tried once more when the bridge is back.
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(true));
+    let (flag, mut executes) = (Rc::clone(&up), 0);
+    w.open_chat(1);
+    w.bridge(move |req| {
+        if req.url.ends_with("/execute") {
+            executes += 1;
+            if executes == 1 {
+                flag.set(false);
+                return down(req);
+            }
+        }
+        if flag.get() {
+            healthy_bridge(req)
+        } else {
+            down(req)
+        }
+    });
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert_eq!(w.last_float(1)["status"], "held");
+    assert_eq!(w.tab_state(1)["phase"]["held"]["judged"], true);
+    w.advance(2000.0);
+    assert!(w.typed(1).is_empty(), "still down");
+    up.set(true);
+    w.advance(2000.0);
+    assert_eq!(w.executes().len(), 2, "the refused try and the retry");
+    assert_eq!(w.typed(1).len(), 1);
 }

@@ -252,3 +252,83 @@ fn a_call_that_names_another_server_gets_that_servers_policy() {
     w.answer(1, 1, &call_on("demo2", "echo", json!({})));
     assert_eq!(w.executes().len(), 1);
 }
+
+#[test]
+fn a_read_only_tool_runs_with_no_click() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert_eq!(w.executes().len(), 1);
+}
+
+#[test]
+fn a_tool_that_may_change_things_asks_the_first_time_naming_server_and_arguments() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let secret = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    w.answer(
+        1,
+        1,
+        &call(
+            "write_note",
+            json!({"text": "x".repeat(2000), "key": secret}),
+        ),
+    );
+    assert!(w.executes().is_empty());
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "confirm");
+    assert_eq!(f["remember"], true, "Allow once, Always allow, Deny");
+    assert_eq!(f["title"], "Run write_note on demo?");
+    let detail = f["detail"].as_str().unwrap();
+    assert!(detail.contains("may change things"), "{detail}");
+    assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "masked: {detail}");
+    assert!(detail.len() < 1200, "shortened: {} bytes", detail.len());
+}
+
+#[test]
+fn always_allow_is_kept_for_the_tool_on_its_server() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.answer(1, 1, &call("write_note", json!({})));
+    w.action(1, json!({"action": "confirm", "run": true, "always": true}));
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.executes()[0]["serverName"], "demo");
+    let stored = w
+        .stored(mcp_bridge_core::runtime::host::Area::Local, "settings")
+        .unwrap();
+    assert_eq!(stored["toolPolicies"]["demo:write_note"], "allow");
+    w.answer(1, 2, &call("write_note", json!({"n": 2})));
+    assert_eq!(w.executes().len(), 2, "no second prompt");
+}
+
+#[test]
+fn allow_once_runs_and_asks_again_next_time() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.answer(1, 1, &call("write_note", json!({})));
+    w.action(1, json!({"action": "confirm", "run": true}));
+    assert_eq!(w.executes().len(), 1);
+    w.answer(1, 2, &call("write_note", json!({"n": 2})));
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.last_float(1)["status"], "confirm");
+}
+
+#[test]
+fn deny_is_kept_and_the_ai_is_told() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.answer(1, 1, &call("write_note", json!({})));
+    w.action(
+        1,
+        json!({"action": "confirm", "run": false, "always": true}),
+    );
+    assert!(w.executes().is_empty());
+    assert!(w.typed(1)[0].contains("does not allow the tool write_note"));
+    let stored = w
+        .stored(mcp_bridge_core::runtime::host::Area::Local, "settings")
+        .unwrap();
+    assert_eq!(stored["toolPolicies"]["demo:write_note"], "deny");
+    w.answer(1, 2, &call("write_note", json!({"n": 2})));
+    assert!(w.executes().is_empty());
+    assert_eq!(w.typed(1).len(), 2, "denied again without a prompt");
+}

@@ -203,8 +203,18 @@ pub fn pending(call_id: &str) -> Answer {
 /// The tools each server of [`healthy_bridge`] offers.
 pub const SERVERS: [(&str, &[&str]); 2] = [
     ("time", &["get_current_time", "convert_time"]),
-    ("demo", &["echo", "crash", "slow", "check"]),
+    ("demo", &["echo", "crash", "slow", "check", "write_note"]),
 ];
+
+/// What a tool of the scripted bridge declares: most only read; `crash` is destructive and
+/// `write_note` declares nothing (so, per MCP, it may change things).
+pub fn annotations_of(tool: &str) -> Value {
+    match tool {
+        "crash" => json!({"readOnlyHint": false, "destructiveHint": true}),
+        "write_note" => json!({}),
+        _ => json!({"readOnlyHint": true}),
+    }
+}
 
 /// A bridge that is up, serves the [`SERVERS`], and answers every call with "ok".
 pub fn healthy_bridge(req: &HttpRequest) -> Answer {
@@ -240,7 +250,7 @@ pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
                 .iter()
                 .map(|t| {
                     json!({"name": t, "description": format!("The {t} tool"),
-                                "parameters": {"type": "object"}})
+                           "parameters": {"type": "object"}, "annotations": annotations_of(t)})
                 })
                 .collect();
             ok_json(
@@ -403,6 +413,11 @@ impl World {
         };
         let _ = tx.send(r);
         self.pool.run_until_stalled();
+    }
+
+    /// At most one task sleeps between two checks of the bridge.
+    pub fn held_watch_is_single(&self) -> bool {
+        self.host.0.timers.borrow().len() <= 1
     }
 
     pub fn held(&self) -> Vec<HttpRequest> {

@@ -31,7 +31,8 @@ for (const browser of BROWSERS) {
     after(async () => { await w?.close(); });
 
     test('each failure category reaches the AI in the report shape', async () => {
-      await fresh(w);
+      // `crash` says it is destructive: allowed here, so it runs without a prompt.
+      await fresh(w, { toolPolicies: { 'demo:crash': 'allow' } });
       const cases = [
         [call('fail_validation', { date: '2025-13-45' }), 'validation'],
         [call('fail_logical', { query: 'nothing' }), 'logical'],
@@ -53,6 +54,7 @@ for (const browser of BROWSERS) {
         assert.match(report, /Please analyse the cause of the error\./);
       }
       await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
+      await configure(w, { toolPolicies: {} });
     });
 
     test('an error carrying HTML renders inert', async () => {
@@ -65,8 +67,9 @@ for (const browser of BROWSERS) {
       await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
     });
 
-    test('"ask" waits for the user, then runs', async () => {
-      await fresh(w, { toolPolicies: { '*:echo': 'ask' } });
+    test('"ask" set for a server waits for the user even when the call names no server', async () => {
+      // The options page keeps policies per `server:tool`; the AI may leave the server out.
+      await fresh(w, { toolPolicies: { 'demo:echo': 'ask' } });
       await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'asked first' })}`, 'Done.']);
       await sleep(2500);
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
@@ -88,16 +91,33 @@ for (const browser of BROWSERS) {
       await configure(w, { maxAutoRounds: 10 });
     });
 
-    test('a denied tool is refused with a report to the AI', async () => {
-      await fresh(w, { toolPolicies: { '*:echo': 'deny' } });
-      const report = await round(w, 1, call('echo', { text: 'never' }));
-      assert.match(report, /\[ToolDenied\]/);
-      assert.ok(!report.includes('**Result**'));
+    test('a tool denied on its server is refused with or without server_name', async () => {
+      await fresh(w, { toolPolicies: { 'demo:echo': 'deny' } });
+      for (const [n, toolCall] of [[1, call('echo', { text: 'never' })], [2, call('echo', { text: 'never' }, 'demo')]]) {
+        const report = await round(w, n, toolCall);
+        assert.match(report, /\[ToolDenied\]/);
+        assert.ok(!report.includes('**Result**'));
+      }
+      await configure(w, { toolPolicies: {} });
+    });
+
+    test('a tool that may change things asks the first time; "Always allow" is kept', async () => {
+      // The demo's `slow` does not say it only reads. Nothing is set for it.
+      await fresh(w, { toolPolicies: {} });
+      await userSays(w, 'Wait a second.', [`Sure.\n${call('slow', { seconds: 1 })}`, 'Done.']);
+      await sleep(2500);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
+      await clickFloatButton(w, 1); // Allow once · Always allow · Deny
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /# Tool execution result/);
+      // Kept: the next call runs by itself.
+      const report = await round(w, 2, call('slow', { seconds: 1 }));
+      assert.match(report, /# Tool execution result/);
       await configure(w, { toolPolicies: {} });
     });
 
     test('cancel stops a running tool', async () => {
-      await fresh(w);
+      await fresh(w, { toolPolicies: { 'demo:slow': 'allow' } });
       await userSays(w, 'Wait a while.', [`Waiting.\n${call('slow', { seconds: 40 })}`, 'Stopped.']);
       await sleep(3000);
       const t0 = Date.now();
@@ -134,7 +154,7 @@ for (const browser of BROWSERS) {
     });
 
     test('a 60-second tool completes (long-polling past the worker fetch limit)', async () => {
-      await fresh(w);
+      await fresh(w, { toolPolicies: { 'demo:slow': 'allow' } });
       const report = await round(w, 1, call('slow', { seconds: 60 }), 120000);
       assert.match(report, /# Tool execution result/);
     });

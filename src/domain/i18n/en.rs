@@ -163,4 +163,9 @@ pub const EN: Catalog = Catalog {
     held_no_token: "No token is set, so the bridge refuses the call. Open the settings and paste the token the bridge printed when it started. The call runs as soon as the bridge accepts it.",
     held_wrong_token: "The bridge refused the token (HTTP 401). Open the settings and paste the token the bridge printed when it started. The call runs as soon as the bridge accepts it.",
     held_refused: "The bridge at {address} refused the extension's request (HTTP 403: {why}). Check the address in the settings. The call runs as soon as the bridge accepts it.",
+    float_confirm_on: "Run {tool} on {server}?",
+    confirm_first_use: "This tool does not say it only reads, so it may change things. Allow it once, always, or deny it.",
+    policy_set_by_you: "set by you",
+    policy_read_only: "the tool says it only reads: runs by itself",
+    policy_may_change: "the tool may change things: asks the first time",
 };

@@ -163,4 +163,9 @@ pub const ZH: Catalog = Catalog {
     held_no_token: "没有设置访问令牌，桥接服务拒绝了调用。请打开设置，粘贴桥接服务启动时打印的令牌。桥接服务一接受，这次调用就会运行。",
     held_wrong_token: "桥接服务拒绝了该令牌（HTTP 401）。请打开设置，粘贴桥接服务启动时打印的令牌。桥接服务一接受，这次调用就会运行。",
     held_refused: "{address} 上的桥接服务拒绝了扩展的请求（HTTP 403：{why}）。请在设置中检查地址。桥接服务一接受，这次调用就会运行。",
+    float_confirm_on: "是否在 {server} 上运行工具 {tool}?",
+    confirm_first_use: "此工具没有声明自己只读取数据，可能会修改内容。请选择允许一次、始终允许或拒绝。",
+    policy_set_by_you: "由你设置",
+    policy_read_only: "工具声明只读取数据：自动运行",
+    policy_may_change: "工具可能修改内容：首次运行前询问",
 };
