@@ -155,11 +155,15 @@ build() {
   (cd "$DIST/firefox" && zip -qr "$DIST/mcp-bridge-firefox.zip" .)
   note "dist/chrome, dist/firefox, dist/mcp-bridge-chrome.zip, dist/mcp-bridge-firefox.zip"
 
-  local wasm_gz glue_gz
+  # The core's budget counts what loads it: wasm-bindgen's glue, background.js and the
+  # contract it imports. The content script runs in the chat page, not with the core, and
+  # is counted on its own.
+  local wasm_gz glue_gz page_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(cat "$DIST/chrome/core/mcp_bridge_core.js" "$DIST/chrome/background.js" \
-    "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
-  step "size (gzip -9): wasm ${wasm_gz} B + JS glue ${glue_gz} B = $((wasm_gz + glue_gz)) B"
+    "$DIST/chrome/contract.js" | gzip -9c | wc -c)
+  page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
+  step "size (gzip -9): core wasm ${wasm_gz} B + glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (budget 204800 B); content script ${page_gz} B"
 }
 
 # ---------------------------------------------------------------------------------------
