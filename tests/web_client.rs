@@ -68,7 +68,9 @@ async fn health_and_services() {
 #[wasm_bindgen_test]
 async fn success_sends_token_and_reads_trace_id() {
     match exec("ok").await {
-        Outcome::Success { result, trace_id } => {
+        Outcome::Success {
+            result, trace_id, ..
+        } => {
             assert_eq!(result.text(), "hello from canned");
             assert_eq!(trace_id.as_deref(), Some("canned-trace"));
         }

@@ -218,6 +218,9 @@ pub fn finished(
             retryable: view.retryable.unwrap_or(false),
         });
     }
+    if let Some(progress) = &view.progress {
+        s.detail = Some(progress.to_string());
+    }
     if unreachable {
         s.detail = Some(lang.says().float_not_running.to_string());
     }

@@ -166,6 +166,12 @@ catalog! {
     content_resource,
     /// `{name}` is `name ` or empty.
     content_link,
+    // -- large results, read page by page --
+    /// `{call}` is the `read_result` call that reads on.
+    page_more,
+    page_not_kept,
+    page_last,
+    page_progress,
     // -- the instructions that teach the AI its tools --
     /// Up to the list of services; it holds two example calls.
     instructions_intro,

@@ -22,6 +22,9 @@ pub enum Outcome {
     Success {
         result: ToolResult,
         trace_id: Option<String>,
+        /// For a large result, which part this is; the bridge keeps the rest.
+        #[serde(default)]
+        page: Option<Page>,
     },
     /// The tool ran and reported failure (`isError`/`is_error: true`).
     ToolError {
@@ -309,8 +312,26 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
     if result.is_error {
         Outcome::ToolError { result, trace_id }
     } else {
-        Outcome::Success { result, trace_id }
+        let page = obj.get("page").and_then(|p| Page::deserialize(p).ok());
+        Outcome::Success {
+            result,
+            trace_id,
+            page,
+        }
     }
+}
+
+/// One part of a large result (`"page"` of the bridge's answer): characters `offset` to
+/// `offset + returned_chars` of `total_chars`. `result_id` and `next_offset` name the call
+/// that reads on (`read_result`); `next_offset` is absent at the end, `result_id` when the
+/// result was too large to keep.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Page {
+    pub result_id: Option<String>,
+    pub offset: u64,
+    pub returned_chars: u64,
+    pub total_chars: u64,
+    pub next_offset: Option<u64>,
 }
 
 impl ToolResult {

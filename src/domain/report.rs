@@ -15,7 +15,9 @@ use crate::domain::bridge_api::{self, Tool, params};
 use crate::domain::classify::{Category, Diagnosis, Said, diagnose};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
-use crate::domain::outcome::{Content, Outcome, ToolResult, cut_chars, display_value, from_http};
+use crate::domain::outcome::{
+    Content, Outcome, Page, ToolResult, cut_chars, display_value, from_http,
+};
 use crate::domain::redact::redact;
 use crate::domain::toolcall::MalformedCall;
 
@@ -99,6 +101,9 @@ pub struct FloatView {
     pub kind: FloatKind,
     pub title: Masked,
     pub error_type: Option<Masked>,
+    /// How much of a large result the AI has read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Masked>,
     pub message: Masked,
     pub category: Option<Category>,
     pub stack: Vec<Masked>,
@@ -145,9 +150,14 @@ const MASK_SLACK: usize = 4096;
 /// The single entry point for a tool call's outcome.
 pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOptions) -> Rendered {
     match (outcome, diagnose(call_tool, outcome)) {
-        (Outcome::Success { result, trace_id }, _) => {
-            render_success(call_tool, result, trace_id.as_deref(), opts)
-        }
+        (
+            Outcome::Success {
+                result,
+                trace_id,
+                page,
+            },
+            _,
+        ) => render_success(call_tool, result, trace_id.as_deref(), page.as_ref(), opts),
         (_, Some(d)) => render_failure(call_tool, args, d, opts),
         // `diagnose` only returns `None` for a success.
         (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
@@ -299,6 +309,7 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
     let float = FloatView {
         kind: FloatKind::Failure,
         title: Masked::new(&fill(l.float_failure_title, &[("tool", tool_m.as_str())])),
+        progress: None,
         error_type: Some(type_m),
         message: Masked::new(&fit(mask_prefix(&said, 4000), 4000, l.cut_marker)),
         category: Some(d.category),
@@ -364,10 +375,16 @@ fn stack_section(lines: &[String], avail: usize, label: &str, cut: &str) -> Stri
     s
 }
 
+/// The most a report holding one page of a large result may grow to: the bridge bounds the
+/// page (8192 characters by default), so the report does not cut it again unless the
+/// bridge was set to pages larger than a chat input takes comfortably.
+const PAGED_REPORT_CAP: usize = 64 * 1024;
+
 fn render_success(
     tool: &str,
     result: &ToolResult,
     trace_id: Option<&str>,
+    page: Option<&Page>,
     opts: &ReportOptions,
 ) -> Rendered {
     let lang = opts.lang;
@@ -378,16 +395,20 @@ fn render_success(
         "{}\n\n{}: `{}`\n\n{}:\n",
         l.report_success_title, l.label_tool, tool_m, l.label_result
     );
-    let tail = format!("\n\n{}", l.success_closing);
-    let avail = opts
-        .cap()
-        .saturating_sub(wrap(&format!("{head}{tail}")).len());
+    let paging = page.map(|p| paging_line(p, lang)).unwrap_or_default();
+    let tail = format!("{paging}\n\n{}", l.success_closing);
+    let cap = match page {
+        Some(_) => (body.len() + 2048).clamp(opts.cap(), PAGED_REPORT_CAP),
+        None => opts.cap(),
+    };
+    let avail = cap.saturating_sub(wrap(&format!("{head}{tail}")).len());
     let shown = fit(mask_prefix(&body, avail), avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let float = FloatView {
         kind: FloatKind::Success,
         title: Masked::new(&fill(l.float_success_title, &[("tool", tool_m.as_str())])),
         error_type: None,
+        progress: page.map(|p| Masked::new(&progress_line(p, lang))),
         message: Masked::new(&fit(mask_prefix(&body, 2000), 2000, l.cut_marker)),
         category: None,
         stack: Vec::new(),
@@ -400,6 +421,52 @@ fn render_success(
         float,
         record: None,
     }
+}
+
+/// Characters `from`–`to` of `total` (1-based, as the reports count them), and the rest of
+/// a template's values.
+fn page_values(p: &Page, more: &[(&'static str, String)]) -> Vec<(&'static str, String)> {
+    let to = p.offset + p.returned_chars;
+    let mut values = vec![
+        ("from", (p.offset + 1).min(to).to_string()),
+        ("to", to.to_string()),
+        ("total", p.total_chars.to_string()),
+    ];
+    values.extend_from_slice(more);
+    values
+}
+
+fn fill_page(template: &str, values: &[(&'static str, String)]) -> String {
+    let args: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fill(template, &args)
+}
+
+/// What part of a large result this is, and the exact call that reads on.
+fn paging_line(p: &Page, lang: Lang) -> String {
+    let says = lang.says();
+    let line = match (&p.result_id, p.next_offset) {
+        (Some(id), Some(next)) => {
+            let call = serde_json::json!({
+                "tool_name": "read_result",
+                "arguments": {"result_id": id, "offset": next},
+            });
+            let more = [
+                ("left", p.total_chars.saturating_sub(next).to_string()),
+                ("call", format!("<tool_code>\n{call}\n</tool_code>")),
+            ];
+            fill_page(says.page_more, &page_values(p, &more))
+        }
+        (None, Some(_)) => fill_page(says.page_not_kept, &page_values(p, &[])),
+        (_, None) if p.offset > 0 => fill_page(says.page_last, &page_values(p, &[])),
+        // The whole result in one part: nothing to say.
+        (_, None) => return String::new(),
+    };
+    format!("\n\n{line}")
+}
+
+/// The float's line on how far the AI has read a large result.
+fn progress_line(p: &Page, lang: Lang) -> String {
+    fill_page(lang.says().page_progress, &page_values(p, &[]))
 }
 
 /// The result as text: text items joined, JSON pretty-printed, binary items summarised.
@@ -500,6 +567,7 @@ pub fn render_malformed(m: &MalformedCall, opts: &ReportOptions) -> Rendered {
     let float = FloatView {
         kind: FloatKind::Malformed,
         title: Masked::new(l.float_malformed_title),
+        progress: None,
         error_type: Some(Masked::new("MalformedCall")),
         message: error,
         category: Some(Category::Validation),
@@ -584,6 +652,7 @@ pub fn render_tool_list(
     let float = FloatView {
         kind: FloatKind::ToolList,
         title: Masked::new(&title.trim_start_matches("# ").replace('`', "")),
+        progress: None,
         error_type: None,
         message: Masked::new(&fill(l.tool_count, &[("count", &list.len().to_string())])),
         category: None,
@@ -760,5 +829,107 @@ mod tests {
             &zh(),
         );
         assert_eq!(r.float.category, Some(Category::Unavailable));
+    }
+}
+
+#[cfg(test)]
+mod paging_tests {
+    use super::*;
+    use crate::domain::outcome::from_http;
+    use serde_json::json;
+
+    fn paged(
+        offset: u64,
+        returned: u64,
+        total: u64,
+        next: Option<u64>,
+        id: Option<&str>,
+    ) -> Outcome {
+        let body = json!({"success": true,
+            "result": {"content": [{"type": "text", "text": "line\n".repeat(returned as usize / 5)}]},
+            "page": {"result_id": id, "offset": offset, "returned_chars": returned,
+                     "total_chars": total, "next_offset": next}});
+        from_http(200, None, body.to_string().as_bytes())
+    }
+
+    fn en() -> ReportOptions {
+        ReportOptions {
+            lang: Lang::En,
+            ..ReportOptions::default()
+        }
+    }
+
+    #[test]
+    fn a_first_page_says_how_much_is_left_and_the_exact_call_to_read_on() {
+        let r = render(
+            "read_text_file",
+            &json!({}),
+            &paged(0, 8190, 20000, Some(8190), Some("r1")),
+            &en(),
+        );
+        let text = r.chat_text.as_str();
+        assert!(
+            text.contains("characters 1–8190 of 20000; 11810 more"),
+            "{text}"
+        );
+        let call = crate::domain::toolcall::find_last_call(text)
+            .unwrap()
+            .unwrap();
+        assert_eq!(call.tool_name, "read_result");
+        assert_eq!(call.arguments, json!({"result_id": "r1", "offset": 8190}));
+        assert!(
+            !text.contains("truncated"),
+            "the page is not cut again: {text}"
+        );
+        assert_eq!(
+            r.float.progress.as_ref().map(Masked::as_str),
+            Some("Read: characters 1–8190 of 20000")
+        );
+    }
+
+    #[test]
+    fn the_last_page_says_it_is_the_end() {
+        let r = render(
+            "read_result",
+            &json!({}),
+            &paged(16380, 3620, 20000, None, Some("r1")),
+            &en(),
+        );
+        let text = r.chat_text.as_str();
+        assert!(
+            text.contains("This is the last part: characters 16381–20000 of 20000"),
+            "{text}"
+        );
+        assert!(!text.contains("<tool_code>"), "{text}");
+        let zh = ReportOptions::default();
+        let r = render(
+            "read_result",
+            &json!({}),
+            &paged(16380, 3620, 20000, None, Some("r1")),
+            &zh,
+        );
+        assert!(r.chat_text.as_str().contains("这是最后一部分"));
+    }
+
+    #[test]
+    fn a_result_too_large_to_keep_says_so_and_a_whole_result_says_nothing() {
+        let r = render(
+            "x",
+            &json!({}),
+            &paged(0, 100, 9_000_000, Some(100), None),
+            &en(),
+        );
+        assert!(
+            r.chat_text
+                .as_str()
+                .contains("too large for the bridge to keep")
+        );
+        let r = render(
+            "x",
+            &json!({}),
+            &paged(0, 100, 100, None, Some("r1")),
+            &en(),
+        );
+        assert!(!r.chat_text.as_str().contains("characters 1–"));
     }
 }

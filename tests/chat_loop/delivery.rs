@@ -170,3 +170,56 @@ fn reports_name_the_configured_bridge_address() {
     assert!(typed.contains("(127.0.0.1:4000)"), "{typed}");
     assert!(!typed.contains("3849"), "{typed}");
 }
+
+#[test]
+fn a_large_result_is_read_page_by_page_through_the_bridge() {
+    let mut w = World::new();
+    w.open_chat(1);
+    w.bridge(|req| {
+        let body = req.json.clone().unwrap_or_default();
+        if !req.url.ends_with("/execute") {
+            return healthy_bridge(req);
+        }
+        let (offset, next) = match body["name"].as_str() {
+            Some("read_result") => (body["arguments"]["offset"].as_u64().unwrap(), None),
+            _ => (0, Some(10)),
+        };
+        ok_json(
+            200,
+            json!({"success": true, "result": {"content": [{"type": "text", "text": "0123456789"}]},
+                   "page": {"result_id": "r9", "offset": offset, "returned_chars": 10,
+                            "total_chars": 20, "next_offset": next}}),
+        )
+    });
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let first = w.typed(1)[0].clone();
+    assert!(first.contains("\"read_result\""), "{first}");
+    assert!(
+        w.last_float(1)["detail"]
+            .as_str()
+            .unwrap()
+            .contains("1–10 of 20")
+    );
+    // The AI copies the call from the report: it reaches the bridge, no prompt.
+    let next = mcp_bridge_core::domain::toolcall::find_last_call(&first)
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.arguments["offset"], 10);
+    let reply = format!(
+        "<tool_code>\n{}\n</tool_code>",
+        json!({"tool_name": "read_result", "arguments": next.arguments})
+    );
+    w.answer(1, 2, &reply);
+    let executes = w.executes();
+    assert_eq!(executes.len(), 2);
+    assert_eq!(executes[1]["name"], "read_result");
+    assert!(
+        executes[1].get("serverName").is_none(),
+        "the bridge's own tool"
+    );
+    assert!(
+        w.typed(1)[1].contains("the whole result has been read"),
+        "{}",
+        w.typed(1)[1]
+    );
+}

@@ -95,7 +95,7 @@ pub const EN: Catalog = Catalog {
     content_audio: "[audio: {mime}, {size}]",
     content_resource: "[resource: {uri}{mime}]",
     content_link: "[resource link: {name}<{uri}>]",
-    instructions_intro: "You can use tools on my computer. When you need one, end your answer with a single tool call and stop to wait for the result:\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\nRules: at most one call per answer; the JSON must be valid; `server_name` is optional. The result comes back as <tool_result> … </tool_result>. When a call fails you get the error type, message and advice: correct the call and try again, or tell me it cannot be done.\n\nTo see a service's tools and their parameters first:\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\nAvailable services:",
+    instructions_intro: "You can use tools on my computer. When you need one, end your answer with a single tool call and stop to wait for the result:\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\nRules: at most one call per answer; the JSON must be valid; `server_name` is optional. The result comes back as <tool_result> … </tool_result>. When a call fails you get the error type, message and advice: correct the call and try again, or tell me it cannot be done. A long result comes in parts: its report ends with the exact read_result call that reads on.\n\nTo see a service's tools and their parameters first:\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\nAvailable services:",
     instructions_no_services: "(the bridge has no services right now)",
     instructions_others: "- Others: {services}",
     float_ready: "MCP Bridge is ready · {site}",
@@ -168,4 +168,8 @@ pub const EN: Catalog = Catalog {
     policy_set_by_you: "set by you",
     policy_read_only: "the tool says it only reads: runs by itself",
     policy_may_change: "the tool may change things: asks the first time",
+    page_more: "Shown: characters {from}–{to} of {total}; {left} more are kept by the bridge. To read on, call:\n{call}",
+    page_not_kept: "Shown: characters {from}–{to} of {total}; the rest is too large for the bridge to keep.",
+    page_last: "This is the last part: characters {from}–{to} of {total}; the whole result has been read.",
+    page_progress: "Read: characters {from}–{to} of {total}",
 };

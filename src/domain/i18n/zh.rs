@@ -95,7 +95,7 @@ pub const ZH: Catalog = Catalog {
     content_audio: "[音频: {mime}, {size}]",
     content_resource: "[资源: {uri}{mime}]",
     content_link: "[资源链接: {name}<{uri}>]",
-    instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。\n\n先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
+    instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。\n\n先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
     instructions_no_services: "（桥接服务目前没有可用的服务）",
     instructions_others: "- 其他：{services}",
     float_ready: "MCP Bridge 已就绪 · {site}",
@@ -168,4 +168,8 @@ pub const ZH: Catalog = Catalog {
     policy_set_by_you: "由你设置",
     policy_read_only: "工具声明只读取数据：自动运行",
     policy_may_change: "工具可能修改内容：首次运行前询问",
+    page_more: "已显示：第 {from}–{to} 个字符，共 {total} 个；其余 {left} 个由桥接服务保存。继续读取请调用：\n{call}",
+    page_not_kept: "已显示：第 {from}–{to} 个字符，共 {total} 个；其余部分太大，桥接服务无法保存。",
+    page_last: "这是最后一部分：第 {from}–{to} 个字符，共 {total} 个；结果已全部读完。",
+    page_progress: "已读取：第 {from}–{to} 个字符，共 {total} 个",
 };
