@@ -33,7 +33,8 @@ pub mod keys {
 }
 
 /// The schema this build writes. Version 1 is every build before the key existed; version 2
-/// stores the same shapes and records its number, so a later change can tell what it reads.
+/// stores the same shapes, records its number, and registers custom sites' content scripts
+/// with the message names they need.
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// How many executed-call keys are kept.
@@ -88,7 +89,16 @@ impl<H: Host> Store<H> {
         if version >= u64::from(SCHEMA_VERSION) {
             return;
         }
-        // 1 → 2: the shapes did not change; only the version is recorded.
+        // 1 → 2: the stored shapes did not change, but the content script of a custom site
+        // now needs the message names loaded before it: register each one again.
+        for site in self.custom_sites().await.0 {
+            let id = crate::domain::custom_sites::script_id(&site.id);
+            let origins = crate::domain::custom_sites::origins(&site);
+            self.host.unregister_content_script(&id).await;
+            if let Err(e) = self.host.register_content_script(&id, &origins).await {
+                self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+            }
+        }
         if let Err(e) = self
             .set(Area::Local, keys::SCHEMA_VERSION, &SCHEMA_VERSION)
             .await

@@ -108,3 +108,20 @@ fn the_schema_version_is_written_once() {
         "a newer one is kept"
     );
 }
+
+#[test]
+fn custom_sites_of_the_previous_build_get_their_content_script_again() {
+    let mut w = World::new();
+    let custom = json!([{"id": "mychat", "name": "My chat", "hosts": ["chat.example.org"],
+        "editor": "textarea", "selectors": {"input": ["textarea"], "send": ["button"],
+        "assistantMessage": [".m"], "generating": [".g"]}}]);
+    w.store(Area::Local, "customSites", custom);
+    w.page(json!({"type": "get-settings"}));
+    let registered = w.host.0.registered.borrow().clone();
+    assert_eq!(registered.len(), 1, "{registered:?}");
+    assert_eq!(registered[0].0, "custom-site-mychat");
+    assert_eq!(
+        registered[0].1,
+        vec!["https://chat.example.org/*".to_string()]
+    );
+}
