@@ -23,6 +23,18 @@ fn switchable(up: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
     }
 }
 
+/// A chat whose AI called a tool while the bridge was down: the call is held. Returns the
+/// switch that brings the bridge back, and the call.
+fn held_call() -> (World, Rc<Cell<bool>>, String) {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(switchable(Rc::clone(&up)));
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    (w, up, c)
+}
+
 /// A bridge that accepts only `token`.
 fn wants_token(token: &'static str) -> impl FnMut(&HttpRequest) -> Answer {
     move |req| {
@@ -54,11 +66,7 @@ fn a_call_the_bridge_never_got_is_held_not_reported() {
 
 #[test]
 fn the_held_call_runs_once_when_the_bridge_comes_back() {
-    let mut w = World::new();
-    let up = Rc::new(Cell::new(false));
-    w.open_chat(1);
-    w.bridge(switchable(Rc::clone(&up)));
-    w.answer(1, 1, &call("get_current_time", json!({})));
+    let (mut w, up, _) = held_call();
     // Down for a while: the watch keeps checking, nothing runs.
     for _ in 0..10 {
         w.advance(2000.0);
@@ -79,11 +87,7 @@ fn the_held_call_runs_once_when_the_bridge_comes_back() {
 
 #[test]
 fn the_watch_checks_at_most_two_seconds_apart() {
-    let mut w = World::new();
-    let up = Rc::new(Cell::new(false));
-    w.open_chat(1);
-    w.bridge(switchable(Rc::clone(&up)));
-    w.answer(1, 1, &call("get_current_time", json!({})));
+    let (mut w, up, _) = held_call();
     for _ in 0..6 {
         w.advance(2000.0);
     }
@@ -117,11 +121,7 @@ fn a_missing_token_is_held_with_the_fix_and_runs_once_the_token_is_saved() {
 
 #[test]
 fn tell_the_ai_sends_the_report_once_and_ends_the_wait() {
-    let mut w = World::new();
-    let up = Rc::new(Cell::new(false));
-    w.open_chat(1);
-    w.bridge(switchable(Rc::clone(&up)));
-    w.answer(1, 1, &call("get_current_time", json!({})));
+    let (mut w, up, _) = held_call();
     w.action(1, json!({"action": "held", "tellAi": true}));
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1);
@@ -137,12 +137,7 @@ fn tell_the_ai_sends_the_report_once_and_ends_the_wait() {
 
 #[test]
 fn skip_drops_the_call() {
-    let mut w = World::new();
-    let up = Rc::new(Cell::new(false));
-    w.open_chat(1);
-    w.bridge(switchable(Rc::clone(&up)));
-    let c = call("get_current_time", json!({}));
-    w.answer(1, 1, &c);
+    let (mut w, up, c) = held_call();
     w.action(1, json!({"action": "held", "tellAi": false}));
     assert_eq!(w.last_float(1)["status"], "ready");
     up.set(true);
@@ -154,12 +149,7 @@ fn skip_drops_the_call() {
 
 #[test]
 fn a_restarted_worker_takes_the_watch_up_again() {
-    let mut w = World::new();
-    let up = Rc::new(Cell::new(false));
-    w.open_chat(1);
-    w.bridge(switchable(Rc::clone(&up)));
-    let c = call("get_current_time", json!({}));
-    w.answer(1, 1, &c);
+    let (mut w, up, c) = held_call();
     w.restart_worker();
     up.set(true);
     // The tab's next report wakes the new worker.
