@@ -6,6 +6,7 @@
 //! decision.
 
 use crate::domain::hash::{BASIS, Fnv1a};
+use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
@@ -39,8 +40,8 @@ pub enum Phase {
     Held {
         key: String,
         call: ToolCall,
-        /// What the bridge (or its absence) answered, for "Tell the AI".
-        outcome: Box<crate::domain::outcome::Outcome>,
+        /// What kept it from the bridge, for "Tell the AI".
+        problem: SetupProblem,
         /// The user's policy already let it run; otherwise it is judged once the bridge
         /// answers (its tools' annotations were out of reach).
         #[serde(default)]
@@ -48,6 +49,69 @@ pub enum Phase {
     },
     Done,
     Error,
+}
+
+/// What kept a held call from the bridge, as it is stored. (Not the `Outcome` itself: its
+/// internally tagged form would bring serde's buffering deserializer into the wasm.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum SetupProblem {
+    /// No answer at all (no bridge at the address).
+    Unreachable { message: String },
+    /// The bridge refused the request itself (a token, or the extension's origin).
+    Refused {
+        status: u16,
+        error_type: Option<String>,
+        message: String,
+    },
+}
+
+impl SetupProblem {
+    /// The parts of `outcome` a held call keeps; `None` for an outcome that is not one.
+    pub fn of(outcome: &Outcome) -> Option<SetupProblem> {
+        match outcome {
+            Outcome::Unreachable { message } => Some(SetupProblem::Unreachable {
+                message: message.clone(),
+            }),
+            Outcome::HttpError {
+                status,
+                detail: ErrorDetail::Object { error },
+                ..
+            } => Some(SetupProblem::Refused {
+                status: *status,
+                error_type: error.error_type.clone(),
+                message: error.message.clone(),
+            }),
+            Outcome::HttpError { status, .. } => Some(SetupProblem::Refused {
+                status: *status,
+                error_type: None,
+                message: String::new(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The outcome again, for the report the AI gets.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            SetupProblem::Unreachable { message } => Outcome::unreachable(message.clone()),
+            SetupProblem::Refused {
+                status,
+                error_type,
+                message,
+            } => Outcome::HttpError {
+                status: *status,
+                detail: ErrorDetail::Object {
+                    error: ErrorObject {
+                        message: message.clone(),
+                        error_type: error_type.clone(),
+                        ..ErrorObject::default()
+                    },
+                },
+                trace_id: None,
+            },
+        }
+    }
 }
 
 /// Everything the core remembers about one tab.

@@ -16,7 +16,7 @@ use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
-use crate::domain::tab_state::{Decision, Phase, TabState, Update};
+use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update};
 use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -602,11 +602,13 @@ impl<H: Host> ChatLoop<H> {
         judged: bool,
     ) {
         let f = float::held(lang, &call.tool_name, why);
-        let outcome = Box::new(outcome);
+        let problem = SetupProblem::of(&outcome).unwrap_or(SetupProblem::Unreachable {
+            message: String::new(),
+        });
         let phase = Phase::Held {
             key,
             call,
-            outcome,
+            problem,
             judged,
         };
         self.store.update_tab(tab, |s| s.phase = phase).await;
@@ -884,14 +886,15 @@ impl<H: Host> ChatLoop<H> {
             }
             UserAction::Held { tell_ai } => {
                 if let Phase::Held {
-                    key, call, outcome, ..
+                    key, call, problem, ..
                 } = std::mem::take(&mut state.phase)
                 {
                     // Leaving the held phase also ends the watch; the call is answered for.
                     self.store.save_tab(tab, &state).await;
                     self.store.mark_executed(&key).await;
                     if tell_ai {
-                        self.deliver(tab, &call, &outcome, &settings).await;
+                        self.deliver(tab, &call, &problem.outcome(), &settings)
+                            .await;
                     } else {
                         self.show(tab, float::ready(lang, &host_of(&state.url)))
                             .await;
