@@ -42,6 +42,10 @@ const SITE_IDS = ['deepseek', 'chatgpt', 'gemini', 'perplexity', 'kimi'];
  */
 export async function configure(b, settings) {
   await b.session.navigate(`${b.extensionBase}options/options.html`);
+  // Firefox may return from the navigation before the extension page can run scripts.
+  await b.session.waitForScript(
+    "return document.readyState === 'complete' && typeof chrome === 'object' && !!chrome.storage",
+    { what: 'the options page to load' });
   const pins = Object.fromEntries(SITE_IDS.map((id) => [`floatPos:${id}`, FLOAT_AT]));
   await b.session.execAsync(
     `const done = arguments[arguments.length - 1];

@@ -6,8 +6,17 @@ import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 import { freePort, waitFor } from './webdriver.mjs';
 
+/** Whether the built pages are missing or older than any of their sources. */
+function fixturesStale() {
+  const built = path.join(ROOT, 'tests/fixtures/dist/deepseek/index.html');
+  if (!fs.existsSync(built)) return true;
+  const builtAt = fs.statSync(built).mtimeMs;
+  const src = path.join(ROOT, 'tests/fixtures/src');
+  return fs.readdirSync(src).some((f) => fs.statSync(path.join(src, f)).mtimeMs > builtAt);
+}
+
 export async function startFixtures() {
-  if (!fs.existsSync(path.join(ROOT, 'tests/fixtures/dist/deepseek/index.html'))) {
+  if (fixturesStale()) {
     execFileSync('node', [path.join(ROOT, 'tests/fixtures/build.mjs')], { stdio: 'inherit' });
   }
   const port = await freePort();
