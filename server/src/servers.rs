@@ -58,6 +58,8 @@ struct Live {
     client: Mutex<Option<Client>>,
     stderr: Arc<StderrTail>,
     pid: Option<u32>,
+    /// When this generation started (for the uptime).
+    started: std::time::Instant,
 }
 
 impl Live {
@@ -190,6 +192,13 @@ impl Server {
         self.current().and_then(|live| live.pid)
     }
 
+    /// How long the running child has been up.
+    pub fn uptime(&self) -> Option<Duration> {
+        self.current()
+            .filter(|live| live.alive())
+            .map(|live| live.started.elapsed())
+    }
+
     fn current(&self) -> Option<Arc<Live>> {
         lock(&self.live).clone()
     }
@@ -230,6 +239,7 @@ impl Server {
                     client: Mutex::new(Some(connected.client)),
                     stderr: connected.stderr,
                     pid: connected.pid,
+                    started: std::time::Instant::now(),
                 });
                 {
                     let mut health = lock(&self.health);
@@ -643,9 +653,35 @@ fn kill_group(pgid: u32) {
     }
 }
 
-/// All configured servers, in config order.
+/// All configured servers, in config order. The set changes while the bridge runs (servers
+/// added, replaced, removed or restarted), so readers get a snapshot.
 pub struct Registry {
-    servers: Vec<Arc<Server>>,
+    servers: RwLock<Vec<Arc<Server>>>,
+    withheld: Vec<String>,
+    max_message: usize,
+}
+
+/// What [`Registry::apply`] changed, by server name.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub restarted: Vec<String>,
+    pub removed: Vec<String>,
+    pub unchanged: Vec<String>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.restarted.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Start `server` unless it runs or is stopping (its first start, or after a restart).
+async fn start_once(server: &Server) {
+    let _guard = server.start_lock.lock().await;
+    if server.current().is_none() && !server.stopping.load(Ordering::SeqCst) {
+        let _ = server.start().await;
+    }
 }
 
 impl Registry {
@@ -668,36 +704,116 @@ impl Registry {
     /// servers (a larger one is dropped by the transport and its call times out).
     pub fn limited(specs: Vec<ServerSpec>, withheld: Vec<String>, max_message: usize) -> Self {
         let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
+        let servers = specs
+            .into_iter()
+            .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
+            .collect();
         Registry {
-            servers: specs
-                .into_iter()
-                .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
-                .collect(),
+            servers: RwLock::new(servers),
+            withheld,
+            max_message,
         }
+    }
+
+    fn build(&self, spec: ServerSpec) -> Arc<Server> {
+        Arc::new(Server::new(spec, self.withheld.clone(), self.max_message))
     }
 
     /// Start every server in parallel; those that fail stay unavailable (and are retried on
     /// their next call). Calls meanwhile wait for the start. If this future is dropped, the
     /// children being started are killed.
     pub async fn start_all(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| async move {
-            let _guard = server.start_lock.lock().await;
-            if server.current().is_none() && !server.stopping.load(Ordering::SeqCst) {
-                let _ = server.start().await;
+        let servers = self.servers();
+        futures::future::join_all(servers.iter().map(|server| start_once(server))).await;
+    }
+
+    /// Make the servers those of `specs`, in that order: a server whose definition is the same
+    /// keeps running; a new one is started and a changed one restarted (in the background); one
+    /// that is gone is stopped.
+    pub async fn apply(&self, specs: Vec<ServerSpec>) -> Changes {
+        let mut changes = Changes::default();
+        let mut fresh = Vec::new();
+        let old = {
+            let mut servers = self
+                .servers
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut next = Vec::with_capacity(specs.len());
+            for spec in specs {
+                match servers.iter().find(|s| s.name() == spec.name) {
+                    Some(existing) if *existing.spec() == spec => {
+                        changes.unchanged.push(spec.name.clone());
+                        next.push(existing.clone());
+                    }
+                    found => {
+                        if found.is_some() {
+                            changes.restarted.push(spec.name.clone());
+                        } else {
+                            changes.added.push(spec.name.clone());
+                        }
+                        let server = self.build(spec);
+                        fresh.push(server.clone());
+                        next.push(server);
+                    }
+                }
             }
-        }))
-        .await;
+            std::mem::replace(&mut *servers, next)
+        };
+        let current = self.servers();
+        let retired: Vec<Arc<Server>> = old
+            .into_iter()
+            .filter(|s| !current.iter().any(|c| Arc::ptr_eq(c, s)))
+            .collect();
+        for server in &retired {
+            if !current.iter().any(|c| c.name() == server.name()) {
+                changes.removed.push(server.name().to_owned());
+            }
+        }
+        if !changes.is_empty() {
+            tracing::info!(
+                added = ?changes.added,
+                restarted = ?changes.restarted,
+                removed = ?changes.removed,
+                "servers changed"
+            );
+        }
+        // The old processes go before their replacements start (a server may hold a port or
+        // a lock file).
+        futures::future::join_all(retired.iter().map(|server| server.stop())).await;
+        for server in fresh {
+            tokio::spawn(async move { start_once(&server).await });
+        }
+        changes
+    }
+
+    /// Stop `name` and start it again with the same definition; `false` if there is none.
+    pub async fn restart(&self, name: &str) -> bool {
+        let (old, fresh) = {
+            let mut servers = self
+                .servers
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let Some(index) = servers.iter().position(|s| s.name() == name) else {
+                return false;
+            };
+            let fresh = self.build(servers[index].spec().clone());
+            (std::mem::replace(&mut servers[index], fresh.clone()), fresh)
+        };
+        tracing::info!(server = name, "restarting MCP server");
+        old.stop().await;
+        tokio::spawn(async move { start_once(&fresh).await });
+        true
     }
 
     /// Whether a server's first start is still under way.
     pub fn any_starting(&self) -> bool {
-        self.servers.iter().any(|s| s.status() == Status::Starting)
+        self.servers().iter().any(|s| s.status() == Status::Starting)
     }
 
     /// Wait until no server is in its first start, at most until `deadline`.
     pub async fn wait_started(&self, deadline: Instant) {
         for server in self
-            .servers
+            .servers()
             .iter()
             .filter(|s| s.status() == Status::Starting)
         {
@@ -707,8 +823,9 @@ impl Registry {
 
     /// How many servers are starting, running, and failed (crashed or unavailable).
     pub fn summary(&self) -> serde_json::Value {
+        let servers = self.servers();
         let count = |wanted: &[Status]| {
-            self.servers
+            servers
                 .iter()
                 .filter(|s| wanted.contains(&s.status()))
                 .count()
@@ -720,25 +837,32 @@ impl Registry {
         })
     }
 
-    pub fn servers(&self) -> &[Arc<Server>] {
-        &self.servers
+    /// The servers now, in config order.
+    pub fn servers(&self) -> Vec<Arc<Server>> {
+        self.servers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<Server>> {
-        self.servers.iter().find(|server| server.name() == name)
+    pub fn get(&self, name: &str) -> Option<Arc<Server>> {
+        self.servers()
+            .into_iter()
+            .find(|server| server.name() == name)
     }
 
     /// The servers that have `tool`, in config order.
-    pub fn with_tool(&self, tool: &str) -> Vec<&Arc<Server>> {
-        self.servers
-            .iter()
+    pub fn with_tool(&self, tool: &str) -> Vec<Arc<Server>> {
+        self.servers()
+            .into_iter()
             .filter(|server| server.tool(tool).is_some())
             .collect()
     }
 
     /// Stop all servers (in parallel) and their process groups.
     pub async fn shutdown(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| server.stop())).await;
+        let servers = self.servers();
+        futures::future::join_all(servers.iter().map(|server| server.stop())).await;
     }
 }
 
