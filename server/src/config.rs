@@ -277,7 +277,9 @@ impl ConfigError {
             ConfigError::Server { server, field, .. } if field.is_empty() => {
                 Some(format!("mcpServers.{server}"))
             }
-            ConfigError::Server { server, field, .. } => Some(format!("mcpServers.{server}.{field}")),
+            ConfigError::Server { server, field, .. } => {
+                Some(format!("mcpServers.{server}.{field}"))
+            }
             _ => None,
         }
     }
@@ -326,9 +328,10 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
             Some(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => {
                 Ok(Some(Duration::from_secs_f64(v)))
             }
-            Some(v) => Err(fail(field, format!(
-                "`{field}` must be a number of seconds between 0 and 86400, not {v}"
-            ))),
+            Some(v) => Err(fail(
+                field,
+                format!("`{field}` must be a number of seconds between 0 and 86400, not {v}"),
+            )),
         }
     };
     let startup_timeout = seconds("timeout", raw.timeout)?.unwrap_or(DEFAULT_STARTUP_TIMEOUT);
@@ -336,9 +339,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     let max_concurrent_calls = match raw.max_concurrent_calls {
         Some(n @ 1..=MAX_CONCURRENT_CALLS_LIMIT) => n as usize,
         Some(n) => {
-            return Err(fail("max_concurrent_calls", format!(
-                "`max_concurrent_calls` must be between 1 and {MAX_CONCURRENT_CALLS_LIMIT}, not {n}"
-            )));
+            return Err(fail(
+                "max_concurrent_calls",
+                format!(
+                    "`max_concurrent_calls` must be between 1 and {MAX_CONCURRENT_CALLS_LIMIT}, not {n}"
+                ),
+            ));
         }
         None => DEFAULT_MAX_CONCURRENT_CALLS,
     };
@@ -354,9 +360,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
         }
         Some("sse") => "sse",
         Some(other) => {
-            return Err(fail("type", format!(
-                "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
-            )));
+            return Err(fail(
+                "type",
+                format!(
+                    "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
+                ),
+            ));
         }
     };
     let transport = match kind {
@@ -364,7 +373,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
             let command = raw
                 .command
                 .filter(|command| !command.trim().is_empty())
-                .ok_or_else(|| fail("command", "`command` is required for a stdio server".to_owned()))?;
+                .ok_or_else(|| {
+                    fail(
+                        "command",
+                        "`command` is required for a stdio server".to_owned(),
+                    )
+                })?;
             Transport::Stdio {
                 command,
                 args: raw.args,
@@ -377,9 +391,10 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
                 .url
                 .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
                 .ok_or_else(|| {
-                    fail("url", format!(
-                        "`url` (http:// or https://) is required for a {remote} server"
-                    ))
+                    fail(
+                        "url",
+                        format!("`url` (http:// or https://) is required for a {remote} server"),
+                    )
                 })?;
             if remote == "sse" {
                 Transport::Sse {

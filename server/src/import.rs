@@ -135,10 +135,10 @@ pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
                 for (name, definition) in servers {
                     let clash = if existing.contains_key(&name) {
                         Some("a server of this name is already in the bridge's config".to_owned())
-                    } else if let Some(first) = found.servers.iter().find(|c| c.name == name) {
-                        Some(format!("also found in {} ({})", first.client, first.path.display()))
                     } else {
-                        None
+                        found.servers.iter().find(|c| c.name == name).map(|first| {
+                            format!("also found in {} ({})", first.client, first.path.display())
+                        })
                     };
                     let problem = problem(&name, &definition, &path);
                     found.servers.push(Candidate {
@@ -215,9 +215,10 @@ mod tests {
     fn reads_both_shapes() {
         let claude = servers_in(r#"{"mcpServers": {"time": {"command": "uvx"}}}"#).unwrap();
         assert!(claude.contains_key("time"));
-        let vscode =
-            servers_in(r#"{"servers": {"git": {"type": "stdio", "command": "uvx"}}, "inputs": []}"#)
-                .unwrap();
+        let vscode = servers_in(
+            r#"{"servers": {"git": {"type": "stdio", "command": "uvx"}}, "inputs": []}"#,
+        )
+        .unwrap();
         assert!(vscode.contains_key("git"));
         assert!(servers_in("{").is_err());
         assert!(servers_in("{}").unwrap().is_empty());
@@ -243,7 +244,13 @@ mod tests {
         let by_name = |name: &str| found.servers.iter().find(|c| c.name == name).unwrap();
         assert!(by_name("time").clash.is_some());
         assert!(by_name("fetch").addable());
-        assert!(by_name("broken").problem.as_deref().unwrap().contains("command"));
+        assert!(
+            by_name("broken")
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("command")
+        );
         assert!(by_name("asks").problem.is_some());
         let shown = found.to_json().to_string();
         assert!(!shown.contains("secret-value"), "{shown}");

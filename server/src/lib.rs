@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod cli;
 pub mod config;
+pub mod config_cmd;
 pub mod counter;
 pub mod demo;
 pub mod error;

@@ -104,9 +104,7 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
 #[derive(Debug, thiserror::Error)]
 pub enum EditError {
     /// The file as it is now does not validate: it is not written over.
-    #[error(
-        "the config file does not validate as it is, so it was not changed; fix it first: {0}"
-    )]
+    #[error("the config file does not validate as it is, so it was not changed; fix it first: {0}")]
     Current(ConfigError),
     /// The edit would make a config that does not validate.
     #[error("{0}")]
@@ -118,7 +116,7 @@ pub enum EditError {
     },
     /// The edit itself refused (an unknown server, …).
     #[error("{0}")]
-    Refused(BridgeError),
+    Refused(Box<BridgeError>),
 }
 
 /// Read `path`, let `edit` change its document, validate the result, and write it atomically.
@@ -146,7 +144,7 @@ pub fn edit_file<T>(
         }
         None => json!({ "mcpServers": {} }),
     };
-    let outcome = edit(&mut doc).map_err(EditError::Refused)?;
+    let outcome = edit(&mut doc).map_err(|err| EditError::Refused(Box::new(err)))?;
     let new_text = to_text(&doc);
     let specs = config::parse(&new_text, path).map_err(EditError::Invalid)?;
     write_atomic(path, &new_text).map_err(io)?;
@@ -248,7 +246,7 @@ impl Manager {
     ) -> Result<(Changes, T), BridgeError> {
         let mut seen = self.seen.lock().await;
         let (text, specs, outcome) = edit_file(&self.path, edit).map_err(|err| match err {
-            EditError::Refused(err) => err,
+            EditError::Refused(err) => *err,
             EditError::Invalid(err) => BridgeError::InvalidServer {
                 server: server.to_owned(),
                 field: err.field(),
@@ -385,7 +383,10 @@ mod tests {
         assert_eq!(masked["env"]["API_KEY"], MASK);
         assert_eq!(masked["env"]["MODE"], MASK);
         let url = masked["url"].as_str().unwrap();
-        assert!(!url.contains("hunter22") && !url.contains("abcdef123"), "{url}");
+        assert!(
+            !url.contains("hunter22") && !url.contains("abcdef123"),
+            "{url}"
+        );
         let mut edited = masked.clone();
         edited["env"]["MODE"] = json!("slow");
         let back = unmask_with(edited, Some(&stored));

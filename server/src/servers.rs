@@ -807,7 +807,9 @@ impl Registry {
 
     /// Whether a server's first start is still under way.
     pub fn any_starting(&self) -> bool {
-        self.servers().iter().any(|s| s.status() == Status::Starting)
+        self.servers()
+            .iter()
+            .any(|s| s.status() == Status::Starting)
     }
 
     /// Wait until no server is in its first start, at most until `deadline`.

@@ -71,7 +71,13 @@ fn describe(
     reveal: bool,
 ) -> Value {
     let enabled = definition.is_none_or(config::entry_enabled);
-    let shown = definition.map(|d| if reveal { d.clone() } else { mask_definition(d) });
+    let shown = definition.map(|d| {
+        if reveal {
+            d.clone()
+        } else {
+            mask_definition(d)
+        }
+    });
     let mut entry = json!({
         "name": name,
         "enabled": enabled,
@@ -128,7 +134,10 @@ pub async fn list(
     }
     // Servers running without being in the file: the built-in demo server, or a file that
     // cannot be read as JSON right now.
-    for server in running.iter().filter(|s| !listed.iter().any(|n| n == s.name())) {
+    for server in running
+        .iter()
+        .filter(|s| !listed.iter().any(|n| n == s.name()))
+    {
         servers.push(describe(server.name(), None, Some(server), false));
     }
     if let Some(name) = reveal
@@ -152,7 +161,9 @@ pub async fn restart(
     if !state.servers.restart(&name).await {
         return Err(unknown(&state, &name));
     }
-    Ok(Json(json!({ "success": true, "server": name, "restarted": [name] })))
+    Ok(Json(
+        json!({ "success": true, "server": name, "restarted": [name] }),
+    ))
 }
 
 fn changed(name: &str, changes: crate::servers::Changes) -> Json<Value> {
@@ -261,11 +272,18 @@ pub async fn import(
     let mut existing = manager.document().unwrap_or_else(|| json!({}));
     let found = import::find(from.as_deref(), servers_of(&mut existing));
     let Some(names) = names else {
-        return Ok(Json(json!({ "success": true, "dry_run": true, "found": found.to_json() })));
+        return Ok(Json(
+            json!({ "success": true, "dry_run": true, "found": found.to_json() }),
+        ));
     };
     let picked: Vec<&import::Candidate> = names
         .iter()
-        .filter_map(|name| found.servers.iter().find(|c| &c.name == name && c.addable()))
+        .filter_map(|name| {
+            found
+                .servers
+                .iter()
+                .find(|c| &c.name == name && c.addable())
+        })
         .collect();
     let mut report = found.report(&names);
     if !picked.is_empty() {
