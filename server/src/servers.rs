@@ -659,6 +659,8 @@ pub struct Registry {
     servers: RwLock<Vec<Arc<Server>>>,
     withheld: Vec<String>,
     max_message: usize,
+    /// Set by [`Registry::shutdown`]: no server is started after it.
+    closed: AtomicBool,
 }
 
 /// What [`Registry::apply`] changed, by server name.
@@ -712,11 +714,17 @@ impl Registry {
             servers: RwLock::new(servers),
             withheld,
             max_message,
+            closed: AtomicBool::new(false),
         }
     }
 
     fn build(&self, spec: ServerSpec) -> Arc<Server> {
-        Arc::new(Server::new(spec, self.withheld.clone(), self.max_message))
+        let server = Server::new(spec, self.withheld.clone(), self.max_message);
+        if self.closed.load(Ordering::SeqCst) {
+            // A change that raced with the shutdown: the server is never started.
+            server.stopping.store(true, Ordering::SeqCst);
+        }
+        Arc::new(server)
     }
 
     /// Start every server in parallel; those that fail stay unavailable (and are retried on
@@ -861,8 +869,9 @@ impl Registry {
             .collect()
     }
 
-    /// Stop all servers (in parallel) and their process groups.
+    /// Stop all servers (in parallel) and their process groups; none is started afterwards.
     pub async fn shutdown(&self) {
+        self.closed.store(true, Ordering::SeqCst);
         let servers = self.servers();
         futures::future::join_all(servers.iter().map(|server| server.stop())).await;
     }
@@ -892,6 +901,46 @@ mod tests {
             "date (string), limit (integer, required)"
         );
         assert_eq!(describe_parameters(&JsonObject::new()), "none");
+    }
+
+    #[tokio::test]
+    async fn apply_keeps_unchanged_servers_and_reports_the_rest() {
+        let spec = |name: &str, command: &str| ServerSpec {
+            name: name.to_owned(),
+            transport: Transport::Stdio {
+                command: command.to_owned(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            description: String::new(),
+            is_core: false,
+            startup_timeout: Duration::from_secs(1),
+            call_timeout: None,
+            max_concurrent_calls: 1,
+        };
+        let registry = Registry::new(vec![spec("a", "x"), spec("b", "y")]);
+        // Closed first, so that nothing is started by this test.
+        registry.shutdown().await;
+        let a = registry.get("a").unwrap();
+        let changes = registry
+            .apply(vec![spec("c", "z"), spec("a", "x"), spec("b", "changed")])
+            .await;
+        assert_eq!(changes.added, ["c"]);
+        assert_eq!(changes.restarted, ["b"]);
+        assert_eq!(changes.unchanged, ["a"]);
+        assert!(changes.removed.is_empty());
+        assert!(Arc::ptr_eq(&a, &registry.get("a").unwrap()));
+        let names: Vec<String> = registry
+            .servers()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        assert_eq!(names, ["c", "a", "b"]);
+        let changes = registry.apply(vec![spec("a", "x")]).await;
+        assert_eq!(changes.removed, ["c", "b"]);
+        assert!(registry.restart("a").await);
+        assert!(!registry.restart("nope").await);
     }
 
     #[test]

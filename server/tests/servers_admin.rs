@@ -318,6 +318,28 @@ async fn the_routes_refuse_web_origins_missing_tokens_and_no_auth() {
         .await;
         assert_eq!(status, 401, "{method} {path} with a wrong token");
     }
+    // The extension's options page may use them (CORS allows PUT and PATCH for it).
+    let response = BridgeProcess::client()
+        .request(reqwest::Method::OPTIONS, bridge.url("/servers/demo"))
+        .header("Origin", "chrome-extension://abcdefghijklmnop")
+        .header("Access-Control-Request-Method", "PATCH")
+        .header(
+            "Access-Control-Request-Headers",
+            "authorization,content-type",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let allowed = response.headers()["access-control-allow-methods"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        allowed.contains("PATCH") && allowed.contains("PUT"),
+        "{allowed}"
+    );
+
     // Nothing was changed by the refused requests.
     assert_eq!(
         config_of(&bridge)["mcpServers"].as_object().unwrap().len(),
