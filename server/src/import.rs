@@ -70,7 +70,8 @@ pub struct Found {
 /// The servers of an MCP client's config text: `mcpServers` (Claude Desktop, Cursor) or
 /// `servers` (VS Code).
 pub fn servers_in(text: &str) -> Result<Map<String, Value>, String> {
-    let doc: Value = serde_json::from_str(text).map_err(|err| err.to_string())?;
+    let doc: Value = serde_json::from_str(text)
+        .or_else(|err| serde_json::from_str(&strip_jsonc(text)).map_err(|_| err.to_string()))?;
     for key in ["mcpServers", "servers"] {
         if let Some(servers) = doc.get(key) {
             return servers
@@ -80,6 +81,83 @@ pub fn servers_in(text: &str) -> Result<Map<String, Value>, String> {
         }
     }
     Ok(Map::new())
+}
+
+/// `text` without the comments and trailing commas VS Code allows in its JSON files (strings
+/// are left as they are).
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            (',', _) => {
+                let rest: String = chars.clone().collect();
+                let following = strip_jsonc_peek(&rest);
+                if !matches!(following, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first character after whitespace and comments in `rest`.
+fn strip_jsonc_peek(rest: &str) -> Option<char> {
+    let mut rest = rest.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after
+                .split_once('\n')
+                .map(|(_, r)| r)
+                .unwrap_or("")
+                .trim_start();
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after
+                .split_once("*/")
+                .map(|(_, r)| r)
+                .unwrap_or("")
+                .trim_start();
+        } else {
+            return rest.chars().next();
+        }
+    }
 }
 
 /// Why `definition` cannot be added as `name`, checked by the bridge's own config code.
@@ -221,6 +299,9 @@ mod tests {
         .unwrap();
         assert!(vscode.contains_key("git"));
         assert!(servers_in("{").is_err());
+        let commented = "{\n  // my servers\n  \"servers\": {\n    /* git */ \"git\": {\"command\": \"uvx\", \"args\": [\"a//b\", \"c,\"],},\n  },\n}";
+        let servers = servers_in(commented).unwrap();
+        assert_eq!(servers["git"]["args"], json!(["a//b", "c,"]));
         assert!(servers_in("{}").unwrap().is_empty());
     }
 

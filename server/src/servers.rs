@@ -100,6 +100,9 @@ pub struct Server {
     permits: Semaphore,
     generation: AtomicU64,
     stopping: AtomicBool,
+    /// Stopped because its definition changed, it was disabled, removed or restarted (not
+    /// because the bridge stops).
+    retired: AtomicBool,
     /// The largest message accepted from the server, in bytes.
     max_message: usize,
 }
@@ -133,6 +136,7 @@ impl Server {
             permits,
             generation: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
             max_message,
         }
     }
@@ -304,11 +308,13 @@ impl Server {
             self.mark_crashed(live.generation, "the server process exited");
         }
         if self.stopping.load(Ordering::SeqCst) {
+            let why = if self.retired.load(Ordering::SeqCst) {
+                "its definition changed, or it was disabled, removed or restarted; try again"
+            } else {
+                "the bridge is shutting down"
+            };
             return Err(self.unavailable(
-                format!(
-                    "MCP server `{}` is stopping because the bridge is shutting down",
-                    self.spec.name
-                ),
+                format!("MCP server `{}` is stopping because {why}", self.spec.name),
                 String::new(),
             ));
         }
@@ -461,8 +467,20 @@ impl Server {
         }
     }
 
-    /// The error for a call cut short because the bridge is stopping.
+    /// The error for a call cut short because the bridge, or this server, is stopping.
     fn shutting_down(&self, tool: &str) -> BridgeError {
+        if self.retired.load(Ordering::SeqCst) {
+            return BridgeError::ServerUnavailable {
+                server: self.spec.name.clone(),
+                message: format!(
+                    "MCP server `{}` was stopped while tool `{tool}` was running, because its definition \
+                     changed or it was disabled, removed or restarted. The call did not complete and may have \
+                     partly taken effect; run it again if the server is still configured.",
+                    self.spec.name
+                ),
+                traceback: String::new(),
+            };
+        }
         BridgeError::ShuttingDown {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
@@ -559,6 +577,12 @@ impl Server {
             message: redact(&message, &self.secrets),
             traceback: redact(&traceback, &self.secrets),
         }
+    }
+
+    /// Stop the server because the config no longer has it as it is (or a restart was asked).
+    async fn retire(&self) {
+        self.retired.store(true, Ordering::SeqCst);
+        self.stop().await;
     }
 
     /// Stop the server and everything it started.
@@ -787,7 +811,7 @@ impl Registry {
         }
         // The old processes go before their replacements start (a server may hold a port or
         // a lock file).
-        futures::future::join_all(retired.iter().map(|server| server.stop())).await;
+        futures::future::join_all(retired.iter().map(|server| server.retire())).await;
         for server in fresh {
             tokio::spawn(async move { start_once(&server).await });
         }
@@ -808,7 +832,7 @@ impl Registry {
             (std::mem::replace(&mut servers[index], fresh.clone()), fresh)
         };
         tracing::info!(server = name, "restarting MCP server");
-        old.stop().await;
+        old.retire().await;
         tokio::spawn(async move { start_once(&fresh).await });
         true
     }

@@ -192,6 +192,34 @@ async fn a_server_is_added_broken_fixed_disabled_and_deleted_restarting_only_its
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_call_cut_short_by_a_restart_says_so_and_the_next_call_runs() {
+    let bridge = BridgeProcess::start(
+        Some(json!({"mcpServers": {"demo": BridgeProcess::demo_entry()}})),
+        &[],
+    );
+    let call = bridge.execute(json!({"name": "slow", "arguments": {"seconds": 60}}));
+    let restart = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        bridge
+            .request(Method::POST, "/servers/demo/restart", None)
+            .await
+    };
+    let ((status, body), (restart_status, _)) = tokio::join!(call, restart);
+    assert_eq!(restart_status, 200);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(body["detail"]["type"], "ServerUnavailable", "{body}");
+    let message = body["detail"]["error"].as_str().unwrap();
+    assert!(
+        message.contains("restarted") && !message.contains("shutting down"),
+        "{message}"
+    );
+    let (status, body) = bridge
+        .execute(json!({"name": "echo", "arguments": {"text": "again"}}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn hand_edits_are_applied_and_an_invalid_one_is_logged_while_servers_keep_running() {
     let bridge = BridgeProcess::start(
         Some(json!({"mcpServers": {"demo": BridgeProcess::demo_entry()}})),
