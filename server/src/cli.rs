@@ -1,5 +1,6 @@
 //! The command line: `mcp-bridge [OPTIONS]` runs the bridge, `mcp-bridge demo-server` runs the
-//! built-in demo MCP server on stdio.
+//! built-in demo MCP server on stdio, `mcp-bridge config path|check|import` works on the config
+//! file.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -34,6 +35,11 @@ pub enum Command {
         /// [default: <config dir>/mcp-bridge/demo-files].
         #[arg(long)]
         root: Option<PathBuf>,
+    },
+    /// The config file: where it is, check it, import servers from other MCP clients.
+    Config {
+        #[command(subcommand)]
+        action: crate::config_cmd::ConfigCommand,
     },
     /// Internal: the helper that stops the MCP servers if the bridge is killed.
     #[command(hide = true)]
@@ -182,6 +188,9 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::DemoServer { root }) => run_demo_server(root),
         Some(Command::Watchdog) => crate::watchdog::run(),
+        Some(Command::Config { action }) => {
+            crate::config_cmd::run(action, cli.serve.config.as_deref())
+        }
         None => crate::serve::run(cli.serve),
     }
 }
@@ -281,6 +290,26 @@ mod tests {
             cli.command,
             Some(Command::DemoServer { root: None })
         ));
+    }
+
+    #[test]
+    fn config_subcommands() {
+        let cli = Cli::try_parse_from(["mcp-bridge", "config", "check", "x.json"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Config {
+                action: crate::config_cmd::ConfigCommand::Check { file: Some(_) }
+            })
+        ));
+        let cli = Cli::try_parse_from(["mcp-bridge", "config", "import", "--from", "f", "--yes"])
+            .unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Config {
+                action: crate::config_cmd::ConfigCommand::Import { yes: true, .. }
+            })
+        ));
+        assert!(Cli::try_parse_from(["mcp-bridge", "config", "path"]).is_ok());
     }
 
     #[test]

@@ -53,11 +53,14 @@ pub enum ConfigError {
         message: String,
         line: usize,
     },
-    #[error("config file {path}, server `{server}`: {message}")]
+    #[error("config file {path}, line {line}, field `mcpServers.{server}.{field}`: {message}")]
     Server {
         path: PathBuf,
         server: String,
+        /// The key of the server entry at fault.
+        field: String,
         message: String,
+        line: usize,
     },
     #[error(
         "no config directory: set {CONFIG_DIR_ENV} or pass --config (the platform has no user config directory)"
@@ -227,19 +230,97 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
         if !server.enabled || server.disabled {
             continue;
         }
-        specs.push(resolve(name, server, path)?);
+        specs.push(resolve(name, server, path).map_err(|err| with_line(err, text))?);
     }
     Ok(specs)
 }
 
+/// A server error gets the line of its field (or of the server's name when the field is
+/// missing).
+fn with_line(err: ConfigError, text: &str) -> ConfigError {
+    let ConfigError::Server {
+        path,
+        server,
+        field,
+        message,
+        ..
+    } = err
+    else {
+        return err;
+    };
+    let objects = object_keys(text);
+    let line_of = |object: &[&str], key: &str| {
+        objects
+            .iter()
+            .find(|(path, _)| path.iter().map(String::as_str).eq(object.iter().copied()))
+            .and_then(|(_, keys)| keys.iter().rev().find(|k| k.key == key))
+            .map(|k| k.line)
+    };
+    let line = line_of(&["mcpServers", &server], &field)
+        .or_else(|| line_of(&["mcpServers"], &server))
+        .unwrap_or(1);
+    ConfigError::Server {
+        path,
+        server,
+        field,
+        message,
+        line,
+    }
+}
+
+impl ConfigError {
+    /// The dotted path of the field at fault (`mcpServers.time.command`), when there is one.
+    pub fn field(&self) -> Option<String> {
+        match self {
+            ConfigError::Field { field, .. } => Some(field.clone()),
+            ConfigError::Key { key, .. } => Some(key.clone()),
+            ConfigError::Server { server, field, .. } if field.is_empty() => {
+                Some(format!("mcpServers.{server}"))
+            }
+            ConfigError::Server { server, field, .. } => {
+                Some(format!("mcpServers.{server}.{field}"))
+            }
+            _ => None,
+        }
+    }
+
+    /// The line of the problem, when known.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            ConfigError::Syntax { line, .. }
+            | ConfigError::Field { line, .. }
+            | ConfigError::Key { line, .. }
+            | ConfigError::Server { line, .. } => Some(*line),
+            _ => None,
+        }
+    }
+}
+
+/// The config file to use: `explicit` (`--config`), else the default one in [`config_dir`].
+pub fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
+    match explicit {
+        Some(path) => Ok(path.to_owned()),
+        None => Ok(config_dir()?.join(CONFIG_FILE_NAME)),
+    }
+}
+
+/// Whether a raw `mcpServers` entry is enabled (`enabled: false` or Cline's `disabled: true`
+/// turn it off).
+pub fn entry_enabled(entry: &serde_json::Value) -> bool {
+    entry.get("enabled") != Some(&serde_json::Value::Bool(false))
+        && entry.get("disabled") != Some(&serde_json::Value::Bool(true))
+}
+
 fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, ConfigError> {
-    let fail = |message: String| ConfigError::Server {
+    let fail = |field: &str, message: String| ConfigError::Server {
         path: path.to_owned(),
         server: name.clone(),
+        field: field.to_owned(),
         message,
+        line: 0,
     };
     if name.trim().is_empty() {
-        return Err(fail("a server name must not be empty".to_owned()));
+        return Err(fail("", "a server name must not be empty".to_owned()));
     }
     let seconds = |field: &str, value: Option<f64>| -> Result<Option<Duration>, ConfigError> {
         match value {
@@ -247,9 +328,10 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
             Some(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => {
                 Ok(Some(Duration::from_secs_f64(v)))
             }
-            Some(v) => Err(fail(format!(
-                "`{field}` must be a number of seconds between 0 and 86400, not {v}"
-            ))),
+            Some(v) => Err(fail(
+                field,
+                format!("`{field}` must be a number of seconds between 0 and 86400, not {v}"),
+            )),
         }
     };
     let startup_timeout = seconds("timeout", raw.timeout)?.unwrap_or(DEFAULT_STARTUP_TIMEOUT);
@@ -257,9 +339,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     let max_concurrent_calls = match raw.max_concurrent_calls {
         Some(n @ 1..=MAX_CONCURRENT_CALLS_LIMIT) => n as usize,
         Some(n) => {
-            return Err(fail(format!(
-                "`max_concurrent_calls` must be between 1 and {MAX_CONCURRENT_CALLS_LIMIT}, not {n}"
-            )));
+            return Err(fail(
+                "max_concurrent_calls",
+                format!(
+                    "`max_concurrent_calls` must be between 1 and {MAX_CONCURRENT_CALLS_LIMIT}, not {n}"
+                ),
+            ));
         }
         None => DEFAULT_MAX_CONCURRENT_CALLS,
     };
@@ -275,9 +360,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
         }
         Some("sse") => "sse",
         Some(other) => {
-            return Err(fail(format!(
-                "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
-            )));
+            return Err(fail(
+                "type",
+                format!(
+                    "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
+                ),
+            ));
         }
     };
     let transport = match kind {
@@ -285,7 +373,12 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
             let command = raw
                 .command
                 .filter(|command| !command.trim().is_empty())
-                .ok_or_else(|| fail("`command` is required for a stdio server".to_owned()))?;
+                .ok_or_else(|| {
+                    fail(
+                        "command",
+                        "`command` is required for a stdio server".to_owned(),
+                    )
+                })?;
             Transport::Stdio {
                 command,
                 args: raw.args,
@@ -298,9 +391,10 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
                 .url
                 .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
                 .ok_or_else(|| {
-                    fail(format!(
-                        "`url` (http:// or https://) is required for a {remote} server"
-                    ))
+                    fail(
+                        "url",
+                        format!("`url` (http:// or https://) is required for a {remote} server"),
+                    )
                 })?;
             if remote == "sse" {
                 Transport::Sse {
@@ -681,6 +775,32 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("`timeout`"), "{err}");
+    }
+
+    #[test]
+    fn a_server_error_names_its_field_and_line() {
+        let err = parse(
+            "{\"mcpServers\": {\n \"a\": {\n  \"args\": []\n },\n \"b\": {\"command\": \"x\",\n  \"timeout\": 0}\n}}",
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert_eq!(err.field().as_deref(), Some("mcpServers.a.command"));
+        assert_eq!(err.line(), Some(2), "{err}");
+        let err = parse(
+            "{\"mcpServers\": {\n \"b\": {\"command\": \"x\",\n  \"timeout\": 0}\n}}",
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert_eq!(err.field().as_deref(), Some("mcpServers.b.timeout"));
+        assert_eq!(err.line(), Some(3), "{err}");
+        assert!(err.to_string().contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn enabled_entries() {
+        assert!(entry_enabled(&serde_json::json!({"command": "x"})));
+        assert!(!entry_enabled(&serde_json::json!({"enabled": false})));
+        assert!(!entry_enabled(&serde_json::json!({"disabled": true})));
     }
 
     #[test]

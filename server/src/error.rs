@@ -140,6 +140,19 @@ pub enum BridgeError {
         tool: String,
         message: String,
     },
+    /// A server definition (or the config it would make) does not validate; `field` is the
+    /// dotted path of the field at fault.
+    #[error("{message}")]
+    InvalidServer {
+        server: String,
+        field: Option<String>,
+        line: Option<usize>,
+        message: String,
+    },
+    /// The config file on disk does not validate (a hand edit in progress): the bridge will not
+    /// write over it.
+    #[error("{0}")]
+    ConfigFileInvalid(String),
     #[error("{0}")]
     Internal(String),
 }
@@ -178,6 +191,8 @@ impl BridgeError {
             }
             BridgeError::CallLimitExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
             BridgeError::Cancelled { .. } => StatusCode::CONFLICT,
+            BridgeError::InvalidServer { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            BridgeError::ConfigFileInvalid(_) => StatusCode::CONFLICT,
             BridgeError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -205,6 +220,8 @@ impl BridgeError {
             BridgeError::ResultNotFound { gone: true, .. } => "ResultExpired",
             BridgeError::OffsetOutOfRange { .. } => "OffsetOutOfRange",
             BridgeError::Transport { .. } => "TransportError",
+            BridgeError::InvalidServer { .. } => "InvalidServerDefinition",
+            BridgeError::ConfigFileInvalid(_) => "ConfigFileInvalid",
             BridgeError::Internal(_) => "InternalError",
         }
     }
@@ -226,7 +243,10 @@ impl BridgeError {
             BridgeError::CallNotFound { .. } | BridgeError::ResultNotFound { .. } => {
                 code::RESOURCE_NOT_FOUND
             }
-            BridgeError::OffsetOutOfRange { .. } => code::INVALID_PARAMS,
+            BridgeError::OffsetOutOfRange { .. } | BridgeError::InvalidServer { .. } => {
+                code::INVALID_PARAMS
+            }
+            BridgeError::ConfigFileInvalid(_) => code::INVALID_REQUEST,
             BridgeError::Internal(_) => code::INTERNAL_ERROR,
             BridgeError::ServerCrashed { .. }
             | BridgeError::ServerUnavailable { .. }
@@ -261,6 +281,7 @@ impl BridgeError {
             | BridgeError::Cancelled { server, .. }
             | BridgeError::ShuttingDown { server, .. }
             | BridgeError::Transport { server, .. } => Some(server),
+            BridgeError::InvalidServer { server, .. } => Some(server),
             BridgeError::ToolNotFound { server, .. } => server.as_deref(),
             BridgeError::UnknownService(server) => Some(server),
             _ => None,
@@ -347,6 +368,10 @@ impl BridgeError {
                 }
                 if let Some(result_id) = self.result_id() {
                     object["result_id"] = json!(result_id);
+                }
+                if let BridgeError::InvalidServer { field, line, .. } = self {
+                    object["field"] = json!(field);
+                    object["line"] = json!(line);
                 }
                 object
             }

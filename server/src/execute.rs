@@ -152,7 +152,8 @@ pub fn resolve(
 ) -> Result<Arc<Server>, BridgeError> {
     if let Some(server_name) = server_name {
         let Some(server) = state.servers.get(server_name) else {
-            let names: Vec<&str> = state.servers.servers().iter().map(|s| s.name()).collect();
+            let servers = state.servers.servers();
+            let names: Vec<&str> = servers.iter().map(|s| s.name()).collect();
             return Err(BridgeError::ServerNotFound {
                 server: server_name.to_owned(),
                 message: format!(
@@ -164,7 +165,7 @@ pub fn resolve(
         };
         // A server whose tools are unknown (never started) gets the call: it starts, or says why not.
         if !server.tools().is_empty() && server.tool(tool).is_none() {
-            return Err(tool_not_found(state, tool, Some(server)));
+            return Err(tool_not_found(state, tool, Some(&server)));
         }
         return Ok(server.clone());
     }
@@ -214,9 +215,9 @@ fn similarity(a: &str, b: &str) -> f64 {
 /// The unknown-tool error: what was asked, the closest names, and the tools there are.
 pub fn tool_not_found(state: &AppState, tool: &str, server: Option<&Arc<Server>>) -> BridgeError {
     let mut scored: Vec<(f64, String, String)> = Vec::new();
-    let servers: Vec<&Arc<Server>> = match server {
-        Some(server) => vec![server],
-        None => state.servers.servers().iter().collect(),
+    let servers: Vec<Arc<Server>> = match server {
+        Some(server) => vec![server.clone()],
+        None => state.servers.servers(),
     };
     for candidate in &servers {
         for known in candidate.tools().iter() {

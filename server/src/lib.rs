@@ -4,12 +4,15 @@
 pub mod calls;
 pub mod cli;
 pub mod config;
+pub mod config_cmd;
 pub mod counter;
 pub mod demo;
 pub mod error;
 pub mod execute;
+pub mod import;
 pub mod listen;
 pub mod logging;
+pub mod manage;
 pub mod redact;
 pub mod results;
 pub mod routes;

@@ -5,13 +5,14 @@ mod calls;
 mod execute;
 mod health;
 mod history;
+mod servers;
 mod tools;
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::Request;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use tower_http::LatencyUnit;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::{DefaultOnResponse, TraceLayer};
@@ -33,6 +34,15 @@ pub fn router(state: AppState) -> Router {
         .route("/calls/{call_id}", get(calls::fetch).delete(calls::cancel))
         .route("/reset-history", post(history::reset))
         .route("/history", get(history::show))
+        .route("/servers", get(servers::list))
+        .route("/servers/import", post(servers::import))
+        .route(
+            "/servers/{name}",
+            put(servers::put)
+                .patch(servers::set_enabled)
+                .delete(servers::delete),
+        )
+        .route("/servers/{name}/restart", post(servers::restart))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

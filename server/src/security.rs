@@ -192,7 +192,13 @@ pub fn cors() -> CorsLayer {
                 origin.to_str().is_ok_and(origin_allowed)
             },
         ))
-        .allow_methods([Method::GET, Method::POST, Method::DELETE])
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ])
         .allow_headers([header::AUTHORIZATION, header::CONTENT_TYPE])
         .expose_headers([header::HeaderName::from_static(crate::trace::HEADER)])
         .max_age(std::time::Duration::from_secs(600))

@@ -180,8 +180,16 @@ async fn serve(
     };
 
     let security = Security::new(token.clone(), port, Some(args.host));
+    let config_path = match &source {
+        Source::File(path) => path.clone(),
+        Source::Demo { missing } => missing.clone(),
+    };
+    let manager = Arc::new(crate::manage::Manager::new(config_path, registry.clone()));
+    // Hand edits of the config file are applied while the bridge runs.
+    let watcher = tokio::spawn(manager.clone().watch());
     let state = AppState::new(registry.clone(), security, args.call_timeout())
-        .with_result_limits(result_limits);
+        .with_result_limits(result_limits)
+        .with_manager(manager);
     // Expired large results are dropped even when no one reads or adds one.
     let sweeper = tokio::spawn(state.results.clone().sweep_every(Duration::from_secs(60)));
     let app = crate::app(state);
@@ -209,6 +217,7 @@ async fn serve(
     let mut draining = crate::listen::serve(listener, app, limits, stop.clone()).await;
     starting.abort();
     sweeper.abort();
+    watcher.abort();
     if !draining.wait(DRAIN).await {
         tracing::warn!(
             "requests still running after {} s; stopping their MCP servers",

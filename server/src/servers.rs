@@ -58,6 +58,8 @@ struct Live {
     client: Mutex<Option<Client>>,
     stderr: Arc<StderrTail>,
     pid: Option<u32>,
+    /// When this generation started (for the uptime).
+    started: std::time::Instant,
 }
 
 impl Live {
@@ -98,6 +100,9 @@ pub struct Server {
     permits: Semaphore,
     generation: AtomicU64,
     stopping: AtomicBool,
+    /// Stopped because its definition changed, it was disabled, removed or restarted (not
+    /// because the bridge stops).
+    retired: AtomicBool,
     /// The largest message accepted from the server, in bytes.
     max_message: usize,
 }
@@ -131,6 +136,7 @@ impl Server {
             permits,
             generation: AtomicU64::new(0),
             stopping: AtomicBool::new(false),
+            retired: AtomicBool::new(false),
             max_message,
         }
     }
@@ -190,6 +196,13 @@ impl Server {
         self.current().and_then(|live| live.pid)
     }
 
+    /// How long the running child has been up.
+    pub fn uptime(&self) -> Option<Duration> {
+        self.current()
+            .filter(|live| live.alive())
+            .map(|live| live.started.elapsed())
+    }
+
     fn current(&self) -> Option<Arc<Live>> {
         lock(&self.live).clone()
     }
@@ -230,6 +243,7 @@ impl Server {
                     client: Mutex::new(Some(connected.client)),
                     stderr: connected.stderr,
                     pid: connected.pid,
+                    started: std::time::Instant::now(),
                 });
                 {
                     let mut health = lock(&self.health);
@@ -294,11 +308,13 @@ impl Server {
             self.mark_crashed(live.generation, "the server process exited");
         }
         if self.stopping.load(Ordering::SeqCst) {
+            let why = if self.retired.load(Ordering::SeqCst) {
+                "its definition changed, or it was disabled, removed or restarted; try again"
+            } else {
+                "the bridge is shutting down"
+            };
             return Err(self.unavailable(
-                format!(
-                    "MCP server `{}` is stopping because the bridge is shutting down",
-                    self.spec.name
-                ),
+                format!("MCP server `{}` is stopping because {why}", self.spec.name),
                 String::new(),
             ));
         }
@@ -451,8 +467,20 @@ impl Server {
         }
     }
 
-    /// The error for a call cut short because the bridge is stopping.
+    /// The error for a call cut short because the bridge, or this server, is stopping.
     fn shutting_down(&self, tool: &str) -> BridgeError {
+        if self.retired.load(Ordering::SeqCst) {
+            return BridgeError::ServerUnavailable {
+                server: self.spec.name.clone(),
+                message: format!(
+                    "MCP server `{}` was stopped while tool `{tool}` was running, because its definition \
+                     changed or it was disabled, removed or restarted. The call did not complete and may have \
+                     partly taken effect; run it again if the server is still configured.",
+                    self.spec.name
+                ),
+                traceback: String::new(),
+            };
+        }
         BridgeError::ShuttingDown {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
@@ -551,6 +579,12 @@ impl Server {
         }
     }
 
+    /// Stop the server because the config no longer has it as it is (or a restart was asked).
+    async fn retire(&self) {
+        self.retired.store(true, Ordering::SeqCst);
+        self.stop().await;
+    }
+
     /// Stop the server and everything it started.
     pub async fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
@@ -643,9 +677,37 @@ fn kill_group(pgid: u32) {
     }
 }
 
-/// All configured servers, in config order.
+/// All configured servers, in config order. The set changes while the bridge runs (servers
+/// added, replaced, removed or restarted), so readers get a snapshot.
 pub struct Registry {
-    servers: Vec<Arc<Server>>,
+    servers: RwLock<Vec<Arc<Server>>>,
+    withheld: Vec<String>,
+    max_message: usize,
+    /// Set by [`Registry::shutdown`]: no server is started after it.
+    closed: AtomicBool,
+}
+
+/// What [`Registry::apply`] changed, by server name.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
+pub struct Changes {
+    pub added: Vec<String>,
+    pub restarted: Vec<String>,
+    pub removed: Vec<String>,
+    pub unchanged: Vec<String>,
+}
+
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty() && self.restarted.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Start `server` unless it runs or is stopping (its first start, or after a restart).
+async fn start_once(server: &Server) {
+    let _guard = server.start_lock.lock().await;
+    if server.current().is_none() && !server.stopping.load(Ordering::SeqCst) {
+        let _ = server.start().await;
+    }
 }
 
 impl Registry {
@@ -668,36 +730,124 @@ impl Registry {
     /// servers (a larger one is dropped by the transport and its call times out).
     pub fn limited(specs: Vec<ServerSpec>, withheld: Vec<String>, max_message: usize) -> Self {
         let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
+        let servers = specs
+            .into_iter()
+            .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
+            .collect();
         Registry {
-            servers: specs
-                .into_iter()
-                .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
-                .collect(),
+            servers: RwLock::new(servers),
+            withheld,
+            max_message,
+            closed: AtomicBool::new(false),
         }
+    }
+
+    fn build(&self, spec: ServerSpec) -> Arc<Server> {
+        let server = Server::new(spec, self.withheld.clone(), self.max_message);
+        if self.closed.load(Ordering::SeqCst) {
+            // A change that raced with the shutdown: the server is never started.
+            server.stopping.store(true, Ordering::SeqCst);
+        }
+        Arc::new(server)
     }
 
     /// Start every server in parallel; those that fail stay unavailable (and are retried on
     /// their next call). Calls meanwhile wait for the start. If this future is dropped, the
     /// children being started are killed.
     pub async fn start_all(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| async move {
-            let _guard = server.start_lock.lock().await;
-            if server.current().is_none() && !server.stopping.load(Ordering::SeqCst) {
-                let _ = server.start().await;
+        let servers = self.servers();
+        futures::future::join_all(servers.iter().map(|server| start_once(server))).await;
+    }
+
+    /// Make the servers those of `specs`, in that order: a server whose definition is the same
+    /// keeps running; a new one is started and a changed one restarted (in the background); one
+    /// that is gone is stopped.
+    pub async fn apply(&self, specs: Vec<ServerSpec>) -> Changes {
+        let mut changes = Changes::default();
+        let mut fresh = Vec::new();
+        let old = {
+            let mut servers = self
+                .servers
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut next = Vec::with_capacity(specs.len());
+            for spec in specs {
+                match servers.iter().find(|s| s.name() == spec.name) {
+                    Some(existing) if *existing.spec() == spec => {
+                        changes.unchanged.push(spec.name.clone());
+                        next.push(existing.clone());
+                    }
+                    found => {
+                        if found.is_some() {
+                            changes.restarted.push(spec.name.clone());
+                        } else {
+                            changes.added.push(spec.name.clone());
+                        }
+                        let server = self.build(spec);
+                        fresh.push(server.clone());
+                        next.push(server);
+                    }
+                }
             }
-        }))
-        .await;
+            std::mem::replace(&mut *servers, next)
+        };
+        let current = self.servers();
+        let retired: Vec<Arc<Server>> = old
+            .into_iter()
+            .filter(|s| !current.iter().any(|c| Arc::ptr_eq(c, s)))
+            .collect();
+        for server in &retired {
+            if !current.iter().any(|c| c.name() == server.name()) {
+                changes.removed.push(server.name().to_owned());
+            }
+        }
+        if !changes.is_empty() {
+            tracing::info!(
+                added = ?changes.added,
+                restarted = ?changes.restarted,
+                removed = ?changes.removed,
+                "servers changed"
+            );
+        }
+        // The old processes go before their replacements start (a server may hold a port or
+        // a lock file).
+        futures::future::join_all(retired.iter().map(|server| server.retire())).await;
+        for server in fresh {
+            tokio::spawn(async move { start_once(&server).await });
+        }
+        changes
+    }
+
+    /// Stop `name` and start it again with the same definition; `false` if there is none.
+    pub async fn restart(&self, name: &str) -> bool {
+        let (old, fresh) = {
+            let mut servers = self
+                .servers
+                .write()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let Some(index) = servers.iter().position(|s| s.name() == name) else {
+                return false;
+            };
+            let fresh = self.build(servers[index].spec().clone());
+            (std::mem::replace(&mut servers[index], fresh.clone()), fresh)
+        };
+        tracing::info!(server = name, "restarting MCP server");
+        old.retire().await;
+        tokio::spawn(async move { start_once(&fresh).await });
+        true
     }
 
     /// Whether a server's first start is still under way.
     pub fn any_starting(&self) -> bool {
-        self.servers.iter().any(|s| s.status() == Status::Starting)
+        self.servers()
+            .iter()
+            .any(|s| s.status() == Status::Starting)
     }
 
     /// Wait until no server is in its first start, at most until `deadline`.
     pub async fn wait_started(&self, deadline: Instant) {
         for server in self
-            .servers
+            .servers()
             .iter()
             .filter(|s| s.status() == Status::Starting)
         {
@@ -707,8 +857,9 @@ impl Registry {
 
     /// How many servers are starting, running, and failed (crashed or unavailable).
     pub fn summary(&self) -> serde_json::Value {
+        let servers = self.servers();
         let count = |wanted: &[Status]| {
-            self.servers
+            servers
                 .iter()
                 .filter(|s| wanted.contains(&s.status()))
                 .count()
@@ -720,25 +871,33 @@ impl Registry {
         })
     }
 
-    pub fn servers(&self) -> &[Arc<Server>] {
-        &self.servers
+    /// The servers now, in config order.
+    pub fn servers(&self) -> Vec<Arc<Server>> {
+        self.servers
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<Server>> {
-        self.servers.iter().find(|server| server.name() == name)
+    pub fn get(&self, name: &str) -> Option<Arc<Server>> {
+        self.servers()
+            .into_iter()
+            .find(|server| server.name() == name)
     }
 
     /// The servers that have `tool`, in config order.
-    pub fn with_tool(&self, tool: &str) -> Vec<&Arc<Server>> {
-        self.servers
-            .iter()
+    pub fn with_tool(&self, tool: &str) -> Vec<Arc<Server>> {
+        self.servers()
+            .into_iter()
             .filter(|server| server.tool(tool).is_some())
             .collect()
     }
 
-    /// Stop all servers (in parallel) and their process groups.
+    /// Stop all servers (in parallel) and their process groups; none is started afterwards.
     pub async fn shutdown(&self) {
-        futures::future::join_all(self.servers.iter().map(|server| server.stop())).await;
+        self.closed.store(true, Ordering::SeqCst);
+        let servers = self.servers();
+        futures::future::join_all(servers.iter().map(|server| server.stop())).await;
     }
 }
 
@@ -766,6 +925,46 @@ mod tests {
             "date (string), limit (integer, required)"
         );
         assert_eq!(describe_parameters(&JsonObject::new()), "none");
+    }
+
+    #[tokio::test]
+    async fn apply_keeps_unchanged_servers_and_reports_the_rest() {
+        let spec = |name: &str, command: &str| ServerSpec {
+            name: name.to_owned(),
+            transport: Transport::Stdio {
+                command: command.to_owned(),
+                args: Vec::new(),
+                env: Default::default(),
+                cwd: None,
+            },
+            description: String::new(),
+            is_core: false,
+            startup_timeout: Duration::from_secs(1),
+            call_timeout: None,
+            max_concurrent_calls: 1,
+        };
+        let registry = Registry::new(vec![spec("a", "x"), spec("b", "y")]);
+        // Closed first, so that nothing is started by this test.
+        registry.shutdown().await;
+        let a = registry.get("a").unwrap();
+        let changes = registry
+            .apply(vec![spec("c", "z"), spec("a", "x"), spec("b", "changed")])
+            .await;
+        assert_eq!(changes.added, ["c"]);
+        assert_eq!(changes.restarted, ["b"]);
+        assert_eq!(changes.unchanged, ["a"]);
+        assert!(changes.removed.is_empty());
+        assert!(Arc::ptr_eq(&a, &registry.get("a").unwrap()));
+        let names: Vec<String> = registry
+            .servers()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        assert_eq!(names, ["c", "a", "b"]);
+        let changes = registry.apply(vec![spec("a", "x")]).await;
+        assert_eq!(changes.removed, ["c", "b"]);
+        assert!(registry.restart("a").await);
+        assert!(!registry.restart("nope").await);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! What every request handler shares: the servers, the failure counter, the long-poll calls,
-//! the kept large results, the access rules and the call timeout.
+//! the kept large results, the access rules, the call timeout and the config file's manager.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::calls::CallRegistry;
 use crate::counter::FailureCounter;
+use crate::manage::Manager;
 use crate::results::{Limits, ResultStore};
 use crate::security::Security;
 use crate::servers::Registry;
@@ -21,6 +22,8 @@ pub struct AppState {
     pub security: Arc<Security>,
     /// The default per-call timeout (`--call-timeout`).
     pub call_timeout: Duration,
+    /// The config file, for the routes that manage servers (none: they are unavailable).
+    pub manager: Option<Arc<Manager>>,
 }
 
 impl AppState {
@@ -32,7 +35,14 @@ impl AppState {
             results: Arc::new(ResultStore::new(Limits::default())),
             security: Arc::new(security),
             call_timeout,
+            manager: None,
         }
+    }
+
+    /// The same state managing the config file through `manager`.
+    pub fn with_manager(mut self, manager: Arc<Manager>) -> Self {
+        self.manager = Some(manager);
+        self
     }
 
     /// The same state with a result store of these limits.

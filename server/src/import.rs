@@ -1,0 +1,352 @@
+//! Importing servers from other MCP clients' configs: Claude Desktop
+//! (`claude_desktop_config.json`), Cursor (`~/.cursor/mcp.json`) and VS Code (the user
+//! `mcp.json`, whose servers are under `servers`), at their usual places on Linux, macOS and
+//! Windows, or from one file given. A name already in the bridge's config is a clash: reported,
+//! never overwritten. Each server is checked by the same code as the bridge's config.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::manage::mask_definition;
+
+/// Where the other clients keep their MCP configs on this machine, existing or not.
+pub fn known_locations() -> Vec<(&'static str, PathBuf)> {
+    let mut places = Vec::new();
+    // `dirs::config_dir()` is ~/.config (or $XDG_CONFIG_HOME) on Linux,
+    // ~/Library/Application Support on macOS and %APPDATA% on Windows: Claude Desktop and
+    // VS Code use it on all three.
+    if let Some(config) = dirs::config_dir() {
+        places.push((
+            "Claude Desktop",
+            config.join("Claude").join("claude_desktop_config.json"),
+        ));
+    }
+    if let Some(home) = dirs::home_dir() {
+        places.push(("Cursor", home.join(".cursor").join("mcp.json")));
+    }
+    if let Some(config) = dirs::config_dir() {
+        places.push(("VS Code", config.join("Code").join("User").join("mcp.json")));
+    }
+    places
+}
+
+/// One config file looked at.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub client: String,
+    pub path: PathBuf,
+    pub exists: bool,
+    /// Why its servers could not be read.
+    pub error: Option<String>,
+}
+
+/// One server found in another client's config.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub name: String,
+    pub client: String,
+    pub path: PathBuf,
+    pub definition: Value,
+    /// Why it cannot be added under this name (already in the config, or found twice).
+    pub clash: Option<String>,
+    /// Why it would not validate.
+    pub problem: Option<String>,
+}
+
+impl Candidate {
+    pub fn addable(&self) -> bool {
+        self.clash.is_none() && self.problem.is_none()
+    }
+}
+
+/// What was found.
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub sources: Vec<SourceFile>,
+    pub servers: Vec<Candidate>,
+}
+
+/// The servers of an MCP client's config text: `mcpServers` (Claude Desktop, Cursor) or
+/// `servers` (VS Code).
+pub fn servers_in(text: &str) -> Result<Map<String, Value>, String> {
+    let doc: Value = serde_json::from_str(text)
+        .or_else(|err| serde_json::from_str(&strip_jsonc(text)).map_err(|_| err.to_string()))?;
+    for key in ["mcpServers", "servers"] {
+        if let Some(servers) = doc.get(key) {
+            return servers
+                .as_object()
+                .cloned()
+                .ok_or_else(|| format!("`{key}` is not an object"));
+        }
+    }
+    Ok(Map::new())
+}
+
+/// `text` without the comments and trailing commas VS Code allows in its JSON files (strings
+/// are left as they are).
+fn strip_jsonc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => {
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    if next == '\n' {
+                        out.push('\n');
+                    }
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            (',', _) => {
+                let rest: String = chars.clone().collect();
+                let following = strip_jsonc_peek(&rest);
+                if !matches!(following, Some('}' | ']')) {
+                    out.push(c);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The first character after whitespace and comments in `rest`.
+fn strip_jsonc_peek(rest: &str) -> Option<char> {
+    let mut rest = rest.trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after
+                .split_once('\n')
+                .map(|(_, r)| r)
+                .unwrap_or("")
+                .trim_start();
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after
+                .split_once("*/")
+                .map(|(_, r)| r)
+                .unwrap_or("")
+                .trim_start();
+        } else {
+            return rest.chars().next();
+        }
+    }
+}
+
+/// Why `definition` cannot be added as `name`, checked by the bridge's own config code.
+fn problem(name: &str, definition: &Value, path: &Path) -> Option<String> {
+    if definition.to_string().contains("${input:") {
+        return Some(
+            "it uses VS Code's `${input:…}` prompts, which the bridge cannot ask; add it by hand"
+                .to_owned(),
+        );
+    }
+    let mut servers = Map::new();
+    let mut definition = definition.clone();
+    // A server disabled there is still checked as if enabled.
+    if let Some(object) = definition.as_object_mut() {
+        object.shift_remove("enabled");
+        object.shift_remove("disabled");
+    }
+    servers.insert(name.to_owned(), definition);
+    let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).ok()?;
+    crate::config::parse(&text, path)
+        .err()
+        .map(|err| err.to_string())
+}
+
+/// Look in `from`, or else in every [`known_locations`]; `existing` are the servers already
+/// in the bridge's config.
+pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
+    let places = match from {
+        Some(path) => vec![("file", path.to_owned())],
+        None => known_locations(),
+    };
+    let mut found = Found::default();
+    for (client, path) in places {
+        let mut source = SourceFile {
+            client: client.to_owned(),
+            path: path.clone(),
+            exists: path.is_file(),
+            error: None,
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) => {
+                if from.is_some() || source.exists {
+                    source.error = Some(err.to_string());
+                }
+                found.sources.push(source);
+                continue;
+            }
+        };
+        match servers_in(&text) {
+            Err(err) => source.error = Some(err),
+            Ok(servers) => {
+                for (name, definition) in servers {
+                    let clash = if existing.contains_key(&name) {
+                        Some("a server of this name is already in the bridge's config".to_owned())
+                    } else {
+                        found.servers.iter().find(|c| c.name == name).map(|first| {
+                            format!("also found in {} ({})", first.client, first.path.display())
+                        })
+                    };
+                    let problem = problem(&name, &definition, &path);
+                    found.servers.push(Candidate {
+                        name,
+                        client: client.to_owned(),
+                        path: path.clone(),
+                        definition,
+                        clash,
+                        problem,
+                    });
+                }
+            }
+        }
+        found.sources.push(source);
+    }
+    found
+}
+
+impl Found {
+    /// The sources and servers, definitions masked.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "sources": self.sources.iter().map(|s| json!({
+                "client": s.client, "path": s.path, "exists": s.exists, "error": s.error,
+            })).collect::<Vec<_>>(),
+            "servers": self.servers.iter().map(|c| json!({
+                "name": c.name, "client": c.client, "path": c.path,
+                "definition": mask_definition(&c.definition),
+                "clash": c.clash, "error": c.problem, "addable": c.addable(),
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// What happens to the servers asked for by `names`: clashes, invalid, not found.
+    pub fn report(&self, names: &[String]) -> Value {
+        let mut clashes = Vec::new();
+        let mut invalid = Vec::new();
+        let mut not_found = Vec::new();
+        for name in names {
+            let first = self.servers.iter().find(|c| &c.name == name);
+            match first {
+                None => not_found.push(json!(name)),
+                Some(c) if c.clash.is_some() => clashes.push(json!({
+                    "name": c.name, "client": c.client, "path": c.path, "reason": c.clash,
+                })),
+                Some(c) if c.problem.is_some() => invalid.push(json!({
+                    "name": c.name, "client": c.client, "path": c.path, "error": c.problem,
+                })),
+                Some(_) => {}
+            }
+        }
+        json!({ "added": [], "clashes": clashes, "invalid": invalid, "not_found": not_found })
+    }
+}
+
+/// Add the `picked` servers that are not in `servers` yet; the names added come back.
+pub fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Vec<String> {
+    let mut added = Vec::new();
+    for candidate in picked {
+        if servers.contains_key(&candidate.name) {
+            continue;
+        }
+        servers.insert(candidate.name.clone(), candidate.definition.clone());
+        added.push(candidate.name.clone());
+    }
+    added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_both_shapes() {
+        let claude = servers_in(r#"{"mcpServers": {"time": {"command": "uvx"}}}"#).unwrap();
+        assert!(claude.contains_key("time"));
+        let vscode = servers_in(
+            r#"{"servers": {"git": {"type": "stdio", "command": "uvx"}}, "inputs": []}"#,
+        )
+        .unwrap();
+        assert!(vscode.contains_key("git"));
+        assert!(servers_in("{").is_err());
+        let commented = "{\n  // my servers\n  \"servers\": {\n    /* git */ \"git\": {\"command\": \"uvx\", \"args\": [\"a//b\", \"c,\"],},\n  },\n}";
+        let servers = servers_in(commented).unwrap();
+        assert_eq!(servers["git"]["args"], json!(["a//b", "c,"]));
+        assert!(servers_in("{}").unwrap().is_empty());
+    }
+
+    #[test]
+    fn clashes_and_problems_are_reported_not_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("claude_desktop_config.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {
+                "time": {"command": "uvx", "args": ["mcp-server-time"]},
+                "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "env": {"K": "secret-value"}},
+                "broken": {"args": []},
+                "asks": {"command": "x", "env": {"K": "${input:key}"}}
+            }}"#,
+        )
+        .unwrap();
+        let mut existing = Map::new();
+        existing.insert("time".into(), json!({"command": "other"}));
+        let found = find(Some(&path), &existing);
+        let by_name = |name: &str| found.servers.iter().find(|c| c.name == name).unwrap();
+        assert!(by_name("time").clash.is_some());
+        assert!(by_name("fetch").addable());
+        assert!(
+            by_name("broken")
+                .problem
+                .as_deref()
+                .unwrap()
+                .contains("command")
+        );
+        assert!(by_name("asks").problem.is_some());
+        let shown = found.to_json().to_string();
+        assert!(!shown.contains("secret-value"), "{shown}");
+        let names: Vec<String> = ["time", "fetch", "nope"].map(String::from).to_vec();
+        let report = found.report(&names);
+        assert_eq!(report["clashes"][0]["name"], "time");
+        assert_eq!(report["not_found"][0], "nope");
+        let picked: Vec<&Candidate> = found.servers.iter().filter(|c| c.addable()).collect();
+        assert_eq!(add(&mut existing, &picked), ["fetch"]);
+        assert_eq!(existing["time"]["command"], "other");
+    }
+
+    #[test]
+    fn known_locations_name_the_three_clients() {
+        let clients: Vec<&str> = known_locations().iter().map(|(c, _)| *c).collect();
+        assert_eq!(clients, ["Claude Desktop", "Cursor", "VS Code"]);
+    }
+}

@@ -1,0 +1,298 @@
+//! Managing the MCP servers: `GET /servers`, `POST /servers/{name}/restart`,
+//! `PATCH /servers/{name}`, `PUT /servers/{name}`, `DELETE /servers/{name}` and
+//! `POST /servers/import`. These routes can make the bridge run commands, so besides the
+//! access checks every route has (token, Host, no web Origin) they refuse under `--no-auth`.
+//! Secrets in definitions are masked unless one server is asked for with `?reveal=NAME`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use serde_json::{Value, json};
+
+use crate::config;
+use crate::error::BridgeError;
+use crate::import;
+use crate::manage::{Manager, mask_definition, servers_of, unmask_with};
+use crate::servers::Server;
+use crate::state::AppState;
+use crate::validation::{error, parse_json};
+
+/// The manager, if these routes may be used.
+fn manager(state: &AppState) -> Result<Arc<Manager>, BridgeError> {
+    if !state.security.requires_token() {
+        return Err(BridgeError::Forbidden(
+            "Managing servers needs the token: the bridge runs with --no-auth, and it never runs \
+             commands for a caller it cannot authenticate. Restart it without --no-auth."
+                .to_owned(),
+        ));
+    }
+    state.manager.clone().ok_or_else(|| {
+        BridgeError::Internal("this bridge does not manage a config file".to_owned())
+    })
+}
+
+fn unknown(state: &AppState, name: &str) -> BridgeError {
+    let names: Vec<String> = state
+        .manager
+        .as_ref()
+        .and_then(|m| m.document())
+        .map(|mut doc| servers_of(&mut doc).keys().cloned().collect())
+        .unwrap_or_default();
+    BridgeError::ServerNotFound {
+        server: name.to_owned(),
+        message: format!(
+            "There is no MCP server named `{name}` in the config. The servers are: {}.",
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        ),
+    }
+}
+
+fn body_error(loc: &str, msg: &str, input: Value) -> BridgeError {
+    BridgeError::InvalidRequest(vec![error(
+        "value_error",
+        &[json!("body"), json!(loc)],
+        msg,
+        input,
+    )])
+}
+
+/// What `GET /servers` says about one server.
+fn describe(
+    name: &str,
+    definition: Option<&Value>,
+    running: Option<&Arc<Server>>,
+    reveal: bool,
+) -> Value {
+    let enabled = definition.is_none_or(config::entry_enabled);
+    let shown = definition.map(|d| {
+        if reveal {
+            d.clone()
+        } else {
+            mask_definition(d)
+        }
+    });
+    let mut entry = json!({
+        "name": name,
+        "enabled": enabled,
+        "definition": shown,
+        "status": "disabled",
+        "pid": null,
+        "uptime_seconds": null,
+        "tool_count": 0,
+        "last_error": null,
+        "stderr": "",
+    });
+    if let Some(server) = running {
+        let status = server.status();
+        entry["status"] = json!(status);
+        entry["pid"] = json!(server.pid());
+        entry["uptime_seconds"] = json!(server.uptime().map(|u| u.as_secs_f64()));
+        entry["tool_count"] = json!(server.tools().len());
+        if !matches!(status, crate::servers::Status::Running) {
+            let (reason, stderr) = server.last_failure();
+            if !matches!(status, crate::servers::Status::Starting) {
+                entry["last_error"] = json!(reason);
+            }
+            entry["stderr"] = json!(stderr);
+        }
+    } else if enabled {
+        // In the file but not running: the file changed and was not applied (it does not
+        // validate), or it is being applied.
+        entry["status"] = json!("not_loaded");
+    }
+    entry
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, BridgeError> {
+    let manager = manager(&state)?;
+    let reveal = query.get("reveal").map(String::as_str);
+    let mut doc = manager.document();
+    let running = state.servers.servers();
+    let mut servers = Vec::new();
+    let mut listed = Vec::new();
+    if let Some(doc) = doc.as_mut() {
+        for (name, definition) in servers_of(doc).iter() {
+            let live = running.iter().find(|s| s.name() == name);
+            servers.push(describe(
+                name,
+                Some(definition),
+                live,
+                reveal == Some(name.as_str()),
+            ));
+            listed.push(name.clone());
+        }
+    }
+    // Servers running without being in the file: the built-in demo server, or a file that
+    // cannot be read as JSON right now.
+    for server in running
+        .iter()
+        .filter(|s| !listed.iter().any(|n| n == s.name()))
+    {
+        servers.push(describe(server.name(), None, Some(server), false));
+    }
+    if let Some(name) = reveal
+        && !servers.iter().any(|s| s["name"] == name)
+    {
+        return Err(unknown(&state, name));
+    }
+    Ok(Json(json!({
+        "success": true,
+        "config_path": manager.path(),
+        "config_valid": doc.is_some(),
+        "servers": servers,
+    })))
+}
+
+pub async fn restart(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, BridgeError> {
+    manager(&state)?;
+    if !state.servers.restart(&name).await {
+        return Err(unknown(&state, &name));
+    }
+    Ok(Json(
+        json!({ "success": true, "server": name, "restarted": [name] }),
+    ))
+}
+
+fn changed(name: &str, changes: crate::servers::Changes) -> Json<Value> {
+    Json(json!({ "success": true, "server": name, "changes": changes }))
+}
+
+pub async fn set_enabled(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, BridgeError> {
+    let manager = manager(&state)?;
+    let body = parse_json(&body)?.unwrap_or(Value::Null);
+    let Some(enabled) = body.get("enabled").and_then(Value::as_bool) else {
+        return Err(body_error(
+            "enabled",
+            "`enabled` must be true or false",
+            body.get("enabled").cloned().unwrap_or(Value::Null),
+        ));
+    };
+    let missing = unknown(&state, &name);
+    let (changes, ()) = manager
+        .change(&name, |doc| {
+            let entry = servers_of(doc).get_mut(&name).ok_or(missing)?;
+            if let Some(entry) = entry.as_object_mut() {
+                entry.shift_remove("disabled");
+                entry.insert("enabled".to_owned(), json!(enabled));
+            }
+            Ok(())
+        })
+        .await?;
+    Ok(changed(&name, changes))
+}
+
+pub async fn put(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, BridgeError> {
+    let manager = manager(&state)?;
+    let definition = parse_json(&body)?.unwrap_or(Value::Null);
+    if !definition.is_object() {
+        return Err(body_error(
+            "definition",
+            "the body must be one `mcpServers` entry, a JSON object like {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}",
+            definition,
+        ));
+    }
+    let (changes, created) = manager
+        .change(&name, |doc| {
+            let servers = servers_of(doc);
+            let definition = unmask_with(definition, servers.get(&name));
+            Ok(servers.insert(name.clone(), definition).is_none())
+        })
+        .await?;
+    let mut answer = changed(&name, changes);
+    answer["created"] = json!(created);
+    Ok(answer)
+}
+
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, BridgeError> {
+    let manager = manager(&state)?;
+    let missing = unknown(&state, &name);
+    let (changes, ()) = manager
+        .change(&name, |doc| {
+            servers_of(doc).shift_remove(&name).ok_or(missing)?;
+            Ok(())
+        })
+        .await?;
+    Ok(changed(&name, changes))
+}
+
+/// `POST /servers/import` with `{"from": path?, "names": [..]?}`: without `names`, what would
+/// be imported; with them, those servers are added (a name already in the config is reported,
+/// never overwritten).
+pub async fn import(
+    State(state): State<AppState>,
+    body: Bytes,
+) -> Result<Json<Value>, BridgeError> {
+    let manager = manager(&state)?;
+    let body = parse_json(&body)?.unwrap_or_else(|| json!({}));
+    let from = match body.get("from") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(path)) => Some(std::path::PathBuf::from(path)),
+        Some(other) => return Err(body_error("from", "`from` must be a path", other.clone())),
+    };
+    let names: Option<Vec<String>> = match body.get("names") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => Some(
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+        ),
+        Some(other) => {
+            return Err(body_error(
+                "names",
+                "`names` must be a list of server names",
+                other.clone(),
+            ));
+        }
+    };
+    let mut existing = manager.document().unwrap_or_else(|| json!({}));
+    let found = import::find(from.as_deref(), servers_of(&mut existing));
+    let Some(names) = names else {
+        return Ok(Json(
+            json!({ "success": true, "dry_run": true, "found": found.to_json() }),
+        ));
+    };
+    let picked: Vec<&import::Candidate> = names
+        .iter()
+        .filter_map(|name| {
+            found
+                .servers
+                .iter()
+                .find(|c| &c.name == name && c.addable())
+        })
+        .collect();
+    let mut report = found.report(&names);
+    if !picked.is_empty() {
+        let (changes, added) = manager
+            .change("import", |doc| Ok(import::add(servers_of(doc), &picked)))
+            .await?;
+        report["added"] = json!(added);
+        report["changes"] = json!(changes);
+    }
+    report["success"] = json!(true);
+    Ok(Json(report))
+}
