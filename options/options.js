@@ -248,6 +248,10 @@ $('load-tools').addEventListener('click', async () => {
       cell.append(policy, el('small', ` ${tool.policyWhy ?? ''}`, { class: 'policy-why', 'data-source': tool.policySource ?? '' }));
       const name = el('td');
       name.append(el('code', tool.name), el('small', params ? ` (${params})` : ''));
+      // What the tool declares about itself (MCP annotations), as the policy defaults read it.
+      const a = tool.annotations || {};
+      const hints = [a.readOnly && 'annReadOnly', a.destructive && 'annDestructive', a.idempotent && 'annIdempotent', a.openWorld && 'annOpenWorld'].filter(Boolean);
+      if (hints.length) name.append(el('small', ` · ${hints.map((k) => t(k)).join(', ')}`, { class: 'annotations' }));
       tr.append(name, el('td', tool.description), cell);
       table.append(tr);
     }
