@@ -150,16 +150,21 @@ pub async fn guard(
     next: Next,
 ) -> Result<Response, BridgeError> {
     if let Err(refusal) = security.check(&request) {
-        tracing::warn!(
-            method = %request.method(),
-            path = %request.uri().path(),
-            status = refusal.status().as_u16(),
-            reason = %refusal,
-            "request refused"
-        );
-        return Err(refusal);
+        return Err(refused(&request, refusal));
     }
     Ok(next.run(request).await)
+}
+
+/// Logs a refused request and hands the refusal back.
+fn refused(request: &Request, refusal: BridgeError) -> BridgeError {
+    tracing::warn!(
+        method = %request.method(),
+        path = %request.uri().path(),
+        status = refusal.status().as_u16(),
+        reason = %refusal,
+        "request refused"
+    );
+    refusal
 }
 
 /// Middleware outside CORS: a preflight (`OPTIONS`) from a web origin, to a foreign host or
@@ -172,14 +177,7 @@ pub async fn preflight_guard(
     if request.method() == Method::OPTIONS
         && let Err(refusal) = security.check_host_origin(&request)
     {
-        tracing::warn!(
-            method = %request.method(),
-            path = %request.uri().path(),
-            status = refusal.status().as_u16(),
-            reason = %refusal,
-            "request refused"
-        );
-        return Err(refusal);
+        return Err(refused(&request, refusal));
     }
     Ok(next.run(request).await)
 }

@@ -13,6 +13,7 @@ use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::policy::{self, Target, Verdict};
+use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
@@ -559,8 +560,10 @@ impl<H: Host> ChatLoop<H> {
     /// bridge reported about the tool or its server are the AI's, as always.
     fn setup_problem(&self, outcome: &Outcome, settings: &Settings) -> Option<String> {
         let says = self.lang(settings).says();
-        let url = settings.base_url();
-        let address = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let address = Address {
+            url: settings.base_url(),
+        }
+        .host();
         match outcome {
             Outcome::Unreachable { .. } => {
                 let port = address.rsplit_once(':').map(|(_, p)| p).unwrap_or("3849");

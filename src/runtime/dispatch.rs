@@ -41,7 +41,6 @@ impl<H: Host> Background<H> {
             self.store.migrate().await;
         }
         match incoming {
-            Ok(Incoming::Tab(TabRequest::Ping)) => Response::pong(),
             Ok(Incoming::Tab(req)) => match tab {
                 Some(tab) => self.chat.handle(tab, req).await,
                 None => Response::error("chat messages must come from a tab"),

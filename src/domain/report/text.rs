@@ -16,9 +16,9 @@ pub struct Address<'a> {
     pub url: &'a str,
 }
 
-impl Address<'_> {
+impl<'a> Address<'a> {
     /// `127.0.0.1:3849`.
-    fn host(&self) -> &str {
+    pub fn host(&self) -> &'a str {
         let rest = self.url.split_once("://").map_or(self.url, |(_, r)| r);
         rest.trim_end_matches('/')
     }
