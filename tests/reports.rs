@@ -131,6 +131,21 @@ fn cases() -> Vec<Case> {
         403,
         json!({"detail": {"error": "Requests from origin https://evil.example are refused", "type": "Forbidden"}}),
     ));
+    // Our bridge's errors carry `facts`: the report says them in the reader's language.
+    let ours = |name, tool, status: u16, detail: Value| {
+        http(name, tool, status, json!({ "detail": detail }))
+    };
+    v.push(ours("ours_no_server", "get_weather", 404, json!({"error": "There is no MCP server named `wether`. The servers are: weather, time.", "type": "ServerNotFound", "code": -32003, "retryable": false, "trace_id": "t1", "server": "wether", "traceback": "", "facts": {"available": ["weather", "time"]}})));
+    v.push(ours("ours_no_tool", "get_wether", 404, json!({"error": "No MCP server has a tool named `get_wether`.", "type": "ToolNotFound", "code": -32003, "retryable": false, "trace_id": "t2", "server": null, "tool": "get_wether", "traceback": "", "facts": {"closest": [{"tool": "get_weather", "server": "weather"}], "services": [{"name": "weather", "tools": ["get_weather", "get_forecast"]}, {"name": "db", "tools": null}]}})));
+    v.push(ours("ours_no_tool_on_server", "get_wether", 404, json!({"error": "Tool `get_wether` does not exist on server `weather`.", "type": "ToolNotFound", "code": -32003, "retryable": false, "trace_id": "t3", "server": "weather", "tool": "get_wether", "traceback": "", "facts": {"closest": [{"tool": "get_weather", "server": "weather"}], "services": [{"name": "weather", "tools": ["get_weather", "get_forecast"]}]}})));
+    v.push(ours("ours_call_limit", "get_tickets", 429, json!({"error": "Tool `get_tickets` on server `12306` failed 3 times in a row and reached the call limit (3).", "type": "CallLimitExceeded", "code": -32000, "retryable": false, "trace_id": "t4", "server": "12306", "tool": "get_tickets", "traceback": "", "facts": {"failures": 3, "limit": 3}})));
+    v.push(ours("ours_timeout", "slow", 504, json!({"error": "Tool `slow` on server `demo` did not finish within 120 s.", "type": "TimeoutError", "code": -32001, "retryable": true, "trace_id": "t5", "server": "demo", "tool": "slow", "traceback": "", "facts": {"seconds": 120.0}})));
+    v.push(ours("ours_token_wrong", "get_time", 401, json!({"error": "Wrong token: the bearer token does not match this bridge's token.", "type": "Unauthorized", "code": -32010, "retryable": false, "trace_id": "t6", "server": null, "traceback": "", "facts": {"reason": "wrong-token"}})));
+    v.push(ours("ours_refused_origin", "get_time", 403, json!({"error": "Origin `https://evil.example` is refused.", "type": "Forbidden", "code": -32008, "retryable": false, "trace_id": "t7", "server": null, "traceback": "", "facts": {"refused": "origin", "value": "https://evil.example"}})));
+    v.push(ours("ours_past_end", "read_result", 416, json!({"error": "Offset 90000 is past the end of result `r-1a2b`, which has 81234 characters.", "type": "OffsetOutOfRange", "code": -32602, "retryable": false, "trace_id": "t8", "server": null, "tool": "read_result", "result_id": "r-1a2b", "traceback": "", "facts": {"offset": 90000, "total_chars": 81234}})));
+    v.push(ours("ours_result_expired", "read_result", 410, json!({"error": "Result `r-1a2b` has expired.", "type": "ResultExpired", "code": -32002, "retryable": false, "trace_id": "t9", "server": null, "tool": "read_result", "result_id": "r-1a2b", "traceback": "", "facts": {"reason": "expired", "limit": 600}})));
+    v.push(ours("ours_bad_params_schema", "get_tickets", 422, json!({"error": "Invalid date format: 2025-13-45", "type": "ValueError", "code": -32602, "retryable": false, "trace_id": "t11", "server": "12306", "tool": "get_tickets", "traceback": "", "input_schema": {"type": "object", "properties": {"date": {"type": "string", "description": "Travel date, YYYY-MM-DD"}, "limit": {"type": "integer"}}, "required": ["date"]}})));
+    v.push(ours("ours_crashed", "crash", 502, json!({"error": "MCP server `demo` crashed (its process exited) while running tool `crash`.", "type": "ServerCrashed", "code": -32000, "retryable": true, "trace_id": "t10", "server": "demo", "tool": "crash", "traceback": "panic: out of memory\nexit status 2", "facts": {}})));
     v.push(Case {
         name: "transport_unreachable",
         tool: "get_time",

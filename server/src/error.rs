@@ -42,6 +42,30 @@ pub fn status_for_code(code: i32) -> StatusCode {
     }
 }
 
+/// What a refused request had wrong with it (`facts.refused` of a 403).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// More than one `Host` or `Origin` header.
+    Ambiguous,
+    /// A `Host` the bridge does not answer to (DNS rebinding).
+    Host,
+    /// A web page's `Origin`.
+    Origin,
+    /// Server management asked of a bridge started with `--no-auth`.
+    NoAuth,
+}
+
+impl Refused {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refused::Ambiguous => "ambiguous",
+            Refused::Host => "host",
+            Refused::Origin => "origin",
+            Refused::NoAuth => "no-auth",
+        }
+    }
+}
+
 /// Everything that can go wrong while answering a request.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum BridgeError {
@@ -53,21 +77,37 @@ pub enum BridgeError {
     /// A malformed request: FastAPI's 422 list of `{type, loc, msg, input, ctx?}`.
     #[error("request validation failed: {0:?}")]
     InvalidRequest(Vec<Value>),
-    #[error("{0}")]
-    Unauthorized(String),
-    #[error("{0}")]
-    Forbidden(String),
+    /// No token, or not this bridge's (`missing` tells which).
+    #[error("{message}")]
+    Unauthorized { missing: bool, message: String },
+    /// A request the bridge refuses whatever its token: `refused` says what was wrong with
+    /// it, `value` is the header value or name at fault.
+    #[error("{message}")]
+    Forbidden {
+        refused: Refused,
+        value: String,
+        message: String,
+    },
     #[error("the request body is larger than the limit of {limit} bytes")]
     PayloadTooLarge { limit: usize },
     /// `GET /tools?serverName=` for a server the bridge does not know (the original's string).
     #[error("服务 {0} 不存在或未成功加载")]
     UnknownService(String),
     #[error("{message}")]
-    ServerNotFound { server: String, message: String },
+    ServerNotFound {
+        server: String,
+        /// The servers there are.
+        available: Vec<String>,
+        message: String,
+    },
     #[error("{message}")]
     ToolNotFound {
         tool: String,
         server: Option<String>,
+        /// Tool names close to `tool`, each with its server.
+        closest: Vec<(String, String)>,
+        /// Each server with its tools (`None` while its tools are unknown).
+        services: Vec<(String, Option<Vec<String>>)>,
         message: String,
     },
     /// The MCP server answered the call with a JSON-RPC error.
@@ -79,11 +119,15 @@ pub enum BridgeError {
         error_type: String,
         message: String,
         traceback: String,
+        /// For bad arguments: the tool's input schema, sent as `input_schema` so the client
+        /// can show the parameters.
+        input_schema: Option<Box<Value>>,
     },
     #[error("{message}")]
     Timeout {
         server: String,
         tool: String,
+        seconds: f64,
         message: String,
     },
     /// The MCP server process died during the call; `traceback` is its stderr tail.
@@ -105,12 +149,16 @@ pub enum BridgeError {
     CallLimitExceeded {
         server: String,
         tool: String,
+        failures: u32,
+        limit: u32,
         message: String,
     },
     #[error("{message}")]
     Cancelled {
         server: String,
         tool: String,
+        /// Cancelled by the user through `DELETE /calls/{id}` (not by the MCP server).
+        by_user: bool,
         message: String,
     },
     #[error("{message}")]
@@ -121,11 +169,19 @@ pub enum BridgeError {
     ResultNotFound {
         result_id: String,
         gone: bool,
+        /// `unknown`, `expired` or `evicted`, with the limit that applied (seconds or MiB).
+        reason: &'static str,
+        limit: u64,
         message: String,
     },
     /// `read_result` at an offset at or past the end of the result.
     #[error("{message}")]
-    OffsetOutOfRange { result_id: String, message: String },
+    OffsetOutOfRange {
+        result_id: String,
+        offset: u64,
+        total_chars: u64,
+        message: String,
+    },
     /// The bridge is stopping: a call still running when the shutdown drain ended was stopped.
     #[error("{message}")]
     ShuttingDown {
@@ -178,8 +234,8 @@ impl BridgeError {
             BridgeError::OffsetOutOfRange { .. } => StatusCode::RANGE_NOT_SATISFIABLE,
             BridgeError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             BridgeError::InvalidRequest(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            BridgeError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            BridgeError::Forbidden(_) => StatusCode::FORBIDDEN,
+            BridgeError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            BridgeError::Forbidden { .. } => StatusCode::FORBIDDEN,
             BridgeError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             BridgeError::ToolFailed { code, .. } => status_for_code(*code),
             BridgeError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
@@ -203,8 +259,8 @@ impl BridgeError {
             BridgeError::RouteNotFound => "NotFound",
             BridgeError::MethodNotAllowed => "MethodNotAllowed",
             BridgeError::InvalidRequest(_) => "RequestValidationError",
-            BridgeError::Unauthorized(_) => "Unauthorized",
-            BridgeError::Forbidden(_) => "Forbidden",
+            BridgeError::Unauthorized { .. } => "Unauthorized",
+            BridgeError::Forbidden { .. } => "Forbidden",
             BridgeError::PayloadTooLarge { .. } => "PayloadTooLarge",
             BridgeError::UnknownService(_) | BridgeError::ServerNotFound { .. } => "ServerNotFound",
             BridgeError::ToolNotFound { .. } => "ToolNotFound",
@@ -231,8 +287,8 @@ impl BridgeError {
         match self {
             BridgeError::RouteNotFound | BridgeError::MethodNotAllowed => code::METHOD_NOT_FOUND,
             BridgeError::InvalidRequest(_) => code::INVALID_PARAMS,
-            BridgeError::Unauthorized(_) => code::UNAUTHORIZED,
-            BridgeError::Forbidden(_) => code::PERMISSION_DENIED,
+            BridgeError::Unauthorized { .. } => code::UNAUTHORIZED,
+            BridgeError::Forbidden { .. } => code::PERMISSION_DENIED,
             BridgeError::PayloadTooLarge { .. } => code::INVALID_REQUEST,
             BridgeError::UnknownService(_)
             | BridgeError::ServerNotFound { .. }
@@ -315,6 +371,50 @@ impl BridgeError {
         }
     }
 
+    /// What the object form's `facts` holds: the values behind the English `error` text, so
+    /// that a client can say the same in its user's language (docs/ARCHITECTURE.md, "Bridge
+    /// API"). `None` for errors whose text is not the bridge's own words (a tool's failure).
+    pub fn facts(&self) -> Option<Value> {
+        Some(match self {
+            BridgeError::Unauthorized { missing, .. } => json!({
+                "reason": if *missing { "missing-token" } else { "wrong-token" }
+            }),
+            BridgeError::Forbidden { refused, value, .. } => {
+                json!({ "refused": refused.as_str(), "value": value })
+            }
+            BridgeError::PayloadTooLarge { limit } => json!({ "limit": limit }),
+            BridgeError::ServerNotFound { available, .. } => json!({ "available": available }),
+            BridgeError::ToolNotFound {
+                closest, services, ..
+            } => json!({
+                "closest": closest
+                    .iter()
+                    .map(|(tool, server)| json!({ "tool": tool, "server": server }))
+                    .collect::<Vec<_>>(),
+                "services": services
+                    .iter()
+                    .map(|(name, tools)| json!({ "name": name, "tools": tools }))
+                    .collect::<Vec<_>>(),
+            }),
+            BridgeError::Timeout { seconds, .. } => json!({ "seconds": seconds }),
+            BridgeError::CallLimitExceeded {
+                failures, limit, ..
+            } => json!({ "failures": failures, "limit": limit }),
+            BridgeError::Cancelled { by_user: true, .. } => json!({ "by": "user" }),
+            BridgeError::ServerCrashed { .. } | BridgeError::ShuttingDown { .. } => json!({}),
+            BridgeError::CallNotFound { call_id, .. } => json!({ "call_id": call_id }),
+            BridgeError::ResultNotFound { reason, limit, .. } => {
+                json!({ "reason": reason, "limit": limit })
+            }
+            BridgeError::OffsetOutOfRange {
+                offset,
+                total_chars,
+                ..
+            } => json!({ "offset": offset, "total_chars": total_chars }),
+            _ => return None,
+        })
+    }
+
     /// The stack (or stderr tail) of the object form.
     pub fn traceback(&self) -> &str {
         match self {
@@ -368,6 +468,16 @@ impl BridgeError {
                 }
                 if let Some(result_id) = self.result_id() {
                     object["result_id"] = json!(result_id);
+                }
+                if let BridgeError::ToolFailed {
+                    input_schema: Some(schema),
+                    ..
+                } = self
+                {
+                    object["input_schema"] = (**schema).clone();
+                }
+                if let Some(facts) = self.facts() {
+                    object["facts"] = mask_json(facts);
                 }
                 if let BridgeError::InvalidServer { field, line, .. } = self {
                     object["field"] = json!(field);
@@ -426,6 +536,7 @@ mod tests {
             error_type: "RuntimeError".into(),
             message: "boom".into(),
             traceback: "Traceback ...".into(),
+            input_schema: None,
         };
         let (status, body) = err.render("t1");
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
@@ -461,6 +572,7 @@ mod tests {
         let timeout = BridgeError::Timeout {
             server: "s".into(),
             tool: "t".into(),
+            seconds: 2.5,
             message: "m".into(),
         };
         assert_eq!(timeout.status(), StatusCode::GATEWAY_TIMEOUT);
@@ -468,13 +580,63 @@ mod tests {
         assert_eq!(timeout.type_name(), "TimeoutError");
         assert!(timeout.retryable());
         assert!(timeout.counts_as_failure());
+        assert_eq!(
+            timeout.render("t").1["detail"]["facts"],
+            json!({"seconds": 2.5})
+        );
         let limit = BridgeError::CallLimitExceeded {
             server: "s".into(),
             tool: "t".into(),
+            failures: 3,
+            limit: 3,
             message: "m".into(),
         };
         assert_eq!(limit.status(), StatusCode::TOO_MANY_REQUESTS);
         assert!(!limit.retryable());
         assert!(!limit.counts_as_failure());
+        assert_eq!(
+            limit.render("t").1["detail"]["facts"],
+            json!({"failures": 3, "limit": 3})
+        );
+    }
+
+    #[test]
+    fn facts_only_where_the_words_are_the_bridges() {
+        let failed = BridgeError::ToolFailed {
+            server: "s".into(),
+            tool: "t".into(),
+            code: -32603,
+            error_type: "RuntimeError".into(),
+            message: "boom".into(),
+            traceback: String::new(),
+            input_schema: None,
+        };
+        assert!(failed.render("t").1["detail"].get("facts").is_none());
+        let refused = BridgeError::Forbidden {
+            refused: Refused::Origin,
+            value: "https://evil.example".into(),
+            message: "m".into(),
+        };
+        assert_eq!(
+            refused.render("t").1["detail"]["facts"],
+            json!({"refused": "origin", "value": "https://evil.example"})
+        );
+        let unknown = BridgeError::ToolNotFound {
+            tool: "get_tme".into(),
+            server: None,
+            closest: vec![("get_time".into(), "time".into())],
+            services: vec![
+                ("time".into(), Some(vec!["get_time".into()])),
+                ("off".into(), None),
+            ],
+            message: "m".into(),
+        };
+        assert_eq!(
+            unknown.render("t").1["detail"]["facts"],
+            json!({
+                "closest": [{"tool": "get_time", "server": "time"}],
+                "services": [{"name": "time", "tools": ["get_time"]}, {"name": "off", "tools": null}]
+            })
+        );
     }
 }

@@ -54,6 +54,8 @@ pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value
         let refusal = BridgeError::CallLimitExceeded {
             server: name.clone(),
             tool: tool.to_owned(),
+            failures,
+            limit,
             message: format!(
                 "Tool `{tool}` on server `{name}` failed {failures} times in a row and reached the call limit ({limit}), \
                  so the bridge refuses to call it again. Stop retrying this tool: fix the cause, use another tool, \
@@ -161,6 +163,7 @@ pub fn resolve(
                      Use one of these as serverName, or leave serverName out to let the bridge find the tool.",
                     list_or_none(&names)
                 ),
+                available: names.iter().map(|n| n.to_string()).collect(),
             });
         };
         // A server whose tools are unknown (never started) gets the call: it starts, or says why not.
@@ -229,54 +232,60 @@ pub fn tool_not_found(state: &AppState, tool: &str, server: Option<&Arc<Server>>
         }
     }
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let closest: Vec<String> = scored
-        .iter()
+    let closest: Vec<(String, String)> = scored
+        .into_iter()
         .filter(|(score, ..)| *score >= 0.5)
         .take(SUGGESTIONS)
-        .map(|(_, name, server_name)| match server {
-            Some(_) => format!("`{name}`"),
-            None => format!("`{name}` (server `{server_name}`)"),
+        .map(|(_, name, server_name)| (name, server_name))
+        .collect();
+    // Each server with its tools; a server that never started has none known yet.
+    let services: Vec<(String, Option<Vec<String>>)> = servers
+        .iter()
+        .map(|s| {
+            let known = server.is_some() || matches!(s.status(), Status::Running | Status::Crashed);
+            let names = known.then(|| s.tools().iter().map(|t| t.name.to_string()).collect());
+            (s.name().to_owned(), names)
         })
         .collect();
-    let closest = if closest.is_empty() {
+    let closest_text = if closest.is_empty() {
         String::new()
     } else {
-        format!(" Closest names: {}.", closest.join(", "))
+        let names: Vec<String> = closest
+            .iter()
+            .map(|(name, server_name)| match server {
+                Some(_) => format!("`{name}`"),
+                None => format!("`{name}` (server `{server_name}`)"),
+            })
+            .collect();
+        format!(" Closest names: {}.", names.join(", "))
     };
     let message = match server {
-        Some(server) => {
-            let names: Vec<String> = server.tools().iter().map(|t| t.name.to_string()).collect();
-            format!(
-                "Tool `{tool}` does not exist on server `{}`.{closest} Its tools are: {}. \
-                 Call one of these with its exact name.",
-                server.name(),
-                names.join(", ")
-            )
-        }
+        Some(server) => format!(
+            "Tool `{tool}` does not exist on server `{}`.{closest_text} Its tools are: {}. \
+             Call one of these with its exact name.",
+            server.name(),
+            services[0].1.clone().unwrap_or_default().join(", ")
+        ),
         None => {
-            let services: Vec<String> = state
-                .servers
-                .servers()
+            let listed: Vec<String> = services
                 .iter()
-                .map(|s| match s.status() {
-                    Status::Running | Status::Crashed => {
-                        let names: Vec<String> =
-                            s.tools().iter().map(|t| t.name.to_string()).collect();
-                        format!("{} ({})", s.name(), names.join(", "))
-                    }
-                    _ => format!("{} (not running, tools unknown)", s.name()),
+                .map(|(name, tools)| match tools {
+                    Some(tools) => format!("{name} ({})", tools.join(", ")),
+                    None => format!("{name} (not running, tools unknown)"),
                 })
                 .collect();
             format!(
-                "No MCP server has a tool named `{tool}`.{closest} The services and their tools are: {}. \
+                "No MCP server has a tool named `{tool}`.{closest_text} The services and their tools are: {}. \
                  Call one of these with its exact name, or call list_tools_in_service to see a service's tools and parameters.",
-                services.join("; ")
+                listed.join("; ")
             )
         }
     };
     BridgeError::ToolNotFound {
         tool: tool.to_owned(),
         server: server.map(|s| s.name().to_owned()),
+        closest,
+        services,
         message,
     }
 }

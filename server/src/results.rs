@@ -574,6 +574,8 @@ impl ResultStore {
                 let total = document.total_chars();
                 BridgeError::OffsetOutOfRange {
                     result_id: request.result_id.clone(),
+                    offset: request.offset as u64,
+                    total_chars: total as u64,
                     message: format!(
                         "Offset {} is past the end of result `{}`, which has {total} characters (offsets 0 to {}). \
                          The page that ended at {total} was the last one: there is nothing more to read. \
@@ -605,9 +607,16 @@ impl ResultStore {
                 self.limits.memory / (1024 * 1024)
             ),
         };
+        let (reason, limit) = match why {
+            Missing::Unknown => ("unknown", 0),
+            Missing::Expired => ("expired", self.limits.ttl.as_secs()),
+            Missing::Evicted => ("evicted", (self.limits.memory / (1024 * 1024)) as u64),
+        };
         BridgeError::ResultNotFound {
             result_id: result_id.to_owned(),
             gone: why != Missing::Unknown,
+            reason,
+            limit,
             message,
         }
     }

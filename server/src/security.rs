@@ -12,7 +12,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, Refused};
 
 /// The largest request body accepted (1 MiB).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -68,9 +68,13 @@ impl Security {
         let headers = request.headers();
         for name in [header::HOST, header::ORIGIN] {
             if headers.get_all(&name).iter().count() > 1 {
-                return Err(BridgeError::Forbidden(format!(
-                    "The request has more than one `{name}` header; the bridge refuses ambiguous requests."
-                )));
+                return Err(BridgeError::Forbidden {
+                    refused: Refused::Ambiguous,
+                    value: name.to_string(),
+                    message: format!(
+                        "The request has more than one `{name}` header; the bridge refuses ambiguous requests."
+                    ),
+                });
             }
         }
         let host = headers
@@ -78,17 +82,25 @@ impl Security {
             .and_then(|value| value.to_str().ok())
             .unwrap_or("");
         if !self.host_allowed(host) {
-            return Err(BridgeError::Forbidden(format!(
-                "Host `{host}` is refused: the bridge only answers requests addressed to {} (protection against DNS rebinding).",
-                self.allowed_hosts.join(", ")
-            )));
+            return Err(BridgeError::Forbidden {
+                refused: Refused::Host,
+                value: host.to_owned(),
+                message: format!(
+                    "Host `{host}` is refused: the bridge only answers requests addressed to {} (protection against DNS rebinding).",
+                    self.allowed_hosts.join(", ")
+                ),
+            });
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("");
             if !origin_allowed(origin) {
-                return Err(BridgeError::Forbidden(format!(
-                    "Origin `{origin}` is refused: web pages may not call the bridge; only the MCP Bridge browser extension may."
-                )));
+                return Err(BridgeError::Forbidden {
+                    refused: Refused::Origin,
+                    value: origin.to_owned(),
+                    message: format!(
+                        "Origin `{origin}` is refused: web pages may not call the bridge; only the MCP Bridge browser extension may."
+                    ),
+                });
             }
         }
         Ok(())
@@ -117,17 +129,19 @@ impl Security {
                 });
             match given {
                 None => {
-                    return Err(BridgeError::Unauthorized(
-                        "Missing token: send `Authorization: Bearer <token>`. The token is printed when the bridge starts \
+                    return Err(BridgeError::Unauthorized {
+                        missing: true,
+                        message: "Missing token: send `Authorization: Bearer <token>`. The token is printed when the bridge starts \
                          and stored in the file `token` in the bridge's config directory; paste it into the extension's options."
                             .to_owned(),
-                    ));
+                    });
                 }
                 Some(token) if !crate::token::matches(expected, token) => {
-                    return Err(BridgeError::Unauthorized(
-                        "Wrong token: the bearer token does not match this bridge's token (see the file `token` in the bridge's config directory)."
+                    return Err(BridgeError::Unauthorized {
+                        missing: false,
+                        message: "Wrong token: the bearer token does not match this bridge's token (see the file `token` in the bridge's config directory)."
                             .to_owned(),
-                    ));
+                    });
                 }
                 Some(_) => {}
             }

@@ -394,6 +394,7 @@ impl Server {
         let timed_out = || BridgeError::Timeout {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
+            seconds: timeout.as_secs_f64(),
             message: format!(
                 "Tool `{tool}` on server `{}` did not finish within {} s, so the bridge cancelled it. \
                  It may be slow or stuck: try a smaller request, or tell the user the call timeout \
@@ -434,6 +435,7 @@ impl Server {
                          the bridge cannot answer either, so the call was not completed."
                     ),
                     traceback: String::new(),
+                    input_schema: None,
                 })
             }
             Ok(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(tool)),
@@ -445,6 +447,7 @@ impl Server {
             Ok(Err(ServiceError::Cancelled { reason })) => Err(BridgeError::Cancelled {
                 server: self.spec.name.clone(),
                 tool: tool.to_owned(),
+                by_user: false,
                 message: format!(
                     "The call of tool `{tool}` was cancelled{}.",
                     reason.map(|r| format!(": {r}")).unwrap_or_default()
@@ -560,22 +563,19 @@ impl Server {
                 live.stderr.since(mark)
             }
         };
-        let mut message = error.message.to_string();
-        if code == code::INVALID_PARAMS
-            && let Some(tool) = self.tool(tool)
-        {
-            message.push_str(&format!(
-                " (the tool's parameters: {})",
-                describe_parameters(&tool.input_schema)
-            ));
-        }
+        // Bad arguments: the client shows the tool's parameters, in its user's language.
+        let input_schema = (code == code::INVALID_PARAMS)
+            .then(|| self.tool(tool))
+            .flatten()
+            .map(|tool| Box::new(serde_json::Value::Object((*tool.input_schema).clone())));
         BridgeError::ToolFailed {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
             code,
             error_type: redact(&error_type, &self.secrets),
-            message: redact(&message, &self.secrets),
+            message: redact(&error.message, &self.secrets),
             traceback: redact(&traceback, &self.secrets),
+            input_schema,
         }
     }
 
@@ -594,43 +594,6 @@ impl Server {
         }
         lock(&self.health).status = Status::Stopped;
     }
-}
-
-/// A one-line summary of a tool's input schema: `date (string, required), limit (integer)`.
-pub fn describe_parameters(schema: &JsonObject) -> String {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(|value| value.as_array())
-        .map(|names| names.iter().filter_map(|name| name.as_str()).collect())
-        .unwrap_or_default();
-    let Some(properties) = schema.get("properties").and_then(|value| value.as_object()) else {
-        return "none".to_owned();
-    };
-    if properties.is_empty() {
-        return "none".to_owned();
-    }
-    properties
-        .iter()
-        .map(|(name, property)| {
-            let kind = match property.get("type") {
-                Some(serde_json::Value::String(kind)) => kind.clone(),
-                Some(serde_json::Value::Array(kinds)) => kinds
-                    .iter()
-                    .filter_map(|kind| kind.as_str())
-                    .filter(|kind| *kind != "null")
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-                _ => "any".to_owned(),
-            };
-            let needed = if required.contains(&name.as_str()) {
-                ", required"
-            } else {
-                ""
-            };
-            format!("{name} ({kind}{needed})")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The class name for an MCP error without a `type` in its data.
@@ -910,21 +873,6 @@ mod tests {
         let seconds: Vec<u64> = (0..10).map(|n| backoff(n).as_secs()).collect();
         assert_eq!(seconds, [0, 1, 2, 4, 8, 16, 32, 60, 60, 60]);
         assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
-    }
-
-    #[test]
-    fn parameters_are_summarised() {
-        let schema = serde_json::json!({
-            "type": "object",
-            "properties": {"date": {"type": ["string", "null"]}, "limit": {"type": "integer"}},
-            "required": ["limit"]
-        });
-        let schema = schema.as_object().unwrap();
-        assert_eq!(
-            describe_parameters(schema),
-            "date (string), limit (integer, required)"
-        );
-        assert_eq!(describe_parameters(&JsonObject::new()), "none");
     }
 
     #[tokio::test]

@@ -152,6 +152,19 @@ async fn unknown_tool_names_the_closest_tools() {
         message.contains("read_text_file"),
         "lists the tools: {message}"
     );
+    // The same, as values a client can put into its user's language.
+    let facts = &detail["facts"];
+    assert_eq!(
+        facts["closest"][0],
+        json!({"tool": "get_time", "server": "demo"})
+    );
+    assert_eq!(facts["services"][0]["name"], "demo");
+    assert!(
+        facts["services"][0]["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("read_text_file"))
+    );
 
     let reply = app
         .execute(json!({"name": "ech", "serverName": "demo"}))
@@ -167,6 +180,7 @@ async fn unknown_tool_names_the_closest_tools() {
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
     assert_eq!(reply.detail()["type"], "ServerNotFound");
     assert!(reply.detail()["error"].as_str().unwrap().contains("demo"));
+    assert_eq!(reply.detail()["facts"], json!({"available": ["demo"]}));
     app.stop().await;
 }
 
@@ -183,9 +197,10 @@ async fn bad_arguments_are_422_with_the_parameters() {
     assert_eq!(detail["server"], "demo");
     let message = detail["error"].as_str().unwrap();
     assert!(message.contains("2025-13-45"), "{message}");
-    assert!(
-        message.contains("date (string)"),
-        "says what is valid: {message}"
+    // What is valid travels as the tool's schema; the client words it.
+    assert_eq!(
+        detail["input_schema"]["properties"]["date"]["type"],
+        json!(["string", "null"])
     );
     app.stop().await;
 }

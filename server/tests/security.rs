@@ -27,6 +27,10 @@ async fn the_token_is_required_everywhere_but_health() {
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {path}");
         let detail = reply.detail();
         assert_eq!(detail["type"], "Unauthorized");
+        assert_eq!(
+            detail["facts"],
+            serde_json::json!({"reason": "missing-token"})
+        );
         assert!(
             detail["error"]
                 .as_str()
@@ -42,6 +46,7 @@ async fn the_token_is_required_everywhere_but_health() {
             )
             .await;
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{method} {path}");
+        assert_eq!(reply.detail()["facts"]["reason"], "wrong-token");
         assert!(
             !reply.body.to_string().contains(TOKEN),
             "the token never leaks"

@@ -63,6 +63,164 @@ pub enum Note {
     Validation {
         items: Vec<ValidationItem>,
     },
+    /// Our bridge's own failure, told by the `facts` it sends beside its English text.
+    Bridge(BridgeSaid),
+}
+
+/// What our bridge said, as values (docs/ARCHITECTURE.md, "Bridge API": `facts`), so the
+/// report says it in the reader's language instead of quoting the bridge's English.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum BridgeSaid {
+    TokenMissing,
+    TokenWrong,
+    /// A refused request: `what` is `origin`, `host`, `ambiguous` or `no-auth`.
+    Refused {
+        what: String,
+        value: String,
+    },
+    TooLarge {
+        limit: u64,
+    },
+    NoServer {
+        server: String,
+        available: Vec<String>,
+    },
+    /// `server` is set when the AI named the server; `services` lists each server with its
+    /// tools (`None` while unknown); `closest` holds `(tool, server)` pairs.
+    NoTool {
+        tool: String,
+        server: Option<String>,
+        closest: Vec<(String, String)>,
+        services: Vec<(String, Option<Vec<String>>)>,
+    },
+    CallLimit {
+        server: String,
+        tool: String,
+        failures: u64,
+        limit: u64,
+    },
+    TimedOut {
+        server: String,
+        tool: String,
+        seconds: String,
+    },
+    Crashed {
+        server: String,
+        tool: String,
+    },
+    ShuttingDown {
+        server: String,
+        tool: String,
+    },
+    CancelledByUser {
+        tool: String,
+    },
+    NoCall {
+        call_id: String,
+    },
+    /// `reason` is `unknown`, `expired` (`limit` seconds) or `evicted` (`limit` MiB).
+    NoResult {
+        result_id: String,
+        reason: String,
+        limit: u64,
+    },
+    PastEnd {
+        result_id: String,
+        offset: u64,
+        total: u64,
+    },
+}
+
+impl BridgeSaid {
+    /// Reads the facts our bridge sends with an error of type `error_type`; `None` when the
+    /// error has no facts (another bridge, or words that are not the bridge's own).
+    pub fn read(error_type: &str, error: &crate::domain::outcome::ErrorObject) -> Option<Self> {
+        let facts = error.extra.get("facts")?.as_object()?;
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+        let fact = |key: &str| text(facts.get(key));
+        let number = |key: &str| facts.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let names = |v: Option<&Value>| -> Vec<String> {
+            v.and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let server = error.server.clone().unwrap_or_default();
+        let tool = text(error.extra.get("tool"));
+        let result_id = text(error.extra.get("result_id"));
+        Some(match error_type {
+            "Unauthorized" if fact("reason") == "missing-token" => BridgeSaid::TokenMissing,
+            "Unauthorized" => BridgeSaid::TokenWrong,
+            "Forbidden" => BridgeSaid::Refused {
+                what: fact("refused"),
+                value: fact("value"),
+            },
+            "PayloadTooLarge" => BridgeSaid::TooLarge {
+                limit: number("limit"),
+            },
+            "ServerNotFound" => BridgeSaid::NoServer {
+                server,
+                available: names(facts.get("available")),
+            },
+            "ToolNotFound" => {
+                let list = |key: &str| facts.get(key).and_then(Value::as_array).cloned();
+                BridgeSaid::NoTool {
+                    tool,
+                    server: error.server.clone(),
+                    closest: list("closest")
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|c| (text(c.get("tool")), text(c.get("server"))))
+                        .collect(),
+                    services: list("services")
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|s| {
+                            let tools = s.get("tools").filter(|t| t.is_array());
+                            (text(s.get("name")), tools.map(|t| names(Some(t))))
+                        })
+                        .collect(),
+                }
+            }
+            "CallLimitExceeded" => BridgeSaid::CallLimit {
+                server,
+                tool,
+                failures: number("failures"),
+                limit: number("limit"),
+            },
+            "TimeoutError" => BridgeSaid::TimedOut {
+                server,
+                tool,
+                seconds: match facts.get("seconds").and_then(Value::as_f64) {
+                    Some(s) if s.fract() == 0.0 => (s as u64).to_string(),
+                    Some(s) => s.to_string(),
+                    None => "?".into(),
+                },
+            },
+            "ServerCrashed" => BridgeSaid::Crashed { server, tool },
+            "BridgeShuttingDown" => BridgeSaid::ShuttingDown { server, tool },
+            "CancelledError" if fact("by") == "user" => BridgeSaid::CancelledByUser { tool },
+            "CallNotFound" => BridgeSaid::NoCall {
+                call_id: fact("call_id"),
+            },
+            "ResultNotFound" | "ResultExpired" => BridgeSaid::NoResult {
+                result_id,
+                reason: fact("reason"),
+                limit: number("limit"),
+            },
+            "OffsetOutOfRange" => BridgeSaid::PastEnd {
+                result_id,
+                offset: number("offset"),
+                total: number("total_chars"),
+            },
+            _ => return None,
+        })
+    }
 }
 
 /// The failure categories (docs/ARCHITECTURE.md, "Reports").
@@ -160,6 +318,10 @@ pub enum Advice {
     UpdateBridge,
     /// The bridge refused the request itself (origin or host check).
     BridgeRefused,
+    /// `read_result` past the end: the whole result has been read.
+    ResultRead,
+    /// `read_result` for a result the bridge no longer keeps: run the tool again.
+    RunToolAgain,
 }
 
 /// Everything known about a failure, unmasked (masking happens in `report`).
@@ -176,6 +338,9 @@ pub struct Diagnosis {
     pub status: Option<u16>,
     pub trace_id: Option<String>,
     pub server: Option<String>,
+    /// For bad arguments, the tool's input schema when the bridge sent it: the report lists
+    /// the parameters.
+    pub schema: Option<Value>,
     pub advice: Vec<Advice>,
 }
 
@@ -275,6 +440,7 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
         status,
         trace_id,
         server: d.server,
+        schema: d.schema,
         advice,
     })
 }
@@ -288,6 +454,7 @@ struct Draft {
     code: Option<i64>,
     retryable: Option<bool>,
     server: Option<String>,
+    schema: Option<Value>,
     status: Option<u16>,
     tool_not_found: bool,
     validation_list: bool,
@@ -305,6 +472,7 @@ impl Draft {
             code: None,
             retryable: None,
             server: None,
+            schema: None,
             status: None,
             tool_not_found: false,
             validation_list: false,
@@ -402,11 +570,19 @@ fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
                     None => Said::Note(Note::NoMessage { status }),
                 };
             }
+            if let Some(said) = BridgeSaid::read(&error_type, error) {
+                message = Said::Note(Note::Bridge(said));
+            }
             let mut d = Draft::new(by_status(status), error_type, message);
             d.traceback = error.traceback.clone();
             d.code = error.code;
             d.retryable = error.retryable;
             d.server = error.server.clone();
+            d.schema = error
+                .extra
+                .get("input_schema")
+                .filter(|s| s.is_object())
+                .cloned();
             if let Some(c) = error.code.and_then(by_code) {
                 d.category = c;
             }
@@ -542,6 +718,8 @@ fn by_type(t: &str) -> Option<Category> {
         // A route or call id the bridge does not know: not the AI's doing.
         "NotFound" | "MethodNotAllowed" | "CallNotFound" => Category::Exception,
         "CallLimitExceeded" | "CircuitOpen" | "TooManyFailures" | "RateLimited" => Category::Limit,
+        // A `read_result` handle or offset the bridge cannot serve.
+        "ResultNotFound" | "ResultExpired" | "OffsetOutOfRange" => Category::Validation,
         _ if s.ends_with("Timeout") || s.ends_with("TimeoutError") => Category::Aborted,
         _ if s.ends_with("NotFoundError")
             || s.ends_with("PermissionError")
@@ -649,6 +827,11 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
     let kind = tool_kind(tool);
     let t = short_type(&d.error_type);
     let mut v = Vec::new();
+    match t {
+        "OffsetOutOfRange" => return vec![A::ResultRead],
+        "ResultNotFound" | "ResultExpired" => return vec![A::RunToolAgain, A::TellUser],
+        _ => {}
+    }
     match d.category {
         Category::Validation => {
             if d.tool_not_found && matches!(t, "ServerNotFound" | "UnknownService") {
@@ -846,6 +1029,35 @@ mod tests {
             r#"{"detail":{"error":"t","type":"RuntimeError","retryable":false}}"#,
         );
         assert!(!d.retryable);
+    }
+
+    #[test]
+    fn only_our_bridges_facts_are_reworded() {
+        // A tool's own TimeoutError (no facts) is quoted as it is.
+        let d = diag(
+            504,
+            r#"{"detail":{"error":"upstream slow","type":"TimeoutError"}}"#,
+        );
+        assert_eq!(d.message, Said::Quoted("upstream slow".into()));
+        // Our bridge's, with facts, is told in the reader's language.
+        let d = diag(
+            504,
+            r#"{"detail":{"error":"x","type":"TimeoutError","server":"demo","tool":"slow","facts":{"seconds":2.5}}}"#,
+        );
+        assert_eq!(
+            d.message,
+            Said::Note(Note::Bridge(BridgeSaid::TimedOut {
+                server: "demo".into(),
+                tool: "slow".into(),
+                seconds: "2.5".into()
+            }))
+        );
+        // Facts under a type we do not know: quoted.
+        let d = diag(
+            500,
+            r#"{"detail":{"error":"odd","type":"Novel","facts":{}}}"#,
+        );
+        assert_eq!(d.message, Said::Quoted("odd".into()));
     }
 
     #[test]

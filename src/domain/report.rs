@@ -175,6 +175,7 @@ fn fallback_diagnosis() -> Diagnosis {
         status: None,
         trace_id: None,
         server: None,
+        schema: None,
         advice: Vec::new(),
     }
 }
@@ -268,7 +269,10 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
         .iter()
         .map(|a| Masked::new(&text::advice(a, lang, bridge)))
         .collect();
-    let said = text::said(&d.message, lang, bridge);
+    let mut said = text::said(&d.message, lang, bridge);
+    if let Some(schema) = &d.schema {
+        said = format!("{said}\n{}: {}", l.params_label, params_text(schema, lang));
+    }
     let stack = d
         .traceback
         .as_deref()
@@ -685,7 +689,17 @@ fn tool_line(tool: &Tool, lang: Lang) -> String {
     } else {
         format!("- `{name}`: {desc}\n")
     };
-    let params: Vec<String> = params(&tool.schema)
+    s.push_str(&format!(
+        "  {}: {}\n",
+        lang.says().params_label,
+        params_text(&tool.schema, lang)
+    ));
+    s
+}
+
+/// A schema's parameters on one line: ``date`` (string, required): what it is; …
+fn params_text(schema: &Value, lang: Lang) -> String {
+    let params: Vec<String> = params(schema)
         .into_iter()
         .map(|p| {
             let mut kind = p.kind;
@@ -700,13 +714,11 @@ fn tool_line(tool: &Tool, lang: Lang) -> String {
             }
         })
         .collect();
-    let list = if params.is_empty() {
+    if params.is_empty() {
         lang.says().no_params.to_string()
     } else {
         params.join("; ")
-    };
-    s.push_str(&format!("  {}: {list}\n", lang.says().params_label));
-    s
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,7 @@ pub async fn cancel(
             let err = BridgeError::Cancelled {
                 server: call.server.clone().unwrap_or_default(),
                 tool: call.tool.clone(),
+                by_user: true,
                 message: format!(
                     "The call of tool `{}` was cancelled by the user before it finished; it may have partly taken effect.",
                     call.tool

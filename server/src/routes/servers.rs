@@ -13,7 +13,7 @@ use axum::extract::{Path, Query, State};
 use serde_json::{Value, json};
 
 use crate::config;
-use crate::error::BridgeError;
+use crate::error::{BridgeError, Refused};
 use crate::import;
 use crate::manage::{Manager, mask_definition, servers_of, unmask_with};
 use crate::servers::Server;
@@ -23,11 +23,13 @@ use crate::validation::{error, parse_json};
 /// The manager, if these routes may be used.
 fn manager(state: &AppState) -> Result<Arc<Manager>, BridgeError> {
     if !state.security.requires_token() {
-        return Err(BridgeError::Forbidden(
-            "Managing servers needs the token: the bridge runs with --no-auth, and it never runs \
+        return Err(BridgeError::Forbidden {
+            refused: Refused::NoAuth,
+            value: String::new(),
+            message: "Managing servers needs the token: the bridge runs with --no-auth, and it never runs \
              commands for a caller it cannot authenticate. Restart it without --no-auth."
                 .to_owned(),
-        ));
+        });
     }
     state.manager.clone().ok_or_else(|| {
         BridgeError::Internal("this bridge does not manage a config file".to_owned())
@@ -51,6 +53,7 @@ fn unknown(state: &AppState, name: &str) -> BridgeError {
                 names.join(", ")
             }
         ),
+        available: names,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::domain::classify::{Advice, Category, Note, Said, arg_path, python_repr};
+use crate::domain::classify::{Advice, BridgeSaid, Category, Note, Said, arg_path, python_repr};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::outcome::{BodyKind, ValidationItem, display_value};
@@ -81,6 +81,8 @@ pub fn advice(a: &Advice, lang: Lang, bridge: Address<'_>) -> String {
         A::ResetHistory => {
             return fill(says.advice_reset_history, &[("address", bridge.url)]);
         }
+        A::ResultRead => says.advice_result_read,
+        A::RunToolAgain => says.advice_run_tool_again,
         A::BridgeRefused => {
             return fill(says.advice_bridge_refused, &[("address", bridge.host())]);
         }
@@ -132,6 +134,157 @@ fn note(n: &Note, lang: Lang, bridge: Address<'_>) -> String {
             fill(says.note_no_message, &[("status", &status.to_string())])
         }
         Note::Validation { items } => validation_message(items, lang),
+        Note::Bridge(said) => bridge_said(said, lang),
+    }
+}
+
+/// Our bridge's own failure in the reader's language.
+fn bridge_said(said: &BridgeSaid, lang: Lang) -> String {
+    let says = lang.says();
+    let names = |list: &[String]| {
+        if list.is_empty() {
+            says.bridge_none.to_string()
+        } else {
+            list.iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    match said {
+        BridgeSaid::TokenMissing => says.bridge_token_missing.into(),
+        BridgeSaid::TokenWrong => says.bridge_token_wrong.into(),
+        BridgeSaid::Refused { what, value } => {
+            let template = match what.as_str() {
+                "origin" => says.bridge_refused_origin,
+                "host" => says.bridge_refused_host,
+                "no-auth" => says.bridge_refused_no_auth,
+                _ => says.bridge_refused_ambiguous,
+            };
+            fill(template, &[("value", value)])
+        }
+        BridgeSaid::TooLarge { limit } => {
+            fill(says.bridge_too_large, &[("limit", &limit.to_string())])
+        }
+        BridgeSaid::NoServer { server, available } => fill(
+            says.bridge_no_server,
+            &[("server", server), ("available", &names(available))],
+        ),
+        BridgeSaid::NoTool {
+            tool,
+            server,
+            closest,
+            services,
+        } => {
+            let closest = if closest.is_empty() {
+                String::new()
+            } else {
+                let list: Vec<String> = closest
+                    .iter()
+                    .map(|(tool, on)| match server {
+                        Some(_) => format!("`{tool}`"),
+                        None => fill(says.bridge_tool_on, &[("tool", tool), ("server", on)]),
+                    })
+                    .collect();
+                fill(says.bridge_closest, &[("names", &list.join(", "))])
+            };
+            match (server, services.first()) {
+                (Some(server), Some((_, tools))) => fill(
+                    says.bridge_no_tool_on_server,
+                    &[
+                        ("tool", tool),
+                        ("server", server),
+                        ("closest", &closest),
+                        ("tools", &names(tools.as_deref().unwrap_or_default())),
+                    ],
+                ),
+                _ => {
+                    let list: Vec<String> = services
+                        .iter()
+                        .map(|(name, tools)| match tools {
+                            Some(tools) => fill(
+                                says.bridge_service_tools,
+                                &[("server", name), ("tools", &names(tools))],
+                            ),
+                            None => fill(says.bridge_service_not_running, &[("server", name)]),
+                        })
+                        .collect();
+                    let services = if list.is_empty() {
+                        says.bridge_none.to_string()
+                    } else {
+                        list.join("; ")
+                    };
+                    fill(
+                        says.bridge_no_tool,
+                        &[
+                            ("tool", tool),
+                            ("closest", &closest),
+                            ("services", &services),
+                        ],
+                    )
+                }
+            }
+        }
+        BridgeSaid::CallLimit {
+            server,
+            tool,
+            failures,
+            limit,
+        } => fill(
+            says.bridge_call_limit,
+            &[
+                ("tool", tool),
+                ("server", server),
+                ("failures", &failures.to_string()),
+                ("limit", &limit.to_string()),
+            ],
+        ),
+        BridgeSaid::TimedOut {
+            server,
+            tool,
+            seconds,
+        } => fill(
+            says.bridge_timed_out,
+            &[("tool", tool), ("server", server), ("seconds", seconds)],
+        ),
+        BridgeSaid::Crashed { server, tool } => {
+            fill(says.bridge_crashed, &[("tool", tool), ("server", server)])
+        }
+        BridgeSaid::ShuttingDown { server, tool } => fill(
+            says.bridge_shutting_down,
+            &[("tool", tool), ("server", server)],
+        ),
+        BridgeSaid::CancelledByUser { tool } => {
+            fill(says.bridge_cancelled_by_user, &[("tool", tool)])
+        }
+        BridgeSaid::NoCall { call_id } => fill(says.bridge_no_call, &[("call_id", call_id)]),
+        BridgeSaid::NoResult {
+            result_id,
+            reason,
+            limit,
+        } => {
+            let template = match reason.as_str() {
+                "expired" => says.bridge_result_expired,
+                "evicted" => says.bridge_result_evicted,
+                _ => says.bridge_no_result,
+            };
+            fill(
+                template,
+                &[("result_id", result_id), ("limit", &limit.to_string())],
+            )
+        }
+        BridgeSaid::PastEnd {
+            result_id,
+            offset,
+            total,
+        } => fill(
+            says.bridge_past_end,
+            &[
+                ("result_id", result_id),
+                ("offset", &offset.to_string()),
+                ("total", &total.to_string()),
+            ],
+        ),
     }
 }
 
