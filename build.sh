@@ -109,20 +109,26 @@ JS
 
 assemble() {
   local browser="$1" dir="$2"
-  rm -rf "$dir"; mkdir -p "$dir/core" "$dir/options" "$dir/sites"
+  rm -rf "$dir"; mkdir -p "$dir/core" "$dir/page-core" "$dir/options" "$dir/sites"
   cp extension/background.js extension/contract.js extension/content.js "$dir/"
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
+  cp target/wasm-out-pages/mcp_bridge_core.js target/wasm-out-pages/mcp_bridge_core_bg.wasm \
+    "$dir/page-core/"
   write_manifest "$browser" "$dir/manifest.json"
 }
 
-build() {
-  step "build: core → wasm (profile wasm-release: size first)"
-  cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core
-  rm -rf target/wasm-out
-  wasm-bindgen --target web --no-typescript --out-dir target/wasm-out \
+# One wasm build of the core: `$1` is the feature (`worker`: the background's chat loop;
+# `pages`: the extension pages' backend), `$2` the output folder.
+build_core() {
+  local feature="$1" out="$2"
+  step "build: core ($feature) → wasm (profile wasm-release: size first)"
+  cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core \
+    --no-default-features --features "$feature"
+  rm -rf "$out"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" \
     target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
 
   step "build: wasm-opt -Oz (npm binaryen)"
@@ -130,19 +136,25 @@ build() {
   # re-looping the control flow between two -Oz rounds lets binaryen rebuild rustc's
   # async state machines more compactly: 2.4 KB less gzip than -Oz alone.
   # `-ocimfs 0`: no inlining of functions just because they have one caller (binaryen's
-  # default has no size limit): it merged the options backend's handler and more into the
-  # function that polls every message's future (46 KB of code; 11 KB without). V8
-  # compiles wasm lazily, each function at its first call, so a restarted worker's first
-  # message compiled all of it. Without: ~2 ms less on that first call, 12.6 KB less gzip.
+  # default has no size limit): it merged large handlers into the function that polls
+  # every message's future. V8 compiles wasm lazily, each function at its first call, so a
+  # restarted worker's first message compiled all of it. Without: ~2 ms less on that first
+  # call, 12.6 KB less gzip.
   wasm-opt --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     -ocimfs 0 -Oz --flatten --rereloop -Oz -Oz \
-    target/wasm-out/mcp_bridge_core_bg.wasm -o target/wasm-out/mcp_bridge_core_bg.wasm
+    "$out/mcp_bridge_core_bg.wasm" -o "$out/mcp_bridge_core_bg.wasm"
 
   # wasm-bindgen's generated glue is machine-written and never read by hand: ship it
   # minified (1.9 KB less gzip). Our own JS stays as written.
   esbuild --minify --format=esm --log-level=warning --allow-overwrite \
-    --outfile=target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core.js
+    --outfile="$out/mcp_bridge_core.js" "$out/mcp_bridge_core.js"
+}
+
+build() {
+  # The worker's last, so target/…/mcp_bridge_core.wasm is its build (the size bench reads it).
+  build_core pages target/wasm-out-pages
+  build_core worker target/wasm-out
 
   step "build: bridge server (release)"
   cargo build --release -p mcp-bridge
@@ -155,15 +167,16 @@ build() {
   (cd "$DIST/firefox" && zip -qr "$DIST/mcp-bridge-firefox.zip" .)
   note "dist/chrome, dist/firefox, dist/mcp-bridge-chrome.zip, dist/mcp-bridge-firefox.zip"
 
-  # The core's budget counts what loads it: wasm-bindgen's glue, background.js and the
-  # contract it imports. The content script runs in the chat page, not with the core, and
-  # is counted on its own.
-  local wasm_gz glue_gz page_gz
+  # The core's budget counts what the worker loads: its wasm, wasm-bindgen's glue,
+  # background.js and the contract it imports. The content script runs in the chat page and
+  # the pages' core in the options page: each is counted on its own.
+  local wasm_gz glue_gz page_gz pages_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(cat "$DIST/chrome/core/mcp_bridge_core.js" "$DIST/chrome/background.js" \
     "$DIST/chrome/contract.js" | gzip -9c | wc -c)
   page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
-  step "size (gzip -9): core wasm ${wasm_gz} B + glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (budget 204800 B); content script ${page_gz} B"
+  pages_gz=$(cat "$DIST/chrome/page-core/mcp_bridge_core_bg.wasm" | gzip -9c | wc -c)
+  step "size (gzip -9): worker core wasm ${wasm_gz} B + glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (budget 204800 B); content script ${page_gz} B; pages' core wasm ${pages_gz} B"
 }
 
 # ---------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
-// Options page glue: collects form values, sends them to the Rust core in the background as
-// `PageRequest`s, and writes the answers into the page as text (never as HTML). Every check
-// and decision is the core's; the only browser call made here is the host-permission
-// request, which must happen inside the click that asks for it.
-import init, * as core from '../core/mcp_bridge_core.js';
+// Options page glue: collects form values, hands them to the Rust core as `PageRequest`s, and
+// writes the answers into the page as text (never as HTML). The page runs its own build of
+// the core (`page-core/`, the options backend; the worker's build has only the chat loop),
+// over the same storage and bridge. Every check and decision is the core's; the only
+// browser call made here is the host-permission request, which must happen inside the
+// click that asks for it.
+import init, * as core from '../page-core/mcp_bridge_core.js';
 
 // Message names, from ../contract.js (loaded by options.html before this module).
 const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
@@ -18,10 +20,13 @@ for (const el of document.querySelectorAll('[data-i18n-placeholder]')) {
   if (text) el.placeholder = text;
 }
 
-/** Sends one request to the core; a failed send becomes an error answer. */
+const ready = init({ module_or_path: new URL('../page-core/mcp_bridge_core_bg.wasm', import.meta.url) });
+
+/** Hands one request to the core; a failure becomes an error answer. */
 async function ask(request) {
   try {
-    return (await chrome.runtime.sendMessage(request)) ?? { type: RESPONSE.ERROR, message: 'no answer' };
+    await ready;
+    return (await core.handlePageRequest(JSON.stringify(request))) ?? { type: RESPONSE.ERROR, message: 'no answer' };
   } catch (e) {
     return { type: RESPONSE.ERROR, message: String(e?.message ?? e) };
   }
@@ -69,7 +74,7 @@ function report(section, out, answer, okText) {
 }
 
 $('extension-version').textContent = chrome.runtime.getManifest().version;
-await init({ module_or_path: new URL('../core/mcp_bridge_core_bg.wasm', import.meta.url) });
+await ready;
 $('core-version').textContent = core.version();
 
 // ---- status ---------------------------------------------------------------------------

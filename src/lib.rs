@@ -22,13 +22,22 @@ pub fn version() -> String {
     VERSION.to_string()
 }
 
-/// Handles one message from a content script or an extension page and resolves to the
-/// answer. `message` is the JSON text of the message; `sender` is the browser's
-/// `MessageSender` (never trusted for more than telling a tab from an extension page).
-#[cfg(target_arch = "wasm32")]
+/// The background worker's entry: handles one message from a content script or an
+/// extension page and resolves to the answer. `message` is the JSON text of the message;
+/// `sender` is the browser's `MessageSender` (never trusted for more than telling a tab
+/// from an extension page).
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
 #[wasm_bindgen(js_name = handleMessage)]
 pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
     web::handle_message(&message, &sender).await
+}
+
+/// An extension page's entry (options, popup): answers one of its own requests
+/// (`PageRequest`) in the page, over the same storage and bridge as the worker.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = handlePageRequest)]
+pub async fn handle_page_request(message: String) -> JsValue {
+    web::handle_page_request(&message).await
 }
 
 /// Talc instead of the default dlmalloc: the same job in 2.9 KB less gzipped wasm, and

@@ -1,19 +1,39 @@
-//! The browser edge (wasm32 only): the [`WebHost`] behind the host seam, and the one
-//! [`Background`] a worker runs, fed by `lib.rs`.
+//! The browser edge (wasm32 only): the [`WebHost`] behind the host seam, the one
+//! [`Background`] a worker runs and the one [`Pages`] an extension page runs, fed by
+//! `lib.rs`.
 
 pub mod host;
 
+#[cfg(feature = "worker")]
 use crate::domain::messages::Origin;
+#[cfg(feature = "worker")]
 use crate::runtime::dispatch::Background;
+#[cfg(feature = "pages")]
+use crate::runtime::dispatch::Pages;
 pub use host::WebHost;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 
+#[cfg(feature = "worker")]
 thread_local! {
     static BACKGROUND: Rc<Background<WebHost>> = Rc::new(Background::new(WebHost));
 }
 
-/// Answers one message from a content script or an extension page.
+#[cfg(feature = "pages")]
+thread_local! {
+    static PAGES: Rc<Pages<WebHost>> = Rc::new(Pages::new(WebHost));
+}
+
+/// Answers one request of the extension page that loaded this core.
+#[cfg(feature = "pages")]
+pub async fn handle_page_request(message: &str) -> JsValue {
+    let pages = PAGES.with(Rc::clone);
+    let response = pages.handle(message).await;
+    host::to_js(&response).unwrap_or(JsValue::NULL)
+}
+
+/// Answers one message the worker received from a content script or an extension page.
+#[cfg(feature = "worker")]
 pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
     let (origin, tab) = sender_origin(sender);
     let background = BACKGROUND.with(Rc::clone);
@@ -23,6 +43,7 @@ pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
 
 /// A sender is an extension page only when the browser says its URL is ours; everything
 /// else is treated as an untrusted content script. The tab id comes from the browser too.
+#[cfg(feature = "worker")]
 fn sender_origin(sender: &JsValue) -> (Origin, Option<i32>) {
     let get = |obj: &JsValue, key: &str| js_sys::Reflect::get(obj, &JsValue::from_str(key)).ok();
     let url = get(sender, "url")

@@ -17,4 +17,5 @@ mod chat_loop {
     mod rounds;
     mod settle;
     mod store;
+    mod two_cores;
 }

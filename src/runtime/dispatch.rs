@@ -1,6 +1,8 @@
-//! The background's message dispatcher: parses a message against the contract for the
-//! origin the browser vouches for, and hands it to the chat loop (tabs) or the options
-//! backend (extension pages).
+//! Who answers a message: the background's [`Background`] (the chat loop, for chat tabs)
+//! or an extension page's own [`Pages`] (the options backend). Each parses the message
+//! against the contract for the origin the browser vouches for. The two never run in the
+//! same wasm build (docs/ARCHITECTURE.md, "Two builds of the core"), so the worker does not
+//! load, compile or keep the options backend.
 
 use super::chat::ChatLoop;
 use super::host::Host;
@@ -10,11 +12,10 @@ use crate::domain::messages::{Incoming, Origin, Response, TabRequest, parse_inco
 use std::cell::Cell;
 use std::rc::Rc;
 
-/// Everything one worker runs: the chat loop and the options backend over one store.
+/// What the background worker runs: the chat loop over the store.
 pub struct Background<H: Host> {
     store: Rc<Store<H>>,
     chat: Rc<ChatLoop<H>>,
-    options: OptionsBackend<H>,
     migrated: Cell<bool>,
 }
 
@@ -22,8 +23,7 @@ impl<H: Host> Background<H> {
     pub fn new(host: H) -> Self {
         let store = Rc::new(Store::new(host.clone()));
         Background {
-            chat: ChatLoop::new(host.clone(), Rc::clone(&store)),
-            options: OptionsBackend::new(host, Rc::clone(&store)),
+            chat: ChatLoop::new(host, Rc::clone(&store)),
             store,
             migrated: Cell::new(false),
         }
@@ -37,16 +37,57 @@ impl<H: Host> Background<H> {
         if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
             return Response::pong();
         }
-        if !self.migrated.replace(true) {
-            self.store.migrate().await;
-        }
+        migrate_once(&self.store, &self.migrated).await;
         match incoming {
             Ok(Incoming::Tab(req)) => match tab {
                 Some(tab) => self.chat.handle(tab, req).await,
                 None => Response::error("chat messages must come from a tab"),
             },
-            Ok(Incoming::Page(req)) => self.options.handle(req).await,
+            Ok(Incoming::Page(_)) => {
+                Response::error("an extension page's requests are answered by its own core")
+            }
             Err(message) => Response::error(message),
         }
+    }
+}
+
+/// What an extension page (options, popup) runs in its own copy of the core: the options
+/// backend over the same storage the worker uses.
+pub struct Pages<H: Host> {
+    store: Rc<Store<H>>,
+    options: OptionsBackend<H>,
+    migrated: Cell<bool>,
+}
+
+impl<H: Host> Pages<H> {
+    pub fn new(host: H) -> Self {
+        let store = Rc::new(Store::new(host.clone()));
+        Pages {
+            options: OptionsBackend::new(host, Rc::clone(&store)),
+            store,
+            migrated: Cell::new(false),
+        }
+    }
+
+    /// Answers one request of the page that loaded this core.
+    pub async fn handle(&self, message: &str) -> Response {
+        let incoming = parse_incoming(message, Origin::ExtensionPage);
+        if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
+            return Response::pong();
+        }
+        migrate_once(&self.store, &self.migrated).await;
+        match incoming {
+            Ok(Incoming::Page(req)) => self.options.handle(req).await,
+            Ok(Incoming::Tab(_)) => Response::error("not a request an extension page makes"),
+            Err(message) => Response::error(message),
+        }
+    }
+}
+
+/// Brings storage up to this build's schema, once per instance (it is idempotent, so the
+/// worker and a page may both run it).
+async fn migrate_once<H: Host>(store: &Store<H>, migrated: &Cell<bool>) {
+    if !migrated.replace(true) {
+        store.migrate().await;
     }
 }

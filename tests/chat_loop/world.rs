@@ -6,7 +6,7 @@ use futures::channel::oneshot;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
-use mcp_bridge_core::runtime::dispatch::Background;
+use mcp_bridge_core::runtime::dispatch::{Background, Pages};
 use mcp_bridge_core::runtime::host::{
     Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
 };
@@ -269,6 +269,8 @@ pub struct World {
     pool: LocalPool,
     pub host: MemoryHost,
     background: Rc<Background<MemoryHost>>,
+    /// The options page's own core: a separate instance over the same storage.
+    pages: Rc<Pages<MemoryHost>>,
 }
 
 pub const URL: &str = "https://chat.deepseek.com/a/chat/s/1";
@@ -299,10 +301,12 @@ impl World {
             registered: RefCell::new(Vec::new()),
         }));
         let background = Rc::new(Background::new(host.clone()));
+        let pages = Rc::new(Pages::new(host.clone()));
         World {
             pool,
             host,
             background,
+            pages,
         }
     }
 
@@ -353,8 +357,20 @@ impl World {
             .expect("the tab's message got no answer")
     }
 
+    /// A request of the options page, answered by the page's own core ([`Pages`]).
     pub fn page(&mut self, message: Value) -> Response {
-        self.send(Origin::ExtensionPage, None, message)
+        let out = Rc::new(RefCell::new(None));
+        let (pages, slot) = (Rc::clone(&self.pages), Rc::clone(&out));
+        let text = message.to_string();
+        self.pool
+            .spawner()
+            .spawn_local(async move {
+                *slot.borrow_mut() = Some(pages.handle(&text).await);
+            })
+            .unwrap();
+        self.pool.run_until_stalled();
+        out.borrow_mut()
+            .take()
             .expect("the page's request got no answer")
     }
 

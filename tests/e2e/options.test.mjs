@@ -131,12 +131,24 @@ for (const name of BROWSERS) {
       await click(session, '#check-site');
       const ok = await resultOf(session, 'site-result', 'ok');
       assert.match(ok, /https:\/\/chat\.example\.org\/\*/, ok);
+      // Straight to the page's core, past the page's own checks.
       const direct = await session.execAsync(`const done = arguments[arguments.length - 1];
-        chrome.runtime.sendMessage({ type: 'save-custom-site', json: arguments[0] }).then(done, (e) => done(String(e)));`, good);
+        // (Firefox runs this script in a sandbox with its own module instance: init it.)
+        import('/page-core/mcp_bridge_core.js')
+          .then(async (core) => {
+            await core.default({ module_or_path: '/page-core/mcp_bridge_core_bg.wasm' });
+            return core.handlePageRequest(JSON.stringify({ type: 'save-custom-site', json: arguments[0] }));
+          })
+          .then(done, (e) => done(String(e)));`, good);
       assert.equal(direct.type, 'error', JSON.stringify(direct));
       assert.equal(direct.field, 'hosts');
       assert.match(direct.message, /not granted/);
       assert.equal(await stored(session, 'customSites'), null);
+      // The worker's core has no options backend: it answers no page request at all.
+      const worker = await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.runtime.sendMessage({ type: 'save-custom-site', json: arguments[0] }).then(done, (e) => done(String(e)));`, good);
+      assert.equal(worker.type, 'error', JSON.stringify(worker));
+      assert.match(worker.message, /own core/);
     });
 
     test('a custom site is saved and its content script registered once access is granted', { skip: name !== 'firefox' && 'Chromium cannot grant optional host permissions without a prompt' }, async () => {
