@@ -338,18 +338,9 @@ impl World {
     /// Sends one message as the browser would deliver it and runs until everything stalls.
     /// `None` when the answer is still waiting (on a held bridge request).
     pub fn send(&mut self, origin: Origin, tab: Option<i32>, message: Value) -> Option<Response> {
-        let out = Rc::new(RefCell::new(None));
-        let (bg, slot) = (Rc::clone(&self.background), Rc::clone(&out));
+        let background = Rc::clone(&self.background);
         let text = message.to_string();
-        self.pool
-            .spawner()
-            .spawn_local(async move {
-                let r = bg.handle(&text, origin, tab).await;
-                *slot.borrow_mut() = Some(r);
-            })
-            .unwrap();
-        self.pool.run_until_stalled();
-        out.borrow_mut().take()
+        self.run(async move { background.handle(&text, origin, tab).await })
     }
 
     pub fn tab(&mut self, tab: i32, message: Value) -> Response {
@@ -359,19 +350,22 @@ impl World {
 
     /// A request of the options page, answered by the page's own core ([`Pages`]).
     pub fn page(&mut self, message: Value) -> Response {
-        let out = Rc::new(RefCell::new(None));
-        let (pages, slot) = (Rc::clone(&self.pages), Rc::clone(&out));
+        let pages = Rc::clone(&self.pages);
         let text = message.to_string();
+        self.run(async move { pages.handle(&text).await })
+            .expect("the page's request got no answer")
+    }
+
+    /// Runs `task` until everything stalls: its answer, or `None` while it waits.
+    fn run(&mut self, task: impl Future<Output = Response> + 'static) -> Option<Response> {
+        let out = Rc::new(RefCell::new(None));
+        let slot = Rc::clone(&out);
         self.pool
             .spawner()
-            .spawn_local(async move {
-                *slot.borrow_mut() = Some(pages.handle(&text).await);
-            })
+            .spawn_local(async move { *slot.borrow_mut() = Some(task.await) })
             .unwrap();
         self.pool.run_until_stalled();
-        out.borrow_mut()
-            .take()
-            .expect("the page's request got no answer")
+        out.borrow_mut().take()
     }
 
     pub fn page_ready(&mut self, tab: i32, url: &str) -> Response {
