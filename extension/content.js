@@ -367,6 +367,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       if (err.category) body.append(el('div', {}, `${T('floatCategory', 'Category')}: ${err.category}`));
       if (err.stack && err.stack.length) body.append(el('pre', {}, err.stack.join('\n')));
       if (err.traceId) body.append(el('div', {}, `trace: ${err.traceId}`));
+      if (err.recommendations && err.recommendations.length) body.append(el('div', {}, err.recommendations.map((r) => `• ${r}`).join('\n')));
     }
     const row = el('div', { class: 'row' });
     const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
