@@ -66,6 +66,56 @@ pub struct FloatState {
     /// A prompt that offers to keep the choice (Allow once, Always allow, Deny) rather than
     /// Run and Skip.
     pub remember: bool,
+    /// The images and sounds the tool returned, for the float to show, save and attach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<FloatMedia>,
+}
+
+/// An image or a sound from a tool's result, as the bridge sent it (base64). Not text: it
+/// never reaches the chat as text and is not masked; it lives only in the float command
+/// (floats are never stored).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FloatMedia {
+    pub mime_type: String,
+    pub data: String,
+}
+
+/// At most this much base64 over all of a float's media: a tab message stays small, and
+/// what does not fit is still named in the report (and so in "copy").
+const MEDIA_CAP: usize = 8 << 20;
+
+/// The media the float may show: raster images and audio whose type is a plain
+/// `type/subtype` and whose data is base64, in order, within [`MEDIA_CAP`]. SVG is left out
+/// (a document that can hold scripts), as is anything else a page could misread.
+pub fn media<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<FloatMedia> {
+    let mut left = MEDIA_CAP;
+    let mut out = Vec::new();
+    for (mime, data) in items {
+        let mime = mime.trim().to_ascii_lowercase();
+        let plain = |part: &str| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        };
+        let typed = match mime.split_once('/') {
+            Some((kind, sub)) => ["image", "audio"].contains(&kind) && plain(sub),
+            None => false,
+        };
+        let base64 = !data.is_empty()
+            && data
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b));
+        if typed && base64 && mime != "image/svg+xml" && data.len() <= left {
+            left -= data.len();
+            out.push(FloatMedia {
+                mime_type: mime,
+                data: data.to_string(),
+            });
+        }
+    }
+    out
 }
 
 /// A float with a status and a title (masked here) in `lang`.
@@ -225,6 +275,36 @@ pub fn finished(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_float_gets_raster_images_and_audio_in_base64_only() {
+        let got = media(
+            [
+                ("image/png", "iVBORw0KGgo="),
+                ("Image/JPEG", "/9j/4AAQ"),
+                ("audio/wav", "UklGRg=="),
+                ("image/svg+xml", "PHN2Zz4="),
+                ("text/html", "PGI+"),
+                ("image/png\"><script>", "AAAA"),
+                ("image/png", "not base64!"),
+                ("image/gif", ""),
+            ]
+            .into_iter(),
+        );
+        let kept: Vec<&str> = got.iter().map(|m| m.mime_type.as_str()).collect();
+        assert_eq!(kept, ["image/png", "image/jpeg", "audio/wav"]);
+        assert_eq!(got[0].data, "iVBORw0KGgo=");
+        let big = "A".repeat(MEDIA_CAP - 4);
+        let got = media(
+            [
+                ("image/png", big.as_str()),
+                ("image/png", "AAAAAAAA"),
+                ("image/png", "AAAA"),
+            ]
+            .into_iter(),
+        );
+        assert_eq!(got.len(), 2, "the second is over the cap, the third fits");
+    }
 
     #[test]
     fn a_call_held_back_by_unusable_settings_says_why_masked() {

@@ -356,6 +356,15 @@ fn render_success(
     let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
     let mut float = crate::domain::float::new(FloatStatus::Success, &title, lang);
     float.detail = page.map(|p| Masked::new(&progress_line(p, lang)));
+    float.media = crate::domain::float::media(result.content.iter().filter_map(|c| match c {
+        Content::Image {
+            mime_type, data, ..
+        }
+        | Content::Audio {
+            mime_type, data, ..
+        } => Some((mime_type.as_str(), data.as_str())),
+        _ => None,
+    }));
     Rendered {
         chat_text: Masked::new(&chat),
         float,
@@ -416,11 +425,15 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
     for c in &r.content {
         parts.push(match c {
             Content::Text { text } => pretty_if_json(text),
-            Content::Image { mime_type, bytes } => fill(
+            Content::Image {
+                mime_type, bytes, ..
+            } => fill(
                 says.content_image,
                 &[("mime", mime_type), ("size", &size(*bytes))],
             ),
-            Content::Audio { mime_type, bytes } => fill(
+            Content::Audio {
+                mime_type, bytes, ..
+            } => fill(
                 says.content_audio,
                 &[("mime", mime_type), ("size", &size(*bytes))],
             ),
