@@ -237,6 +237,15 @@
     return new File([bytes], `mcp-${kind}-${i + 1}.${ext}`, { type: m.mimeType });
   }
 
+  // Firefox shows a page only the files that the page itself put into a DataTransfer (each
+  // item keeps who added it), so there the files are made and added through the page's own
+  // objects (`wrappedJSObject`, `cloneInto`); Chromium has neither and needs neither.
+  const pageWindow = typeof cloneInto === 'function' ? window.wrappedJSObject : null;
+  const forPage = (files) => (pageWindow
+    ? files.map((f) => new pageWindow.File(cloneInto([f], pageWindow, { wrapReflectors: true }), f.name, cloneInto({ type: f.type }, pageWindow)))
+    : files);
+  const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
+
   /**
    * Offers `files` to the chat input the way a user pasting a screenshot does: a `paste`
    * event whose clipboard holds the files (never the real clipboard), or, when no handler
@@ -247,13 +256,13 @@
     const input = query(site.selectors.input);
     if (!input) return false;
     input.focus();
-    const dt = new DataTransfer();
-    for (const f of files) dt.items.add(f);
+    const own = forPage(files);
+    const dt = pageWindow ? new pageWindow.DataTransfer() : new DataTransfer();
+    for (const f of own) dt.items.add(f);
     const paste = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
     // Firefox ignores the init-dict DataTransfer; the event's own one takes the files.
-    if (paste.clipboardData && paste.clipboardData.files.length !== files.length) {
-      for (const f of files) paste.clipboardData.items.add(f);
-    }
+    const data = pageSide(paste).clipboardData;
+    if (data && data.files.length !== own.length) for (const f of own) data.items.add(f);
     input.dispatchEvent(paste);
     if (paste.defaultPrevented) return true;
     const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
