@@ -225,6 +225,66 @@
     return { ok: false, reason: btn ? 'not-sent' : 'send-not-found' };
   }
 
+  // ---- images and sounds of a tool's result ---------------------------------------------
+
+  /** A tool's media item (`{mimeType, data}`, base64 as the bridge sent it) as a File. */
+  function mediaFile(m, i) {
+    const bin = atob(m.data);
+    const bytes = new Uint8Array(bin.length);
+    for (let j = 0; j < bin.length; j++) bytes[j] = bin.charCodeAt(j);
+    const [kind, sub] = m.mimeType.split('/');
+    const ext = { jpeg: 'jpg', mpeg: 'mp3', 'x-wav': 'wav' }[sub] || sub.replace(/[^a-z0-9]/g, '') || 'bin';
+    return new File([bytes], `mcp-${kind}-${i + 1}.${ext}`, { type: m.mimeType });
+  }
+
+  // Firefox shows a page only the files that the page itself put into a DataTransfer (each
+  // item keeps who added it), so there the files are made and added through the page's own
+  // objects (`wrappedJSObject`, `cloneInto`); Chromium has neither and needs neither.
+  const pageWindow = typeof cloneInto === 'function' ? window.wrappedJSObject : null;
+  const forPage = (files) => (pageWindow
+    ? files.map((f) => new pageWindow.File(cloneInto([f], pageWindow, { wrapReflectors: true }), f.name, cloneInto({ type: f.type }, pageWindow)))
+    : files);
+  const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
+
+  /**
+   * Offers `files` to the chat input the way a user pasting a screenshot does: a `paste`
+   * event whose clipboard holds the files (never the real clipboard), or, when no handler
+   * took that, a `drop`. True when the page's editor took them (sites' attachment handlers
+   * cancel the event; a synthetic event has no default action of its own).
+   */
+  function attachFiles(files) {
+    const input = query(site.selectors.input);
+    if (!input) return false;
+    input.focus();
+    const own = forPage(files);
+    const dt = pageWindow ? new pageWindow.DataTransfer() : new DataTransfer();
+    for (const f of own) dt.items.add(f);
+    const paste = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+    // Firefox ignores the init-dict DataTransfer; the event's own one takes the files.
+    const data = pageSide(paste).clipboardData;
+    if (data && data.files.length !== own.length) for (const f of own) data.items.add(f);
+    input.dispatchEvent(paste);
+    if (paste.defaultPrevented) return true;
+    const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
+    input.dispatchEvent(drop);
+    return drop.defaultPrevented;
+  }
+
+  /** Thumbnails (or players) with a save link for each item; the links live until the next draw. */
+  function mediaSection(media) {
+    const box = el('div', { class: 'media' });
+    media.forEach((m, i) => {
+      const file = mediaFile(m, i);
+      const url = URL.createObjectURL(file);
+      float.urls.push(url);
+      const view = m.mimeType.startsWith('image/')
+        ? el('img', { src: url, alt: T('floatImage', 'Image from the tool'), title: file.name })
+        : el('audio', { src: url, controls: '' });
+      box.append(el('div', { class: 'item' }, view, el('a', { href: url, download: file.name }, T('floatSave', 'Save'))));
+    });
+    return box;
+  }
+
   // ---- the float (closed shadow root: page CSS cannot reach in, ours cannot leak out) -----
 
   const T = (key, fallback) => chrome.i18n.getMessage(key) || fallback;
@@ -260,6 +320,11 @@ button:hover{background:var(--hover)}
 button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
 .manual{display:flex;gap:4px;padding:4px 10px;flex:none}
+.media{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}
+.item{display:flex;flex-direction:column;align-items:center;gap:2px}
+.item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
+.item audio{max-width:200px}
+.item a{color:#2563eb}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -272,7 +337,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const wrap = el('div');
     root.append(wrap);
     document.documentElement.append(host);
-    return { host, root, wrap, minimized: false, pos: null, manual: false, elapsedTimer: 0 };
+    return { host, root, wrap, minimized: false, pos: null, manual: false, elapsedTimer: 0, urls: [], attached: null };
   }
 
   function drag(handle, box) {
@@ -330,9 +395,12 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   }
 
   function render(state) {
+    if (state !== floatState && float) float.attached = null;
     floatState = state;
     if (!float) float = createFloat();
     const { wrap } = float;
+    float.urls.forEach((u) => URL.revokeObjectURL(u));
+    float.urls = [];
     clearInterval(float.elapsedTimer);
     wrap.replaceChildren();
     const color = COLORS[state.status] || COLORS.ready;
@@ -367,6 +435,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       if (err.category) body.append(el('div', {}, `${T('floatCategory', 'Category')}: ${err.category}`));
       if (err.stack && err.stack.length) body.append(el('pre', {}, err.stack.join('\n')));
       if (err.traceId) body.append(el('div', {}, `trace: ${err.traceId}`));
+      if (err.recommendations && err.recommendations.length) body.append(el('div', {}, err.recommendations.map((r) => `• ${r}`).join('\n')));
     }
     const row = el('div', { class: 'row' });
     const button = (key, fallback, action) => row.append(el('button', { 'data-action': key, onclick: action }, T(key, fallback)));
@@ -384,6 +453,20 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       button('floatTellAi', 'Tell the AI', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.HELD, tellAi: true } }));
       button('floatSkip', 'Skip', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.HELD, tellAi: false } }));
       button('floatSettings', 'Open settings', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
+    }
+    const media = state.media || [];
+    const images = media.filter((m) => m.mimeType.startsWith('image/'));
+    if (images.length && site?.imagePaste) {
+      // One click puts every image of the result into the chat input, as a paste would.
+      button('floatAttach', 'Attach images', () => {
+        float.attached = attachFiles(images.map(mediaFile));
+        render(floatState);
+      });
+    }
+    if (media.length) body.append(mediaSection(media));
+    if (float.attached !== null) {
+      body.append(el('div', {}, float.attached ? T('floatAttached', 'Attached to the chat input.')
+        : T('floatNotAttached', 'The chat input did not take the images: save them and attach them by hand.')));
     }
     if (state.status === 'executing') button('floatCancel', 'Cancel', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.CANCEL } }));
     if (state.status !== 'disabled') {

@@ -57,11 +57,20 @@ fn check_report(tool: &str, status: u16, body: &[u8], lang: Lang) -> Result<(), 
     prop_assert!(t.starts_with("<tool_result>\n") && t.ends_with("\n</tool_result>"));
     prop_assert!(t.len() <= opts.max_len);
     prop_assert!(t.contains(&format!("`{tool}`")), "tool not named: {}", t);
+    // A failure's float says what went wrong; every float has a title.
     prop_assert!(
-        !r.float.message.as_str().trim().is_empty(),
-        "empty message: {:?}",
+        !r.float.title.as_str().trim().is_empty(),
+        "no title: {:?}",
         r.float
     );
+    prop_assert_eq!(r.float.error.is_some(), !o.is_success());
+    if let Some(e) = &r.float.error {
+        prop_assert!(
+            !e.message.as_str().trim().is_empty(),
+            "empty message: {:?}",
+            r.float
+        );
+    }
     if !o.is_success() {
         // `**错误信息**: [Type] message` with a non-empty message.
         let line = t
@@ -108,7 +117,7 @@ proptest! {
         let body = json!({"detail": {"error": "boom", "type": "RuntimeError", "traceback": tb}});
         let opts = ReportOptions { max_stack_lines: n, ..Default::default() };
         let r = render("t", &json!({}), &from_http(500, None, body.to_string().as_bytes()), &opts);
-        let got: Vec<String> = r.float.stack.iter().map(|m| m.as_str().to_string()).collect();
+        let got: Vec<String> = r.float.error.as_ref().unwrap().stack.iter().map(|m| m.as_str().to_string()).collect();
         prop_assert_eq!(got, expected);
     }
 
@@ -163,10 +172,16 @@ fn huge_traceback() {
     );
     assert!(r.chat_text.as_str().len() <= 8192);
     assert_eq!(
-        r.float.stack.last().map(|m| m.as_str()),
+        r.float
+            .error
+            .as_ref()
+            .unwrap()
+            .stack
+            .last()
+            .map(|m| m.as_str()),
         Some("ValueError: the last line")
     );
-    assert_eq!(r.float.stack.len(), 10);
+    assert_eq!(r.float.error.as_ref().unwrap().stack.len(), 10);
 }
 
 proptest! {

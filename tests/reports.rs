@@ -215,6 +215,13 @@ fn outcome_of(c: &Case) -> Outcome {
 fn float_json(r: &Rendered) -> String {
     let mut v = serde_json::to_value(&r.float).unwrap();
     v["hasRecord"] = json!(r.record.is_some());
+    // Media data is base64 passed through as the bridge sent it: its length says enough.
+    if let Some(media) = v.get_mut("media").and_then(|m| m.as_array_mut()) {
+        for m in media {
+            let len = m["data"].as_str().map_or(0, str::len);
+            m["data"] = json!(format!("<{len} base64 characters>"));
+        }
+    }
     // Keys sorted whether or not serde_json preserves insertion order (a workspace build
     // switches `preserve_order` on through the bridge's dependencies).
     serde_json::to_string_pretty(&mcp_bridge_core::domain::outcome::sorted(&v)).unwrap() + "\n"

@@ -129,7 +129,10 @@ async fn http_error_shapes() {
         &o,
         &ReportOptions::default(),
     );
-    assert_eq!(r.float.category, Some(Category::Validation));
+    assert_eq!(
+        r.float.error.unwrap().category,
+        Category::Validation.as_str()
+    );
     assert!(
         r.chat_text
             .as_str()
@@ -192,7 +195,10 @@ async fn refused_connection_is_unreachable() {
     let o = c.execute("ok", &json!({}), None, None).await;
     assert!(matches!(o, Outcome::Unreachable { .. }), "{o:?}");
     let r = render("ok", &json!({}), &o, &ReportOptions::default());
-    assert_eq!(r.float.category, Some(Category::Unavailable));
+    assert_eq!(
+        r.float.error.unwrap().category,
+        Category::Unavailable.as_str()
+    );
     assert!(r.chat_text.as_str().contains("mcp-bridge"));
     assert!(c.health().await.is_err());
 }
@@ -265,7 +271,10 @@ async fn tool_list_report() {
         &body,
         &ReportOptions::default(),
     );
-    assert_eq!(r.float.category, Some(Category::Unavailable));
+    assert_eq!(
+        r.float.error.unwrap().category,
+        Category::Unavailable.as_str()
+    );
 }
 
 /// The report from a 10 MB traceback in wasm (target ≤ 60 ms in Chromium); printed.

@@ -1,7 +1,16 @@
-//! What the status float in the chat page shows. The core decides every word; the content
-//! script only draws it (as text, never HTML). Everything here has passed the masker.
+//! What the status float in the chat page shows: the one view of the float, built here for
+//! pages and calls and by [`crate::domain::report`] for a call's outcome. The core decides
+//! every word; the content script only draws it (as text, never HTML). Every text field is
+//! [`Masked`], so nothing here skipped the masker.
 
 use serde::{Deserialize, Serialize};
+
+use crate::domain::field_error::FieldError;
+pub use crate::domain::i18n::Lang;
+use crate::domain::i18n::fill;
+use crate::domain::policy::AskReason;
+use crate::domain::redact::Masked;
+use crate::domain::toolcall::ToolCall;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -25,13 +34,16 @@ pub enum FloatStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 pub struct FloatError {
-    pub error_type: String,
-    pub message: String,
+    pub error_type: Masked,
+    pub message: Masked,
+    /// [`crate::domain::classify::Category`] as its wire name.
     pub category: String,
     /// The last N stack lines.
-    pub stack: Vec<String>,
-    pub trace_id: Option<String>,
+    pub stack: Vec<Masked>,
+    pub trace_id: Option<Masked>,
     pub retryable: bool,
+    /// The advice the report gives the AI, for the user too.
+    pub recommendations: Vec<Masked>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -39,32 +51,78 @@ pub struct FloatError {
 pub struct FloatState {
     pub status: FloatStatus,
     /// One line, e.g. "❌ 工具 get_time 执行失败".
-    pub title: String,
-    /// A second line of explanation (how to start the bridge, why a site is off …).
-    pub detail: Option<String>,
+    pub title: Masked,
+    /// A second line of explanation (how to start the bridge, why a site is off, how far
+    /// the AI has read a large result …).
+    pub detail: Option<Masked>,
     pub tool: Option<String>,
     /// `Date.now()` when execution started, for the elapsed-time display.
     pub started_at_ms: Option<f64>,
     pub error: Option<FloatError>,
     /// The last report typed (or to be typed) into the chat, for "copy".
-    pub report: Option<String>,
+    pub report: Option<Masked>,
     /// UI language for the float's own labels: "zh" or "en".
     pub lang: String,
     /// A prompt that offers to keep the choice (Allow once, Always allow, Deny) rather than
     /// Run and Skip.
     pub remember: bool,
+    /// The images and sounds the tool returned, for the float to show, save and attach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub media: Vec<FloatMedia>,
 }
 
-use crate::domain::field_error::FieldError;
-use crate::domain::i18n::fill;
-use crate::domain::policy::AskReason;
-use crate::domain::report::{FloatView, Lang};
-use crate::domain::toolcall::ToolCall;
+/// An image or a sound from a tool's result, as the bridge sent it (base64). Not text: it
+/// never reaches the chat as text and is not masked; it lives only in the float command
+/// (floats are never stored).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FloatMedia {
+    pub mime_type: String,
+    pub data: String,
+}
 
-fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
+/// At most this much base64 over all of a float's media: a tab message stays small, and
+/// what does not fit is still named in the report (and so in "copy").
+const MEDIA_CAP: usize = 8 << 20;
+
+/// The media the float may show: raster images and audio whose type is a plain
+/// `type/subtype` and whose data is base64, in order, within [`MEDIA_CAP`]. SVG is left out
+/// (a document that can hold scripts), as is anything else a page could misread.
+pub fn media<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<FloatMedia> {
+    let mut left = MEDIA_CAP;
+    let mut out = Vec::new();
+    for (mime, data) in items {
+        let mime = mime.trim().to_ascii_lowercase();
+        let plain = |part: &str| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        };
+        let typed = match mime.split_once('/') {
+            Some((kind, sub)) => ["image", "audio"].contains(&kind) && plain(sub),
+            None => false,
+        };
+        let base64 = !data.is_empty()
+            && data
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b));
+        if typed && base64 && mime != "image/svg+xml" && data.len() <= left {
+            left -= data.len();
+            out.push(FloatMedia {
+                mime_type: mime,
+                data: data.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// A float with a status and a title (masked here) in `lang`.
+pub fn new(status: FloatStatus, title: &str, lang: Lang) -> FloatState {
     FloatState {
         status,
-        title,
+        title: Masked::new(title),
         lang: match lang {
             Lang::Zh => "zh",
             Lang::En => "en",
@@ -72,6 +130,10 @@ fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
         .into(),
         ..Default::default()
     }
+}
+
+fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
+    new(status, &title, lang)
 }
 
 /// The float of a page where the extension is active and idle.
@@ -90,7 +152,7 @@ pub fn disabled(lang: Lang, why: &str) -> FloatState {
         lang.says().float_disabled.to_string(),
         lang,
     );
-    s.detail = Some(crate::domain::redact::redact_owned(why));
+    s.detail = Some(Masked::new(why));
     s
 }
 
@@ -121,9 +183,7 @@ pub fn confirm(lang: Lang, call: &ToolCall, why: &str) -> FloatState {
     s.tool = Some(tool.to_string());
     let args = serde_json::to_string(&call.arguments).unwrap_or_default();
     let args = crate::domain::outcome::cut_chars(&args, PROMPT_ARGS_CHARS);
-    s.detail = Some(crate::domain::redact::redact_owned(&format!(
-        "{why}\n{args}"
-    )));
+    s.detail = Some(Masked::new(&format!("{why}\n{args}")));
     s
 }
 
@@ -135,7 +195,7 @@ pub fn held(lang: Lang, tool: &str, why: &str) -> FloatState {
         lang,
     );
     s.tool = Some(tool.to_string());
-    s.detail = Some(crate::domain::redact::redact_owned(why));
+    s.detail = Some(Masked::new(why));
     s
 }
 
@@ -185,50 +245,29 @@ impl From<AskReason> for ConfirmReason {
     }
 }
 
-/// The float after a call: the report's structured view, plus what happened to the text.
-/// `delivery_problem` is set when the report could not be typed or sent.
+/// The float after a call: the report's own view (`outcome`), the report text itself for
+/// "copy", and what happened to it. `delivery_problem` is set when the report could not be
+/// typed or sent; `unreachable` when the bridge did not answer.
 pub fn finished(
     lang: Lang,
-    view: &FloatView,
-    report: &str,
+    outcome: FloatState,
+    report: &Masked,
     unreachable: bool,
     delivery_problem: Option<String>,
 ) -> FloatState {
-    let failed = view.error_type.is_some();
-    let status = match (unreachable, failed) {
-        (true, _) => FloatStatus::Unreachable,
-        (false, true) => FloatStatus::Error,
-        (false, false) => FloatStatus::Success,
-    };
-    let mut s = base(status, view.title.to_string(), lang);
-    if failed {
-        s.error = Some(FloatError {
-            error_type: view
-                .error_type
-                .as_ref()
-                .map(|m| m.to_string())
-                .unwrap_or_default(),
-            message: view.message.to_string(),
-            category: view
-                .category
-                .map(|c| c.as_str().to_string())
-                .unwrap_or_default(),
-            stack: view.stack.iter().map(|m| m.to_string()).collect(),
-            trace_id: view.trace_id.as_ref().map(|m| m.to_string()),
-            retryable: view.retryable.unwrap_or(false),
-        });
-    }
-    if let Some(progress) = &view.progress {
-        s.detail = Some(progress.to_string());
-    }
+    let mut s = outcome;
     if unreachable {
-        s.detail = Some(lang.says().float_not_running.to_string());
+        s.status = FloatStatus::Unreachable;
+        s.detail = Some(Masked::new(lang.says().float_not_running));
     }
     if let Some(p) = delivery_problem {
         let why = crate::domain::redact::redact_owned(&p);
-        s.detail = Some(fill(lang.says().float_not_delivered, &[("why", &why)]));
+        s.detail = Some(Masked::new(&fill(
+            lang.says().float_not_delivered,
+            &[("why", &why)],
+        )));
     }
-    s.report = Some(report.to_string());
+    s.report = Some(report.clone());
     s
 }
 
@@ -236,6 +275,36 @@ pub fn finished(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_float_gets_raster_images_and_audio_in_base64_only() {
+        let got = media(
+            [
+                ("image/png", "iVBORw0KGgo="),
+                ("Image/JPEG", "/9j/4AAQ"),
+                ("audio/wav", "UklGRg=="),
+                ("image/svg+xml", "PHN2Zz4="),
+                ("text/html", "PGI+"),
+                ("image/png\"><script>", "AAAA"),
+                ("image/png", "not base64!"),
+                ("image/gif", ""),
+            ]
+            .into_iter(),
+        );
+        let kept: Vec<&str> = got.iter().map(|m| m.mime_type.as_str()).collect();
+        assert_eq!(kept, ["image/png", "image/jpeg", "audio/wav"]);
+        assert_eq!(got[0].data, "iVBORw0KGgo=");
+        let big = "A".repeat(MEDIA_CAP - 4);
+        let got = media(
+            [
+                ("image/png", big.as_str()),
+                ("image/png", "AAAAAAAA"),
+                ("image/png", "AAAA"),
+            ]
+            .into_iter(),
+        );
+        assert_eq!(got.len(), 2, "the second is over the cap, the third fits");
+    }
 
     #[test]
     fn a_call_held_back_by_unusable_settings_says_why_masked() {
@@ -257,7 +326,7 @@ mod tests {
                 server_name: None,
             };
             let f = confirm(lang, &call, &text);
-            let detail = f.detail.unwrap();
+            let detail = f.detail.unwrap().into_string();
             assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "{detail}");
             assert!(detail.ends_with("\n{\"text\":\"hi\"}"), "{detail}");
         }

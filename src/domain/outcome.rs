@@ -141,13 +141,19 @@ pub enum Content {
     Text {
         text: String,
     },
+    /// `data` is the base64 text as the bridge sent it, kept only on its way to the float
+    /// (never serialized, so never stored).
     Image {
         mime_type: String,
         bytes: usize,
+        #[serde(skip)]
+        data: String,
     },
     Audio {
         mime_type: String,
         bytes: usize,
+        #[serde(skip)]
+        data: String,
     },
     Resource {
         uri: String,
@@ -419,10 +425,12 @@ impl Content {
             Some("image") => Content::Image {
                 mime_type: s("mimeType", "mime_type").unwrap_or_else(|| "image".into()),
                 bytes: b64_len(v.get("data")),
+                data: s("data", "data").unwrap_or_default(),
             },
             Some("audio") => Content::Audio {
                 mime_type: s("mimeType", "mime_type").unwrap_or_else(|| "audio".into()),
                 bytes: b64_len(v.get("data")),
+                data: s("data", "data").unwrap_or_default(),
             },
             Some("resource") => {
                 let r = v.get("resource").unwrap_or(&Value::Null);
@@ -805,7 +813,8 @@ mod tests {
             r.content[0],
             Content::Image {
                 mime_type: "image/png".into(),
-                bytes: 3
+                bytes: 3,
+                data: "AAAA".into(),
             }
         );
         assert!(matches!(r.content[1], Content::Resource { bytes: 2, .. }));

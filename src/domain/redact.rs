@@ -39,6 +39,39 @@ pub fn redact_owned(input: &str) -> String {
     redact(input).into_owned()
 }
 
+/// Text that has passed the masker. Every constructor masks, reading one from JSON too, so
+/// no text bound for the page can skip [`redact`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(transparent)]
+pub struct Masked(String);
+
+impl Masked {
+    /// Masks `s`.
+    pub fn new(s: &str) -> Masked {
+        Masked(redact_owned(s))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Masked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Masked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|s| Masked::new(&s))
+    }
+}
+
 fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-'
 }

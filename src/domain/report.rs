@@ -2,9 +2,10 @@
 //! typed into the chat, the status float's structured view, and the unmasked record for
 //! the options page's error log.
 //!
-//! Masking is enforced by types: chat text and every text field of [`FloatView`] are
-//! [`Masked`], which can only be made by passing text through [`crate::domain::redact`]. There is
-//! no way to build a `Rendered` whose page-bound text skipped the masker.
+//! Masking is enforced by types: chat text and every text field of the float
+//! ([`FloatState`]) are [`Masked`], which can only be made by passing text through
+//! [`crate::domain::redact`]. There is no way to build a `Rendered` whose page-bound text
+//! skipped the masker.
 
 pub mod text;
 
@@ -13,39 +14,15 @@ use serde_json::Value;
 
 use crate::domain::bridge_api::{self, Tool, params};
 use crate::domain::classify::{Category, Diagnosis, Said, diagnose};
+use crate::domain::float::{FloatError, FloatState, FloatStatus};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::outcome::{
     Content, Outcome, Page, ToolResult, cut_chars, display_value, from_http,
 };
+pub use crate::domain::redact::Masked;
 use crate::domain::redact::redact;
 use crate::domain::toolcall::MalformedCall;
-
-/// Text that has passed the masker. The only constructor masks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct Masked(String);
-
-impl Masked {
-    /// Masks `s` (see [`crate::domain::redact::redact`]).
-    pub fn new(s: &str) -> Masked {
-        Masked(redact(s).into_owned())
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub fn into_string(self) -> String {
-        self.0
-    }
-}
-
-impl std::fmt::Display for Masked {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// Report settings (from the options page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -84,34 +61,6 @@ impl ReportOptions {
     }
 }
 
-/// What the float shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum FloatKind {
-    Success,
-    Failure,
-    Malformed,
-    ToolList,
-}
-
-/// The status float's structured view; all text masked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FloatView {
-    pub kind: FloatKind,
-    pub title: Masked,
-    pub error_type: Option<Masked>,
-    /// How much of a large result the AI has read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub progress: Option<Masked>,
-    pub message: Masked,
-    pub category: Option<Category>,
-    pub stack: Vec<Masked>,
-    pub trace_id: Option<Masked>,
-    pub retryable: Option<bool>,
-    pub recommendations: Vec<Masked>,
-}
-
 /// The unmasked original of a failure, kept only inside the extension (options page
 /// error log, background console).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,7 +86,9 @@ pub struct ErrorRecord {
 pub struct Rendered {
     /// Typed into the chat input; wrapped in `<tool_result>`.
     pub chat_text: Masked,
-    pub float: FloatView,
+    /// What the float shows (its status, title and error part; the chat loop adds the
+    /// report and what happened to it).
+    pub float: FloatState,
     /// Present for failures.
     pub record: Option<ErrorRecord>,
 }
@@ -153,11 +104,11 @@ pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOpt
         (
             Outcome::Success {
                 result,
-                trace_id,
+                trace_id: _,
                 page,
             },
             _,
-        ) => render_success(call_tool, result, trace_id.as_deref(), page.as_ref(), opts),
+        ) => render_success(call_tool, result, page.as_ref(), opts),
         (_, Some(d)) => render_failure(call_tool, args, d, opts),
         // `diagnose` only returns `None` for a success.
         (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
@@ -310,18 +261,17 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
     let stack_text = stack_section(&stack, avail, l.label_stack, l.cut_marker);
 
     let chat = wrap(&format!("{head}{message}{cat}{stack_text}{tail}"));
-    let float = FloatView {
-        kind: FloatKind::Failure,
-        title: Masked::new(&fill(l.float_failure_title, &[("tool", tool_m.as_str())])),
-        progress: None,
-        error_type: Some(type_m),
+    let title = fill(l.float_failure_title, &[("tool", tool_m.as_str())]);
+    let mut float = crate::domain::float::new(FloatStatus::Error, &title, lang);
+    float.error = Some(FloatError {
+        error_type: type_m,
         message: Masked::new(&fit(mask_prefix(&said, 4000), 4000, l.cut_marker)),
-        category: Some(d.category),
+        category: d.category.as_str().into(),
         stack: stack.iter().map(|s| Masked::new(s)).collect(),
         trace_id: d.trace_id.as_deref().map(Masked::new),
-        retryable: Some(d.retryable),
+        retryable: d.retryable,
         recommendations: advice,
-    };
+    });
     let record = ErrorRecord {
         tool: tool.to_string(),
         server: d.server,
@@ -387,7 +337,6 @@ const PAGED_REPORT_CAP: usize = 64 * 1024;
 fn render_success(
     tool: &str,
     result: &ToolResult,
-    trace_id: Option<&str>,
     page: Option<&Page>,
     opts: &ReportOptions,
 ) -> Rendered {
@@ -408,18 +357,18 @@ fn render_success(
     let avail = cap.saturating_sub(wrap(&format!("{head}{tail}")).len());
     let shown = fit(mask_prefix(&body, avail), avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
-    let float = FloatView {
-        kind: FloatKind::Success,
-        title: Masked::new(&fill(l.float_success_title, &[("tool", tool_m.as_str())])),
-        error_type: None,
-        progress: page.map(|p| Masked::new(&progress_line(p, lang))),
-        message: Masked::new(&fit(mask_prefix(&body, 2000), 2000, l.cut_marker)),
-        category: None,
-        stack: Vec::new(),
-        trace_id: trace_id.map(Masked::new),
-        retryable: None,
-        recommendations: Vec::new(),
-    };
+    let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
+    let mut float = crate::domain::float::new(FloatStatus::Success, &title, lang);
+    float.detail = page.map(|p| Masked::new(&progress_line(p, lang)));
+    float.media = crate::domain::float::media(result.content.iter().filter_map(|c| match c {
+        Content::Image {
+            mime_type, data, ..
+        }
+        | Content::Audio {
+            mime_type, data, ..
+        } => Some((mime_type.as_str(), data.as_str())),
+        _ => None,
+    }));
     Rendered {
         chat_text: Masked::new(&chat),
         float,
@@ -480,11 +429,15 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
     for c in &r.content {
         parts.push(match c {
             Content::Text { text } => pretty_if_json(text),
-            Content::Image { mime_type, bytes } => fill(
+            Content::Image {
+                mime_type, bytes, ..
+            } => fill(
                 says.content_image,
                 &[("mime", mime_type), ("size", &size(*bytes))],
             ),
-            Content::Audio { mime_type, bytes } => fill(
+            Content::Audio {
+                mime_type, bytes, ..
+            } => fill(
                 says.content_audio,
                 &[("mime", mime_type), ("size", &size(*bytes))],
             ),
@@ -568,18 +521,14 @@ pub fn render_malformed(m: &MalformedCall, opts: &ReportOptions) -> Rendered {
         &[("error", error.as_str()), ("raw", &raw)],
     );
     let chat = wrap(&format!("{}\n\n{body}", l.report_malformed_title));
-    let float = FloatView {
-        kind: FloatKind::Malformed,
-        title: Masked::new(l.float_malformed_title),
-        progress: None,
-        error_type: Some(Masked::new("MalformedCall")),
+    let mut float =
+        crate::domain::float::new(FloatStatus::Error, l.float_malformed_title, opts.lang);
+    float.error = Some(FloatError {
+        error_type: Masked::new("MalformedCall"),
         message: error,
-        category: Some(Category::Validation),
-        stack: Vec::new(),
-        trace_id: None,
-        retryable: Some(false),
-        recommendations: Vec::new(),
-    };
+        category: Category::Validation.as_str().into(),
+        ..Default::default()
+    });
     Rendered {
         chat_text: Masked::new(&chat),
         float,
@@ -653,18 +602,10 @@ pub fn render_tool_list(
     let avail = opts.cap().saturating_sub(wrap(&closing).len());
     let listing = fit(mask_prefix(&s, avail), avail, l.cut_marker);
     let chat = wrap(&format!("{listing}{closing}"));
-    let float = FloatView {
-        kind: FloatKind::ToolList,
-        title: Masked::new(&title.trim_start_matches("# ").replace('`', "")),
-        progress: None,
-        error_type: None,
-        message: Masked::new(&fill(l.tool_count, &[("count", &list.len().to_string())])),
-        category: None,
-        stack: Vec::new(),
-        trace_id: trace_id_header.map(Masked::new),
-        retryable: None,
-        recommendations: Vec::new(),
-    };
+    let shown = title.trim_start_matches("# ").replace('`', "");
+    let mut float = crate::domain::float::new(FloatStatus::Success, &shown, lang);
+    let count = fill(l.tool_count, &[("count", &list.len().to_string())]);
+    float.detail = Some(Masked::new(&count));
     Rendered {
         chat_text: Masked::new(&chat),
         float,
@@ -754,8 +695,9 @@ mod tests {
         assert!(t.contains("\n建议:\n- "));
         let rec = r.record.unwrap();
         assert_eq!(rec.arguments, json!({"date": "2025-13-45"}));
-        assert_eq!(r.float.stack.len(), 6);
-        assert_eq!(r.float.category, Some(Category::Validation));
+        let error = r.float.error.unwrap();
+        assert_eq!(error.stack.len(), 6);
+        assert_eq!(error.category, "validation");
     }
 
     #[test]
@@ -808,7 +750,8 @@ mod tests {
             "<tool_result>\n# 工具执行结果\n\n**工具名称**: `t`\n\n**执行结果**:\n{\n  \"a\": 1\n}\n[图片: image/png, 3 B]\n\n请根据以上结果继续完成用户的任务；如需调用其他工具，请使用同样的 tool_code 格式。\n</tool_result>"
         );
         assert!(r.record.is_none());
-        assert_eq!(r.float.kind, FloatKind::Success);
+        assert_eq!(r.float.status, FloatStatus::Success);
+        assert!(r.float.error.is_none());
     }
 
     #[test]
@@ -840,7 +783,7 @@ mod tests {
             r#"{"detail":"服务 nope 不存在或未成功加载"}"#.as_bytes(),
             &zh(),
         );
-        assert_eq!(r.float.category, Some(Category::Unavailable));
+        assert_eq!(r.float.error.unwrap().category, "unavailable");
     }
 }
 
@@ -894,7 +837,7 @@ mod paging_tests {
             "the page is not cut again: {text}"
         );
         assert_eq!(
-            r.float.progress.as_ref().map(Masked::as_str),
+            r.float.detail.as_ref().map(Masked::as_str),
             Some("Read: characters 1–8190 of 20000")
         );
     }

@@ -39,6 +39,10 @@ pub struct SiteConfig {
     /// How long the newest message must stay unchanged before it counts as finished.
     #[serde(default = "default_stable_ms")]
     pub stable_ms: u32,
+    /// The site's input takes a pasted image as an attachment, so the float offers to
+    /// attach a tool's images to it. Absent: no.
+    #[serde(default)]
+    pub image_paste: bool,
 }
 
 fn default_stable_ms() -> u32 {
@@ -237,6 +241,9 @@ mod tests {
     fn a_good_config_parses_with_defaults() {
         let c = SiteConfig::parse(GOOD).unwrap();
         assert_eq!(c.stable_ms, 500);
+        assert!(!c.image_paste, "no image paste unless a config says so");
+        let pastes = GOOD.replacen('{', r#"{"imagePaste":true,"#, 1);
+        assert!(SiteConfig::parse(&pastes).unwrap().image_paste);
         assert!(c.matches_host("CHAT.example.com"));
         assert!(!c.matches_host("example.com"));
     }
@@ -251,6 +258,8 @@ mod tests {
         for file in &index {
             let text = std::fs::read_to_string(format!("{dir}/{file}")).unwrap();
             let cfg = SiteConfig::parse(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+            // Each shipped site says whether its input takes pasted images.
+            assert!(text.contains("\"imagePaste\""), "{file}: no imagePaste");
             for h in cfg.hosts {
                 assert!(hosts.insert(h.clone()), "{h} listed twice");
             }
@@ -307,6 +316,10 @@ mod tests {
                 "selectors.generating[0]",
             ),
             (GOOD.replace(r#""hosts""#, r#""hostz""#), "hostz"),
+            (
+                GOOD.replacen('{', r#"{"imagePaste":"yes","#, 1),
+                "imagePaste",
+            ),
             ("{not json".to_string(), "config"),
         ];
         for (json, field) in cases {

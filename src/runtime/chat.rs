@@ -259,7 +259,7 @@ impl<H: Host> ChatLoop<H> {
         {
             let opts = self.report_options(&settings);
             let r = report::render("health", &serde_json::Value::Null, &outcome, &opts);
-            let f = float::finished(opts.lang, &r.float, r.chat_text.as_str(), true, None);
+            let f = float::finished(opts.lang, r.float, &r.chat_text, true, None);
             self.show(tab, f).await;
         }
     }
@@ -349,7 +349,7 @@ impl<H: Host> ChatLoop<H> {
                 let r = report::render_malformed(&malformed, &self.report_options(&settings));
                 let text = r.chat_text.to_string();
                 let problem = self.type_and_send(tab, &text, &settings).await;
-                let f = float::finished(lang, &r.float, &text, false, problem);
+                let f = float::finished(lang, r.float, &r.chat_text, false, problem);
                 self.show(tab, f).await;
             }
         }
@@ -733,7 +733,7 @@ impl<H: Host> ChatLoop<H> {
         let r = report::render_tool_list(&service, status, trace, &body, &opts);
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
-        let f = float::finished(opts.lang, &r.float, &text, status == 0, problem);
+        let f = float::finished(opts.lang, r.float, &r.chat_text, status == 0, problem);
         self.finish(tab, f, false).await;
     }
 
@@ -752,7 +752,7 @@ impl<H: Host> ChatLoop<H> {
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-        let f = float::finished(opts.lang, &r.float, &text, unreachable, problem);
+        let f = float::finished(opts.lang, r.float, &r.chat_text, unreachable, problem);
         self.finish(tab, f, r.record.is_some()).await;
     }
 
@@ -802,8 +802,7 @@ impl<H: Host> ChatLoop<H> {
                 let null = serde_json::Value::Null;
                 let r = report::render("list_services", &null, &outcome, &opts);
                 let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-                let text = r.chat_text.as_str();
-                let f = float::finished(lang, &r.float, text, unreachable, None);
+                let f = float::finished(lang, r.float, &r.chat_text, unreachable, None);
                 self.show(tab, f).await;
                 Ok(())
             }
@@ -847,8 +846,7 @@ impl<H: Host> ChatLoop<H> {
                 }
                 Some(Err(malformed)) => {
                     let r = report::render_malformed(&malformed, &self.report_options(&settings));
-                    let text = r.chat_text.as_str();
-                    let f = float::finished(lang, &r.float, text, false, None);
+                    let f = float::finished(lang, r.float, &r.chat_text, false, None);
                     self.show(tab, f).await;
                 }
                 None => return Response::error("no complete <tool_code> call in the text"),

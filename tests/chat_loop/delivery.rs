@@ -223,3 +223,43 @@ fn a_large_result_is_read_page_by_page_through_the_bridge() {
         w.typed(1)[1]
     );
 }
+
+#[test]
+fn a_tools_images_reach_the_float_whole_and_the_chat_by_name_only() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    w.bridge(move |req| {
+        if !req.url.ends_with("/execute") {
+            return healthy_bridge(req);
+        }
+        ok_json(
+            200,
+            json!({"success": true, "result": {"content": [
+                {"type": "text", "text": "Here it is"},
+                {"type": "image", "data": png, "mimeType": "image/png"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "image", "data": "PHN2Zz4=", "mimeType": "image/svg+xml"}]}}),
+        )
+    });
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    let typed = w.typed(1)[0].clone();
+    assert!(
+        typed.contains("image/png") && typed.contains("audio/wav"),
+        "{typed}"
+    );
+    assert!(
+        typed.contains("image/svg+xml"),
+        "named even when not shown: {typed}"
+    );
+    assert!(!typed.contains(png), "no image bytes in the chat: {typed}");
+    let float = w.last_float(1);
+    assert_eq!(float["status"], "success");
+    assert_eq!(
+        float["media"],
+        json!([{"mimeType": "image/png", "data": png}, {"mimeType": "audio/wav", "data": "UklGRg=="}])
+    );
+    // Nothing of it is kept: the tab's stored state holds no image.
+    let stored = w.stored(Area::Session, "tab:1").unwrap().to_string();
+    assert!(!stored.contains(png), "{stored}");
+}

@@ -4,10 +4,13 @@ import { launch } from './browsers.mjs';
 import { startBridge } from './bridge.mjs';
 import { startFixtures } from './fixtures.mjs';
 
-/** Starts bridge + fixtures + browser; `settings` are stored through the options page. */
-export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [], extension } = {}) {
+/**
+ * Starts bridge + fixtures + browser; `settings` are stored through the options page;
+ * `bridgeConfig` (optional) is the bridge's mcp-config.json (its demo server without it).
+ */
+export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [], bridgeConfig, extension } = {}) {
   const fixtures = await startFixtures();
-  const br = bridge ? await startBridge({ args: bridgeArgs }) : null;
+  const br = bridge ? await startBridge({ args: bridgeArgs, config: bridgeConfig }) : null;
   let b;
   try {
     b = await launch(browser, { fixtures, headless, extension });
