@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 /// Time allowed for quick routes (health, tools, history).
 const QUICK_TIMEOUT_MS: u32 = 10_000;
+/// Time allowed for the routes that change servers (stopping one may take a few seconds).
+const ADMIN_TIMEOUT_MS: u32 = 30_000;
 /// Slack on top of a long-poll's `wait` before the client gives up on the request.
 const POLL_SLACK_MS: u32 = 8_000;
 /// Without long-polling the bridge's own call timeout (120 s) governs.
@@ -110,6 +112,58 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             .send(Method::Post, "/reset-history", Some(body), QUICK_TIMEOUT_MS)
             .await?;
         json_or_outcome(r)
+    }
+
+    /// A server-management route (`/servers…`): its answer whatever the status, or what
+    /// kept it from answering.
+    async fn admin(
+        &self,
+        method: Method,
+        path: &str,
+        json: Option<Value>,
+    ) -> Result<HttpResponse, Outcome> {
+        self.send(method, path, json, ADMIN_TIMEOUT_MS).await
+    }
+
+    /// `GET /servers` (`?reveal=NAME`: that server's secrets unmasked).
+    pub async fn servers(&self, reveal: Option<&str>) -> Result<HttpResponse, Outcome> {
+        let path = match reveal {
+            Some(name) => format!("/servers?reveal={}", encode(name)),
+            None => "/servers".to_string(),
+        };
+        self.admin(Method::Get, &path, None).await
+    }
+
+    /// `POST /servers/{name}/restart`.
+    pub async fn restart_server(&self, name: &str) -> Result<HttpResponse, Outcome> {
+        let path = format!("/servers/{}/restart", encode(name));
+        self.admin(Method::Post, &path, None).await
+    }
+
+    /// `PATCH /servers/{name}` `{"enabled": …}`.
+    pub async fn enable_server(&self, name: &str, on: bool) -> Result<HttpResponse, Outcome> {
+        let path = format!("/servers/{}", encode(name));
+        let body = json!({ "enabled": on });
+        self.admin(Method::Patch, &path, Some(body)).await
+    }
+
+    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one).
+    pub async fn put_server(&self, name: &str, entry: Value) -> Result<HttpResponse, Outcome> {
+        let path = format!("/servers/{}", encode(name));
+        self.admin(Method::Put, &path, Some(entry)).await
+    }
+
+    /// `DELETE /servers/{name}`.
+    pub async fn delete_server(&self, name: &str) -> Result<HttpResponse, Outcome> {
+        let path = format!("/servers/{}", encode(name));
+        self.admin(Method::Delete, &path, None).await
+    }
+
+    /// `POST /servers/import`: without `names`, what would be imported; with them, those.
+    pub async fn import_servers(&self, names: Option<&[String]>) -> Result<HttpResponse, Outcome> {
+        let body = json!({ "names": names });
+        self.admin(Method::Post, "/servers/import", Some(body))
+            .await
     }
 
     /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many

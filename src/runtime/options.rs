@@ -4,13 +4,15 @@
 //! `options_views`, `error_log` and `custom_sites`.
 
 use super::bridge_client::BridgeClient;
-use super::host::Host;
+use super::host::{Host, HttpResponse};
 use super::store::Store;
 use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
+use crate::domain::outcome::Outcome;
+use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
 use serde_json::{Value, json};
@@ -99,6 +101,14 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
             PageRequest::RemoveCustomSite { id } => self.remove_site(&id).await,
             PageRequest::ListSites => self.list_sites().await,
+            PageRequest::CheckServer { name, json } => self.check_server(&name, &json),
+            r @ (PageRequest::ListServers
+            | PageRequest::RevealServer { .. }
+            | PageRequest::SaveServer { .. }
+            | PageRequest::RestartServer { .. }
+            | PageRequest::SetServerEnabled { .. }
+            | PageRequest::RemoveServer { .. }
+            | PageRequest::ImportServers { .. }) => self.servers(r).await,
         };
         match result {
             Ok(data) => Response::Data { data },
@@ -326,5 +336,69 @@ impl<H: Host> OptionsBackend<H> {
             }));
         }
         Ok(json!({ "sites": rows }))
+    }
+
+    fn check_server(&self, name: &str, text: &str) -> Result<Value, Problem> {
+        servers::check_name(name)
+            .and_then(|()| servers::check_definition(text))
+            .map(|definition| json!({ "name": name, "definition": definition }))
+            .map_err(|e| Problem::invalid(e, self.lang()))
+    }
+
+    /// The requests about the bridge's MCP servers: each is one route of the bridge, whose
+    /// refusals [`servers::refusal`] puts into words before the general verdict.
+    async fn servers(&self, req: PageRequest) -> Result<Value, Problem> {
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let (mut list, mut reveal) = (false, false);
+        let (name, answer): (String, Result<HttpResponse, Outcome>) = match req {
+            PageRequest::ListServers => {
+                list = true;
+                (String::new(), client.servers(None).await)
+            }
+            PageRequest::RevealServer { name } => {
+                reveal = true;
+                let answer = client.servers(Some(&name)).await;
+                (name, answer)
+            }
+            PageRequest::SaveServer { name, json } => {
+                let entry = self.check_server(&name, &json)?["definition"].take();
+                let answer = client.put_server(&name, entry).await;
+                (name, answer)
+            }
+            PageRequest::RestartServer { name } => {
+                let answer = client.restart_server(&name).await;
+                (name, answer)
+            }
+            PageRequest::SetServerEnabled { name, enabled } => {
+                let answer = client.enable_server(&name, enabled).await;
+                (name, answer)
+            }
+            PageRequest::RemoveServer { name } => {
+                let answer = client.delete_server(&name).await;
+                (name, answer)
+            }
+            PageRequest::ImportServers { names } => {
+                (String::new(), client.import_servers(names.as_deref()).await)
+            }
+            // `handle` sends only the requests above here.
+            _ => return Ok(Value::Null),
+        };
+        let lang = self.lang();
+        let reply = match answer {
+            Ok(r) => Reply::from_raw(r.status, &r.body, lang),
+            Err(o) => Reply::from_client(Err(o), lang),
+        };
+        if let Some(p) = servers::refusal(lang, &name, &reply) {
+            return Err(p);
+        }
+        let body = self.authed(&base, &client, reply).await?;
+        Ok(if list {
+            servers::list_view(&body, lang)
+        } else if reveal {
+            servers::revealed(&body, &name)
+        } else {
+            body
+        })
     }
 }
