@@ -309,7 +309,8 @@ async function loadServers({ quiet = false } = {}) {
       $('servers-result').dataset.state = 'down';
       $('servers-result').textContent = t('configInvalid');
     }
-    const text = JSON.stringify(data.servers);
+    // The uptime changes at every read; a redraw would drop an open confirmation.
+    const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
     if (text !== shownServers) {
       shownServers = text;
       showServers(data.servers);

@@ -13,9 +13,13 @@ pub fn check_name(name: &str) -> Result<(), FieldError> {
     let ok = !name.is_empty()
         && name.chars().count() <= 64
         && !name.chars().all(|c| c == '.')
-        && name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        // Any letter of another script passes; ASCII is held to letters, digits and `-_.`
+        // (`char::is_alphanumeric` would pull Unicode tables into the wasm).
+        && name.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.')
+                || !(c.is_ascii() || c.is_whitespace() || c.is_control())
+        });
     if ok {
         return Ok(());
     }
