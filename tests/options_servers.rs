@@ -16,6 +16,9 @@ use world::{Answer, World, ok_json};
 
 const TOKEN: &str = "tok-123";
 
+/// The scripted bridge's config: each server's name and `mcpServers` entry, in order.
+type Config = Rc<RefCell<Vec<(String, Value)>>>;
+
 /// The path and query of a request to the bridge.
 fn path(req: &HttpRequest) -> String {
     req.url
@@ -129,7 +132,7 @@ fn managing_bridge(
     }
 }
 
-fn world_with(servers: &[(&str, Value)]) -> (World, Rc<RefCell<Vec<(String, Value)>>>) {
+fn world_with(servers: &[(&str, Value)]) -> (World, Config) {
     let mut w = World::new();
     let config = Rc::new(RefCell::new(
         servers
