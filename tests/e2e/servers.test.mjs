@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
 import { BRIDGE_URL, startBridge } from './support/bridge.mjs';
@@ -61,10 +62,20 @@ for (const name of BROWSERS) {
       await session.waitForScript(`return document.getElementById('server-editor').hidden`, { what: 'the editor to close' });
     };
 
+    let home;
+
     before(async () => {
       fixtures = await startFixtures();
+      // Claude Desktop's config in a home of its own: one server whose name clashes, one new.
+      home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-home-'));
+      const claude = path.join(home, '.config/Claude/claude_desktop_config.json');
+      fs.mkdirSync(path.dirname(claude), { recursive: true });
+      fs.writeFileSync(claude, JSON.stringify({ mcpServers: { other: { command: 'elsewhere' }, imported: timeServer() } }));
       // A config with a server, but not `time`.
-      bridge = await startBridge({ config: { mcpServers: { other: timeServer() } } });
+      bridge = await startBridge({
+        config: { mcpServers: { other: timeServer() } },
+        env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
+      });
       const mine = await fetch(`${BRIDGE_URL}/servers`, { headers: { authorization: `Bearer ${bridge.token}` } });
       assert.equal(mine.status, 200, 'another bridge is answering on port 3849; stop it and run again');
       browser = await launch(name, { fixtures });
@@ -78,6 +89,7 @@ for (const name of BROWSERS) {
       await browser?.close();
       await bridge?.stop();
       fixtures?.stop();
+      if (home) fs.rmSync(home, { recursive: true, force: true });
     });
 
     test('the list shows the config\'s servers, without `time`', async () => {
@@ -96,6 +108,15 @@ for (const name of BROWSERS) {
       assert.match(msg, /must be an array/, msg);
       assert.equal(await session.exec(`return document.getElementById('server-json').getAttribute('aria-invalid')`), 'true');
       // Nothing was sent to the bridge.
+      assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'time'));
+      // What only the bridge checks comes back naming the field of the definition.
+      await setValue(session, 'server-json', JSON.stringify({ ...timeServer(), timeout: -1 }));
+      await session.waitForScript(`return document.getElementById('editor-result').dataset.state === 'ok'`);
+      await click(session, '#save-server');
+      const refused = await session.waitForScript(
+        `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && r.textContent`);
+      assert.match(refused, /definition\.timeout/, refused);
+      assert.match(refused, /The bridge refused the change to time/, refused);
       assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'time'));
     });
 
@@ -156,6 +177,24 @@ for (const name of BROWSERS) {
       await click(session, `${row('time')} button[data-action="confirm-remove"]`);
       await session.waitForScript(`return !document.querySelector('${row('time')}')`, { what: 'the row to go' });
       assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'time'));
+    });
+
+    test('import lists Claude Desktop\'s servers, adds the picked one and reports the clash', async () => {
+      await click(session, '#import-servers');
+      await session.waitForScript(`return document.querySelector('#import-list li[data-candidate="imported"]')`);
+      const clash = await textOf(session, '#import-list li[data-candidate="other"]');
+      assert.match(clash, /Claude Desktop/, clash);
+      assert.equal(await session.exec(`return document.querySelector('#import-list li[data-candidate="other"] input').disabled`), true);
+      // Pick the clashing one as well (as an older page might): the bridge refuses it by name.
+      await session.exec(`const b = document.querySelector('#import-list li[data-candidate="other"] input'); b.disabled = false; b.checked = true;`);
+      await click(session, '#import-picked');
+      const said = await session.waitForScript(
+        `const r = document.getElementById('import-result'); return /Added/.test(r.textContent) && r.textContent`);
+      assert.match(said, /Added: imported/, said);
+      assert.match(said, /Not added, other/, said);
+      await statusIs(session, 'imported', 'running');
+      const other = (await bridgeServers(bridge.token)).servers.find((s) => s.name === 'other');
+      assert.equal(other.definition.command, TIME, 'the clash did not overwrite');
     });
 
     test('a hand edit of the config file shows without a reload', async () => {
