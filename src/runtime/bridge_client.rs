@@ -114,56 +114,28 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         json_or_outcome(r)
     }
 
-    /// A server-management route (`/servers…`): its answer whatever the status, or what
+    /// One server-management route (`/servers…`): its answer whatever the status, or what
     /// kept it from answering.
-    async fn admin(
-        &self,
-        method: Method,
-        path: &str,
-        json: Option<Value>,
-    ) -> Result<HttpResponse, Outcome> {
-        self.send(method, path, json, ADMIN_TIMEOUT_MS).await
-    }
-
-    /// `GET /servers` (`?reveal=NAME`: that server's secrets unmasked).
-    pub async fn servers(&self, reveal: Option<&str>) -> Result<HttpResponse, Outcome> {
-        let path = match reveal {
-            Some(name) => format!("/servers?reveal={}", encode(name)),
-            None => "/servers".to_string(),
+    pub async fn manage(&self, call: ServerCall<'_>) -> Result<HttpResponse, Outcome> {
+        let one = |name: &str| format!("/servers/{}", encode(name));
+        let (method, path, body) = match call {
+            ServerCall::List { reveal: None } => (Method::Get, "/servers".to_string(), None),
+            ServerCall::List { reveal: Some(name) } => {
+                let path = format!("/servers?reveal={}", encode(name));
+                (Method::Get, path, None)
+            }
+            ServerCall::Restart { name } => (Method::Post, one(name) + "/restart", None),
+            ServerCall::Enable { name, on } => {
+                (Method::Patch, one(name), Some(json!({ "enabled": on })))
+            }
+            ServerCall::Put { name, entry } => (Method::Put, one(name), Some(entry)),
+            ServerCall::Delete { name } => (Method::Delete, one(name), None),
+            ServerCall::Import { names } => {
+                let body = json!({ "names": names });
+                (Method::Post, "/servers/import".to_string(), Some(body))
+            }
         };
-        self.admin(Method::Get, &path, None).await
-    }
-
-    /// `POST /servers/{name}/restart`.
-    pub async fn restart_server(&self, name: &str) -> Result<HttpResponse, Outcome> {
-        let path = format!("/servers/{}/restart", encode(name));
-        self.admin(Method::Post, &path, None).await
-    }
-
-    /// `PATCH /servers/{name}` `{"enabled": …}`.
-    pub async fn enable_server(&self, name: &str, on: bool) -> Result<HttpResponse, Outcome> {
-        let path = format!("/servers/{}", encode(name));
-        let body = json!({ "enabled": on });
-        self.admin(Method::Patch, &path, Some(body)).await
-    }
-
-    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one).
-    pub async fn put_server(&self, name: &str, entry: Value) -> Result<HttpResponse, Outcome> {
-        let path = format!("/servers/{}", encode(name));
-        self.admin(Method::Put, &path, Some(entry)).await
-    }
-
-    /// `DELETE /servers/{name}`.
-    pub async fn delete_server(&self, name: &str) -> Result<HttpResponse, Outcome> {
-        let path = format!("/servers/{}", encode(name));
-        self.admin(Method::Delete, &path, None).await
-    }
-
-    /// `POST /servers/import`: without `names`, what would be imported; with them, those.
-    pub async fn import_servers(&self, names: Option<&[String]>) -> Result<HttpResponse, Outcome> {
-        let body = json!({ "names": names });
-        self.admin(Method::Post, "/servers/import", Some(body))
-            .await
+        self.send(method, &path, body, ADMIN_TIMEOUT_MS).await
     }
 
     /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many
@@ -203,6 +175,36 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         let _ = self
             .send(Method::Delete, &path, None, QUICK_TIMEOUT_MS)
             .await;
+    }
+}
+
+/// The bridge's routes that manage its MCP servers.
+pub enum ServerCall<'a> {
+    /// `GET /servers` (`?reveal=NAME`: that server's secrets unmasked).
+    List { reveal: Option<&'a str> },
+    /// `POST /servers/{name}/restart`.
+    Restart { name: &'a str },
+    /// `PATCH /servers/{name}` `{"enabled": …}`.
+    Enable { name: &'a str, on: bool },
+    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one).
+    Put { name: &'a str, entry: Value },
+    /// `DELETE /servers/{name}`.
+    Delete { name: &'a str },
+    /// `POST /servers/import`: without `names`, what would be imported; with them, those.
+    Import { names: Option<&'a [String]> },
+}
+
+impl<'a> ServerCall<'a> {
+    /// The server the call is about (empty for the list and the import).
+    pub fn server(&self) -> &'a str {
+        match self {
+            ServerCall::List { reveal } => reveal.unwrap_or_default(),
+            ServerCall::Restart { name }
+            | ServerCall::Enable { name, .. }
+            | ServerCall::Put { name, .. }
+            | ServerCall::Delete { name } => name,
+            ServerCall::Import { .. } => "",
+        }
     }
 }
 

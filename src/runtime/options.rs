@@ -3,15 +3,14 @@
 //! loop over the same [`Store`]; every verdict comes from the pure modules
 //! `options_views`, `error_log` and `custom_sites`.
 
-use super::bridge_client::BridgeClient;
-use super::host::{Host, HttpResponse};
+use super::bridge_client::{BridgeClient, ServerCall};
+use super::host::Host;
 use super::store::Store;
 use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
-use crate::domain::outcome::Outcome;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
@@ -351,52 +350,45 @@ impl<H: Host> OptionsBackend<H> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
         let (mut list, mut reveal) = (false, false);
-        let (name, answer): (String, Result<HttpResponse, Outcome>) = match req {
+        let call = match &req {
             PageRequest::ListServers => {
                 list = true;
-                (String::new(), client.servers(None).await)
+                ServerCall::List { reveal: None }
             }
             PageRequest::RevealServer { name } => {
                 reveal = true;
-                let answer = client.servers(Some(&name)).await;
-                (name, answer)
+                ServerCall::List { reveal: Some(name) }
             }
             PageRequest::SaveServer { name, json } => {
-                let entry = self.check_server(&name, &json)?["definition"].take();
-                let answer = client.put_server(&name, entry).await;
-                (name, answer)
+                let entry = self.check_server(name, json)?["definition"].take();
+                ServerCall::Put { name, entry }
             }
-            PageRequest::RestartServer { name } => {
-                let answer = client.restart_server(&name).await;
-                (name, answer)
-            }
+            PageRequest::RestartServer { name } => ServerCall::Restart { name },
             PageRequest::SetServerEnabled { name, enabled } => {
-                let answer = client.enable_server(&name, enabled).await;
-                (name, answer)
+                ServerCall::Enable { name, on: *enabled }
             }
-            PageRequest::RemoveServer { name } => {
-                let answer = client.delete_server(&name).await;
-                (name, answer)
-            }
-            PageRequest::ImportServers { names } => {
-                (String::new(), client.import_servers(names.as_deref()).await)
-            }
+            PageRequest::RemoveServer { name } => ServerCall::Delete { name },
+            PageRequest::ImportServers { names } => ServerCall::Import {
+                names: names.as_deref(),
+            },
             // `handle` sends only the requests above here.
             _ => return Ok(Value::Null),
         };
+        let name = call.server();
+        let answer = client.manage(call).await;
         let lang = self.lang();
         let reply = match answer {
             Ok(r) => Reply::from_raw(r.status, &r.body, lang),
             Err(o) => Reply::from_client(Err(o), lang),
         };
-        if let Some(p) = servers::refusal(lang, &name, &reply) {
+        if let Some(p) = servers::refusal(lang, name, &reply) {
             return Err(p);
         }
         let body = self.authed(&base, &client, reply).await?;
         Ok(if list {
             servers::list_view(&body, lang)
         } else if reveal {
-            servers::revealed(&body, &name)
+            servers::revealed(&body, name)
         } else {
             body
         })
