@@ -281,46 +281,48 @@ const POLL_MS = 3000;
 // statuses and tool counts (the tools list is read again when it changes).
 let shownServers = '';
 let fingerprint = null;
-let polling = false;
+// Reads of the list, one after another: a read asked for after a change starts after it.
+let listing = Promise.resolve();
+let reading = 0;
 // The server the editor holds (null: a new one).
 let editing = null;
 
 /** Reads the servers; redraws the list when it changed, the tools when the fingerprint did. */
-async function loadServers({ quiet = false } = {}) {
-  if (polling) return;
-  polling = true;
-  try {
-    const answer = await ask({ type: PAGE.LIST_SERVERS });
-    const out = $('servers-result');
-    if (answer?.type !== RESPONSE.DATA) {
-      // Only the text: a poll must not clear the field the editor marked.
-      out.dataset.state = 'down';
-      out.dataset.poll = 'true';
-      out.textContent = answer?.message ?? t('noAnswer');
-      return;
-    }
-    if (!quiet || out.dataset.poll) {
-      delete out.dataset.poll;
-      out.textContent = '';
-    }
-    const data = answer.data;
-    $('config-path').textContent = data.config_path ? t('configPath', [data.config_path]) : '';
-    if (data.config_valid === false) {
-      $('servers-result').dataset.state = 'down';
-      $('servers-result').textContent = t('configInvalid');
-    }
-    // The uptime changes at every read; a redraw would drop an open confirmation.
-    const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
-    if (text !== shownServers) {
-      shownServers = text;
-      showServers(data.servers);
-    }
-    const before = fingerprint;
-    fingerprint = data.fingerprint;
-    if (before !== null && before !== fingerprint) loadTools();
-  } finally {
-    polling = false;
+function loadServers(options) {
+  reading++;
+  listing = listing.then(() => readServers(options)).catch(() => {}).finally(() => { reading--; });
+  return listing;
+}
+
+async function readServers({ quiet = false } = {}) {
+  const answer = await ask({ type: PAGE.LIST_SERVERS });
+  const out = $('servers-result');
+  if (answer?.type !== RESPONSE.DATA) {
+    // Only the text: a poll must not clear the field the editor marked.
+    out.dataset.state = 'down';
+    out.dataset.poll = 'true';
+    out.textContent = answer?.message ?? t('noAnswer');
+    return;
   }
+  if (!quiet || out.dataset.poll) {
+    delete out.dataset.poll;
+    out.textContent = '';
+  }
+  const data = answer.data;
+  $('config-path').textContent = data.config_path ? t('configPath', [data.config_path]) : '';
+  if (data.config_valid === false) {
+    $('servers-result').dataset.state = 'down';
+    $('servers-result').textContent = t('configInvalid');
+  }
+  // The uptime changes at every read; a redraw would drop an open confirmation.
+  const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
+  if (text !== shownServers) {
+    shownServers = text;
+    showServers(data.servers);
+  }
+  const before = fingerprint;
+  fingerprint = data.fingerprint;
+  if (before !== null && before !== fingerprint) loadTools();
 }
 
 /** After a change made here: the list and the tools at once. */
@@ -422,9 +424,10 @@ $('save-server').addEventListener('click', async () => {
   const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value });
   const ok = report($('server-editor'), $('editor-result'), answer, '');
   if (!ok) return;
+  // Closed once the list shows the change, so an Edit right after opens what was saved.
+  await changed(answer, t(ok.created ? 'serverAdded' : 'serverSaved', [name]));
   $('server-editor').hidden = true;
   editing = null;
-  changed(answer, t(ok.created ? 'serverAdded' : 'serverSaved', [name]));
 });
 $('reveal-server').addEventListener('click', async () => {
   const answer = await ask({ type: PAGE.REVEAL_SERVER, name: editing });
@@ -475,7 +478,7 @@ $('import-picked').addEventListener('click', async () => {
 // While the page is visible the list follows the bridge: a crash, a hand edit of the config
 // file, a server that finished starting.
 setInterval(() => {
-  if (document.visibilityState === 'visible' && $('token').value) loadServers({ quiet: true });
+  if (document.visibilityState === 'visible' && $('token').value && !reading) loadServers({ quiet: true });
 }, POLL_MS);
 
 // ---- error log ------------------------------------------------------------------------

@@ -28,6 +28,13 @@ const textOf = (session, css, opts = {}) => session.waitForScript(
   `const e = document.querySelector(${JSON.stringify(css)}); return e ? e.textContent : null;`,
   { timeoutMs: 30000, what: css, ...opts });
 const row = (name) => `#server-list li[data-server="${name}"]`;
+/**
+ * Clicks a button in a server's row. The row is redrawn when the bridge's answer changes (a
+ * server that finished starting), so it is found and clicked in one step.
+ */
+const clickInRow = (session, css) => session.waitForScript(
+  `const e = document.querySelector(${JSON.stringify(css)}); if (!e) return false; e.click(); return true;`,
+  { what: css });
 /** Waits for the server's row to show `status`. */
 const statusIs = (session, name, status) => session.waitForScript(
   `return document.querySelector('${row(name)}[data-status="${status}"]')`,
@@ -55,7 +62,7 @@ for (const name of BROWSERS) {
     };
     /** Opens the editor of a listed server and saves `definition` in it. */
     const saveEdited = async (server, definition) => {
-      await click(session, `${row(server)} button[data-action="edit"]`);
+      await clickInRow(session, `${row(server)} button[data-action="edit"]`);
       await session.waitForScript(`return !document.getElementById('server-editor').hidden`);
       await setValue(session, 'server-json', JSON.stringify(definition, null, 2));
       await click(session, '#save-server');
@@ -159,10 +166,30 @@ for (const name of BROWSERS) {
       assert.equal(await session.exec(`return document.querySelector('${row('time')} pre.stderr')`), null);
     });
 
+    test('a secret is shown masked, kept when saved masked, and revealed on request', async () => {
+      const secret = 'sk-e2e-secret-0123456789';
+      await saveEdited('time', { ...timeServer(), env: { API_KEY: secret } });
+      await statusIs(session, 'time', 'running');
+      await clickInRow(session, `${row('time')} button[data-action="edit"]`);
+      const shown = await session.exec(`return document.getElementById('server-json').value`);
+      assert.ok(!shown.includes(secret), shown);
+      assert.match(shown, /"API_KEY": "\*\*\*"/, shown);
+      // Saved as shown (masked): the stored secret stays.
+      await click(session, '#save-server');
+      await session.waitForScript(`return document.getElementById('server-editor').hidden`);
+      const { config_path: file } = await bridgeServers(bridge.token);
+      assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).mcpServers.time.env.API_KEY, secret);
+      await clickInRow(session, `${row('time')} button[data-action="edit"]`);
+      await click(session, '#reveal-server');
+      await session.waitForScript(`return document.getElementById('server-json').value.includes(${JSON.stringify(secret)})`,
+        { what: 'the revealed secret' });
+      await click(session, '#close-editor');
+    });
+
     test('turned off, its status says so and its tools are gone', async () => {
       await session.waitForScript(`return document.querySelector('#tool-list tr[data-tool="time:get_current_time"]')`,
         { timeoutMs: 20000, what: 'the time tools' });
-      await click(session, `${row('time')} input[data-kind="enabled"]`);
+      await clickInRow(session, `${row('time')} input[data-kind="enabled"]`);
       await statusIs(session, 'time', 'disabled');
       assert.match(await textOf(session, `${row('time')} .status`), /turned off/);
       await session.waitForScript(`return !document.querySelector('#tool-list [data-service="time"]')`,
@@ -171,10 +198,10 @@ for (const name of BROWSERS) {
     });
 
     test('removed after a confirmation, it is gone', async () => {
-      await click(session, `${row('time')} button[data-action="remove"]`);
+      await clickInRow(session, `${row('time')} button[data-action="remove"]`);
       // Nothing happens before the confirmation.
       assert.ok((await bridgeServers(bridge.token)).servers.some((s) => s.name === 'time'));
-      await click(session, `${row('time')} button[data-action="confirm-remove"]`);
+      await clickInRow(session, `${row('time')} button[data-action="confirm-remove"]`);
       await session.waitForScript(`return !document.querySelector('${row('time')}')`, { what: 'the row to go' });
       assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'time'));
     });
