@@ -55,5 +55,13 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     SAVE_CUSTOM_SITE: 'save-custom-site',
     REMOVE_CUSTOM_SITE: 'remove-custom-site',
     LIST_SITES: 'list-sites',
+    LIST_SERVERS: 'list-servers',
+    REVEAL_SERVER: 'reveal-server',
+    CHECK_SERVER: 'check-server',
+    SAVE_SERVER: 'save-server',
+    RESTART_SERVER: 'restart-server',
+    SET_SERVER_ENABLED: 'set-server-enabled',
+    REMOVE_SERVER: 'remove-server',
+    IMPORT_SERVERS: 'import-servers',
   }),
 });

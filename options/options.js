@@ -15,6 +15,10 @@ for (const el of document.querySelectorAll('[data-i18n]')) {
   const text = chrome.i18n.getMessage(el.dataset.i18n);
   if (text) el.textContent = text;
 }
+for (const el of document.querySelectorAll('[data-i18n-aria-label]')) {
+  const text = chrome.i18n.getMessage(el.dataset.i18nAriaLabel);
+  if (text) el.setAttribute('aria-label', text);
+}
 for (const el of document.querySelectorAll('[data-i18n-placeholder]')) {
   const text = chrome.i18n.getMessage(el.dataset.i18nPlaceholder);
   if (text) el.placeholder = text;
@@ -227,7 +231,7 @@ $('reset-history').addEventListener('click', async () => {
 
 // ---- tools ----------------------------------------------------------------------------
 
-$('load-tools').addEventListener('click', async () => {
+async function loadTools() {
   const out = $('tools-result');
   out.textContent = t('checking');
   const data = report($('tools'), out, await ask({ type: PAGE.GET_TOOLS }), '');
@@ -264,7 +268,223 @@ $('load-tools').addEventListener('click', async () => {
     return box;
   }));
   out.textContent = '';
+}
+
+$('load-tools').addEventListener('click', loadTools);
+
+// ---- servers -------------------------------------------------------------------------
+
+// What each template puts into the editor: a name and one `mcpServers` entry.
+const TEMPLATES = {
+  npx: ['everything', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] }],
+  uvx: ['time', { command: 'uvx', args: ['mcp-server-time'] }],
+  local: ['my-server', { command: '/path/to/server', args: [], env: {} }],
+  remote: ['remote', { type: 'streamable-http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer YOUR_TOKEN' } }],
+};
+const POLL_MS = 3000;
+// The last list shown (to redraw only on a change) and the core's fingerprint of names,
+// statuses and tool counts (the tools list is read again when it changes).
+let shownServers = '';
+let fingerprint = null;
+// Reads of the list, one after another: a read asked for after a change starts after it.
+let listing = Promise.resolve();
+let reading = 0;
+// The server the editor holds (null: a new one).
+let editing = null;
+
+/** Reads the servers; redraws the list when it changed, the tools when the fingerprint did. */
+function loadServers(options) {
+  reading++;
+  listing = listing.then(() => readServers(options)).catch(() => {}).finally(() => { reading--; });
+  return listing;
+}
+
+async function readServers({ quiet = false } = {}) {
+  const answer = await ask({ type: PAGE.LIST_SERVERS });
+  const out = $('servers-result');
+  if (answer?.type !== RESPONSE.DATA) {
+    // Only the text: a poll must not clear the field the editor marked.
+    out.dataset.state = 'down';
+    out.dataset.poll = 'true';
+    out.textContent = answer?.message ?? t('noAnswer');
+    return;
+  }
+  if (!quiet || out.dataset.poll) {
+    delete out.dataset.poll;
+    out.textContent = '';
+  }
+  const data = answer.data;
+  $('config-path').textContent = data.config_path ? t('configPath', [data.config_path]) : '';
+  if (data.config_valid === false) {
+    $('servers-result').dataset.state = 'down';
+    $('servers-result').textContent = t('configInvalid');
+  }
+  // The uptime changes at every read; a redraw would drop an open confirmation.
+  const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
+  if (text !== shownServers) {
+    shownServers = text;
+    showServers(data.servers);
+  }
+  const before = fingerprint;
+  fingerprint = data.fingerprint;
+  if (before !== null && before !== fingerprint) loadTools();
+}
+
+/** After a change made here: the list and the tools at once. */
+async function changed(answer, okText) {
+  const out = $('servers-result');
+  delete out.dataset.poll;
+  if (!report($('server-list'), out, answer, okText)) return false;
+  await loadServers({ quiet: true });
+  loadTools();
+  return true;
+}
+
+function showServers(list) {
+  $('server-list').replaceChildren(...list.map((s) => {
+    const li = el('li', null, { 'data-server': s.name, 'data-status': s.status });
+    li.append(el('strong', s.name), el('span', ` — ${s.statusText ?? s.status}`, { class: 'status', 'data-status': s.status }));
+    li.append(el('span', ` · ${t('toolCount', [String(s.tool_count ?? 0)])}`, { class: 'tool-count' }));
+    if (s.pid) li.append(el('small', ` · pid ${s.pid}`));
+    const toggle = el('label', null, { class: 'switch' });
+    const box = el('input', null, { type: 'checkbox', 'data-kind': 'enabled' });
+    box.checked = s.enabled;
+    box.disabled = !s.definition;
+    box.addEventListener('change', async () => {
+      const answer = await ask({ type: PAGE.SET_SERVER_ENABLED, name: s.name, enabled: box.checked });
+      if (!await changed(answer, t(box.checked ? 'serverEnabled' : 'serverDisabled', [s.name]))) box.checked = !box.checked;
+    });
+    toggle.append(box, el('span', ` ${t('colEnabled')}`));
+    const restart = el('button', t('restart'), { type: 'button', 'data-action': 'restart' });
+    restart.addEventListener('click', async () => {
+      changed(await ask({ type: PAGE.RESTART_SERVER, name: s.name }), t('serverRestarted', [s.name]));
+    });
+    const edit = el('button', t('edit'), { type: 'button', 'data-action': 'edit' });
+    edit.addEventListener('click', () => openEditor(s.name, s.definition));
+    const remove = el('button', t('remove'), { type: 'button', 'data-action': 'remove' });
+    remove.addEventListener('click', () => {
+      // Asked in the row itself: removing stops the server and deletes its entry.
+      const sure = el('span', ` ${t('confirmRemove', [s.name])} `, { class: 'confirm' });
+      const yes = el('button', t('remove'), { type: 'button', 'data-action': 'confirm-remove' });
+      const no = el('button', t('cancel'), { type: 'button' });
+      yes.addEventListener('click', async () => {
+        sure.remove();
+        changed(await ask({ type: PAGE.REMOVE_SERVER, name: s.name }), t('serverRemoved', [s.name]));
+      });
+      no.addEventListener('click', () => sure.remove());
+      sure.append(yes, no);
+      li.querySelector('.confirm')?.remove();
+      remove.after(sure);
+    });
+    li.append(toggle, restart, edit, remove);
+    if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
+    if (s.last_error || s.stderr) {
+      const why = [s.last_error, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
+      li.append(el('pre', why, { class: 'stderr' }));
+    }
+    return li;
+  }));
+}
+
+function openEditor(name, definition) {
+  editing = name;
+  $('import-box').hidden = true;
+  $('server-editor').hidden = false;
+  $('editor-title').textContent = name ? t('editServer', [name]) : t('addServer');
+  $('server-name').value = name ?? '';
+  $('server-name').readOnly = !!name;
+  $('reveal-server').hidden = !name;
+  $('server-json').value = JSON.stringify(definition ?? {}, null, 2);
+  $('editor-result').textContent = '';
+  checkServer();
+}
+
+let serverCheckSeq = 0;
+/** Asks the core whether the name and definition would be accepted; marks the field if not. */
+async function checkServer() {
+  const seq = ++serverCheckSeq;
+  const answer = await ask({ type: PAGE.CHECK_SERVER, name: $('server-name').value, json: $('server-json').value });
+  if (seq !== serverCheckSeq) return;
+  report($('server-editor'), $('editor-result'), answer, t('serverValid'));
+}
+
+let serverTyping;
+for (const id of ['server-name', 'server-json']) {
+  $(id).addEventListener('input', () => {
+    clearTimeout(serverTyping);
+    serverTyping = setTimeout(checkServer, 300);
+  });
+}
+$('add-server').addEventListener('click', () => {
+  const [name, definition] = TEMPLATES[$('server-template').value];
+  openEditor(null, definition);
+  $('server-name').value = name;
+  checkServer();
 });
+$('close-editor').addEventListener('click', () => { $('server-editor').hidden = true; editing = null; });
+$('save-server').addEventListener('click', async () => {
+  const name = $('server-name').value;
+  clearTimeout(serverTyping);
+  serverCheckSeq++;
+  const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value });
+  const ok = report($('server-editor'), $('editor-result'), answer, '');
+  if (!ok) return;
+  // Closed once the list shows the change, so an Edit right after opens what was saved.
+  await changed(answer, t(ok.created ? 'serverAdded' : 'serverSaved', [name]));
+  $('server-editor').hidden = true;
+  editing = null;
+});
+$('reveal-server').addEventListener('click', async () => {
+  const answer = await ask({ type: PAGE.REVEAL_SERVER, name: editing });
+  const data = report($('server-editor'), $('editor-result'), answer, t('secretsShown'));
+  if (data?.definition) $('server-json').value = JSON.stringify(data.definition, null, 2);
+});
+$('refresh-servers').addEventListener('click', () => loadServers());
+
+$('import-servers').addEventListener('click', async () => {
+  $('server-editor').hidden = true;
+  const out = $('import-result');
+  const data = report($('import-box'), $('servers-result'), await ask({ type: PAGE.IMPORT_SERVERS }), '');
+  if (!data) return;
+  $('import-box').hidden = false;
+  out.textContent = '';
+  const { sources = [], servers = [] } = data.found ?? {};
+  $('import-sources').replaceChildren(...sources.map((f) => el('li',
+    `${f.client}: ${f.path} — ${f.error ?? t(f.exists ? 'sourceRead' : 'sourceMissing')}`)));
+  $('import-list').replaceChildren(...servers.map((c) => {
+    const li = el('li', null, { 'data-candidate': c.name });
+    const box = el('input', null, { type: 'checkbox', value: c.name });
+    box.checked = c.addable;
+    box.disabled = !c.addable;
+    const label = el('label');
+    label.append(box, el('strong', ` ${c.name}`), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
+    li.append(label);
+    if (c.clash || c.error) li.append(el('small', ` — ${c.clash ?? c.error}`, { class: 'confirm' }));
+    return li;
+  }));
+  if (!servers.length) out.textContent = t('importNothing');
+});
+$('close-import').addEventListener('click', () => { $('import-box').hidden = true; });
+$('import-picked').addEventListener('click', async () => {
+  const names = [...$('import-list').querySelectorAll('input:checked')].map((b) => b.value);
+  const out = $('import-result');
+  const answer = await ask({ type: PAGE.IMPORT_SERVERS, names });
+  const data = report($('import-box'), out, answer, '');
+  if (!data) return;
+  const lines = [t('importAdded', [data.added.join(', ') || '—'])];
+  for (const c of data.clashes ?? []) lines.push(t('importClash', [c.name, c.reason ?? '']));
+  for (const c of data.invalid ?? []) lines.push(t('importInvalid', [c.name, c.error ?? '']));
+  out.textContent = lines.join('\n');
+  if (data.clashes?.length || data.invalid?.length) out.dataset.state = 'warn';
+  await loadServers({ quiet: true });
+  loadTools();
+});
+
+// While the page is visible the list follows the bridge: a crash, a hand edit of the config
+// file, a server that finished starting.
+setInterval(() => {
+  if (document.visibilityState === 'visible' && $('token').value && !reading) loadServers({ quiet: true });
+}, POLL_MS);
 
 // ---- error log ------------------------------------------------------------------------
 
@@ -362,5 +582,5 @@ if (settings?.data?.unreadable) {
   $('behaviour-result').textContent = t('settingsUnreadable', [settings.data.unreadable]);
 }
 await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
-if (settings?.data?.token) await loadHistory();
+if (settings?.data?.token) await Promise.all([loadHistory(), loadServers()]);
 document.body.dataset.ready = 'true';

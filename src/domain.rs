@@ -18,6 +18,7 @@ pub mod outcome;
 pub mod policy;
 pub mod redact;
 pub mod report;
+pub mod servers;
 pub mod settings;
 pub mod sites;
 pub mod tab_state;

@@ -73,6 +73,20 @@ pub enum Invalid {
         category: String,
         categories: String,
     },
+    ServerName {
+        name: String,
+    },
+    NoCommand,
+    /// `kind` is `string`, `array`, `object` or `bool`.
+    MustBe {
+        kind: &'static str,
+    },
+    UnknownTransport {
+        kind: String,
+    },
+    RemoteUrl {
+        url: String,
+    },
 }
 
 impl FieldError {
@@ -142,6 +156,21 @@ impl Invalid {
                 says.invalid_no_such_category,
                 &[("category", category), ("categories", categories)],
             ),
+            Invalid::ServerName { name } => fill(says.invalid_server_name, &[("name", name)]),
+            Invalid::NoCommand => says.invalid_no_command.into(),
+            Invalid::MustBe { kind } => {
+                let kind = match *kind {
+                    "array" => says.kind_array,
+                    "object" => says.kind_object,
+                    "bool" => says.kind_bool,
+                    _ => says.kind_string,
+                };
+                fill(says.invalid_must_be, &[("kind", kind)])
+            }
+            Invalid::UnknownTransport { kind } => {
+                fill(says.invalid_unknown_transport, &[("kind", kind)])
+            }
+            Invalid::RemoteUrl { url } => fill(says.invalid_remote_url, &[("url", url)]),
         }
     }
 }

@@ -279,6 +279,20 @@ catalog! {
     status_unavailable,
     status_stopped,
     status_unknown,
+    status_disabled,
+    status_not_loaded,
+    // -- managing the bridge's MCP servers --
+    invalid_server_name,
+    invalid_no_command,
+    /// `{kind}` is one of the `kind_*` words.
+    invalid_must_be,
+    invalid_unknown_transport,
+    invalid_remote_url,
+    /// `{said}` is the bridge's own words, quoted.
+    server_refused,
+    server_unknown,
+    config_file_invalid,
+    servers_unsupported,
 }
 
 /// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that

@@ -301,7 +301,7 @@ pub struct ServiceView {
 }
 
 /// A server's status as the page shows it; a status this build does not know, as it came.
-fn status_text(status: Option<&str>, lang: Lang) -> String {
+pub fn status_text(status: Option<&str>, lang: Lang) -> String {
     let says = lang.says();
     match status {
         Some("running") => says.status_running,
@@ -309,6 +309,8 @@ fn status_text(status: Option<&str>, lang: Lang) -> String {
         Some("crashed") => says.status_crashed,
         Some("unavailable" | "failed") => says.status_unavailable,
         Some("stopped") => says.status_stopped,
+        Some("disabled") => says.status_disabled,
+        Some("not_loaded") => says.status_not_loaded,
         None => says.status_unknown,
         Some(other) => return other.to_string(),
     }

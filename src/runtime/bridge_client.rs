@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 /// Time allowed for quick routes (health, tools, history).
 const QUICK_TIMEOUT_MS: u32 = 10_000;
+/// Time allowed for the routes that change servers (stopping one may take a few seconds).
+const ADMIN_TIMEOUT_MS: u32 = 30_000;
 /// Slack on top of a long-poll's `wait` before the client gives up on the request.
 const POLL_SLACK_MS: u32 = 8_000;
 /// Without long-polling the bridge's own call timeout (120 s) governs.
@@ -112,6 +114,30 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         json_or_outcome(r)
     }
 
+    /// One server-management route (`/servers…`): its answer whatever the status, or what
+    /// kept it from answering.
+    pub async fn manage(&self, call: ServerCall<'_>) -> Result<HttpResponse, Outcome> {
+        let one = |name: &str| format!("/servers/{}", encode(name));
+        let (method, path, body) = match call {
+            ServerCall::List { reveal: None } => (Method::Get, "/servers".to_string(), None),
+            ServerCall::List { reveal: Some(name) } => {
+                let path = format!("/servers?reveal={}", encode(name));
+                (Method::Get, path, None)
+            }
+            ServerCall::Restart { name } => (Method::Post, one(name) + "/restart", None),
+            ServerCall::Enable { name, on } => {
+                (Method::Patch, one(name), Some(json!({ "enabled": on })))
+            }
+            ServerCall::Put { name, entry } => (Method::Put, one(name), Some(entry)),
+            ServerCall::Delete { name } => (Method::Delete, one(name), None),
+            ServerCall::Import { names } => {
+                let body = json!({ "names": names });
+                (Method::Post, "/servers/import".to_string(), Some(body))
+            }
+        };
+        self.send(method, &path, body, ADMIN_TIMEOUT_MS).await
+    }
+
     /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many
     /// seconds and the caller polls with [`BridgeClient::poll`].
     pub async fn execute(
@@ -149,6 +175,36 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         let _ = self
             .send(Method::Delete, &path, None, QUICK_TIMEOUT_MS)
             .await;
+    }
+}
+
+/// The bridge's routes that manage its MCP servers.
+pub enum ServerCall<'a> {
+    /// `GET /servers` (`?reveal=NAME`: that server's secrets unmasked).
+    List { reveal: Option<&'a str> },
+    /// `POST /servers/{name}/restart`.
+    Restart { name: &'a str },
+    /// `PATCH /servers/{name}` `{"enabled": …}`.
+    Enable { name: &'a str, on: bool },
+    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one).
+    Put { name: &'a str, entry: Value },
+    /// `DELETE /servers/{name}`.
+    Delete { name: &'a str },
+    /// `POST /servers/import`: without `names`, what would be imported; with them, those.
+    Import { names: Option<&'a [String]> },
+}
+
+impl<'a> ServerCall<'a> {
+    /// The server the call is about (empty for the list and the import).
+    pub fn server(&self) -> &'a str {
+        match self {
+            ServerCall::List { reveal } => reveal.unwrap_or_default(),
+            ServerCall::Restart { name }
+            | ServerCall::Enable { name, .. }
+            | ServerCall::Put { name, .. }
+            | ServerCall::Delete { name } => name,
+            ServerCall::Import { .. } => "",
+        }
     }
 }
 

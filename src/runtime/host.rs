@@ -18,6 +18,8 @@ pub enum Area {
 pub enum Method {
     Get,
     Post,
+    Put,
+    Patch,
     Delete,
 }
 

@@ -3,7 +3,7 @@
 //! loop over the same [`Store`]; every verdict comes from the pure modules
 //! `options_views`, `error_log` and `custom_sites`.
 
-use super::bridge_client::BridgeClient;
+use super::bridge_client::{BridgeClient, ServerCall};
 use super::host::Host;
 use super::store::Store;
 use crate::domain::custom_sites;
@@ -11,6 +11,7 @@ use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
+use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
 use serde_json::{Value, json};
@@ -99,6 +100,14 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
             PageRequest::RemoveCustomSite { id } => self.remove_site(&id).await,
             PageRequest::ListSites => self.list_sites().await,
+            PageRequest::CheckServer { name, json } => self.check_server(&name, &json),
+            r @ (PageRequest::ListServers
+            | PageRequest::RevealServer { .. }
+            | PageRequest::SaveServer { .. }
+            | PageRequest::RestartServer { .. }
+            | PageRequest::SetServerEnabled { .. }
+            | PageRequest::RemoveServer { .. }
+            | PageRequest::ImportServers { .. }) => self.servers(r).await,
         };
         match result {
             Ok(data) => Response::Data { data },
@@ -326,5 +335,62 @@ impl<H: Host> OptionsBackend<H> {
             }));
         }
         Ok(json!({ "sites": rows }))
+    }
+
+    fn check_server(&self, name: &str, text: &str) -> Result<Value, Problem> {
+        servers::check_name(name)
+            .and_then(|()| servers::check_definition(text))
+            .map(|definition| json!({ "name": name, "definition": definition }))
+            .map_err(|e| Problem::invalid(e, self.lang()))
+    }
+
+    /// The requests about the bridge's MCP servers: each is one route of the bridge, whose
+    /// refusals [`servers::refusal`] puts into words before the general verdict.
+    async fn servers(&self, req: PageRequest) -> Result<Value, Problem> {
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let (mut list, mut reveal) = (false, false);
+        let call = match &req {
+            PageRequest::ListServers => {
+                list = true;
+                ServerCall::List { reveal: None }
+            }
+            PageRequest::RevealServer { name } => {
+                reveal = true;
+                ServerCall::List { reveal: Some(name) }
+            }
+            PageRequest::SaveServer { name, json } => {
+                let entry = self.check_server(name, json)?["definition"].take();
+                ServerCall::Put { name, entry }
+            }
+            PageRequest::RestartServer { name } => ServerCall::Restart { name },
+            PageRequest::SetServerEnabled { name, enabled } => {
+                ServerCall::Enable { name, on: *enabled }
+            }
+            PageRequest::RemoveServer { name } => ServerCall::Delete { name },
+            PageRequest::ImportServers { names } => ServerCall::Import {
+                names: names.as_deref(),
+            },
+            // `handle` sends only the requests above here.
+            _ => return Ok(Value::Null),
+        };
+        let name = call.server();
+        let answer = client.manage(call).await;
+        let lang = self.lang();
+        let reply = match answer {
+            Ok(r) => Reply::from_raw(r.status, &r.body, lang),
+            Err(o) => Reply::from_client(Err(o), lang),
+        };
+        if let Some(p) = servers::refusal(lang, name, &reply) {
+            return Err(p);
+        }
+        let body = self.authed(&base, &client, reply).await?;
+        Ok(if list {
+            servers::list_view(&body, lang)
+        } else if reveal {
+            servers::revealed(&body, name)
+        } else {
+            body
+        })
     }
 }

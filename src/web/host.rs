@@ -133,6 +133,8 @@ impl Host for WebHost {
         let builder = match request.method {
             Method::Get => Request::get(url),
             Method::Post => Request::post(url),
+            Method::Put => Request::put(url),
+            Method::Patch => Request::patch(url),
             Method::Delete => Request::delete(url),
         };
         let builder: RequestBuilder = match &request.bearer {

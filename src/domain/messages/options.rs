@@ -66,4 +66,37 @@ pub enum PageRequest {
     },
     /// Built-in and custom site configs with their per-site settings.
     ListSites,
+    /// `GET /servers`: each MCP server's masked definition, status in words, tool count,
+    /// last error and stderr, and a fingerprint that changes with names, statuses and tools.
+    ListServers,
+    /// One server's definition with its secrets unmasked (`GET /servers?reveal=NAME`).
+    RevealServer {
+        name: String,
+    },
+    /// Check a name and an `mcpServers` entry (JSON text) without sending them.
+    CheckServer {
+        name: String,
+        json: String,
+    },
+    /// Add or replace a server (`PUT /servers/{name}`), checked first like `check-server`.
+    SaveServer {
+        name: String,
+        json: String,
+    },
+    RestartServer {
+        name: String,
+    },
+    SetServerEnabled {
+        name: String,
+        enabled: bool,
+    },
+    RemoveServer {
+        name: String,
+    },
+    /// Other MCP clients' servers: without `names`, what would be added (and what clashes);
+    /// with them, those are added.
+    ImportServers {
+        #[serde(default)]
+        names: Option<Vec<String>>,
+    },
 }

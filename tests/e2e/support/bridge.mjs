@@ -13,9 +13,10 @@ export const BRIDGE_URL = `http://127.0.0.1:${BRIDGE_PORT}`;
 /**
  * Starts the bridge. `config` (optional) is written as mcp-config.json; without it the
  * bridge runs its built-in demo server; `token` (optional) starts it again with a token the
- * extension already has. Resolves to `{ token, url, stop, log }`.
+ * extension already has; `env` (optional) is added to its environment. Resolves to
+ * `{ token, url, stop, log }`.
  */
-export async function startBridge({ config, args = [], token: given } = {}) {
+export async function startBridge({ config, args = [], token: given, env = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-bridge-'));
   const token = given ?? `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   const cliArgs = ['--port', String(BRIDGE_PORT), '--token', token, ...args];
@@ -25,7 +26,7 @@ export async function startBridge({ config, args = [], token: given } = {}) {
     cliArgs.push('--config', file);
   }
   const proc = spawn(path.join(ROOT, 'target/release/mcp-bridge'), cliArgs, {
-    env: { ...process.env, MCP_BRIDGE_CONFIG_DIR: dir },
+    env: { ...process.env, MCP_BRIDGE_CONFIG_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';

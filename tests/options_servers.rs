@@ -1,0 +1,337 @@
+//! The options page's requests about the bridge's MCP servers, run natively over the
+//! in-memory host: which route each one reaches with what body, what is checked before
+//! anything is sent, and how the bridge's refusals read in the user's language. The real
+//! bridge and browsers are exercised in `tests/e2e/servers.test.mjs`.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[allow(dead_code)]
+#[path = "chat_loop/world.rs"]
+mod world;
+
+use mcp_bridge_core::runtime::host::{HttpRequest, Method};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+use world::{Answer, World, ok_json};
+
+const TOKEN: &str = "tok-123";
+
+/// The scripted bridge's config: each server's name and `mcpServers` entry, in order.
+type Config = Rc<RefCell<Vec<(String, Value)>>>;
+
+/// The path and query of a request to the bridge.
+fn path(req: &HttpRequest) -> String {
+    req.url
+        .splitn(4, '/')
+        .nth(3)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A bridge that keeps a config of servers: `GET /servers` lists them, `PUT` adds or
+/// replaces (refusing an entry without `command` or `url` as the real bridge does),
+/// `PATCH` switches, `DELETE` removes, restart and import answer as the bridge does.
+fn managing_bridge(
+    config: Rc<RefCell<Vec<(String, Value)>>>,
+) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        let p = path(req);
+        let mut config = config.borrow_mut();
+        let unknown = |name: &str| {
+            ok_json(
+                404,
+                json!({"detail": {"error": format!("There is no MCP server named `{name}` in the config."),
+                    "type": "ServerNotFound", "server": name}}),
+            )
+        };
+        let server = p.strip_prefix("servers/").map(str::to_string);
+        match (req.method, p.as_str(), server) {
+            (Method::Get, "health", _) => ok_json(200, json!({"status": "ok", "version": "0.2.0"})),
+            (Method::Get, q, _) if q == "servers" || q.starts_with("servers?reveal=") => {
+                let reveal = q.strip_prefix("servers?reveal=");
+                let list: Vec<Value> = config
+                    .iter()
+                    .map(|(name, def)| {
+                        let on = def["enabled"] != json!(false);
+                        let mut shown = def.clone();
+                        if reveal != Some(name.as_str())
+                            && let Some(env) = shown.get_mut("env").and_then(Value::as_object_mut)
+                        {
+                            env.values_mut().for_each(|v| *v = json!("***"));
+                        }
+                        json!({"name": name, "enabled": on, "definition": shown,
+                            "status": if on { "running" } else { "disabled" },
+                            "tool_count": if on { 2 } else { 0 }, "stderr": ""})
+                    })
+                    .collect();
+                ok_json(
+                    200,
+                    json!({"success": true, "config_valid": true, "servers": list}),
+                )
+            }
+            (Method::Post, "servers/import", _) => {
+                let names = req.json.as_ref().and_then(|b| b.get("names")).cloned();
+                match names {
+                    Some(Value::Array(names)) => ok_json(
+                        200,
+                        json!({"success": true, "added": names,
+                        "clashes": [], "invalid": [], "not_found": []}),
+                    ),
+                    _ => ok_json(
+                        200,
+                        json!({"success": true, "dry_run": true, "found": {"sources": [],
+                        "servers": [{"name": "fetch", "client": "Cursor", "addable": true, "clash": null}]}}),
+                    ),
+                }
+            }
+            (Method::Post, _, Some(s)) if s.ends_with("/restart") => {
+                let name = s.trim_end_matches("/restart");
+                if !config.iter().any(|(n, _)| n == name) {
+                    return unknown(name);
+                }
+                ok_json(
+                    200,
+                    json!({"success": true, "server": name, "restarted": [name]}),
+                )
+            }
+            (Method::Put, _, Some(name)) => {
+                let def = req.json.clone().unwrap_or_default();
+                if def.get("command").is_none() && def.get("url").is_none() {
+                    return ok_json(
+                        422,
+                        json!({"detail": {"error": "The server definition was refused: `command` is required for a stdio server",
+                        "type": "InvalidServerDefinition", "field": format!("mcpServers.{name}.command"), "line": 4, "server": name}}),
+                    );
+                }
+                let created = !config.iter().any(|(n, _)| *n == name);
+                config.retain(|(n, _)| *n != name);
+                config.push((name.clone(), def));
+                ok_json(
+                    200,
+                    json!({"success": true, "server": name, "created": created,
+                    "changes": {"added": [name], "restarted": [], "removed": [], "unchanged": []}}),
+                )
+            }
+            (Method::Patch, _, Some(name)) => {
+                let Some((_, def)) = config.iter_mut().find(|(n, _)| *n == name) else {
+                    return unknown(&name);
+                };
+                def["enabled"] = req.json.as_ref().unwrap()["enabled"].clone();
+                ok_json(200, json!({"success": true, "server": name}))
+            }
+            (Method::Delete, _, Some(name)) => {
+                let before = config.len();
+                config.retain(|(n, _)| *n != name);
+                if config.len() == before {
+                    return unknown(&name);
+                }
+                ok_json(200, json!({"success": true, "server": name}))
+            }
+            _ => ok_json(404, json!({"detail": "Not Found"})),
+        }
+    }
+}
+
+fn world_with(servers: &[(&str, Value)]) -> (World, Config) {
+    let mut w = World::new();
+    let config = Rc::new(RefCell::new(
+        servers
+            .iter()
+            .map(|(n, d)| (n.to_string(), d.clone()))
+            .collect(),
+    ));
+    w.bridge(managing_bridge(Rc::clone(&config)));
+    w.settings(json!({"token": TOKEN}));
+    (w, config)
+}
+
+fn answer(w: &mut World, request: Value) -> Value {
+    serde_json::to_value(w.page(request)).unwrap()
+}
+
+fn last_request(w: &World) -> HttpRequest {
+    w.host
+        .0
+        .requests
+        .borrow()
+        .last()
+        .cloned()
+        .expect("no request")
+}
+
+fn time_server() -> Value {
+    json!({"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "Europe/Paris"}})
+}
+
+#[test]
+fn the_list_says_each_status_and_keeps_secrets_masked() {
+    let (mut w, _) = world_with(&[("time", time_server())]);
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(r["type"], "data", "{r}");
+    let time = &r["data"]["servers"][0];
+    assert_eq!(time["statusText"], "running");
+    assert_eq!(time["definition"]["env"]["TZ"], "***");
+    assert_eq!(r["data"]["fingerprint"], "time=running:2;");
+    let req = last_request(&w);
+    assert_eq!((req.method, path(&req).as_str()), (Method::Get, "servers"));
+    assert_eq!(req.bearer.as_deref(), Some(TOKEN));
+    // Revealed on request only, for that one server.
+    let r = answer(&mut w, json!({"type": "reveal-server", "name": "time"}));
+    assert_eq!(r["data"]["definition"]["env"]["TZ"], "Europe/Paris");
+    assert_eq!(path(&last_request(&w)), "servers?reveal=time");
+}
+
+#[test]
+fn a_bad_definition_names_its_field_and_nothing_is_sent() {
+    let (mut w, config) = world_with(&[]);
+    let sent = w.host.0.requests.borrow().len();
+    for (json, field) in [
+        ("{\"command\": \"uvx\", ", "definition"),
+        (
+            r#"{"command": "uvx", "args": "mcp-server-time"}"#,
+            "definition.args",
+        ),
+        (r#"{"args": ["x"]}"#, "definition.command"),
+    ] {
+        let r = answer(
+            &mut w,
+            json!({"type": "save-server", "name": "time", "json": json}),
+        );
+        assert_eq!(r["type"], "error", "{r}");
+        assert_eq!(r["field"], field, "{json}");
+    }
+    let r = answer(
+        &mut w,
+        json!({"type": "check-server", "name": "no/slash", "json": "{}"}),
+    );
+    assert_eq!(r["field"], "name");
+    assert_eq!(
+        w.host.0.requests.borrow().len(),
+        sent,
+        "nothing reached the bridge"
+    );
+    assert!(config.borrow().is_empty());
+    // The check alone answers with the entry it would send.
+    let r = answer(
+        &mut w,
+        json!({"type": "check-server", "name": "time",
+        "json": time_server().to_string()}),
+    );
+    assert_eq!(r["data"]["definition"], time_server());
+}
+
+#[test]
+fn adding_enabling_restarting_and_removing_reach_their_routes() {
+    let (mut w, config) = world_with(&[]);
+    let r = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "time",
+        "json": time_server().to_string()}),
+    );
+    assert_eq!(r["data"]["created"], true, "{r}");
+    let req = last_request(&w);
+    assert_eq!(
+        (req.method, path(&req).as_str()),
+        (Method::Put, "servers/time")
+    );
+    assert_eq!(req.json, Some(time_server()));
+    let r = answer(
+        &mut w,
+        json!({"type": "set-server-enabled", "name": "time", "enabled": false}),
+    );
+    assert_eq!(r["type"], "data", "{r}");
+    let req = last_request(&w);
+    assert_eq!(
+        (req.method, req.json.clone()),
+        (Method::Patch, Some(json!({"enabled": false})))
+    );
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(r["data"]["servers"][0]["statusText"], "turned off");
+    assert_eq!(r["data"]["fingerprint"], "time=disabled:0;");
+    let r = answer(&mut w, json!({"type": "restart-server", "name": "time"}));
+    assert_eq!(r["data"]["restarted"], json!(["time"]));
+    assert_eq!(path(&last_request(&w)), "servers/time/restart");
+    let r = answer(&mut w, json!({"type": "remove-server", "name": "time"}));
+    assert_eq!(r["type"], "data");
+    assert_eq!(last_request(&w).method, Method::Delete);
+    assert!(config.borrow().is_empty());
+}
+
+#[test]
+fn the_bridges_refusals_read_in_the_users_language_naming_the_field() {
+    let (mut w, _) = world_with(&[]);
+    w.ui_language("zh-CN");
+    let r = answer(
+        &mut w,
+        json!({"type": "check-server", "name": "t", "json": r#"{"args": []}"#}),
+    );
+    assert_eq!(r["field"], "definition.command");
+    assert!(
+        r["message"].as_str().unwrap().contains("请填写 `command`"),
+        "{r}"
+    );
+    // What only the bridge checks (here a negative timeout) comes back in the user's words.
+    w.bridge(|req| {
+        if req.method == Method::Put {
+            return ok_json(422, json!({"detail": {"error": "The server definition was refused: `timeout` must be positive",
+                "type": "InvalidServerDefinition", "field": "mcpServers.time.timeout", "server": "time"}}));
+        }
+        world::healthy_bridge(req)
+    });
+    let r = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "time",
+        "json": r#"{"command": "uvx", "timeout": -1}"#}),
+    );
+    assert_eq!(r["type"], "error");
+    assert_eq!(r["field"], "definition.timeout");
+    let message = r["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("桥接服务拒绝了对 time 的修改"),
+        "{message}"
+    );
+    assert!(message.contains("`timeout` must be positive"), "{message}");
+}
+
+#[test]
+fn unknown_servers_old_bridges_and_missing_tokens_are_named() {
+    let (mut w, _) = world_with(&[]);
+    let r = answer(&mut w, json!({"type": "restart-server", "name": "gone"}));
+    assert_eq!(r["field"], "name");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("no server named gone"),
+        "{r}"
+    );
+    // A bridge from before these routes answers 404 Not Found.
+    w.bridge(world::healthy_bridge);
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot manage servers"),
+        "{r}"
+    );
+    // Without a token nothing is sent.
+    let mut w = World::new();
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(r["field"], "token");
+    assert!(w.host.0.requests.borrow().is_empty());
+}
+
+#[test]
+fn import_lists_first_and_adds_only_the_picked() {
+    let (mut w, _) = world_with(&[]);
+    let r = answer(&mut w, json!({"type": "import-servers"}));
+    assert_eq!(r["data"]["found"]["servers"][0]["name"], "fetch", "{r}");
+    assert_eq!(last_request(&w).json, Some(json!({"names": null})));
+    let r = answer(
+        &mut w,
+        json!({"type": "import-servers", "names": ["fetch"]}),
+    );
+    assert_eq!(r["data"]["added"], json!(["fetch"]));
+    assert_eq!(last_request(&w).json, Some(json!({"names": ["fetch"]})));
+}
