@@ -20,5 +20,6 @@ pub mod redact;
 pub mod report;
 pub mod settings;
 pub mod sites;
+pub mod status;
 pub mod tab_state;
 pub mod toolcall;

@@ -74,6 +74,13 @@ fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     }
 }
 
+/// The connection is not ready (`domain::status`): what is wrong, and how to connect.
+pub fn status(lang: Lang, title: &str, detail: Option<String>) -> FloatState {
+    let mut s = base(FloatStatus::Unreachable, title.to_string(), lang);
+    s.detail = detail.map(|d| crate::domain::redact::redact_owned(&d));
+    s
+}
+
 /// The float of a page where the extension is active and idle.
 pub fn ready(lang: Lang, site_name: &str) -> FloatState {
     base(
