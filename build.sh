@@ -117,6 +117,7 @@ assemble() {
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
+  cp -r extension/popup "$dir/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
   write_manifest "$browser" "$dir/manifest.json"
 }

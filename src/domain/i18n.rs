@@ -201,7 +201,7 @@ catalog! {
     status_wrong_address,
     status_token_missing,
     status_token_rejected,
-    /// `{servers}` and `{tools}` are counts.
+    /// `{version}` of the bridge; `{servers}` and `{tools}` are counts.
     status_connected,
     /// `{names}`: the servers that did not start.
     status_failed,

@@ -29,6 +29,8 @@ pub enum Status {
     TokenMissing,
     TokenRejected,
     Connected {
+        /// The bridge's version (`/health`).
+        version: String,
         servers: usize,
         tools: u64,
         /// The servers that failed to start.
@@ -84,6 +86,11 @@ pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
             json: Some(body),
         } => match bridge_api::services(body) {
             Ok(services) => Status::Connected {
+                version: json
+                    .as_ref()
+                    .and_then(|v| v["version"].as_str())
+                    .unwrap_or_default()
+                    .to_string(),
                 servers: services.len(),
                 tools: services
                     .iter()
@@ -124,9 +131,15 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> V
         ),
         Status::TokenMissing => says.status_token_missing.into(),
         Status::TokenRejected => says.status_token_rejected.into(),
-        Status::Connected { servers, tools, .. } => fill(
+        Status::Connected {
+            version,
+            servers,
+            tools,
+            ..
+        } => fill(
             says.status_connected,
             &[
+                ("version", version),
                 ("servers", &servers.to_string()),
                 ("tools", &tools.to_string()),
             ],
@@ -150,6 +163,7 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> V
         servers,
         tools,
         failed,
+        ..
     } = status
     {
         out["servers"] = json!(servers);
@@ -215,6 +229,7 @@ mod tests {
         assert_eq!(
             judge(&health(), &tools, false),
             Status::Connected {
+                version: "0.1.0".into(),
                 servers: 4,
                 tools: 16,
                 failed: vec!["broken".into()]
@@ -238,6 +253,7 @@ mod tests {
         assert!(Status::TokenRejected.wants_pairing());
         assert!(!Status::WrongAddress { status: 404 }.wants_pairing());
         let connected = Status::Connected {
+            version: "0.1.0".into(),
             servers: 1,
             tools: 1,
             failed: vec![],
@@ -249,17 +265,21 @@ mod tests {
     fn views_in_both_languages() {
         let address = "127.0.0.1:3849";
         let connected = Status::Connected {
+            version: "0.1.0".into(),
             servers: 2,
             tools: 16,
             failed: vec!["broken".into()],
         };
         let en = view(Lang::En, &connected, address, &PairingNote::None);
         assert_eq!(en["state"], "connected");
-        assert_eq!(en["title"], "Connected — 2 servers, 16 tools");
+        assert_eq!(
+            en["title"],
+            "Connected — bridge 0.1.0 · 2 servers, 16 tools"
+        );
         assert_eq!(en["detail"], "Did not start: broken");
         assert_eq!(en["failed"], json!(["broken"]));
         let zh = view(Lang::Zh, &connected, address, &PairingNote::None);
-        assert_eq!(zh["title"], "已连接 — 2 个服务，16 个工具");
+        assert_eq!(zh["title"], "已连接 — 桥接服务 0.1.0 · 2 个服务，16 个工具");
 
         let absent = view(Lang::En, &Status::NotRunning, address, &PairingNote::Absent);
         assert_eq!(absent["state"], "not-running");

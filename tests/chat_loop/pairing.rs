@@ -131,7 +131,7 @@ fn the_status_names_each_state() {
     w.bridge(bridge_with_token(Some("T0k")));
     let s = status(&mut w);
     assert_eq!(s["state"], "connected");
-    assert_eq!(s["title"], "Connected — 2 servers, 7 tools");
+    assert_eq!(s["title"], "Connected — bridge 0.1.0 · 2 servers, 7 tools");
     assert_eq!(w.host.0.native_asks.get(), 0);
 
     // Token rejected (no host to ask).

@@ -167,7 +167,7 @@ pub const EN: Catalog = Catalog {
     status_wrong_address: "Something answers at {address}, but it is not MCP Bridge (HTTP {status}). Check the address.",
     status_token_missing: "No token is set, and the bridge asks for one.",
     status_token_rejected: "The bridge refused the token (HTTP 401).",
-    status_connected: "Connected — {servers} servers, {tools} tools",
+    status_connected: "Connected — bridge {version} · {servers} servers, {tools} tools",
     status_failed: "Did not start: {names}",
     status_two_ways: "Two ways to connect: run `mcp-bridge install` once in a terminal (the extension then pairs itself and starts the bridge), or start `mcp-bridge` and paste the token it prints into MCP Bridge → Options.",
     status_host_failed: "The bridge helper could not connect: {reason}. Run in a terminal: {command}",

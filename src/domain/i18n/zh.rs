@@ -167,7 +167,7 @@ pub const ZH: Catalog = Catalog {
     status_wrong_address: "{address} 上有程序应答，但不是 MCP Bridge（HTTP {status}）。请检查地址。",
     status_token_missing: "尚未设置令牌，而桥接服务需要令牌。",
     status_token_rejected: "桥接服务拒绝了令牌（HTTP 401）。",
-    status_connected: "已连接 — {servers} 个服务，{tools} 个工具",
+    status_connected: "已连接 — 桥接服务 {version} · {servers} 个服务，{tools} 个工具",
     status_failed: "未能启动：{names}",
     status_two_ways: "两种连接方式：在终端运行一次 `mcp-bridge install`（之后扩展会自动配对并启动桥接服务），或启动 `mcp-bridge` 并把它打印的令牌粘贴到 MCP Bridge → 选项。",
     status_host_failed: "桥接助手无法连接：{reason}。请在终端运行：{command}",
