@@ -94,8 +94,7 @@ for (const name of BROWSERS) {
       fixtures = await startFixtures();
       const profile = name === 'chromium' ? path.join(env.dir, '.config/chromium') : undefined;
       b = await launch(name, { fixtures, profile });
-      // The float and the options page in English; the token is left alone.
-      await configure(b, { language: 'en' });
+      // Nothing is configured: the chat page is the first thing the extension sees.
       await openChat(b, 'chat.deepseek.com');
       await b.session.exec('window.fixtureAI.reset()');
       await openChat(b, 'chat.deepseek.com');
