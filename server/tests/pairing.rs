@@ -1,6 +1,9 @@
 //! Pairing through the native messaging host, as the browser does it: `mcp-bridge install`
 //! with HOME in a temporary folder writes the manifests, and the binary started with the
 //! extension's origin answers framed requests on stdin/stdout — starting the bridge first.
+// Unix: the tests stop the bridge the host started with kill(2); the manifest paths checked
+// are Linux's (every OS's are unit-tested in `pairing::paths`).
+#![cfg(unix)]
 
 use std::io::{Read as _, Write as _};
 use std::path::Path;
@@ -81,6 +84,7 @@ impl Drop for Stop {
     }
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn install_registers_every_browser_and_uninstall_removes_it() {
     let home = tempfile::tempdir().unwrap();
