@@ -206,6 +206,9 @@ async fn serve(
         )),
         None => say("Token: none (--no-auth)"),
     }
+    // What to do next, in plain words: paired through the native host, or paste the token.
+    let advice = crate::pairing::start_advice(token_source, token.as_deref());
+    say_unmasked(&advice);
     let shown_host = if args.host.is_ipv6() {
         format!("[{}]", args.host)
     } else {
@@ -219,9 +222,6 @@ async fn serve(
     if let Ok(dir) = config::config_dir() {
         crate::pairing::record_endpoint(&dir, &format!("http://{shown_host}:{port}"), token_source);
     }
-    // What to do next, in plain words: paired through the native host, or paste the token.
-    let advice = crate::pairing::start_advice(token_source, token.as_deref());
-    say_unmasked(&advice);
 
     let limits = crate::listen::Limits {
         max_connections: args.max_connections,

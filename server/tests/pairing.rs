@@ -306,3 +306,43 @@ fn base64_decode(text: &str) -> Vec<u8> {
     }
     out
 }
+
+/// On start the bridge says what to do next: paste the token, or that it is paired.
+#[test]
+fn the_bridge_says_what_to_do_next_when_it_starts() {
+    let home = tempfile::tempdir().unwrap();
+    let home_path = home.path().to_str().unwrap().to_owned();
+    let unpaired = common::BridgeProcess::launch(common::Launch {
+        env: &[("HOME", home_path.as_str())],
+        ..common::Launch::default()
+    });
+    let token = std::fs::read_to_string(unpaired.dir.path().join("token")).unwrap();
+    let said = unpaired.stdout_lines.join("\n");
+    assert!(
+        said.contains(&format!(
+            "Next: paste this token into MCP Bridge → Options → Connection: {}",
+            token.trim()
+        )),
+        "{said}"
+    );
+    assert!(said.contains("mcp-bridge install"), "{said}");
+    drop(unpaired);
+
+    let (ok, out) = run(
+        home.path(),
+        &home.path().join("cfg"),
+        free_port(),
+        &["install"],
+    );
+    assert!(ok, "{out}");
+    let paired = common::BridgeProcess::launch(common::Launch {
+        env: &[("HOME", home_path.as_str())],
+        ..common::Launch::default()
+    });
+    let said = paired.stdout_lines.join("\n");
+    assert!(
+        said.contains("Paired with the extension (native host registered for Chrome, Chromium, Edge, Brave, Firefox)"),
+        "{said}"
+    );
+    assert!(!said.contains("paste this token"), "{said}");
+}

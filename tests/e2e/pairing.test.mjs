@@ -147,6 +147,16 @@ for (const name of BROWSERS) {
       assert.match(h.detail, /mcp-bridge install/);
       let p = await popup(b);
       assert.equal(p.status, 'token-rejected');
+      // Saving a wrong token tests it first: it is saved, and the page says it does not work.
+      await header(b);
+      await b.session.exec(
+        `const e = document.getElementById('token'); e.value = 'still-wrong';
+         e.dispatchEvent(new Event('input', { bubbles: true }));
+         document.getElementById('save-connection').click();`);
+      const said = await waitFor(() => b.session.exec(
+        `const e = document.getElementById('connection-result');
+         return e.dataset.state === 'warn' && e.textContent;`), { timeoutMs: 20000, what: 'the save to say what it found' });
+      assert.match(said, /^Saved, but the connection does not work yet: .*401/);
       await configure(b, { token: bridge.token });
       h = await header(b);
       assert.equal(h.status, 'connected', JSON.stringify(h));
