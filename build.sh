@@ -90,7 +90,9 @@ setup() {
 # ---------------------------------------------------------------------------------------
 
 # Writes the manifest for one browser. Chromium wants `background.service_worker`, Firefox
-# `background.scripts`; each warns about the other's key, so each gets only its own.
+# `background.scripts`; each warns about the other's key, so each gets only its own. `key`
+# (the public key that fixes the Chromium extension's ID, which the native host allows) is
+# Chromium's; Firefox has the fixed gecko ID instead.
 write_manifest() {
   local browser="$1" out="$2"
   node - "$browser" "$out" <<'JS'
@@ -102,6 +104,7 @@ if (browser === 'chrome') {
   delete m.browser_specific_settings;
 } else {
   delete m.background.service_worker;
+  delete m.key;
 }
 fs.writeFileSync(out, JSON.stringify(m, null, 2) + '\n');
 JS
@@ -114,6 +117,7 @@ assemble() {
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
+  cp -r extension/popup "$dir/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
   cp target/wasm-out-pages/mcp_bridge_core.js target/wasm-out-pages/mcp_bridge_core_bg.wasm \
     "$dir/page-core/"

@@ -10,7 +10,7 @@
   performance.mark('mcp-bridge:start');
 
   // Message names, from contract.js (listed before this file wherever it is injected).
-  const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE } = globalThis.MCP_BRIDGE;
+  const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
   const THROTTLE_MS = 150;
   let site = null;
   let lastReport = '';
@@ -501,6 +501,11 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       [COMMAND.TYPE_TEXT]: () => typeText(cmd.text),
       [COMMAND.SUBMIT]: () => submit(),
       [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
+      // The toolbar popup's button: the same action as the float's.
+      [POPUP.INSERT_INSTRUCTIONS]: async () => {
+        const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } });
+        return { ok: answer?.type !== RESPONSE.ERROR };
+      },
     }[cmd.type];
     if (!run) return false;
     run().then(sendResponse, (e) => sendResponse({ ok: false, reason: String(e) }));

@@ -38,9 +38,15 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     DATA: 'data',
     ERROR: 'error',
   }),
+  // What the toolbar popup asks the chat tab's content script (glue to glue; the core is not
+  // involved: the content script sends its own `user-action insert-instructions`).
+  popup: Object.freeze({
+    INSERT_INSTRUCTIONS: 'insert-instructions',
+  }),
   // What the options page asks (`PageRequest`).
   page: Object.freeze({
     GET_HEALTH: 'get-health',
+    GET_STATUS: 'get-status',
     GET_SETTINGS: 'get-settings',
     SAVE_SETTINGS: 'save-settings',
     TEST_CONNECTION: 'test-connection',

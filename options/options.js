@@ -83,16 +83,32 @@ $('core-version').textContent = core.version();
 
 // ---- status ---------------------------------------------------------------------------
 
+/**
+ * The header's status: the core's one verdict (not running, wrong address, token missing,
+ * token rejected, connected), after it paired through the native host where that helps.
+ * Pairing may have stored a new address and token: the form shows what is stored now.
+ */
 async function refreshHealth() {
-  const health = await ask({ type: PAGE.GET_HEALTH });
+  const answer = await ask({ type: PAGE.GET_STATUS });
   const out = $('bridge-health');
-  if (health?.type === RESPONSE.DATA) {
-    out.dataset.state = 'ok';
-    out.textContent = t('bridgeOk', [String(health.data.version ?? '?')]);
-  } else {
+  const detail = $('bridge-detail');
+  if (answer?.type !== RESPONSE.DATA) {
     out.dataset.state = 'down';
-    out.textContent = `${t('bridgeDown')}: ${health?.message ?? ''}`;
+    out.textContent = `${t('bridgeDown')}: ${answer?.message ?? ''}`;
+    detail.textContent = '';
+    return null;
   }
+  const status = answer.data;
+  out.dataset.state = status.state === 'connected' ? (status.failed?.length ? 'warn' : 'ok') : 'down';
+  out.dataset.status = status.state;
+  out.textContent = status.title;
+  detail.textContent = status.detail ?? '';
+  const settings = await ask({ type: PAGE.GET_SETTINGS });
+  if (settings?.type === RESPONSE.DATA && !$('connection').contains(document.activeElement)) {
+    $('bridge-url').value = settings.data.bridgeUrl ?? '';
+    $('token').value = settings.data.token ?? '';
+  }
+  return status;
 }
 
 // ---- connection -----------------------------------------------------------------------
@@ -121,12 +137,25 @@ $('test-connection').addEventListener('click', async () => {
   }));
 });
 
+// Saving tests the connection first and says what it found: a failed test still saves
+// (the bridge may simply not run yet), but says so.
 $('save-connection').addEventListener('click', async () => {
-  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { bridgeUrl: $('bridge-url').value, token: $('token').value } });
-  if (report($('connection'), $('connection-result'), answer)) {
-    fillSettings(answer.data);
-    refreshHealth();
+  const out = $('connection-result');
+  const bridgeUrl = $('bridge-url').value;
+  const token = $('token').value;
+  out.dataset.state = 'checking';
+  out.textContent = t('checking');
+  const test = await ask({ type: PAGE.TEST_CONNECTION, bridgeUrl, token });
+  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { bridgeUrl, token } });
+  if (!report($('connection'), out, answer)) return;
+  fillSettings(answer.data);
+  if (test?.type === RESPONSE.DATA) {
+    out.textContent = t('savedConnected', [test.data.version, String(test.data.services.length), String(test.data.running)]);
+  } else {
+    out.dataset.state = 'warn';
+    out.textContent = t('savedNotConnected', [test?.message ?? t('noAnswer')]);
   }
+  refreshHealth();
 });
 
 // ---- settings -------------------------------------------------------------------------
@@ -581,6 +610,6 @@ if (settings?.data?.unreadable) {
   $('behaviour-result').dataset.state = 'down';
   $('behaviour-result').textContent = t('settingsUnreadable', [settings.data.unreadable]);
 }
-await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
-if (settings?.data?.token) await Promise.all([loadHistory(), loadServers()]);
+const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
+if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers()]);
 document.body.dataset.ready = 'true';

@@ -21,5 +21,6 @@ pub mod report;
 pub mod servers;
 pub mod settings;
 pub mod sites;
+pub mod status;
 pub mod tab_state;
 pub mod toolcall;

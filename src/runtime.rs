@@ -7,4 +7,5 @@ pub mod chat;
 pub mod dispatch;
 pub mod host;
 pub mod options;
+pub mod pairing;
 pub mod store;

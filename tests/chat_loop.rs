@@ -13,6 +13,7 @@ mod chat_loop {
     mod delivery;
     mod held;
     mod pages;
+    mod pairing;
     mod policies;
     mod rounds;
     mod settle;

@@ -1,6 +1,6 @@
 //! The command line: `mcp-bridge [OPTIONS]` runs the bridge, `mcp-bridge demo-server` runs the
 //! built-in demo MCP server on stdio, `mcp-bridge config path|check|import` works on the config
-//! file.
+//! file, `install|uninstall|status` register the native messaging host (`crate::pairing`).
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -41,6 +41,13 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::config_cmd::ConfigCommand,
     },
+    /// Register this program as the native messaging host of Chrome, Chromium, Edge, Brave
+    /// and Firefox, so the extension pairs itself (no token to copy).
+    Install,
+    /// Remove the native messaging host registration.
+    Uninstall,
+    /// What is registered, per browser, and whether the bridge runs and takes its token.
+    Status,
     /// Internal: the helper that stops the MCP servers if the bridge is killed.
     #[command(hide = true)]
     Watchdog,
@@ -188,6 +195,9 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::DemoServer { root }) => run_demo_server(root),
         Some(Command::Watchdog) => crate::watchdog::run(),
+        Some(Command::Install) => crate::pairing::run_install(),
+        Some(Command::Uninstall) => crate::pairing::run_uninstall(),
+        Some(Command::Status) => crate::pairing::run_status(),
         Some(Command::Config { action }) => {
             crate::config_cmd::run(action, cli.serve.config.as_deref())
         }
@@ -310,6 +320,20 @@ mod tests {
             })
         ));
         assert!(Cli::try_parse_from(["mcp-bridge", "config", "path"]).is_ok());
+    }
+
+    #[test]
+    fn pairing_subcommands() {
+        for (word, expected) in [("install", 0), ("uninstall", 1), ("status", 2)] {
+            let cli = Cli::try_parse_from(["mcp-bridge", word]).unwrap();
+            let index = match cli.command {
+                Some(Command::Install) => 0,
+                Some(Command::Uninstall) => 1,
+                Some(Command::Status) => 2,
+                other => panic!("{word}: {other:?}"),
+            };
+            assert_eq!(index, expected);
+        }
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod import;
 pub mod listen;
 pub mod logging;
 pub mod manage;
+pub mod pairing;
 pub mod redact;
 pub mod results;
 pub mod routes;

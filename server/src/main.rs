@@ -1,10 +1,22 @@
-//! The `mcp-bridge` binary: parse the command line and hand over to the library.
+//! The `mcp-bridge` binary: parse the command line and hand over to the library — or, when a
+//! browser started it as our extension's native messaging host, answer the extension.
 
 use std::process::ExitCode;
 
 use clap::Parser as _;
 use mcp_bridge::cli::Cli;
+use mcp_bridge::pairing;
 
 fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().collect();
+    if pairing::paths::started_by_browser(&args).is_some() {
+        return pairing::run_host();
+    }
+    if pairing::paths::looks_started_by_browser(&args) {
+        eprintln!(
+            "mcp-bridge: started as a native messaging host for an extension that is not MCP Bridge; refused"
+        );
+        return ExitCode::FAILURE;
+    }
     mcp_bridge::cli::run(Cli::parse())
 }

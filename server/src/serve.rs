@@ -193,12 +193,22 @@ async fn serve(
     // Expired large results are dropped even when no one reads or adds one.
     let sweeper = tokio::spawn(state.results.clone().sweep_every(Duration::from_secs(60)));
     let app = crate::app(state);
+    let token_source = if args.no_auth {
+        crate::pairing::TokenSource::None
+    } else if args.token.as_ref().is_some_and(|t| !t.trim().is_empty()) {
+        crate::pairing::TokenSource::CommandLine
+    } else {
+        crate::pairing::TokenSource::File
+    };
     match &token {
         Some(token) => say_unmasked(&format!(
             "Token: {token}  (send it as `Authorization: Bearer <token>`)"
         )),
         None => say("Token: none (--no-auth)"),
     }
+    // What to do next, in plain words: paired through the native host, or paste the token.
+    let advice = crate::pairing::start_advice(token_source, token.as_deref());
+    say_unmasked(&advice);
     let shown_host = if args.host.is_ipv6() {
         format!("[{}]", args.host)
     } else {
@@ -209,6 +219,9 @@ async fn serve(
         crate::VERSION
     ));
     tracing::info!(port, host = %args.host, "listening");
+    if let Ok(dir) = config::config_dir() {
+        crate::pairing::record_endpoint(&dir, &format!("http://{shown_host}:{port}"), token_source);
+    }
 
     let limits = crate::listen::Limits {
         max_connections: args.max_connections,

@@ -136,6 +136,13 @@ fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     new(status, &title, lang)
 }
 
+/// The connection is not ready (`domain::status`): what is wrong, and how to connect.
+pub fn status(lang: Lang, title: &str, detail: Option<String>) -> FloatState {
+    let mut s = base(FloatStatus::Unreachable, title.to_string(), lang);
+    s.detail = detail.map(|d| Masked::new(&d));
+    s
+}
+
 /// The float of a page where the extension is active and idle.
 pub fn ready(lang: Lang, site_name: &str) -> FloatState {
     base(

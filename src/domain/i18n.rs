@@ -226,6 +226,19 @@ catalog! {
     held_no_token,
     held_wrong_token,
     held_refused,
+    // -- the connection status (options header, popup, float) --
+    status_not_running,
+    status_wrong_address,
+    status_token_missing,
+    status_token_rejected,
+    /// `{version}` of the bridge; `{servers}` and `{tools}` are counts.
+    status_connected,
+    /// `{names}`: the servers that did not start.
+    status_failed,
+    /// The two ways to connect, when the extension could not pair by itself.
+    status_two_ways,
+    /// The native host answered but could not give the bridge: `{reason}`, `{command}`.
+    status_host_failed,
     page_no_site,
     page_broken_config,
     typing_failed,

@@ -184,6 +184,11 @@ pub fn check_connection_input(
 
 /// A token to send: not empty, and valid as a setting.
 fn check_token(lang: Lang, token: &str) -> Result<(), Problem> {
+    // No token at all is the user's choice: a bridge started with `--no-auth` takes none,
+    // any other answers 401, which the status explains.
+    if token.is_empty() {
+        return Ok(());
+    }
     if token.trim().is_empty() {
         let message = lang.says().token_empty.into();
         return Err(Problem::new("invalid", Some("token"), message));
@@ -481,8 +486,8 @@ pub fn merge_settings(
         }
         merged[k] = v.clone();
     }
-    // An empty token is refused when the form sends one, not when it saves other sections
-    // before the user has a token.
+    // A token of blanks is refused when the form sends one; an empty one is allowed (the
+    // bridge decides, and the status explains its 401).
     if let Some(t) = fields.get("token").and_then(Value::as_str) {
         check_token(lang, t)?;
     }
@@ -526,8 +531,9 @@ mod tests {
         let e = authed_verdict(Lang::Zh, BASE, &answered(401, "")).unwrap_err();
         assert!(e.message.contains("HTTP 401"), "{}", e.message);
         assert!(e.message.contains("访问令牌"), "{}", e.message);
-        let e = check_connection_input(Lang::Zh, BASE, "").unwrap_err();
+        let e = check_connection_input(Lang::Zh, BASE, "  ").unwrap_err();
         assert!(e.message.contains("令牌为空"));
+        assert!(check_connection_input(Lang::Zh, BASE, "").is_ok());
         let e = hidden_refusal(Lang::Zh, BASE, "0.1.0", "x");
         assert!(e.message.contains("令牌错误"));
     }
@@ -831,7 +837,7 @@ mod tests {
         let current = Settings::from_json(&json!({"token":"t0"})).unwrap();
         for (submitted, field) in [
             (json!({"bridgeUrl":"http://evil.example:3849"}), "bridgeUrl"),
-            (json!({"token":""}), "token"),
+            (json!({"token":"  "}), "token"),
             (json!({"stackLines":0}), "stackLines"),
             (json!({"stackLines":"ten"}), "stackLines"),
             (json!({"maxAutoRounds":1000}), "maxAutoRounds"),
@@ -849,7 +855,9 @@ mod tests {
         // Behaviour can be saved before there is a token at all.
         let fresh = merge_settings(&Settings::default(), &json!({"stackLines": 5}), EN).unwrap();
         assert_eq!(fresh.stack_lines, 5);
-        assert!(merge_settings(&Settings::default(), &json!({"token": ""}), EN).is_err());
+        // No token is the user's choice (a `--no-auth` bridge needs none); blanks are a typo.
+        assert!(merge_settings(&Settings::default(), &json!({"token": ""}), EN).is_ok());
+        assert!(merge_settings(&Settings::default(), &json!({"token": " "}), EN).is_err());
     }
 
     #[test]

@@ -17,6 +17,7 @@ use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
+use crate::domain::status::Status;
 use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update};
 use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
@@ -253,15 +254,23 @@ impl<H: Host> ChatLoop<H> {
         }
     }
 
-    /// Shows "bridge not running" in the float as soon as a page opens, not only after a call.
+    /// Checks the connection as soon as a page opens, not only after a call: with no token,
+    /// a refused one or no bridge, the core pairs through the native host first; what is
+    /// still wrong shows in the float, with the two ways to connect.
     async fn check_bridge(&self, tab: i32, settings: Settings) {
-        if let outcome @ Outcome::Unreachable { .. } = self.client(&settings).health_outcome().await
-        {
-            let opts = self.report_options(&settings);
-            let r = report::render("health", &serde_json::Value::Null, &outcome, &opts);
-            let f = float::finished(opts.lang, r.float, &r.chat_text, true, None);
-            self.show(tab, f).await;
+        let (status, after, note) = super::pairing::status_paired(&self.host, &self.store).await;
+        if matches!(status, Status::Connected { .. }) {
+            return;
         }
+        let lang = self.lang(&settings);
+        let address = Address {
+            url: after.base_url(),
+        }
+        .host();
+        let view = crate::domain::status::view(lang, &status, address, &note);
+        let text = |key: &str| view[key].as_str().map(str::to_string);
+        let f = float::status(lang, &text("title").unwrap_or_default(), text("detail"));
+        self.show(tab, f).await;
     }
 
     async fn message_updated(self: &Rc<Self>, tab: i32, u: Update<'_>) -> Response {
@@ -630,6 +639,7 @@ impl<H: Host> ChatLoop<H> {
         }
         let mut wait = HELD_FIRST_WAIT_MS;
         let mut told: Option<String> = None;
+        let mut asked_host = false;
         loop {
             self.host.sleep(wait).await;
             wait = (wait * 2).min(HELD_MAX_WAIT_MS);
@@ -659,9 +669,18 @@ impl<H: Host> ChatLoop<H> {
                 }
                 Err(outcome) => outcome,
             };
+            // No token, a refused one or no bridge: the native host may know the token and
+            // start the bridge. Asked once per watch; the next check finds out.
+            let why = self.setup_problem(&outcome, &settings);
+            if why.is_some() && !asked_host {
+                asked_host = true;
+                if super::pairing::pair(&self.host, &self.store).await.is_ok() {
+                    wait = HELD_FIRST_WAIT_MS;
+                    continue;
+                }
+            }
             // The problem may change while the user fixes it (the bridge starts, but the
             // token is still wrong): the float says the current one.
-            let why = self.setup_problem(&outcome, &settings);
             if why.is_some() && why != told {
                 let f = float::held(
                     self.lang(&settings),

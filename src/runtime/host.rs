@@ -91,6 +91,11 @@ pub trait Host: Clone + 'static {
     /// Removes a registered script; a missing id is not an error.
     async fn unregister_content_script(&self, id: &str);
 
+    /// Asks our native messaging host (`mcp-bridge install` registers it) for the bridge's
+    /// address and token: its JSON answer, or why there was none (no host registered, the
+    /// permission missing, the host crashed).
+    async fn native_pair(&self) -> Result<Value, String>;
+
     /// Resolves after `ms` milliseconds.
     async fn sleep(&self, ms: u32);
 

@@ -11,6 +11,7 @@ use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
+use crate::domain::report::text::Address;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
@@ -73,6 +74,7 @@ impl<H: Host> OptionsBackend<H> {
     pub async fn handle(&self, req: PageRequest) -> Response {
         let result = match req {
             PageRequest::GetHealth => self.health().await,
+            PageRequest::GetStatus => Ok(self.status().await),
             PageRequest::GetSettings => self
                 .load_settings()
                 .await
@@ -147,6 +149,17 @@ impl<H: Host> OptionsBackend<H> {
         let reply = Reply::from_client(self.client(&base, "").health().await, self.lang());
         let version = views::health_verdict(self.lang(), &base, &reply)?;
         Ok(json!({ "url": base, "version": version }))
+    }
+
+    /// The connection's status for the options header and the popup, pairing through the
+    /// native host first where that could help.
+    async fn status(&self) -> Value {
+        let (status, settings, note) = super::pairing::status_paired(&self.host, &self.store).await;
+        let address = Address {
+            url: settings.base_url(),
+        }
+        .host();
+        crate::domain::status::view(self.lang(), &status, address, &note)
     }
 
     async fn set_policy(&self, key: String, policy: ToolPolicy) -> Result<Value, Problem> {

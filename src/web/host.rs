@@ -42,6 +42,10 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "scripting"], js_name = getRegisteredContentScripts, catch)]
     async fn scripting_registered(filter: JsValue) -> Result<JsValue, JsValue>;
 
+    /// Missing (a TypeError, caught) when the extension lacks the `nativeMessaging` permission.
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = sendNativeMessage, catch)]
+    async fn runtime_send_native_message(host: &str, message: JsValue) -> Result<JsValue, JsValue>;
+
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     fn date_now() -> f64;
 
@@ -169,6 +173,14 @@ impl Host for WebHost {
             .await
             .map(|_| ())
             .map_err(|e| js_err("opening the options page failed", &e))
+    }
+
+    async fn native_pair(&self) -> Result<Value, String> {
+        let request = to_js(&serde_json::json!({ "type": "pair" }))?;
+        let answer = runtime_send_native_message(crate::runtime::pairing::HOST_NAME, request)
+            .await
+            .map_err(|e| js_err("no native host", &e))?;
+        from_js(&answer)?.ok_or_else(|| "the native host answered nothing".to_string())
     }
 
     async fn origins_granted(&self, origins: &[String]) -> bool {

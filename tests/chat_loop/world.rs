@@ -49,6 +49,10 @@ pub struct Inner {
     pub options_opened: Cell<u32>,
     pub granted: Cell<bool>,
     pub registered: RefCell<Vec<(String, Vec<String>)>>,
+    /// The native messaging host's answer to a pairing request; `None`: no host registered.
+    pub native: RefCell<Option<Value>>,
+    /// How often the core asked the native host.
+    pub native_asks: Cell<u32>,
 }
 
 #[derive(Clone)]
@@ -132,6 +136,15 @@ impl Host for MemoryHost {
 
     async fn unregister_content_script(&self, id: &str) {
         self.0.registered.borrow_mut().retain(|(i, _)| i != id);
+    }
+
+    async fn native_pair(&self) -> Result<Value, String> {
+        self.0.native_asks.set(self.0.native_asks.get() + 1);
+        self.0
+            .native
+            .borrow()
+            .clone()
+            .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
     async fn sleep(&self, ms: u32) {
@@ -299,6 +312,8 @@ impl World {
             options_opened: Cell::new(0),
             granted: Cell::new(true),
             registered: RefCell::new(Vec::new()),
+            native: RefCell::new(None),
+            native_asks: Cell::new(0),
         }));
         let background = Rc::new(Background::new(host.clone()));
         let pages = Rc::new(Pages::new(host.clone()));

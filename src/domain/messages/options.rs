@@ -14,6 +14,9 @@ use serde::Deserialize;
 pub enum PageRequest {
     /// The bridge's `/health` as the background sees it.
     GetHealth,
+    /// The connection's status (`domain::status`), pairing through the native host first
+    /// when the extension has no token, the bridge refuses it, or does not run.
+    GetStatus,
     GetSettings,
     /// Validated as a whole; nothing is stored when any field is bad.
     SaveSettings {

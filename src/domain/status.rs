@@ -1,0 +1,317 @@
+//! The connection's state in one word, from what the bridge answered: not running, wrong
+//! address, token missing, token rejected, or connected (with its servers and tools). The
+//! options header, the toolbar popup and the float all show this one verdict, so they can
+//! never disagree; an authenticated route decides, not `/health` alone.
+
+use crate::domain::bridge_api;
+use crate::domain::i18n::{Lang, fill};
+use serde_json::{Value, json};
+
+/// What one request heard.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Heard {
+    /// No HTTP answer (nothing listens, timed out, blocked).
+    Nothing,
+    Answer {
+        status: u16,
+        json: Option<Value>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    NotRunning,
+    /// Something answers at the address, but not our bridge (the HTTP status it gave).
+    WrongAddress {
+        status: u16,
+    },
+    /// The bridge asks for a token and none is set.
+    TokenMissing,
+    TokenRejected,
+    Connected {
+        /// The bridge's version (`/health`).
+        version: String,
+        servers: usize,
+        tools: u64,
+        /// The servers that failed to start.
+        failed: Vec<String>,
+    },
+}
+
+impl Status {
+    /// The word the pages style and the tests read.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Status::NotRunning => "not-running",
+            Status::WrongAddress { .. } => "wrong-address",
+            Status::TokenMissing => "token-missing",
+            Status::TokenRejected => "token-rejected",
+            Status::Connected { .. } => "connected",
+        }
+    }
+
+    /// Whether asking the native host could help: it knows the token and can start the
+    /// bridge. A stranger at the address is the user's to sort out.
+    pub fn wants_pairing(&self) -> bool {
+        matches!(
+            self,
+            Status::NotRunning | Status::TokenMissing | Status::TokenRejected
+        )
+    }
+}
+
+/// The verdict from `/health` (no token) and `/tools` (with the token, or none).
+pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
+    let (status, json) = match health {
+        Heard::Nothing => return Status::NotRunning,
+        Heard::Answer { status, json } => (*status, json),
+    };
+    let ours = json
+        .as_ref()
+        .is_some_and(|v| v["status"] == "ok" && v["version"].is_string());
+    if status != 200 || !ours {
+        return Status::WrongAddress { status };
+    }
+    let refused = if token_empty {
+        Status::TokenMissing
+    } else {
+        Status::TokenRejected
+    };
+    match tools {
+        // Our bridge answered /health but not /tools: the browser hid a refusal.
+        Heard::Nothing => refused,
+        Heard::Answer { status: 401, .. } => refused,
+        Heard::Answer {
+            status: 200,
+            json: Some(body),
+        } => match bridge_api::services(body) {
+            Ok(services) => Status::Connected {
+                version: json
+                    .as_ref()
+                    .and_then(|v| v["version"].as_str())
+                    .unwrap_or_default()
+                    .to_string(),
+                servers: services.len(),
+                tools: services
+                    .iter()
+                    .filter(|s| s.status.as_deref() == Some("running"))
+                    .filter_map(|s| s.tool_count)
+                    .sum(),
+                failed: services
+                    .iter()
+                    .filter(|s| !matches!(s.status.as_deref(), Some("running" | "starting")))
+                    .map(|s| s.name.clone())
+                    .collect(),
+            },
+            Err(_) => Status::WrongAddress { status: 200 },
+        },
+        Heard::Answer { status, .. } => Status::WrongAddress { status: *status },
+    }
+}
+
+/// What pairing through the native host found, when it was tried and did not connect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PairingNote {
+    /// Not tried, or it worked.
+    None,
+    /// No host is registered (or the extension may not use one).
+    Absent,
+    /// The host answered but could not hand out the bridge.
+    Failed { reason: String, command: String },
+}
+
+/// The status in words for the pages: `{state, title, detail?, servers?, tools?, failed?}`.
+pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> Value {
+    let says = lang.says();
+    let title = match status {
+        Status::NotRunning => fill(says.status_not_running, &[("address", address)]),
+        Status::WrongAddress { status } => fill(
+            says.status_wrong_address,
+            &[("address", address), ("status", &status.to_string())],
+        ),
+        Status::TokenMissing => says.status_token_missing.into(),
+        Status::TokenRejected => says.status_token_rejected.into(),
+        Status::Connected {
+            version,
+            servers,
+            tools,
+            ..
+        } => fill(
+            says.status_connected,
+            &[
+                ("version", version),
+                ("servers", &servers.to_string()),
+                ("tools", &tools.to_string()),
+            ],
+        ),
+    };
+    let detail = match (status, note) {
+        (Status::Connected { failed, .. }, _) if !failed.is_empty() => {
+            Some(fill(says.status_failed, &[("names", &failed.join(", "))]))
+        }
+        (Status::Connected { .. }, _) => None,
+        (_, PairingNote::Failed { reason, command }) if status.wants_pairing() => Some(fill(
+            says.status_host_failed,
+            &[("reason", reason), ("command", command)],
+        )),
+        (_, _) if status.wants_pairing() => Some(says.status_two_ways.into()),
+        _ => None,
+    };
+    let mut out =
+        json!({ "state": status.word(), "title": title, "detail": detail, "url": address });
+    if let Status::Connected {
+        servers,
+        tools,
+        failed,
+        ..
+    } = status
+    {
+        out["servers"] = json!(servers);
+        out["tools"] = json!(tools);
+        out["failed"] = json!(failed);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn health() -> Heard {
+        Heard::Answer {
+            status: 200,
+            json: Some(json!({"status": "ok", "version": "0.1.0"})),
+        }
+    }
+
+    fn answer(status: u16, json: Value) -> Heard {
+        Heard::Answer {
+            status,
+            json: Some(json),
+        }
+    }
+
+    #[test]
+    fn every_state_is_reachable() {
+        assert_eq!(
+            judge(&Heard::Nothing, &Heard::Nothing, false),
+            Status::NotRunning
+        );
+        assert_eq!(
+            judge(
+                &answer(404, json!({"detail": "Not Found"})),
+                &Heard::Nothing,
+                false
+            ),
+            Status::WrongAddress { status: 404 }
+        );
+        // A web server that answers 200 with some other JSON is not our bridge either.
+        assert_eq!(
+            judge(&answer(200, json!({"ok": true})), &Heard::Nothing, false),
+            Status::WrongAddress { status: 200 }
+        );
+        let refused = answer(401, json!({"detail": "Unauthorized"}));
+        assert_eq!(judge(&health(), &refused, true), Status::TokenMissing);
+        assert_eq!(judge(&health(), &refused, false), Status::TokenRejected);
+        assert_eq!(
+            judge(&health(), &Heard::Nothing, false),
+            Status::TokenRejected
+        );
+        let tools = answer(
+            200,
+            json!({"success": true, "services": [
+                {"name": "time", "status": "running", "tool_count": 2},
+                {"name": "files", "status": "running", "tool_count": 14},
+                {"name": "broken", "status": "failed", "tool_count": 0},
+                {"name": "slow", "status": "starting"},
+            ]}),
+        );
+        assert_eq!(
+            judge(&health(), &tools, false),
+            Status::Connected {
+                version: "0.1.0".into(),
+                servers: 4,
+                tools: 16,
+                failed: vec!["broken".into()]
+            }
+        );
+        // A bridge started with --no-auth takes an empty token: connected, not "missing".
+        assert!(matches!(
+            judge(&health(), &tools, true),
+            Status::Connected { .. }
+        ));
+        assert_eq!(
+            judge(&health(), &answer(500, json!({})), false),
+            Status::WrongAddress { status: 500 }
+        );
+    }
+
+    #[test]
+    fn pairing_helps_only_where_the_host_can() {
+        assert!(Status::NotRunning.wants_pairing());
+        assert!(Status::TokenMissing.wants_pairing());
+        assert!(Status::TokenRejected.wants_pairing());
+        assert!(!Status::WrongAddress { status: 404 }.wants_pairing());
+        let connected = Status::Connected {
+            version: "0.1.0".into(),
+            servers: 1,
+            tools: 1,
+            failed: vec![],
+        };
+        assert!(!connected.wants_pairing());
+    }
+
+    #[test]
+    fn views_in_both_languages() {
+        let address = "127.0.0.1:3849";
+        let connected = Status::Connected {
+            version: "0.1.0".into(),
+            servers: 2,
+            tools: 16,
+            failed: vec!["broken".into()],
+        };
+        let en = view(Lang::En, &connected, address, &PairingNote::None);
+        assert_eq!(en["state"], "connected");
+        assert_eq!(
+            en["title"],
+            "Connected — bridge 0.1.0 · 2 servers, 16 tools"
+        );
+        assert_eq!(en["detail"], "Did not start: broken");
+        assert_eq!(en["failed"], json!(["broken"]));
+        let zh = view(Lang::Zh, &connected, address, &PairingNote::None);
+        assert_eq!(zh["title"], "已连接 — 桥接服务 0.1.0 · 2 个服务，16 个工具");
+
+        let absent = view(Lang::En, &Status::NotRunning, address, &PairingNote::Absent);
+        assert_eq!(absent["state"], "not-running");
+        assert!(absent["title"].as_str().unwrap().contains(address));
+        let two_ways = absent["detail"].as_str().unwrap();
+        assert!(two_ways.contains("mcp-bridge install") && two_ways.contains("Options"));
+        let zh = view(
+            Lang::Zh,
+            &Status::TokenRejected,
+            address,
+            &PairingNote::Absent,
+        );
+        assert!(
+            zh["detail"]
+                .as_str()
+                .unwrap()
+                .contains("mcp-bridge install")
+        );
+
+        let failed = PairingNote::Failed {
+            reason: "no permission".into(),
+            command: "/opt/mcp-bridge".into(),
+        };
+        let v = view(Lang::En, &Status::NotRunning, address, &failed);
+        assert!(v["detail"].as_str().unwrap().contains("/opt/mcp-bridge"));
+        let wrong = view(
+            Lang::En,
+            &Status::WrongAddress { status: 404 },
+            address,
+            &PairingNote::Absent,
+        );
+        assert_eq!(wrong["state"], "wrong-address");
+        assert_eq!(wrong["detail"], Value::Null);
+    }
+}

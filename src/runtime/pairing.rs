@@ -1,0 +1,109 @@
+//! The connection's status, and pairing through the native messaging host: when the
+//! extension has no token, the bridge refuses it or does not run, the core asks the host
+//! (which knows the bridge's address and token, and starts it) and stores what it says.
+//! The token field in the options stays as the fallback.
+
+use super::host::{Host, HttpRequest, Method, Transport};
+use super::store::Store;
+use crate::domain::settings::{Settings, validate_bridge_url, validate_token};
+use crate::domain::status::{self, Heard, PairingNote, Status};
+use serde_json::Value;
+
+/// The name `mcp-bridge install` registers the host under.
+pub const HOST_NAME: &str = "dev.mcp_bridge.host";
+
+const PROBE_TIMEOUT_MS: u32 = 5_000;
+
+async fn heard<H: Host>(host: &H, url: String, bearer: Option<String>) -> Heard {
+    let request = HttpRequest {
+        method: Method::Get,
+        url,
+        bearer,
+        json: None,
+        timeout_ms: PROBE_TIMEOUT_MS,
+    };
+    match host.http(request).await {
+        Ok(r) => Heard::Answer {
+            status: r.status,
+            json: serde_json::from_slice(&r.body).ok(),
+        },
+        Err(Transport::TimedOut | Transport::Unreachable(_)) => Heard::Nothing,
+    }
+}
+
+/// `/health`, then `/tools` with the token (none when it is empty): the verdict.
+pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
+    let base = settings.base_url();
+    let health = heard(host, format!("{base}/health"), None).await;
+    if health == Heard::Nothing {
+        return Status::NotRunning;
+    }
+    let bearer = (!settings.token.is_empty()).then(|| settings.token.clone());
+    let tools = heard(host, format!("{base}/tools"), bearer).await;
+    status::judge(&health, &tools, settings.token.is_empty())
+}
+
+/// Asks the native host, and stores the address and token it gives when they differ from
+/// the settings. `Ok(true)` when the settings changed.
+pub async fn pair<H: Host>(host: &H, store: &Store<H>) -> Result<bool, PairingNote> {
+    let answer = host.native_pair().await.map_err(|why| {
+        host.log(
+            super::host::Level::Warn,
+            &format!("no native host to pair with: {why}"),
+        );
+        PairingNote::Absent
+    })?;
+    let text = |key: &str| answer[key].as_str().unwrap_or_default().to_string();
+    if answer["type"] != "paired" {
+        return Err(PairingNote::Failed {
+            reason: text("reason"),
+            command: text("command"),
+        });
+    }
+    let url = text("url");
+    // A `--no-auth` bridge has no token: the host says `null`.
+    let token = match &answer["token"] {
+        Value::String(token) => token.clone(),
+        _ => String::new(),
+    };
+    if validate_bridge_url(&url).is_err() || validate_token(&token).is_err() {
+        return Err(PairingNote::Failed {
+            reason: format!("the host answered an address this extension does not use: {url}"),
+            command: "mcp-bridge".into(),
+        });
+    }
+    let Ok(mut settings) = store.settings().await else {
+        return Ok(false);
+    };
+    if settings.base_url() == url.trim_end_matches('/') && settings.token == token {
+        return Ok(false);
+    }
+    settings.bridge_url = url;
+    settings.token = token;
+    store
+        .save_settings(&settings)
+        .await
+        .map(|()| true)
+        .map_err(|reason| PairingNote::Failed {
+            reason,
+            command: "mcp-bridge".into(),
+        })
+}
+
+/// The status with the stored settings; when pairing could help, pair first and look again.
+/// The settings it ends with come back too.
+pub async fn status_paired<H: Host>(host: &H, store: &Store<H>) -> (Status, Settings, PairingNote) {
+    let mut settings = store.chat_settings().await;
+    let mut status = probe(host, &settings).await;
+    let mut note = PairingNote::None;
+    if status.wants_pairing() {
+        match pair(host, store).await {
+            Ok(_) => {
+                settings = store.chat_settings().await;
+                status = probe(host, &settings).await;
+            }
+            Err(why) => note = why,
+        }
+    }
+    (status, settings, note)
+}
