@@ -103,8 +103,15 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
     }
     let token = loaded.token;
     if loaded.created {
+        // Windows has no file modes: the token is private there because the config
+        // directory is in the user's profile, which other users cannot read.
+        let private = if cfg!(unix) {
+            "mode 0600"
+        } else {
+            "in your user profile"
+        };
         say(&format!(
-            "Created a new token in {} (mode 0600).",
+            "Created a new token in {} ({private}).",
             crate::token::path_in(&dir).display()
         ));
     }
