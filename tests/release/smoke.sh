@@ -80,7 +80,7 @@ stop() {
 linux="$DIR/mcp-bridge-linux-x86_64"
 if [ -f "$linux" ]; then
   echo "smoke: $linux"
-  file "$linux" | grep -q 'statically linked' || fail "linux: $(file -b "$linux") is not static"
+  file "$linux" | grep -Eq 'statically linked|static-pie linked' || fail "linux: $(file -b "$linux") is not static"
   ok "linux: statically linked"
   export XDG_CONFIG_HOME="$WORK/linux-config"
   where=$(env -u MCP_BRIDGE_CONFIG_DIR "$linux" config path)
