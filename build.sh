@@ -361,8 +361,13 @@ release() {
       *-windows-gnu)
         CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
           cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
-      *-apple-darwin)
-        PATH="$TOOLS/zig-venv/bin:$PATH" \
+      # zig links without Apple's SDK (the bridge links only libSystem and libiconv); it
+      # would otherwise stamp its own newest macOS as the minimum, so name rustc's defaults.
+      aarch64-apple-darwin)
+        PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=11.0 \
+          cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+      x86_64-apple-darwin)
+        PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=10.12 \
           cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
     esac
     local out="target/$target/dist/mcp-bridge"
