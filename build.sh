@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # MCP Bridge — one entry point for setting up, building, running and testing.
 #
-#   ./build.sh setup   install the toolchain (idempotent; every other command runs it first)
+#   ./build.sh setup   install everything the tests need (idempotent; test, bench, demo run it)
 #   ./build.sh [build] core → wasm, bridge in release, dist/chrome, dist/firefox and zips
+#                      (installs only the build toolchain; see setup_build)
 #   ./build.sh run     build, then start the bridge in the foreground
-#   ./build.sh test    every test: native, wasm in Chromium and Firefox, end to end, lint
+#   ./build.sh release dist/release: both extension zips, mcp-bridge for Linux, Windows and
+#                      macOS where buildable, SHA256SUMS; then a smoke test of each binary
+#   ./build.sh test    every test: native, the README's quick start, wasm in Chromium and
+#                      Firefox, end to end, lint
 #   ./build.sh bench   the benchmarks (print figures)
 #   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
 set -euo pipefail
@@ -28,7 +32,38 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------------------------------
 # setup
+#
+# Two levels. `build` and `run` need only the build toolchain: the wasm32 target,
+# wasm-bindgen-cli at the pinned version, and binaryen's wasm-opt and esbuild from npm (the
+# `dependencies` of package.json; `npm ci --omit=dev`). They check for the programs they
+# cannot install themselves (cargo, rustup, node, npm, zip) and name each missing one with
+# how to get it; they never call apt-get, so they work on macOS and on Linux without apt.
+# `test`, `bench`, `demo` and `setup` need everything else too — browsers and drivers,
+# wasm-pack, geckodriver, web-ext, the fixture pages' editor libraries, the MCP servers —
+# and install it themselves (apt-get on Debian, for CI on a fresh machine), skipping what
+# is present.
 # ---------------------------------------------------------------------------------------
+
+# Where each program the build cannot install itself comes from.
+how_to_get() {
+  case "$1" in
+    cargo | rustup) echo "Rust through rustup: https://rustup.rs (curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh)" ;;
+    node | npm) echo "Node.js 20 or newer with npm: https://nodejs.org (macOS: brew install node; Debian/Ubuntu: apt-get install nodejs npm)" ;;
+    zip) echo "zip (macOS: preinstalled; Debian/Ubuntu: apt-get install zip; Fedora: dnf install zip)" ;;
+    python3) echo "Python 3 with venv (Debian/Ubuntu: apt-get install python3-venv; macOS: brew install python)" ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# require PROGRAM...: dies naming every missing program and where to get it.
+require() {
+  local missing=() program
+  for program in "$@"; do command -v "$program" >/dev/null || missing+=("$program"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  printf '\033[1;31merror:\033[0m missing: %s\n' "${missing[*]}" >&2
+  for program in "${missing[@]}"; do printf '  %-6s %s\n' "$program" "$(how_to_get "$program")" >&2; done
+  exit 1
+}
 
 apt_updated=0
 apt_install() {
@@ -54,26 +89,52 @@ cargo_install() {
   cargo install "$crate" --version "$version" "$@"
 }
 
-setup() {
-  step "setup: Rust wasm target"
+# npm_install build|all: `build` is package.json's `dependencies` (binaryen, esbuild), `all`
+# adds the devDependencies. Skips when node_modules already holds them for this lock file.
+npm_install() {
+  local want="$1" marker=node_modules/binaryen
+  [ "$want" = all ] && marker=node_modules/web-ext
+  if [ -d "$marker" ] && [ -f node_modules/.package-lock.json ] \
+    && [ ! package-lock.json -nt node_modules/.package-lock.json ]; then
+    note "node_modules up to date ($want)"
+    return
+  fi
+  if [ "$want" = all ]; then
+    npm ci --no-audit --no-fund
+  else
+    npm ci --omit=dev --no-audit --no-fund
+  fi
+}
+
+# What `build` and `run` need; installs only Rust's wasm target, wasm-bindgen-cli and the
+# two npm build tools.
+setup_build() {
+  step "setup: build toolchain (wasm32 target, wasm-bindgen-cli $WASM_BINDGEN_VERSION, wasm-opt and esbuild from npm)"
+  require cargo rustup node npm zip
   rustup target list --installed | grep -q '^wasm32-unknown-unknown$' \
     || rustup target add wasm32-unknown-unknown
-
-  step "setup: browsers and drivers (Debian chromium, chromium-driver, firefox-esr)"
-  apt_install chromium chromium-driver firefox-esr python3-venv zip
-
-  step "setup: cargo tools"
   # Without --locked, as the wasm-bindgen docs ask; the version must match Cargo.toml's pin.
   cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
+  npm_install build
+}
+
+# Everything the tests, benchmarks and demo need on top of the build toolchain.
+setup() {
+  step "setup: browsers and drivers (Debian chromium, chromium-driver, firefox-esr)"
+  if command -v apt-get >/dev/null; then
+    apt_install chromium chromium-driver firefox-esr python3-venv zip
+  else
+    require chromium chromedriver firefox python3 zip
+  fi
+
+  setup_build
+
+  step "setup: test tools (wasm-pack, geckodriver)"
   cargo_install wasm-pack "$WASM_PACK_VERSION" wasm-pack
   cargo_install geckodriver "$GECKODRIVER_VERSION" geckodriver
 
-  step "setup: npm tools (binaryen's wasm-opt, web-ext, esbuild, editor libraries, MCP servers)"
-  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund
-  else
-    note "node_modules up to date"
-  fi
+  step "setup: npm test tools (web-ext, editor libraries, MCP servers)"
+  npm_install all
 
   step "setup: Python MCP servers (tests/requirements.txt)"
   if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
@@ -192,13 +253,15 @@ run() {
   cat <<EOF
 
   The bridge is starting on http://127.0.0.1:3849 (Ctrl+C stops it and its MCP servers).
-  Its access token is printed below; paste it into the extension's options page.
+  Its first lines say whether the extension is paired. To pair once, so that the extension
+  finds the bridge and its token by itself: $ROOT/target/release/mcp-bridge install
+  Otherwise paste the token printed below into the extension's options page.
 
   Load the extension unpacked:
     Chrome/Chromium: chrome://extensions → Developer mode → Load unpacked → $DIST/chrome
     Firefox:         about:debugging#/runtime/this-firefox → Load Temporary Add-on…
                      → $DIST/firefox/manifest.json
-  Then open the extension's options page and press "Test connection".
+  Then open a chat page: the MCP Bridge float (or the toolbar icon) shows the connection.
 
 EOF
   exec "$ROOT/target/release/mcp-bridge" "$@"
@@ -213,6 +276,10 @@ test_all() {
 
   step "test: native (cargo test --workspace)"
   cargo test --workspace
+
+  step "test: the README's quick start, as written (tests/quickstart.sh)"
+  # The quick start's build block is `./build.sh build`, which this command just ran.
+  QUICKSTART_SKIP_BUILD=1 tests/quickstart.sh
 
   step "test: core in real browsers (wasm-pack test --headless)"
   local canned_pid
@@ -258,16 +325,104 @@ demo() {
   node tests/e2e/demo.mjs "$@"
 }
 
+# ---------------------------------------------------------------------------------------
+# release
+# ---------------------------------------------------------------------------------------
+
+RELEASE="$DIST/release"
+# Rust target → the name of the binary in dist/release.
+RELEASE_TARGETS=(
+  "x86_64-unknown-linux-musl:mcp-bridge-linux-x86_64"
+  "x86_64-pc-windows-gnu:mcp-bridge-windows-x86_64.exe"
+  "aarch64-apple-darwin:mcp-bridge-macos-aarch64"
+  "x86_64-apple-darwin:mcp-bridge-macos-x86_64"
+)
+
+# The cross toolchain: Rust's targets, mingw-w64 to link the Windows .exe, zig (PyPI
+# `ziglang`, with `cargo-zigbuild`) to link for macOS, wine to run the .exe in the smoke test.
+setup_release() {
+  step "setup: release toolchain (Rust targets, mingw-w64, zig, wine)"
+  local target
+  for target in "${RELEASE_TARGETS[@]}"; do
+    target="${target%%:*}"
+    rustup target list --installed | grep -q "^$target\$" || rustup target add "$target"
+  done
+  if command -v apt-get >/dev/null; then
+    apt_install gcc-mingw-w64-x86-64 wine wine64 python3-venv file
+  else
+    require x86_64-w64-mingw32-gcc python3 file
+  fi
+  if [ ! -x "$TOOLS/zig-venv/bin/python" ]; then python3 -m venv "$TOOLS/zig-venv"; fi
+  if ! cmp -s tests/release/requirements.txt "$TOOLS/zig-venv/.installed" 2>/dev/null; then
+    "$TOOLS/zig-venv/bin/pip" install -q -r tests/release/requirements.txt
+    cp tests/release/requirements.txt "$TOOLS/zig-venv/.installed"
+  else
+    note "zig and cargo-zigbuild up to date"
+  fi
+}
+
+# The bridge for every release target (profile `dist`: release, stripped), both extension
+# zips and SHA256SUMS in dist/release; then tests/release/smoke.sh runs the Linux binary and
+# the Windows .exe. A target that cannot be built here is reported and left out.
+release() {
+  build
+  setup_release
+  rm -rf "$RELEASE"; mkdir -p "$RELEASE"
+  cp "$DIST/mcp-bridge-chrome.zip" "$DIST/mcp-bridge-firefox.zip" "$RELEASE/"
+  local entry target name built=() failed=()
+  for entry in "${RELEASE_TARGETS[@]}"; do
+    target="${entry%%:*}" name="${entry#*:}"
+    step "release: $name ($target)"
+    local ok=0
+    case "$target" in
+      *-linux-musl)
+        cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+      *-windows-gnu)
+        CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
+          cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+      # zig links without Apple's SDK (the bridge links only libSystem and libiconv); it
+      # would otherwise stamp its own newest macOS as the minimum, so name rustc's defaults.
+      aarch64-apple-darwin)
+        PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=11.0 \
+          cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+      x86_64-apple-darwin)
+        PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=10.12 \
+          cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+    esac
+    local out="target/$target/dist/mcp-bridge"
+    [ -f "$out.exe" ] && out="$out.exe"
+    if [ $ok = 1 ] && [ -f "$out" ]; then
+      cp "$out" "$RELEASE/$name"
+      built+=("$name")
+    else
+      failed+=("$name")
+    fi
+  done
+  if command -v sha256sum >/dev/null; then
+    (cd "$RELEASE" && sha256sum -- * >SHA256SUMS)
+  else
+    (cd "$RELEASE" && shasum -a 256 -- * >SHA256SUMS)
+  fi
+  step "release: dist/release"
+  (cd "$RELEASE" && ls -l --block-size=K -- * | awk '{print "    " $5 "  " $9}')
+  [ ${#failed[@]} -gt 0 ] && note "NOT built: ${failed[*]} (see the errors above)"
+
+  step "release: smoke test (tests/release/smoke.sh)"
+  REQUIRE_WINE=1 tests/release/smoke.sh "$RELEASE"
+  [ ${#failed[@]} -eq 0 ] || die "release incomplete: ${failed[*]} not built"
+}
+
 # Sourcing the script (for its functions) runs nothing.
 [[ "${BASH_SOURCE[0]}" != "$0" ]] && return 0
 
 cmd="${1:-build}"; shift || true
 case "$cmd" in
   setup) setup ;;
-  build) setup; build ;;
-  run) setup; run "$@" ;;
+  build) setup_build; build ;;
+  run) setup_build; run "$@" ;;
   test) setup; test_all ;;
   bench) setup; bench ;;
   demo) setup; demo "$@" ;;
-  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo)" ;;
+  release) setup_build; release ;;
+  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release)" ;;
 esac

@@ -56,6 +56,9 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    // On Windows each server's job object is killed when the bridge's handle closes, which the
+    // OS does however the bridge ends; the watchdog is for process groups, which need it.
+    #[cfg(unix)]
     crate::watchdog::start(&exe);
     let token = match resolve_token(&args) {
         Ok(token) => token,
@@ -100,8 +103,15 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
     }
     let token = loaded.token;
     if loaded.created {
+        // Windows has no file modes: the token is private there because the config
+        // directory is in the user's profile, which other users cannot read.
+        let private = if cfg!(unix) {
+            "mode 0600"
+        } else {
+            "in your user profile"
+        };
         say(&format!(
-            "Created a new token in {} (mode 0600).",
+            "Created a new token in {} ({private}).",
             crate::token::path_in(&dir).display()
         ));
     }
@@ -245,7 +255,8 @@ async fn serve(
     ExitCode::SUCCESS
 }
 
-/// Cancel `stop` on SIGINT, SIGTERM or SIGHUP (the terminal closed) — Ctrl-C elsewhere.
+/// Cancel `stop` on SIGINT, SIGTERM or SIGHUP (the terminal closed); on Windows on the
+/// console's control events.
 async fn watch_signals(stop: CancellationToken) {
     #[cfg(unix)]
     {
@@ -265,7 +276,32 @@ async fn watch_signals(stop: CancellationToken) {
         };
         tracing::info!(signal = name, "stop signal received");
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        // Ctrl+C and Ctrl+Break in the console, its window closed, the user logging off or
+        // the machine shutting down. After a close, logoff or shutdown event Windows ends
+        // the process a few seconds later whatever it does, so the stop must be prompt.
+        use tokio::signal::windows::{ctrl_break, ctrl_c, ctrl_close, ctrl_logoff, ctrl_shutdown};
+        let (Ok(mut interrupt), Ok(mut brk), Ok(mut close), Ok(mut logoff), Ok(mut shutdown)) = (
+            ctrl_c(),
+            ctrl_break(),
+            ctrl_close(),
+            ctrl_logoff(),
+            ctrl_shutdown(),
+        ) else {
+            tracing::error!("cannot install console control handlers");
+            return;
+        };
+        let name = tokio::select! {
+            _ = interrupt.recv() => "Ctrl+C",
+            _ = brk.recv() => "Ctrl+Break",
+            _ = close.recv() => "console closed",
+            _ = logoff.recv() => "logoff",
+            _ = shutdown.recv() => "shutdown",
+        };
+        tracing::info!(signal = name, "stop signal received");
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("Ctrl-C received");

@@ -3,6 +3,7 @@
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
 mod connect;
+pub mod program;
 pub mod stderr;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

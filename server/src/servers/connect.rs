@@ -1,5 +1,6 @@
-//! Starting one MCP server: spawn the child process in its own process group (or open the HTTP
-//! session), do the MCP handshake, and fetch the tool list — all under the start-up timeout.
+//! Starting one MCP server: spawn the child process in its own process group (a job object on
+//! Windows) or open the HTTP session, do the MCP handshake, and fetch the tool list — all
+//! under the start-up timeout.
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -95,8 +96,9 @@ pub async fn connect(
             env,
             cwd,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
-            cmd.args(args).env_clear().envs(child_env(env, withheld));
+            let child_env = child_env(env, withheld);
+            let mut cmd = tokio::process::Command::new(program(command, &child_env));
+            cmd.args(args).env_clear().envs(child_env);
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
@@ -105,6 +107,18 @@ pub async fn connect(
             let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
             #[cfg(unix)]
             wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+            // A job object holds the server and everything it starts (`npx.cmd` → `node`):
+            // killing the job kills them all, and, with `KillOnDrop`, Windows kills the job
+            // when the bridge's handle to it closes, even when the bridge itself is killed.
+            // No console: the server gets no window and not the console's Ctrl+C, which
+            // would make a `.cmd` shim ask "Terminate batch job (Y/N)?" on its stdin; the
+            // bridge stops it itself.
+            #[cfg(windows)]
+            {
+                use windows::Win32::System::Threading::CREATE_NO_WINDOW;
+                wrapped.wrap(process_wrap::tokio::CreationFlags(CREATE_NO_WINDOW));
+                wrapped.wrap(process_wrap::tokio::JobObject);
+            }
             wrapped.wrap(process_wrap::tokio::KillOnDrop);
             let (transport, child_stderr) =
                 ChildTransport::spawn(wrapped, max_message).map_err(|err| {
@@ -179,6 +193,29 @@ pub async fn connect(
             ))
         }
     }
+}
+
+/// The program to start for `command`: on Windows the file the child's `PATH` and `PATHEXT`
+/// lead to (`npx` → `npx.cmd`), elsewhere `command` itself (the OS searches `PATH`).
+fn program(
+    command: &str,
+    child_env: &[(std::ffi::OsString, std::ffi::OsString)],
+) -> std::ffi::OsString {
+    #[cfg(windows)]
+    {
+        use super::program::{env_value, find_on_windows};
+        if let Some(found) = find_on_windows(
+            command,
+            env_value(child_env, "PATH"),
+            env_value(child_env, "PATHEXT"),
+            |path| path.is_file(),
+        ) {
+            return found.into_os_string();
+        }
+    }
+    #[cfg(not(windows))]
+    let _ = child_env;
+    command.into()
 }
 
 /// Have the kernel kill the child when the bridge dies, even by SIGKILL (its process group,
