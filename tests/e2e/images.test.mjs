@@ -8,6 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { BROWSERS, ROOT } from './support/browsers.mjs';
+import { EDITOR_PAGES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatHtml, clickFloatButton } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 import { MCP_TINY_IMAGE } from '../../node_modules/@modelcontextprotocol/server-everything/dist/tools/get-tiny-image.js';
@@ -15,14 +16,7 @@ import { MCP_TINY_IMAGE } from '../../node_modules/@modelcontextprotocol/server-
 const PNG = Buffer.from(MCP_TINY_IMAGE, 'base64');
 const SUM = PNG.reduce((a, b) => (a + b) % 65521, 0);
 
-const SITES = [
-  ['deepseek (React textarea)', 'chat.deepseek.com', '/'],
-  ['chatgpt (ProseMirror)', 'chatgpt.com', '/'],
-  ['gemini (Quill)', 'gemini.google.com', '/'],
-  ['perplexity (Lexical)', 'www.perplexity.ai', '/'],
-  ['kimi (contenteditable)', 'www.kimi.com', '/'],
-  ['kimi (Lexical)', 'www.kimi.com', '/?editor=lexical'],
-];
+const SITES = EDITOR_PAGES;
 
 for (const browser of BROWSERS) {
   describe(`images in ${browser}`, () => {

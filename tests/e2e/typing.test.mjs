@@ -5,18 +5,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
+import { EDITOR_PAGES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 
-const PAGES = [
-  ['deepseek (React textarea)', 'chat.deepseek.com', '/'],
-  ['chatgpt (ProseMirror)', 'chatgpt.com', '/'],
-  ['gemini (Quill)', 'gemini.google.com', '/'],
-  ['perplexity (Lexical)', 'www.perplexity.ai', '/'],
-  ['kimi (contenteditable)', 'www.kimi.com', '/'],
-  // kimi.com's input is a Lexical plain-text editor while its config says `contenteditable`.
-  ['kimi (Lexical)', 'www.kimi.com', '/?editor=lexical'],
-];
+const PAGES = EDITOR_PAGES;
 
 // The echo tool returns `result`'s JSON text; the report pretty-prints it, keys in order, as
 // JSON.stringify(…, null, 2) does. Each page gets its own (the core never runs the same call

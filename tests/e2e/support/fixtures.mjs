@@ -6,6 +6,17 @@ import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 import { freePort, waitFor } from './webdriver.mjs';
 
+/** Each editor library of the fixture pages once: `[name, host, path]`. */
+export const EDITOR_PAGES = [
+  ['deepseek (React textarea)', 'chat.deepseek.com', '/'],
+  ['chatgpt (ProseMirror)', 'chatgpt.com', '/'],
+  ['gemini (Quill)', 'gemini.google.com', '/'],
+  ['perplexity (Lexical)', 'www.perplexity.ai', '/'],
+  ['kimi (contenteditable)', 'www.kimi.com', '/'],
+  // kimi.com's input is a Lexical plain-text editor while its config says `contenteditable`.
+  ['kimi (Lexical)', 'www.kimi.com', '/?editor=lexical'],
+];
+
 /** Whether the built pages are missing or older than any of their sources. */
 function fixturesStale() {
   const built = path.join(ROOT, 'tests/fixtures/dist/deepseek/index.html');
