@@ -24,7 +24,7 @@ TOOLS="$ROOT/.tools"
 VENV="$TOOLS/venv"
 DIST="$ROOT/dist"
 
-export PATH="$HOME/.cargo/bin:$ROOT/node_modules/.bin:$VENV/bin:$PATH"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$ROOT/node_modules/.bin:$VENV/bin:$PATH"
 
 step() { printf '\n\033[1;34m==> %s\033[0m\n' "$*"; }
 note() { printf '    %s\n' "$*"; }
@@ -113,9 +113,41 @@ setup_build() {
   require cargo rustup node npm zip
   rustup target list --installed | grep -q '^wasm32-unknown-unknown$' \
     || rustup target add wasm32-unknown-unknown
-  # Without --locked, as the wasm-bindgen docs ask; the version must match Cargo.toml's pin.
-  cargo_install wasm-bindgen-cli "$WASM_BINDGEN_VERSION" wasm-bindgen
   npm_install build
+  install_wasm_bindgen_in_background
+}
+
+# wasm-bindgen-cli is the longest install on a fresh machine and is needed only after the
+# core has compiled, so it compiles beside the core and the bridge (two cargo processes
+# keep both cores busy through each other's serial stretches: linking, LTO) and `bind_core`
+# waits for it. Without its default `rustls-tls` feature: TLS is only for downloading
+# browser drivers, which we install ourselves, and it spares compiling ring.
+WASM_BINDGEN_INSTALL_PID=""
+WASM_BINDGEN_INSTALL_LOG="$ROOT/target/wasm-bindgen-cli-install.log"
+install_wasm_bindgen_in_background() {
+  if command -v wasm-bindgen >/dev/null \
+    && wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\b"; then
+    note "wasm-bindgen-cli $WASM_BINDGEN_VERSION already installed"
+    return
+  fi
+  mkdir -p "$(dirname "$WASM_BINDGEN_INSTALL_LOG")"
+  note "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION, in the background while the build goes on (log: ${WASM_BINDGEN_INSTALL_LOG#"$ROOT/"})"
+  # Without --locked, as the wasm-bindgen docs ask; the version must match Cargo.toml's pin.
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --no-default-features \
+    >"$WASM_BINDGEN_INSTALL_LOG" 2>&1 &
+  WASM_BINDGEN_INSTALL_PID=$!
+  trap 'kill "$WASM_BINDGEN_INSTALL_PID" 2>/dev/null || true' EXIT
+}
+
+await_wasm_bindgen() {
+  [ -n "$WASM_BINDGEN_INSTALL_PID" ] || return 0
+  step "build: waiting for cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION"
+  if ! wait "$WASM_BINDGEN_INSTALL_PID"; then
+    tail -n 30 "$WASM_BINDGEN_INSTALL_LOG" >&2
+    die "cargo install wasm-bindgen-cli failed (whole log: $WASM_BINDGEN_INSTALL_LOG)"
+  fi
+  WASM_BINDGEN_INSTALL_PID=""
+  trap - EXIT
 }
 
 # Everything the tests, benchmarks and demo need on top of the build toolchain.
@@ -144,6 +176,7 @@ setup() {
   else
     note "Python packages up to date"
   fi
+  await_wasm_bindgen
 }
 
 # ---------------------------------------------------------------------------------------
@@ -186,17 +219,25 @@ assemble() {
 }
 
 # One wasm build of the core: `$1` is the feature (`worker`: the background's chat loop;
-# `pages`: the extension pages' backend), `$2` the output folder.
-build_core() {
-  local feature="$1" out="$2"
+# `pages`: the extension pages' backend), kept as target/core-$1.wasm.
+compile_core() {
+  local feature="$1"
   step "build: core ($feature) → wasm (profile wasm-release: size first)"
   cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core \
     --no-default-features --features "$feature"
-  rm -rf "$out"
-  wasm-bindgen --target web --no-typescript --out-dir "$out" \
-    target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
+  cp target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm "target/core-$feature.wasm"
+}
 
-  step "build: wasm-opt -Oz (npm binaryen)"
+# wasm-bindgen's glue for one compiled core, then wasm-opt and esbuild; `$2` is the output
+# folder.
+bind_core() {
+  local feature="$1" out="$2"
+  await_wasm_bindgen
+  step "build: wasm-bindgen, wasm-opt -Oz (npm binaryen), esbuild: core ($feature)"
+  rm -rf "$out"
+  wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name mcp_bridge_core \
+    "target/core-$feature.wasm"
+
   # The features rustc enables by default for wasm32-unknown-unknown. Flattening and
   # re-looping the control flow between two -Oz rounds lets binaryen rebuild rustc's
   # async state machines more compactly: 2.4 KB less gzip than -Oz alone.
@@ -217,12 +258,14 @@ build_core() {
 }
 
 build() {
-  # The worker's last, so target/…/mcp_bridge_core.wasm is its build (the size bench reads it).
-  build_core pages target/wasm-out-pages
-  build_core worker target/wasm-out
+  compile_core pages
+  compile_core worker
 
   step "build: bridge server (release)"
   cargo build --release -p mcp-bridge
+
+  bind_core pages target/wasm-out-pages
+  bind_core worker target/wasm-out
 
   step "build: assemble dist/"
   assemble chrome "$DIST/chrome"
@@ -299,13 +342,16 @@ test_all() {
 bench() {
   build
   step "bench: what each crate adds to the core's wasm"
-  node tests/support/wasm_size.mjs target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm
+  node tests/support/wasm_size.mjs target/core-worker.wasm
 
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
 
   step "bench: the chat loop in Chromium (latency, main-thread cost, float)"
   node tests/e2e/bench_chat.mjs
+
+  step "bench: a 50 MB result in Chromium (first report against 1 KB, the page's long tasks)"
+  node tests/e2e/bench_large.mjs
 
   step "bench: the background's cold start in Chromium, against a plain-JS worker"
   node tests/e2e/bench_coldstart.mjs
