@@ -248,11 +248,16 @@
 
   /**
    * Offers `files` to the chat input the way a user pasting a screenshot does: a `paste`
-   * event whose clipboard holds the files (never the real clipboard), or, when no handler
-   * took that, a `drop`. True when the page's editor took them (sites' attachment handlers
-   * cancel the event; a synthetic event has no default action of its own).
+   * event whose clipboard holds the files (never the real clipboard), or, when the page
+   * showed no sign of taking them, a `drop`. Resolves true when the page took them.
+   * A synthetic event has no default action, so a page need not cancel a paste it took, and
+   * many do not (a real paste of only files inserts nothing into a <textarea>): the paste
+   * counts as taken when the page cancelled it or added anything to its DOM within
+   * TAKE_MS (the attachment it shows). Only then is no drop sent, so no page gets the
+   * files twice.
    */
-  function attachFiles(files) {
+  const TAKE_MS = 300;
+  async function attachFiles(files) {
     const input = query(site.selectors.input);
     if (!input) return false;
     input.focus();
@@ -263,8 +268,14 @@
     // Firefox ignores the init-dict DataTransfer; the event's own one takes the files.
     const data = pageSide(paste).clipboardData;
     if (data && data.files.length !== own.length) for (const f of own) data.items.add(f);
+    let added = false;
+    const watch = new MutationObserver((records) => { added ||= records.some((r) => r.addedNodes.length); });
+    watch.observe(document.body || document.documentElement, { childList: true, subtree: true });
     input.dispatchEvent(paste);
-    if (paste.defaultPrevented) return true;
+    if (!paste.defaultPrevented) await sleep(TAKE_MS);
+    added ||= watch.takeRecords().some((r) => r.addedNodes.length);
+    watch.disconnect();
+    if (paste.defaultPrevented || added) return true;
     const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
     input.dispatchEvent(drop);
     return drop.defaultPrevented;
@@ -280,6 +291,10 @@
       const view = m.mimeType.startsWith('image/')
         ? el('img', { src: url, alt: T('floatImage', 'Image from the tool'), title: file.name })
         : el('audio', { src: url, controls: '' });
+      // Chromium applies the page's CSP (media-src) to the player's blob: address (not to the
+      // <img>'s; Firefox to neither). What cannot load says what the file is instead.
+      view.addEventListener('error', () => view.replaceWith(el('span', {},
+        `${file.type}, ${Math.ceil(file.size / 1024)} KB: ${T('floatCannotOpen', 'it cannot be opened here; save it instead.')}`)));
       box.append(el('div', { class: 'item' }, view, el('a', { href: url, download: file.name }, T('floatSave', 'Save'))));
     });
     return box;
@@ -323,7 +338,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .media{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}
 .item{display:flex;flex-direction:column;align-items:center;gap:2px}
 .item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
-.item audio{max-width:200px}
+.item audio,.item span{max-width:200px}
 .item a{color:#2563eb}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
@@ -458,8 +473,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const images = media.filter((m) => m.mimeType.startsWith('image/'));
     if (images.length && site?.imagePaste) {
       // One click puts every image of the result into the chat input, as a paste would.
-      button('floatAttach', 'Attach images', () => {
-        float.attached = attachFiles(images.map(mediaFile));
+      button('floatAttach', 'Attach images', async () => {
+        float.attached = await attachFiles(images.map(mediaFile));
         render(floatState);
       });
     }
