@@ -247,16 +247,12 @@
   const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
 
   /**
-   * Offers `files` to the chat input the way a user pasting a screenshot does: a `paste`
-   * event whose clipboard holds the files (never the real clipboard), or, when the page
-   * showed no sign of taking them, a `drop`. Resolves true when the page took them.
-   * A synthetic event has no default action, so a page need not cancel a paste it took, and
-   * many do not (a real paste of only files inserts nothing into a <textarea>): the paste
-   * counts as taken when the page cancelled it or added anything to its DOM within
-   * TAKE_MS (the attachment it shows). Only then is no drop sent, so no page gets the
-   * files twice.
+   * Offers `files` to the chat input as a user pasting a screenshot does: a `paste` whose
+   * clipboard holds them (never the real clipboard); true when the page took them. A page
+   * need not cancel a synthetic paste it took (there is no default action), so one that
+   * changed its DOM within 300 ms (its attachment chip) took it too; only a paste with
+   * neither sign is followed by a `drop`, so no page gets the files twice.
    */
-  const TAKE_MS = 300;
   async function attachFiles(files) {
     const input = query(site.selectors.input);
     if (!input) return false;
@@ -268,14 +264,13 @@
     // Firefox ignores the init-dict DataTransfer; the event's own one takes the files.
     const data = pageSide(paste).clipboardData;
     if (data && data.files.length !== own.length) for (const f of own) data.items.add(f);
-    let added = false;
-    const watch = new MutationObserver((records) => { added ||= records.some((r) => r.addedNodes.length); });
-    watch.observe(document.body || document.documentElement, { childList: true, subtree: true });
+    let changed = false;
+    const watch = new MutationObserver(() => { changed = true; });
+    watch.observe(document.body, { childList: true, subtree: true });
     input.dispatchEvent(paste);
-    if (!paste.defaultPrevented) await sleep(TAKE_MS);
-    added ||= watch.takeRecords().some((r) => r.addedNodes.length);
+    if (!paste.defaultPrevented) await sleep(300);
     watch.disconnect();
-    if (paste.defaultPrevented || added) return true;
+    if (paste.defaultPrevented || changed) return true;
     const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
     input.dispatchEvent(drop);
     return drop.defaultPrevented;
@@ -291,8 +286,7 @@
       const view = m.mimeType.startsWith('image/')
         ? el('img', { src: url, alt: T('floatImage', 'Image from the tool'), title: file.name })
         : el('audio', { src: url, controls: '' });
-      // Chromium applies the page's CSP (media-src) to the player's blob: address (not to the
-      // <img>'s; Firefox to neither). What cannot load says what the file is instead.
+      // Chromium's player obeys the page's CSP (media-src): what cannot load says what it is.
       view.addEventListener('error', () => view.replaceWith(el('span', {},
         `${file.type}, ${Math.ceil(file.size / 1024)} KB: ${T('floatCannotOpen', 'it cannot be opened here; save it instead.')}`)));
       box.append(el('div', { class: 'item' }, view, el('a', { href: url, download: file.name }, T('floatSave', 'Save'))));

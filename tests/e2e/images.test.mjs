@@ -132,8 +132,10 @@ for (const browser of BROWSERS) {
           'const f = window.fixtureAI.pastedFiles(); return f.length ? f : null', { what: 'the pasted image' });
         assert.deepEqual(files, [{ name: 'mcp-image-1.png', type: 'image/png', size: PNG.length, sum: SUM }]);
         if (browser === 'chromium') assert.match(await floatHtml(w), /Attached to the chat input\./);
-        // The chat input holds no text from it, and nothing more was sent.
-        await sleep(500);
+        // Once: no drop followed the paste. The chat input holds no text from it, and nothing
+        // more was sent.
+        await sleep(1000);
+        assert.equal((await w.session.exec('return window.fixtureAI.pastedFiles()')).length, 1);
         assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 2);
       });
     }
