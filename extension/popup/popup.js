@@ -16,14 +16,8 @@ for (const el of document.querySelectorAll('[data-i18n]')) {
 
 $('settings').addEventListener('click', () => { chrome.runtime.openOptionsPage(); window.close(); });
 
-/**
- * The tab to insert into: the active tab of the popup's window, or the one `?tab=<id>` names
- * (the popup page opened as a page of its own, where the active tab is the page itself: the
- * end-to-end test opens it so). It is a chat page when its content script answers `ok`.
- */
+/** The active tab, when its page runs our content script (it answers with `ok`). */
 async function chatTab() {
-  const named = Number(new URLSearchParams(location.search).get('tab'));
-  if (Number.isInteger(named) && named > 0) return named;
   const [tab] = await chrome.tabs.query({ active: true, currentWindow: true }).catch(() => []);
   return tab?.id ?? null;
 }
