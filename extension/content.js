@@ -247,12 +247,13 @@
   const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
 
   /**
-   * Offers `files` to the chat input the way a user pasting a screenshot does: a `paste`
-   * event whose clipboard holds the files (never the real clipboard), or, when no handler
-   * took that, a `drop`. True when the page's editor took them (sites' attachment handlers
-   * cancel the event; a synthetic event has no default action of its own).
+   * Offers `files` to the chat input as a user pasting a screenshot does: a `paste` whose
+   * clipboard holds them (never the real clipboard); true when the page took them. A page
+   * need not cancel a synthetic paste it took (there is no default action), so one that
+   * changed its DOM within 300 ms (its attachment chip) took it too; only a paste with
+   * neither sign is followed by a `drop`, so no page gets the files twice.
    */
-  function attachFiles(files) {
+  async function attachFiles(files) {
     const input = query(site.selectors.input);
     if (!input) return false;
     input.focus();
@@ -263,8 +264,13 @@
     // Firefox ignores the init-dict DataTransfer; the event's own one takes the files.
     const data = pageSide(paste).clipboardData;
     if (data && data.files.length !== own.length) for (const f of own) data.items.add(f);
+    let changed = false;
+    const watch = new MutationObserver(() => { changed = true; });
+    watch.observe(document.body, { childList: true, subtree: true });
     input.dispatchEvent(paste);
-    if (paste.defaultPrevented) return true;
+    if (!paste.defaultPrevented) await sleep(300);
+    watch.disconnect();
+    if (paste.defaultPrevented || changed) return true;
     const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
     input.dispatchEvent(drop);
     return drop.defaultPrevented;
@@ -280,6 +286,9 @@
       const view = m.mimeType.startsWith('image/')
         ? el('img', { src: url, alt: T('floatImage', 'Image from the tool'), title: file.name })
         : el('audio', { src: url, controls: '' });
+      // Chromium's player obeys the page's CSP (media-src): what cannot load says what it is.
+      view.addEventListener('error', () => view.replaceWith(el('span', {},
+        `${file.type}, ${Math.ceil(file.size / 1024)} KB: ${T('floatCannotOpen', 'it cannot be opened here; save it instead.')}`)));
       box.append(el('div', { class: 'item' }, view, el('a', { href: url, download: file.name }, T('floatSave', 'Save'))));
     });
     return box;
@@ -323,7 +332,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .media{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}
 .item{display:flex;flex-direction:column;align-items:center;gap:2px}
 .item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
-.item audio{max-width:200px}
+.item audio,.item span{max-width:200px}
 .item a{color:#2563eb}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
@@ -458,8 +467,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const images = media.filter((m) => m.mimeType.startsWith('image/'));
     if (images.length && site?.imagePaste) {
       // One click puts every image of the result into the chat input, as a paste would.
-      button('floatAttach', 'Attach images', () => {
-        float.attached = attachFiles(images.map(mediaFile));
+      button('floatAttach', 'Attach images', async () => {
+        float.attached = await attachFiles(images.map(mediaFile));
         render(floatState);
       });
     }

@@ -24,7 +24,8 @@ function which(bin) {
 
 /**
  * Starts `name` ('chromium' | 'firefox') with the extension. Resolves to
- * `{ session, extensionBase, close }`; `extensionBase` ends with '/'. With `profile` (a
+ * `{ session, extensionBase, downloads, close }`; `extensionBase` ends with '/', `downloads`
+ * is the (fresh, empty) folder the browser saves downloads into without asking. With `profile` (a
  * directory) the browser keeps its data there across launches (a browser restart);
  * otherwise a fresh profile is made and removed on close. `extension` replaces the built
  * extension directory (dist/chrome or dist/firefox).
@@ -32,19 +33,22 @@ function which(bin) {
 export async function launch(name, { fixtures, headless = true, profile, extension } = {}) {
   const keep = !!profile;
   const dir = profile || fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
-  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension)
-    : name === 'firefox' ? await launchFirefox(dir, fixtures, extension)
+  const downloads = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-downloads-${name}-`));
+  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension, downloads)
+    : name === 'firefox' ? await launchFirefox(dir, fixtures, extension, downloads)
       : null;
   if (!b) throw new Error(`unknown browser ${name}`);
+  b.downloads = downloads;
   const close = b.close;
   b.close = async () => {
     await close();
+    fs.rmSync(downloads, { recursive: true, force: true });
     if (!keep) fs.rmSync(dir, { recursive: true, force: true });
   };
   return b;
 }
 
-async function launchChromium(profile, fixtures, headless, extension) {
+async function launchChromium(profile, fixtures, headless, extension, downloads) {
   const ext = extension || path.join(ROOT, 'dist/chrome');
   const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
   const args = [
@@ -70,6 +74,7 @@ async function launchChromium(profile, fixtures, headless, extension) {
         binary: process.env.CHROMIUM || which('chromium') || '/usr/bin/chromium',
         args,
         excludeSwitches: ['disable-extensions', 'enable-automation'],
+        prefs: { 'download.default_directory': downloads, 'download.prompt_for_download': false },
       },
     });
   } catch (e) {
@@ -92,7 +97,7 @@ async function launchChromium(profile, fixtures, headless, extension) {
   };
 }
 
-async function launchFirefox(profile, fixtures, extension) {
+async function launchFirefox(profile, fixtures, extension, downloads) {
   const ext = extension || path.join(ROOT, 'dist/firefox');
   // System access lets the tests switch to the chrome context to open extension pages:
   // WebDriver itself refuses to navigate to moz-extension:// URLs.
@@ -105,6 +110,11 @@ async function launchFirefox(profile, fixtures, extension) {
     // A temporary add-on is uninstalled when Firefox quits; keep its storage as an installed
     // add-on's is kept, so the tests can restart the browser.
     'extensions.webextensions.keepStorageOnUninstall': true,
+    // Downloads go to their own folder, without a dialog.
+    'browser.download.folderList': 2,
+    'browser.download.dir': downloads,
+    'browser.download.useDownloadDir': true,
+    'browser.download.always_ask_before_handling_new_types': false,
   };
   if (fixtures) {
     Object.assign(prefs, {

@@ -3,6 +3,7 @@
 import { launch } from './browsers.mjs';
 import { startBridge } from './bridge.mjs';
 import { startFixtures } from './fixtures.mjs';
+import { waitFor } from './webdriver.mjs';
 
 /**
  * Starts bridge + fixtures + browser; `settings` are stored through the options page;
@@ -131,4 +132,39 @@ export async function floatHtml(b) {
   const host = find(root);
   if (!host?.shadowRoots?.length) return '';
   return (await cdp('DOM.getOuterHTML', { nodeId: host.shadowRoots[0].nodeId })).outerHTML;
+}
+
+/**
+ * The float's elements matching `css`, as WebDriver element references (both drivers reach
+ * into a closed shadow root through the host element); [] when there is no float.
+ */
+export async function floatFind(b, css) {
+  const hosts = await b.session.cmd('POST', '/elements', { using: 'css selector', value: 'mcp-bridge-float' });
+  if (!hosts.length) return [];
+  const root = await b.session.cmd('GET', `/element/${Object.values(hosts[0])[0]}/shadow`);
+  return b.session.cmd('POST', `/shadow/${Object.values(root)[0]}/elements`, { using: 'css selector', value: css });
+}
+
+/** Waits for the float's first element matching `css` and returns its reference. */
+export async function floatWait(b, css, what = css) {
+  return waitFor(async () => (await floatFind(b, css))[0], { what: `the float's ${what}` });
+}
+
+/** The WebDriver id of an element reference. */
+export const elementId = (ref) => Object.values(ref)[0];
+
+/** Clicks the middle of an element (a float's one too) with the pointer, as a user would. */
+export async function clickAt(b, ref) {
+  const r = await b.session.cmd('GET', `/element/${elementId(ref)}/rect`);
+  await b.session.cmd('POST', '/actions', {
+    actions: [{
+      type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' },
+      actions: [
+        { type: 'pointerMove', x: Math.round(r.x + r.width / 2), y: Math.round(r.y + r.height / 2), origin: 'viewport', duration: 0 },
+        { type: 'pointerDown', button: 0 },
+        { type: 'pointerUp', button: 0 },
+      ],
+    }],
+  });
+  await b.session.cmd('DELETE', '/actions');
 }
