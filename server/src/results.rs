@@ -470,8 +470,16 @@ impl ResultStore {
             return plain(&result);
         }
         let store = self.clone();
+        let started = Instant::now();
         match tokio::task::spawn_blocking(move || store.first_page(result)).await {
-            Ok(answer) => answer,
+            Ok(answer) => {
+                tracing::info!(
+                    total_chars = answer["page"]["total_chars"].as_u64().unwrap_or(0),
+                    page_ms = started.elapsed().as_secs_f64() * 1e3,
+                    "large result kept, first page answered"
+                );
+                answer
+            }
             Err(err) => json!({
                 "success": false,
                 "detail": format!("the bridge could not page a large result: {err}"),
@@ -734,12 +742,17 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
 }
 
 /// The texts as one, a line break between two (unless the first ends with one).
-fn join(mut texts: Vec<String>) -> String {
-    if texts.len() == 1 {
-        return texts.pop().unwrap_or_default();
+/// The first text is extended in place (no copy of it) and each other one freed once it is
+/// appended, so the texts are never all held twice.
+fn join(texts: Vec<String>) -> String {
+    let capacity: usize = texts.iter().map(|t| t.len() + 1).sum();
+    let mut texts = texts.into_iter();
+    let Some(mut joined) = texts.next() else {
+        return String::new();
+    };
+    if !texts.as_slice().is_empty() {
+        joined.reserve_exact(capacity - joined.len());
     }
-    let capacity = texts.iter().map(|t| t.len() + 1).sum();
-    let mut joined = String::with_capacity(capacity);
     for text in texts {
         if !joined.is_empty() && !joined.ends_with('\n') {
             joined.push('\n');
