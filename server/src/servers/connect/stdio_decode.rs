@@ -194,10 +194,17 @@ struct Envelope<'a> {
     #[serde(default)]
     error: Present,
     #[serde(borrow)]
-    result: Option<&'a RawValue>,
+    result: Option<ResultShape<'a>>,
 }
 
-/// The parts of a tool result that say where its text blocks are.
+/// The same line with its large texts blank: the result, to decode as rmcp does.
+#[derive(Deserialize)]
+struct BlankEnvelope<'a> {
+    #[serde(borrow)]
+    result: &'a RawValue,
+}
+
+/// The parts of a result that say where its text blocks are (any other field is skipped).
 #[derive(Deserialize)]
 struct ResultShape<'a> {
     #[serde(borrow, default)]
@@ -299,6 +306,7 @@ fn tool_result(line: Vec<u8>, calls: &ToolCalls, large: usize) -> Result<ServerJ
 
 /// The id, the result with its large texts blank, and where those texts are in `line` (the
 /// string bodies, without quotes) — when `line` answers a tool call and all of it checks out.
+/// The whole line is scanned once; the second parse is of the line without its large texts.
 #[allow(clippy::type_complexity)]
 fn read_parts(
     line: &[u8],
@@ -310,11 +318,10 @@ fn read_parts(
     let envelope: Envelope = serde_json::from_slice(body).ok()?;
     let _ = envelope.jsonrpc;
     let id = envelope.id?;
-    let result = envelope.result?;
+    let shape = envelope.result?;
     if envelope.method.0 || envelope.error.0 || !calls.ids().contains(&id) {
         return None;
     }
-    let shape: ResultShape = serde_json::from_str(result.get()).ok()?;
     let base = line.as_ptr() as usize;
     let mut texts = Vec::new();
     for (block, shape) in shape.content.iter().flatten().enumerate() {
@@ -333,17 +340,18 @@ fn read_parts(
             texts.push((block, body));
         }
     }
-    // The result as JSON with every large text blank, for rmcp's own decoding of the rest.
-    let raw = result.get();
-    let raw_start = raw.as_ptr() as usize - base;
-    let mut blanked = String::with_capacity(raw.len() - texts.iter().map(|t| t.1.len()).sum::<usize>());
-    let mut at = raw_start;
-    for (_, body) in &texts {
-        blanked.push_str(std::str::from_utf8(&line[at..body.start]).ok()?);
-        at = body.end;
+    // The line with every large text blank, for rmcp's own decoding of the rest of the result.
+    let mut blanked =
+        Vec::with_capacity(body.len() - texts.iter().map(|t| t.1.len()).sum::<usize>());
+    let mut at = body.as_ptr() as usize - base;
+    let end = at + body.len();
+    for (_, text) in &texts {
+        blanked.extend_from_slice(&line[at..text.start]);
+        at = text.end;
     }
-    blanked.push_str(std::str::from_utf8(&line[at..raw_start + raw.len()]).ok()?);
-    let result: CallToolResult = serde_json::from_str(&blanked).ok()?;
+    blanked.extend_from_slice(&line[at..end]);
+    let blank: BlankEnvelope = serde_json::from_slice(&blanked).ok()?;
+    let result: CallToolResult = serde_json::from_str(blank.result.get()).ok()?;
     for (block, _) in &texts {
         match result.content.get(*block) {
             Some(ContentBlock::Text(text)) if text.text.is_empty() => {}
@@ -353,12 +361,15 @@ fn read_parts(
     Some((id, result, texts))
 }
 
-/// Put `text` (UTF-8 checked) in the text block `block`.
+/// Put `text`, a string body decoded by [`unescape_in_place`], in the text block `block`.
 fn set_text(result: &mut CallToolResult, block: usize, text: Vec<u8>) {
-    let text = String::from_utf8(text).unwrap_or_else(|err| {
-        // Cannot happen: the line was checked as UTF-8 and escapes decode to whole characters.
-        String::from_utf8_lossy(err.as_bytes()).into_owned()
-    });
+    debug_assert!(std::str::from_utf8(&text).is_ok());
+    // SAFETY: `text` was a JSON string body inside a `&str` (a `RawValue`, which serde_json
+    // checks as UTF-8), decoded by `unescape_in_place`: it copies the runs between escapes whole
+    // (each starts and ends at an ASCII byte — a quote, a backslash, the end of an escape) and
+    // writes each escape as one whole character, so the bytes stay UTF-8. Checking them again
+    // would be a third pass over a text of up to hundreds of megabytes.
+    let text = unsafe { String::from_utf8_unchecked(text) };
     if let Some(ContentBlock::Text(block)) = result.content.get_mut(block) {
         block.text = text;
     }
@@ -755,6 +766,54 @@ mod tests {
         let fits = format!("{}\n", "w".repeat(99));
         let mut lines = reader(vec![fits.as_bytes()], 100);
         assert!(matches!(lines.next_line().await.0, LineRead::Line(l) if l.len() == 99));
+    }
+
+    /// `text` as a JSON string body, with every non-ASCII character written as a `\u` escape
+    /// (a surrogate pair above U+FFFF) when `ascii`.
+    fn escaped(text: &str, ascii: bool) -> String {
+        let json = serde_json::to_string(text).unwrap();
+        let body = &json[1..json.len() - 1];
+        if !ascii {
+            return body.to_owned();
+        }
+        let mut out = String::new();
+        for ch in body.chars() {
+            if ch.is_ascii() {
+                out.push(ch);
+            } else {
+                let mut units = [0u16; 2];
+                for unit in ch.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04X}"));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn unescaping_random_text_gives_it_back_as_utf8() {
+        let alphabet: Vec<char> = "ab \"\\/\u{0}\u{8}\u{c}\n\r\t\u{1f}\u{7f}é€😀\u{10FFFF}\u{FFFF}ü"
+            .chars()
+            .collect();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for round in 0..500 {
+            let len = round % 97;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            for ascii in [false, true] {
+                let mut body = escaped(&text, ascii).into_bytes();
+                assert!(escapes_are_valid(&body));
+                let whole = 0..body.len();
+                let n = unescape_in_place(&mut body, whole);
+                assert_eq!(std::str::from_utf8(&body[..n]), Ok(text.as_str()));
+            }
+        }
     }
 
     #[test]
