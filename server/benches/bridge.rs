@@ -117,7 +117,9 @@ fn start_bridge_logging(
         .env("MCP_BRIDGE_CONFIG_DIR", dir)
         .stdout(Stdio::piped());
     if events.is_some() {
-        command.args(["--log-format", "json"]).stderr(Stdio::piped());
+        command
+            .args(["--log-format", "json"])
+            .stderr(Stdio::piped());
     } else {
         command.stderr(Stdio::null());
     }

@@ -38,7 +38,9 @@ pub struct ToolCalls(Arc<Mutex<HashSet<RequestId>>>);
 
 impl ToolCalls {
     fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
-        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Note what an outgoing message means for the calls in flight.
@@ -270,7 +272,11 @@ fn rmcp_decode(line: Vec<u8>) -> Decoded {
 
 /// The answer to a `tools/call` in flight, decoded without copies of its large texts; the line
 /// back, untouched, when it is anything else or anything here does not fit.
-fn tool_result(line: Vec<u8>, calls: &ToolCalls, large: usize) -> Result<ServerJsonRpcMessage, Vec<u8>> {
+fn tool_result(
+    line: Vec<u8>,
+    calls: &ToolCalls,
+    large: usize,
+) -> Result<ServerJsonRpcMessage, Vec<u8>> {
     let (id, result, texts) = match read_parts(&line, calls, large) {
         Some(parts) => parts,
         None => return Err(line),
@@ -312,7 +318,11 @@ fn read_parts(
     line: &[u8],
     calls: &ToolCalls,
     large: usize,
-) -> Option<(RequestId, CallToolResult, Vec<(usize, std::ops::Range<usize>)>)> {
+) -> Option<(
+    RequestId,
+    CallToolResult,
+    Vec<(usize, std::ops::Range<usize>)>,
+)> {
     let mut body = line.strip_suffix(b"\r").unwrap_or(line);
     body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
     let envelope: Envelope = serde_json::from_slice(body).ok()?;
@@ -502,7 +512,9 @@ mod tests {
         let mut text = String::new();
         let mut n = 0;
         while text.len() < len {
-            text.push_str(&format!("{n:06} \"quoted\" back\\slash\ttab ünïcødé € 😀 \u{1}\r\n"));
+            text.push_str(&format!(
+                "{n:06} \"quoted\" back\\slash\ttab ünïcødé € 😀 \u{1}\r\n"
+            ));
             n += 1;
         }
         text
@@ -535,7 +547,9 @@ mod tests {
         }});
         // The emoji written as a surrogate pair must come out the same.
         let mut bytes = line(&value);
-        let wire = String::from_utf8(bytes.clone()).unwrap().replacen('😀', "\\ud83d\\ude00", 3);
+        let wire = String::from_utf8(bytes.clone())
+            .unwrap()
+            .replacen('😀', "\\ud83d\\ude00", 3);
         bytes = wire.into_bytes();
         let expected: ServerJsonRpcMessage = serde_json::from_slice(&bytes).unwrap();
         let calls = calling(7);
@@ -588,9 +602,13 @@ mod tests {
         let value = json!({"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": 1, "progress": 5}});
         let decoded = message(decode_with(line(&value), &calling(1), 10));
-        assert!(matches!(decoded, JsonRpcMessage::Notification(_)), "{decoded:?}");
+        assert!(
+            matches!(decoded, JsonRpcMessage::Notification(_)),
+            "{decoded:?}"
+        );
         // One rmcp does not know is its custom notification, as rmcp decodes it.
-        let unknown = json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"a": 1}});
+        let unknown =
+            json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"a": 1}});
         let decoded = message(decode_with(line(&unknown), &calling(1), 10));
         assert_eq!(as_json(&decoded), unknown);
     }
@@ -603,6 +621,7 @@ mod tests {
         let (error, id) = decoded.into_error().unwrap();
         assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
         assert_eq!(id, Some(RequestId::Number(4)));
+        assert_eq!(calls.len(), 0, "the call is answered");
         // A result with an error beside it is no valid answer: rmcp says so.
         let both = json!({"jsonrpc": "2.0", "id": 4, "result": {"content": []}, "error": {"code": 1, "message": "x"}});
         assert!(matches!(
@@ -645,7 +664,10 @@ mod tests {
             decode_with(br#"{"hello": "world"}"#.to_vec(), &calling(1), 10),
             Decoded::Invalid(_)
         ));
-        assert!(matches!(decode_with(Vec::new(), &calling(1), 10), Decoded::Skip));
+        assert!(matches!(
+            decode_with(Vec::new(), &calling(1), 10),
+            Decoded::Skip
+        ));
         // A lone surrogate in a large text: serde_json refuses it, so the line is rmcp's.
         let lone = format!(
             r#"{{"jsonrpc": "2.0", "id": 1, "result": {{"content": [{{"type": "text", "text": "{}\ud800 x"}}]}}}}"#,
@@ -663,9 +685,10 @@ mod tests {
         let mut bytes = b"\xEF\xBB\xBF".to_vec();
         bytes.extend(line(&json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": big}]}})));
         bytes.push(b'\r');
-        let (ServerResult::CallToolResult(result), _) = message(decode_with(bytes, &calling(2), 100))
-            .into_response()
-            .unwrap()
+        let (ServerResult::CallToolResult(result), _) =
+            message(decode_with(bytes, &calling(2), 100))
+                .into_response()
+                .unwrap()
         else {
             panic!("not a tool result");
         };
@@ -744,7 +767,11 @@ mod tests {
         let next = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n";
         // In pieces, so the limit is crossed before the line break is seen.
         let mut lines = reader(
-            vec![&long.as_bytes()[..100], &long.as_bytes()[100..], next.as_bytes()],
+            vec![
+                &long.as_bytes()[..100],
+                &long.as_bytes()[100..],
+                next.as_bytes(),
+            ],
             100,
         );
         assert!(matches!(lines.next_line().await.0, LineRead::Oversized));
@@ -792,9 +819,10 @@ mod tests {
 
     #[test]
     fn unescaping_random_text_gives_it_back_as_utf8() {
-        let alphabet: Vec<char> = "ab \"\\/\u{0}\u{8}\u{c}\n\r\t\u{1f}\u{7f}é€😀\u{10FFFF}\u{FFFF}ü"
-            .chars()
-            .collect();
+        let alphabet: Vec<char> =
+            "ab \"\\/\u{0}\u{8}\u{c}\n\r\t\u{1f}\u{7f}é€😀\u{10FFFF}\u{FFFF}ü"
+                .chars()
+                .collect();
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         for round in 0..500 {
             let len = round % 97;
@@ -836,7 +864,13 @@ mod tests {
         let len = pair.len();
         let n = unescape_in_place(&mut pair, 0..len);
         assert_eq!(std::str::from_utf8(&pair[..n]).unwrap(), "a😀/éb");
-        for bad in [&br"\ud83d"[..], br"\ude00", br"\x", br"\u12", br"\ud83d\u0041"] {
+        for bad in [
+            &br"\ud83d"[..],
+            br"\ude00",
+            br"\x",
+            br"\u12",
+            br"\ud83d\u0041",
+        ] {
             assert!(!escapes_are_valid(bad), "{}", String::from_utf8_lossy(bad));
         }
     }
