@@ -101,7 +101,8 @@ fn start_bridge_with(exe: &Path, dir: &Path, config: &serde_json::Value) -> (Gua
     start_bridge_logging(exe, dir, config, None)
 }
 
-/// The bridge's log events (`--log-format json`) whose message starts with "large".
+/// The bridge's log events (`--log-format json`) about large results: those whose message
+/// starts with "large", and calls that took 20 ms or more.
 type LargeEvents = Arc<Mutex<Vec<serde_json::Value>>>;
 
 fn start_bridge_logging(
@@ -128,9 +129,11 @@ fn start_bridge_logging(
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Ok(event) = serde_json::from_str::<serde_json::Value>(&line)
-                    && event["message"]
+                    && (event["message"]
                         .as_str()
                         .is_some_and(|m| m.starts_with("large"))
+                        || (event["message"] == "tool call succeeded"
+                            && event["elapsed_ms"].as_u64() >= Some(20)))
                 {
                     events.lock().unwrap().push(event);
                 }
@@ -602,14 +605,22 @@ async fn large_results(exe: &Path) {
         own.as_secs_f64() / small_p50.as_secs_f64()
     );
     match (
+        event_median(&events, "tool call succeeded", "elapsed_ms"),
         event_median(&events, "large message from the MCP server", "read_ms"),
         event_median(&events, "large message from the MCP server", "decode_ms"),
         event_median(&events, "large result kept, first page answered", "page_ms"),
     ) {
-        (Some(read_ms), Some(decode_ms), Some(page_ms)) => println!(
-            "      the bridge's log (medians): the line arrived over {read_ms:.1} ms (first → last byte), \
-             decoded in {decode_ms:.1} ms, kept and first page in {page_ms:.1} ms"
-        ),
+        (Some(call_ms), Some(read_ms), Some(decode_ms), Some(page_ms)) => {
+            println!(
+                "      the bridge's log (medians): the call, from the request to the decoded result, {call_ms:.0} ms \
+                 (its answer line arriving over {read_ms:.1} ms, first → last byte, then decoded in {decode_ms:.1} ms); \
+                 keeping it and the first page {page_ms:.1} ms"
+            );
+            println!(
+                "      the rest of (b), HTTP and handing over: {:.1} ms",
+                ms(large_p50) - call_ms - page_ms
+            );
+        }
         _ => println!("      the bridge's log: no timing events seen"),
     }
 
