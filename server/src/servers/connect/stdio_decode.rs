@@ -350,17 +350,25 @@ fn read_parts(
             texts.push((block, body));
         }
     }
-    // The line with every large text blank, for rmcp's own decoding of the rest of the result.
-    let mut blanked =
-        Vec::with_capacity(body.len() - texts.iter().map(|t| t.1.len()).sum::<usize>());
-    let mut at = body.as_ptr() as usize - base;
-    let end = at + body.len();
-    for (_, text) in &texts {
-        blanked.extend_from_slice(&line[at..text.start]);
-        at = text.end;
-    }
-    blanked.extend_from_slice(&line[at..end]);
-    let blank: BlankEnvelope = serde_json::from_slice(&blanked).ok()?;
+    // The line with every large text blank (the line itself when it has none), for rmcp's own
+    // decoding of the rest of the result.
+    let blanked;
+    let rest = if texts.is_empty() {
+        body
+    } else {
+        let mut without =
+            Vec::with_capacity(body.len() - texts.iter().map(|t| t.1.len()).sum::<usize>());
+        let mut at = body.as_ptr() as usize - base;
+        let end = at + body.len();
+        for (_, text) in &texts {
+            without.extend_from_slice(&line[at..text.start]);
+            at = text.end;
+        }
+        without.extend_from_slice(&line[at..end]);
+        blanked = without;
+        &blanked[..]
+    };
+    let blank: BlankEnvelope = serde_json::from_slice(rest).ok()?;
     let result: CallToolResult = serde_json::from_str(blank.result.get()).ok()?;
     for (block, _) in &texts {
         match result.content.get(*block) {
@@ -579,6 +587,22 @@ mod tests {
         assert_eq!(text.text, big);
         // The line's buffer, shrunk to the text: no spare capacity is kept.
         assert_eq!(text.text.capacity(), big.len());
+    }
+
+    #[test]
+    fn a_small_tool_result_decodes_as_rmcp_would() {
+        let value = json!({"jsonrpc": "2.0", "id": 8, "result": {
+            "content": [{"type": "text", "text": "a \"small\" one\n"}],
+            "structuredContent": null, "isError": true, "_meta": {"m": 1}}});
+        let expected: ServerJsonRpcMessage = serde_json::from_value(value.clone()).unwrap();
+        let calls = calling(8);
+        let decoded = message(decode_with(line(&value), &calls, LARGE_TEXT));
+        assert_eq!(as_json(&decoded), as_json(&expected));
+        assert!(matches!(
+            decoded.into_response(),
+            Some((ServerResult::CallToolResult(_), _))
+        ));
+        assert_eq!(calls.len(), 0);
     }
 
     #[test]
