@@ -498,7 +498,21 @@ impl ResultStore {
                 .is_some_and(|value| json_size(value) > threshold);
         }
         let bytes: usize = texts().map(str::len).sum();
-        bytes > threshold && texts().map(|t| count_chars(t.as_bytes())).sum::<usize>() > threshold
+        if bytes <= threshold {
+            return false;
+        }
+        // Characters counted only until there are enough: a text of many megabytes is not
+        // walked here, on an async thread (indexing it walks it once, off them).
+        let mut chars = 0;
+        for text in texts() {
+            for chunk in text.as_bytes().chunks(CHECKPOINT) {
+                chars += count_chars(chunk);
+                if chars > threshold {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The answer for a result over the threshold: keep its text, answer its first page.
@@ -1004,6 +1018,23 @@ mod tests {
             store.read(past.as_object().unwrap()),
             Err(BridgeError::OffsetOutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn the_threshold_counts_characters_not_bytes() {
+        let store = ResultStore::new(limits(100, 64, 1 << 20, Duration::from_secs(60)));
+        let text = |s: String| CallToolResult::success(vec![ContentBlock::text(s)]);
+        // 160 bytes but 80 characters: not large.
+        assert!(!store.is_large(&text("é".repeat(80))));
+        assert!(!store.is_large(&text("é".repeat(100))));
+        assert!(store.is_large(&text("é".repeat(101))));
+        // Over several blocks, and over a checkpoint's worth of bytes.
+        let two = CallToolResult::success(vec![
+            ContentBlock::text("€".repeat(60)),
+            ContentBlock::text("€".repeat(41)),
+        ]);
+        assert!(store.is_large(&two));
+        assert!(store.is_large(&text("😀".repeat(CHECKPOINT))));
     }
 
     #[test]
