@@ -470,8 +470,16 @@ impl ResultStore {
             return plain(&result);
         }
         let store = self.clone();
+        let started = Instant::now();
         match tokio::task::spawn_blocking(move || store.first_page(result)).await {
-            Ok(answer) => answer,
+            Ok(answer) => {
+                tracing::info!(
+                    total_chars = answer["page"]["total_chars"].as_u64().unwrap_or(0),
+                    page_ms = started.elapsed().as_secs_f64() * 1e3,
+                    "large result kept, first page answered"
+                );
+                answer
+            }
             Err(err) => json!({
                 "success": false,
                 "detail": format!("the bridge could not page a large result: {err}"),
@@ -490,7 +498,21 @@ impl ResultStore {
                 .is_some_and(|value| json_size(value) > threshold);
         }
         let bytes: usize = texts().map(str::len).sum();
-        bytes > threshold && texts().map(|t| count_chars(t.as_bytes())).sum::<usize>() > threshold
+        if bytes <= threshold {
+            return false;
+        }
+        // Characters counted only until there are enough: a text of many megabytes is not
+        // walked here, on an async thread (indexing it walks it once, off them).
+        let mut chars = 0;
+        for text in texts() {
+            for chunk in text.as_bytes().chunks(CHECKPOINT) {
+                chars += count_chars(chunk);
+                if chars > threshold {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The answer for a result over the threshold: keep its text, answer its first page.
@@ -734,12 +756,17 @@ fn text_of(block: &ContentBlock) -> Option<&str> {
 }
 
 /// The texts as one, a line break between two (unless the first ends with one).
-fn join(mut texts: Vec<String>) -> String {
-    if texts.len() == 1 {
-        return texts.pop().unwrap_or_default();
+/// The first text is extended in place (no copy of it) and each other one freed once it is
+/// appended, so the texts are never all held twice.
+fn join(texts: Vec<String>) -> String {
+    let capacity: usize = texts.iter().map(|t| t.len() + 1).sum();
+    let mut texts = texts.into_iter();
+    let Some(mut joined) = texts.next() else {
+        return String::new();
+    };
+    if !texts.as_slice().is_empty() {
+        joined.reserve_exact(capacity - joined.len());
     }
-    let capacity = texts.iter().map(|t| t.len() + 1).sum();
-    let mut joined = String::with_capacity(capacity);
     for text in texts {
         if !joined.is_empty() && !joined.ends_with('\n') {
             joined.push('\n');
@@ -991,6 +1018,23 @@ mod tests {
             store.read(past.as_object().unwrap()),
             Err(BridgeError::OffsetOutOfRange { .. })
         ));
+    }
+
+    #[test]
+    fn the_threshold_counts_characters_not_bytes() {
+        let store = ResultStore::new(limits(100, 64, 1 << 20, Duration::from_secs(60)));
+        let text = |s: String| CallToolResult::success(vec![ContentBlock::text(s)]);
+        // 160 bytes but 80 characters: not large.
+        assert!(!store.is_large(&text("é".repeat(80))));
+        assert!(!store.is_large(&text("é".repeat(100))));
+        assert!(store.is_large(&text("é".repeat(101))));
+        // Over several blocks, and over a checkpoint's worth of bytes.
+        let two = CallToolResult::success(vec![
+            ContentBlock::text("€".repeat(60)),
+            ContentBlock::text("€".repeat(41)),
+        ]);
+        assert!(store.is_large(&two));
+        assert!(store.is_large(&text("😀".repeat(CHECKPOINT))));
     }
 
     #[test]

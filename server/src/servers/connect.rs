@@ -8,16 +8,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ErrorData, Implementation, Tool,
+};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{Service, ServiceExt as _};
 
+use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::stderr::StderrTail;
 use crate::config::{ServerSpec, Transport};
 use crate::redact::redact;
+
+mod stdio_decode;
 
 /// The client side of one connection; `ClientConfig` answers the handshake with our name.
 pub type Client = RunningService<RoleClient, ClientConfig>;
@@ -288,13 +293,21 @@ where
 }
 
 /// A child process spoken to over stdio, like rmcp's `TokioChildProcess` but with the message
-/// limit set: rmcp drops (and never answers) any message over 16 MiB by default, which would
-/// turn a large result into a timeout.
+/// limit set (rmcp drops, and never answers, any message over 16 MiB by default, which would
+/// turn a large result into a timeout) and its own receive side (`stdio_decode.rs`), which
+/// decodes a large tool result without copying its text. Sending is rmcp's.
 pub struct ChildTransport {
     child: Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
-    transport:
-        AsyncRwTransport<RoleClient, tokio::process::ChildStdout, tokio::process::ChildStdin>,
+    transport: AsyncRwTransport<RoleClient, tokio::io::Empty, tokio::process::ChildStdin>,
+    lines: LineReader<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    calls: ToolCalls,
 }
+
+/// Lines of at least this many bytes are logged with their timing.
+const LARGE_MESSAGE: usize = 1024 * 1024;
+
+/// The bytes read from the child's stdout at a time.
+const READ_BUFFER: usize = 64 * 1024;
 
 /// How long a closed child gets to exit by itself before SIGTERM, then SIGKILL.
 const CHILD_EXIT_WAIT: Duration = Duration::from_secs(3);
@@ -318,12 +331,17 @@ impl ChildTransport {
             return Err(std::io::Error::other("the child's stdio was not piped"));
         };
         let stderr = child.inner_mut().stderr().take();
-        let transport =
-            AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message);
+        let transport = AsyncRwTransport::new_client(tokio::io::empty(), stdin);
+        let lines = LineReader::new(
+            tokio::io::BufReader::with_capacity(READ_BUFFER, stdout),
+            max_message,
+        );
         Ok((
             ChildTransport {
                 child: Some(child),
                 transport,
+                lines,
+                calls: ToolCalls::default(),
             },
             stderr,
         ))
@@ -341,13 +359,58 @@ impl rmcp::transport::Transport<RoleClient> for ChildTransport {
         &mut self,
         item: rmcp::service::TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.calls.sent(&item);
         self.transport.send(item)
     }
 
-    fn receive(
-        &mut self,
-    ) -> impl Future<Output = Option<rmcp::service::RxJsonRpcMessage<RoleClient>>> + Send {
-        self.transport.receive()
+    /// The next message from the child, with rmcp's rules: a line over the limit is dropped
+    /// (logged), input that is not JSON is ignored, JSON that is no MCP message is answered
+    /// with an Invalid Request error, end of output or a read error ends the connection.
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let (line, started) = self.lines.next_line().await;
+            let line = match line {
+                LineRead::Line(line) => line,
+                LineRead::Oversized => {
+                    tracing::error!(
+                        max_line_length = self.lines.max(),
+                        "a message from the MCP server exceeded the maximum message size (twice --result-store-size), discarding it"
+                    );
+                    continue;
+                }
+                LineRead::Eof => return None,
+                LineRead::Io(err) => {
+                    tracing::error!("Error reading from the MCP server's stdout: {err}");
+                    return None;
+                }
+            };
+            let received = std::time::Instant::now();
+            let bytes = line.len();
+            let decoded = stdio_decode::decode(line, &self.calls);
+            if bytes >= LARGE_MESSAGE {
+                tracing::info!(
+                    bytes,
+                    read_ms = started.map_or(0.0, |s| (received - s).as_secs_f64() * 1e3),
+                    decode_ms = received.elapsed().as_secs_f64() * 1e3,
+                    "large message from the MCP server"
+                );
+            }
+            match decoded {
+                Decoded::Message(message) => return Some(*message),
+                Decoded::Skip => {}
+                Decoded::Unparsable(err) => {
+                    tracing::debug!("Ignoring unparsable incoming message: {err}");
+                }
+                Decoded::Invalid(err) => {
+                    tracing::debug!("Protocol error on incoming message: {err}");
+                    // Sent on its own, so a cancelled receive does not cut it short.
+                    tokio::spawn(self.transport.send(ClientJsonRpcMessage::error(
+                        ErrorData::invalid_request("Invalid request", None),
+                        None,
+                    )));
+                }
+            }
+        }
     }
 
     /// Close stdin, give the child a moment to exit, then SIGTERM, then SIGKILL (the MCP
