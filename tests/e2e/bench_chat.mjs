@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './support/browsers.mjs';
-import { startWorld, openChat, call } from './support/chat.mjs';
+import { startWorld, openChat, call, waitForLog } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 
 const STABLE_MS = JSON.parse(fs.readFileSync(path.join(ROOT, 'extension/sites/deepseek.json'), 'utf8')).stableMs ?? 500;
@@ -89,14 +89,4 @@ async function cdp(session, cmd, params) {
 async function metrics(session) {
   const { metrics: list } = await cdp(session, 'Performance.getMetrics', {});
   return Object.fromEntries(list.map((m) => [m.name, m.value]));
-}
-
-async function waitForLog(world, from, needle, timeoutMs = 15000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = world.bridge.log().slice(from).split('\n').find((l) => l.includes(needle) && l.startsWith('{'));
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error(`no ${needle} in the bridge log`);
-    await sleep(20);
-  }
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './support/browsers.mjs';
-import { startWorld, openChat, call } from './support/chat.mjs';
+import { startWorld, openChat, call, waitForLog } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 
 const RUNS = Number(process.env.BENCH_LARGE_RUNS ?? 5);
@@ -100,14 +100,4 @@ try {
 function executeMs(logLine) {
   const m = /^([\d.]+) μs$/.exec(JSON.parse(logLine).latency ?? '');
   return m ? Number(m[1]) / 1000 : null;
-}
-
-async function waitForLog(world, from, needle, timeoutMs = 60000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const hit = world.bridge.log().slice(from).split('\n').find((l) => l.includes(needle) && l.startsWith('{'));
-    if (hit) return hit;
-    if (Date.now() > deadline) throw new Error(`no ${needle} in the bridge log`);
-    await sleep(20);
-  }
 }

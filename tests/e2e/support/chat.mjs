@@ -168,3 +168,11 @@ export async function clickAt(b, ref) {
   });
   await b.session.cmd('DELETE', '/actions');
 }
+
+/** The first JSON line of the bridge's log after `from` (a length) that holds `needle`. */
+export function waitForLog(world, from, needle, timeoutMs = 60000) {
+  return waitFor(
+    () => world.bridge.log().slice(from).split('\n').find((l) => l.includes(needle) && l.startsWith('{')),
+    { timeoutMs, intervalMs: 20, what: `${needle} in the bridge log` },
+  );
+}
