@@ -14,9 +14,8 @@ use std::rc::Rc;
 
 /// What the background worker runs: the chat loop over the store.
 pub struct Background<H: Host> {
-    store: Rc<Store<H>>,
+    opening: Opening<H>,
     chat: Rc<ChatLoop<H>>,
-    migrated: Cell<bool>,
 }
 
 impl<H: Host> Background<H> {
@@ -24,20 +23,15 @@ impl<H: Host> Background<H> {
         let store = Rc::new(Store::new(host.clone()));
         Background {
             chat: ChatLoop::new(host, Rc::clone(&store)),
-            store,
-            migrated: Cell::new(false),
+            opening: Opening::new(store),
         }
     }
 
     /// Answers one message. `origin` and `tab` come from the browser, never the message.
     pub async fn handle(&self, message: &str, origin: Origin, tab: Option<i32>) -> Response {
-        let incoming = parse_incoming(message, origin);
-        // A ping reads nothing, so it does not wait for the migration: it is what a woken
-        // worker answers first.
-        if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
+        let Some(incoming) = self.opening.open(message, origin).await else {
             return Response::pong();
-        }
-        migrate_once(&self.store, &self.migrated).await;
+        };
         match incoming {
             Ok(Incoming::Tab(req)) => match tab {
                 Some(tab) => self.chat.handle(tab, req).await,
@@ -54,9 +48,8 @@ impl<H: Host> Background<H> {
 /// What an extension page (options, popup) runs in its own copy of the core: the options
 /// backend over the same storage the worker uses.
 pub struct Pages<H: Host> {
-    store: Rc<Store<H>>,
+    opening: Opening<H>,
     options: OptionsBackend<H>,
-    migrated: Cell<bool>,
 }
 
 impl<H: Host> Pages<H> {
@@ -64,18 +57,15 @@ impl<H: Host> Pages<H> {
         let store = Rc::new(Store::new(host.clone()));
         Pages {
             options: OptionsBackend::new(host, Rc::clone(&store)),
-            store,
-            migrated: Cell::new(false),
+            opening: Opening::new(store),
         }
     }
 
     /// Answers one request of the page that loaded this core.
     pub async fn handle(&self, message: &str) -> Response {
-        let incoming = parse_incoming(message, Origin::ExtensionPage);
-        if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
+        let Some(incoming) = self.opening.open(message, Origin::ExtensionPage).await else {
             return Response::pong();
-        }
-        migrate_once(&self.store, &self.migrated).await;
+        };
         match incoming {
             Ok(Incoming::Page(req)) => self.options.handle(req).await,
             Ok(Incoming::Tab(_)) => Response::error("not a request an extension page makes"),
@@ -84,10 +74,32 @@ impl<H: Host> Pages<H> {
     }
 }
 
-/// Brings storage up to this build's schema, once per instance (it is idempotent, so the
-/// worker and a page may both run it).
-async fn migrate_once<H: Host>(store: &Store<H>, migrated: &Cell<bool>) {
-    if !migrated.replace(true) {
-        store.migrate().await;
+/// What both answerers do first with a message.
+struct Opening<H: Host> {
+    store: Rc<Store<H>>,
+    migrated: Cell<bool>,
+}
+
+impl<H: Host> Opening<H> {
+    fn new(store: Rc<Store<H>>) -> Self {
+        Opening {
+            store,
+            migrated: Cell::new(false),
+        }
+    }
+
+    /// Parses `message` against the contract for `origin`; `None` for a ping. Before any
+    /// other message, brings storage up to this build's schema, once per instance (it is
+    /// idempotent, so the worker and a page may both run it). A ping reads nothing, so it
+    /// does not wait for the migration: it is what a woken worker answers first.
+    async fn open(&self, message: &str, origin: Origin) -> Option<Result<Incoming, String>> {
+        let incoming = parse_incoming(message, origin);
+        if let Ok(Incoming::Tab(TabRequest::Ping)) = incoming {
+            return None;
+        }
+        if !self.migrated.replace(true) {
+            self.store.migrate().await;
+        }
+        Some(incoming)
     }
 }

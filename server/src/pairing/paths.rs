@@ -248,26 +248,18 @@ mod tests {
             manifest_path(Os::Windows, Browser::Firefox, &home())
                 .ends_with("dev.mcp_bridge.host.firefox.json")
         );
-        assert_eq!(
-            registry_key(Browser::Chrome),
-            r"Software\Google\Chrome\NativeMessagingHosts\dev.mcp_bridge.host"
-        );
-        assert_eq!(
-            registry_key(Browser::Edge),
-            r"Software\Microsoft\Edge\NativeMessagingHosts\dev.mcp_bridge.host"
-        );
-        assert_eq!(
-            registry_key(Browser::Brave),
-            r"Software\BraveSoftware\Brave-Browser\NativeMessagingHosts\dev.mcp_bridge.host"
-        );
-        assert_eq!(
-            registry_key(Browser::Chromium),
-            r"Software\Chromium\NativeMessagingHosts\dev.mcp_bridge.host"
-        );
-        assert_eq!(
-            registry_key(Browser::Firefox),
-            r"Software\Mozilla\NativeMessagingHosts\dev.mcp_bridge.host"
-        );
+        for (browser, vendor) in [
+            (Browser::Chrome, r"Google\Chrome"),
+            (Browser::Edge, r"Microsoft\Edge"),
+            (Browser::Brave, r"BraveSoftware\Brave-Browser"),
+            (Browser::Chromium, "Chromium"),
+            (Browser::Firefox, "Mozilla"),
+        ] {
+            assert_eq!(
+                registry_key(browser),
+                format!(r"Software\{vendor}\NativeMessagingHosts\dev.mcp_bridge.host")
+            );
+        }
     }
 
     #[test]
