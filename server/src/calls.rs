@@ -2,6 +2,10 @@
 //! can run in the background — `POST /execute` with `wait` answers `202 {pending, call_id}`,
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
+pub mod counter;
+pub mod execute;
+pub mod results;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};

@@ -39,7 +39,7 @@ pub enum Command {
     /// The config file: where it is, check it, import servers from other MCP clients.
     Config {
         #[command(subcommand)]
-        action: crate::config_cmd::ConfigCommand,
+        action: crate::config::command::ConfigCommand,
     },
     /// Register this program as the native messaging host of Chrome, Chromium, Edge, Brave
     /// and Firefox, so the extension pairs itself (no token to copy).
@@ -88,7 +88,7 @@ pub struct ServeArgs {
     pub call_timeout: f64,
 
     /// Connections open at once; one more is refused with a 503.
-    #[arg(long, default_value_t = crate::listen::DEFAULT_MAX_CONNECTIONS, value_parser = parse_connections)]
+    #[arg(long, default_value_t = crate::serve::listen::DEFAULT_MAX_CONNECTIONS, value_parser = parse_connections)]
     pub max_connections: usize,
 
     /// Seconds a client gets to send a request's headers (and a kept-alive connection may idle).
@@ -97,23 +97,23 @@ pub struct ServeArgs {
 
     /// Results whose text has more characters than this are kept and answered page by page
     /// (read on with the built-in tool `read_result`).
-    #[arg(long, value_name = "CHARS", default_value_t = crate::results::DEFAULT_THRESHOLD,
+    #[arg(long, value_name = "CHARS", default_value_t = crate::calls::results::DEFAULT_THRESHOLD,
           env = "MCP_BRIDGE_LARGE_RESULT_THRESHOLD", value_parser = parse_chars)]
     pub large_result_threshold: usize,
 
     /// Characters in one page of a large result, at most (pages end at line breaks where they can).
-    #[arg(long, value_name = "CHARS", default_value_t = crate::results::DEFAULT_PAGE_CHARS,
+    #[arg(long, value_name = "CHARS", default_value_t = crate::calls::results::DEFAULT_PAGE_CHARS,
           env = "MCP_BRIDGE_RESULT_PAGE_SIZE", value_parser = parse_chars)]
     pub result_page_size: usize,
 
     /// Memory the kept large results may take together, in MiB; the least recently read go
     /// first. MCP messages up to twice this size (at least 16 MiB) are accepted.
-    #[arg(long, value_name = "MIB", default_value_t = crate::results::DEFAULT_STORE_MIB,
+    #[arg(long, value_name = "MIB", default_value_t = crate::calls::results::DEFAULT_STORE_MIB,
           env = "MCP_BRIDGE_RESULT_STORE_SIZE", value_parser = parse_store_mib)]
     pub result_store_size: usize,
 
     /// Seconds a large result is kept after it was last read.
-    #[arg(long, value_name = "SECONDS", default_value_t = crate::results::DEFAULT_TTL.as_secs_f64(),
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::calls::results::DEFAULT_TTL.as_secs_f64(),
           env = "MCP_BRIDGE_RESULT_TTL", value_parser = parse_seconds)]
     pub result_ttl: f64,
 
@@ -132,8 +132,8 @@ impl ServeArgs {
     }
 
     /// The limits of the large-result store.
-    pub fn result_limits(&self) -> crate::results::Limits {
-        crate::results::Limits {
+    pub fn result_limits(&self) -> crate::calls::results::Limits {
+        crate::calls::results::Limits {
             threshold: self.large_result_threshold,
             page_chars: self.result_page_size,
             memory: self.result_store_size * 1024 * 1024,
@@ -144,10 +144,10 @@ impl ServeArgs {
 
 fn parse_chars(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
-        Ok(value) if (16..=crate::results::MAX_PAGE_CHARS).contains(&value) => Ok(value),
+        Ok(value) if (16..=crate::calls::results::MAX_PAGE_CHARS).contains(&value) => Ok(value),
         _ => Err(format!(
             "`{text}` must be a whole number of characters between 16 and {}",
-            crate::results::MAX_PAGE_CHARS
+            crate::calls::results::MAX_PAGE_CHARS
         )),
     }
 }
@@ -194,12 +194,12 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::DemoServer { root }) => run_demo_server(root),
-        Some(Command::Watchdog) => crate::watchdog::run(),
+        Some(Command::Watchdog) => crate::servers::watchdog::run(),
         Some(Command::Install) => crate::pairing::run_install(),
         Some(Command::Uninstall) => crate::pairing::run_uninstall(),
         Some(Command::Status) => crate::pairing::run_status(),
         Some(Command::Config { action }) => {
-            crate::config_cmd::run(action, cli.serve.config.as_deref())
+            crate::config::command::run(action, cli.serve.config.as_deref())
         }
         None => crate::serve::run(cli.serve),
     }
@@ -226,7 +226,7 @@ fn run_demo_server(root: Option<PathBuf>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(crate::demo::run(&root)) {
+    match runtime.block_on(crate::servers::demo::run(&root)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("mcp-bridge demo-server: {err}");
@@ -252,7 +252,10 @@ mod tests {
         assert!(cli.serve.host.is_loopback());
         assert!(cli.command.is_none());
         assert_eq!(cli.serve.call_timeout(), Duration::from_secs(120));
-        assert_eq!(cli.serve.result_limits(), crate::results::Limits::default());
+        assert_eq!(
+            cli.serve.result_limits(),
+            crate::calls::results::Limits::default()
+        );
     }
 
     #[test]
@@ -308,7 +311,7 @@ mod tests {
         assert!(matches!(
             cli.command,
             Some(Command::Config {
-                action: crate::config_cmd::ConfigCommand::Check { file: Some(_) }
+                action: crate::config::command::ConfigCommand::Check { file: Some(_) }
             })
         ));
         let cli = Cli::try_parse_from(["mcp-bridge", "config", "import", "--from", "f", "--yes"])
@@ -316,7 +319,7 @@ mod tests {
         assert!(matches!(
             cli.command,
             Some(Command::Config {
-                action: crate::config_cmd::ConfigCommand::Import { yes: true, .. }
+                action: crate::config::command::ConfigCommand::Import { yes: true, .. }
             })
         ));
         assert!(Cli::try_parse_from(["mcp-bridge", "config", "path"]).is_ok());

@@ -1,6 +1,10 @@
 //! The `mcpServers` config file (the format Claude Desktop, Cursor and mcpo use): where it
 //! lives, how it is parsed, and the errors that stop start-up with the file, line and field.
 
+pub mod command;
+pub mod import;
+pub mod manage;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

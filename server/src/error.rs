@@ -356,7 +356,7 @@ impl BridgeError {
             | BridgeError::ShuttingDown { tool, .. }
             | BridgeError::Transport { tool, .. } => Some(tool),
             BridgeError::ResultNotFound { .. } | BridgeError::OffsetOutOfRange { .. } => {
-                Some(crate::results::READ_RESULT)
+                Some(crate::calls::results::READ_RESULT)
             }
             _ => None,
         }

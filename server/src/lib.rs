@@ -4,18 +4,10 @@
 pub mod calls;
 pub mod cli;
 pub mod config;
-pub mod config_cmd;
-pub mod counter;
-pub mod demo;
 pub mod error;
-pub mod execute;
-pub mod import;
-pub mod listen;
 pub mod logging;
-pub mod manage;
 pub mod pairing;
 pub mod redact;
-pub mod results;
 pub mod routes;
 pub mod security;
 pub mod serve;
@@ -24,7 +16,6 @@ pub mod state;
 pub mod token;
 pub mod trace;
 pub mod validation;
-pub mod watchdog;
 
 pub use error::BridgeError;
 pub use state::AppState;

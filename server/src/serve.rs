@@ -2,6 +2,8 @@
 //! servers start in the background, until SIGINT/SIGTERM/SIGHUP; then drain, and stop every MCP
 //! server process (no orphans).
 
+pub mod listen;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,7 +61,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     // On Windows each server's job object is killed when the bridge's handle closes, which the
     // OS does however the bridge ends; the watchdog is for process groups, which need it.
     #[cfg(unix)]
-    crate::watchdog::start(&exe);
+    crate::servers::watchdog::start(&exe);
     let token = match resolve_token(&args) {
         Ok(token) => token,
         Err(message) => {
@@ -194,7 +196,10 @@ async fn serve(
         Source::File(path) => path.clone(),
         Source::Demo { missing } => missing.clone(),
     };
-    let manager = Arc::new(crate::manage::Manager::new(config_path, registry.clone()));
+    let manager = Arc::new(crate::config::manage::Manager::new(
+        config_path,
+        registry.clone(),
+    ));
     // Hand edits of the config file are applied while the bridge runs.
     let watcher = tokio::spawn(manager.clone().watch());
     let state = AppState::new(registry.clone(), security, args.call_timeout())
@@ -233,11 +238,11 @@ async fn serve(
         crate::pairing::record_endpoint(&dir, &format!("http://{shown_host}:{port}"), token_source);
     }
 
-    let limits = crate::listen::Limits {
+    let limits = crate::serve::listen::Limits {
         max_connections: args.max_connections,
         header_timeout: args.header_timeout(),
     };
-    let mut draining = crate::listen::serve(listener, app, limits, stop.clone()).await;
+    let mut draining = crate::serve::listen::serve(listener, app, limits, stop.clone()).await;
     starting.abort();
     sweeper.abort();
     watcher.abort();

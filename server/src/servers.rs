@@ -3,8 +3,10 @@
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
 mod connect;
+pub mod demo;
 pub mod program;
 pub mod stderr;
+pub mod watchdog;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -236,7 +238,7 @@ impl Server {
                     .write()
                     .unwrap_or_else(|poisoned| poisoned.into_inner()) = connected.instructions;
                 if let Some(pid) = connected.pid {
-                    crate::watchdog::watch(pid);
+                    crate::servers::watchdog::watch(pid);
                 }
                 let live = Arc::new(Live {
                     generation,
@@ -623,7 +625,7 @@ async fn dispose(live: Arc<Live>) {
     if let Some(pid) = live.pid {
         #[cfg(unix)]
         kill_group(pid);
-        crate::watchdog::forget(pid);
+        crate::servers::watchdog::forget(pid);
     }
 }
 
@@ -686,7 +688,7 @@ impl Registry {
         Self::limited(
             specs,
             withheld,
-            crate::results::Limits::default().max_message(),
+            crate::calls::results::Limits::default().max_message(),
         )
     }
 

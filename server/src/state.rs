@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::calls::CallRegistry;
-use crate::counter::FailureCounter;
-use crate::manage::Manager;
-use crate::results::{Limits, ResultStore};
+use crate::calls::counter::FailureCounter;
+use crate::calls::results::{Limits, ResultStore};
+use crate::config::manage::Manager;
 use crate::security::Security;
 use crate::servers::Registry;
 

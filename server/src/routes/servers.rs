@@ -13,9 +13,9 @@ use axum::extract::{Path, Query, State};
 use serde_json::{Value, json};
 
 use crate::config;
+use crate::config::import;
+use crate::config::manage::{Manager, mask_definition, servers_of, unmask_with};
 use crate::error::{BridgeError, Refused};
-use crate::import;
-use crate::manage::{Manager, mask_definition, servers_of, unmask_with};
 use crate::servers::Server;
 use crate::state::AppState;
 use crate::validation::{error, parse_json};

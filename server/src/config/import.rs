@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::manage::mask_definition;
+use crate::config::manage::mask_definition;
 
 /// Where the other clients keep their MCP configs on this machine, existing or not.
 pub fn known_locations() -> Vec<(&'static str, PathBuf)> {

@@ -31,12 +31,12 @@ pub fn result_json(result: &CallToolResult) -> Value {
 /// Whether `request` is the built-in `read_result`: called without `serverName`, or naming a
 /// server that has no tool of that name (a server's own `read_result` is reached by naming it).
 pub fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool {
-    request.name == crate::results::READ_RESULT
+    request.name == crate::calls::results::READ_RESULT
         && request.server_name.as_deref().is_none_or(|name| {
             state
                 .servers
                 .get(name)
-                .is_none_or(|server| server.tool(crate::results::READ_RESULT).is_none())
+                .is_none_or(|server| server.tool(crate::calls::results::READ_RESULT).is_none())
         })
 }
 

@@ -745,7 +745,7 @@ fn page_answer(
 
 /// `/execute`'s answer for a result that is not paged.
 pub fn plain(result: &CallToolResult) -> Value {
-    json!({ "success": true, "result": crate::execute::result_json(result) })
+    json!({ "success": true, "result": crate::calls::execute::result_json(result) })
 }
 
 fn text_of(block: &ContentBlock) -> Option<&str> {

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 use clap::Subcommand;
 
 use crate::config;
-use crate::import;
-use crate::manage::{edit_file, servers_of};
+use crate::config::import;
+use crate::config::manage::{edit_file, servers_of};
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -119,7 +119,7 @@ fn import_into(
             println!("  ! {}: not imported, {problem}", candidate.name);
             continue;
         }
-        let shown = crate::manage::mask_definition(&candidate.definition);
+        let shown = crate::config::manage::mask_definition(&candidate.definition);
         println!("  + {} from {from}: {shown}", candidate.name);
         if yes || ask(&format!("    import `{}`? [y/N] ", candidate.name), input) {
             picked.push(candidate);
