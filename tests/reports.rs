@@ -46,7 +46,7 @@ fn raw(name: &'static str, tool: &'static str, status: u16, body: &str) -> Case 
     }
 }
 
-const SEED_TB: &str = "Traceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n    date = parse_date(params['date'])\n  File \"/path/to/utils.py\", line 45, in parse_date\n    raise ValueError(f\"Invalid date format: {date_str}\")\nValueError: Invalid date format: 2025-13-45";
+const PYTHON_BRIDGE_TB: &str = "Traceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n    date = parse_date(params['date'])\n  File \"/path/to/utils.py\", line 45, in parse_date\n    raise ValueError(f\"Invalid date format: {date_str}\")\nValueError: Invalid date format: 2025-13-45";
 
 fn long_traceback() -> String {
     let mut s = String::from("Traceback (most recent call last):\n");
@@ -79,9 +79,9 @@ fn cases() -> Vec<Case> {
         http("fastapi_not_found", "get_time", 404, json!({"detail": "Not Found"})),
         http("fastapi_method_not_allowed", "get_time", 405, json!({"detail": "Method Not Allowed"})),
         http("service_not_loaded_zh", "list_tools_in_service", 404, json!({"detail": "服务 weather 不存在或未成功加载"})),
-        http("seed_value_error", "get-interline-tickets", 500, json!({"detail": {"error": "Invalid date format: 2025-13-45", "type": "ValueError", "traceback": SEED_TB}})),
-        http("seed_tool_missing", "unknown_tool", 500, json!({"detail": {"error": "工具 unknown_tool 不存在于任何服务中", "type": "ValueError", "traceback": "Traceback (most recent call last):\n  File \"mcp_bridge.py\", line 210, in execute\nValueError: 工具 unknown_tool 不存在于任何服务中"}})),
-        http("seed_call_limit", "get_tickets", 500, json!({"detail": {"error": "工具 get_tickets 已达到最大调用次数 (3次)", "type": "ValueError", "traceback": ""}})),
+        http("python_bridge_value_error", "get-interline-tickets", 500, json!({"detail": {"error": "Invalid date format: 2025-13-45", "type": "ValueError", "traceback": PYTHON_BRIDGE_TB}})),
+        http("python_bridge_tool_missing", "unknown_tool", 500, json!({"detail": {"error": "工具 unknown_tool 不存在于任何服务中", "type": "ValueError", "traceback": "Traceback (most recent call last):\n  File \"mcp_bridge.py\", line 210, in execute\nValueError: 工具 unknown_tool 不存在于任何服务中"}})),
+        http("python_bridge_call_limit", "get_tickets", 500, json!({"detail": {"error": "工具 get_tickets 已达到最大调用次数 (3次)", "type": "ValueError", "traceback": ""}})),
         Case { name: "bridge_call_limit", tool: "get_tickets", args: json!({"date": "x"}), src: Src::Http(429, Some("tr-77"), json!({"detail": {"error": "get_tickets on server 12306 failed 3 times in a row; refusing further calls until a success or POST /reset-history", "type": "CallLimitExceeded", "retryable": false, "trace_id": "tr-77", "server": "12306"}}).to_string()) },
         http("fastapi_422_json_invalid", "echo", 422, json!({"detail": [{"type": "json_invalid", "loc": ["body", 27], "msg": "JSON decode error", "input": {}, "ctx": {"error": "Expecting ',' delimiter"}}]})),
         http("fastapi_422_missing_and_int", "order", 422, json!({"detail": [

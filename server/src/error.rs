@@ -512,7 +512,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn code_mapping_follows_seed_001() {
+    fn json_rpc_codes_map_to_the_python_bridge_statuses() {
         assert_eq!(status_for_code(-32602), StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(status_for_code(-32003), StatusCode::NOT_FOUND);
         assert_eq!(status_for_code(-32002), StatusCode::NOT_FOUND);

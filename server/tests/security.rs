@@ -1,4 +1,4 @@
-//! Who may use the bridge (DESIGN.md §2, security): token, web origins, foreign hosts, body size,
+//! Who may use the bridge (docs/SECURITY.md): token, web origins, foreign hosts, body size,
 //! CORS for extension origins only — driven in-process with `oneshot`.
 
 mod common;

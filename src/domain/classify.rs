@@ -1122,7 +1122,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_000_messages() {
+    fn the_python_bridge_messages_are_classified() {
         let d = diag(
             500,
             r#"{"detail":{"error":"工具 get_tickets 已达到最大调用次数 (3次)","type":"ValueError"}}"#,

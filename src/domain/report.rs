@@ -678,11 +678,11 @@ mod tests {
         }
     }
 
-    const SEED: &str = r#"{"detail":{"error":"Invalid date format: 2025-13-45","type":"ValueError","traceback":"Traceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n    date = parse_date(params['date'])\n  File \"/path/to/utils.py\", line 45, in parse_date\n    raise ValueError(f\"Invalid date format: {date_str}\")\nValueError: Invalid date format: 2025-13-45"}}"#;
+    const PYTHON_BRIDGE_VALUE_ERROR: &str = r#"{"detail":{"error":"Invalid date format: 2025-13-45","type":"ValueError","traceback":"Traceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n    date = parse_date(params['date'])\n  File \"/path/to/utils.py\", line 45, in parse_date\n    raise ValueError(f\"Invalid date format: {date_str}\")\nValueError: Invalid date format: 2025-13-45"}}"#;
 
     #[test]
-    fn seed_000_failure_shape() {
-        let o = from_http(500, None, SEED.as_bytes());
+    fn a_value_error_report_has_the_reference_shape() {
+        let o = from_http(500, None, PYTHON_BRIDGE_VALUE_ERROR.as_bytes());
         let r = render(
             "get-interline-tickets",
             &json!({"date": "2025-13-45"}),
@@ -702,7 +702,7 @@ mod tests {
 
     #[test]
     fn english_mirror() {
-        let o = from_http(500, None, SEED.as_bytes());
+        let o = from_http(500, None, PYTHON_BRIDGE_VALUE_ERROR.as_bytes());
         let t = render("t", &json!({}), &o, &en()).chat_text.into_string();
         assert!(t.starts_with("<tool_result>\n# Tool execution failed\n\n**Tool**: `t`\n**Error**: [ValueError] Invalid date"));
         assert!(t.contains("\n\nCall stack:\n"));
