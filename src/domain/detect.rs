@@ -4,7 +4,8 @@
 //! the choice is made here, a function of the candidates alone, tested over recorded lists
 //! (docs/ARCHITECTURE.md, "Finding the parts").
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
 
 pub mod answers;
 pub mod input;
@@ -14,7 +15,7 @@ pub mod words;
 pub use answers::{AnswerPath, Signature};
 
 /// An element's box in CSS pixels of the viewport: `[x, y, width, height]`.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Rect(pub f64, pub f64, pub f64, pub f64);
 
 impl Rect {
@@ -49,22 +50,22 @@ impl Rect {
 }
 
 /// One element as the content script saw it. Every field is optional on the wire: a
-/// candidate says what it has.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+/// candidate says what it has; a field of the wrong type reads as absent.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Candidate {
     /// Lower-case tag name.
     pub tag: String,
     pub role: Option<String>,
-    /// `aria-label`, else `title`, else a short piece of the visible text.
+    /// `aria-label`, else `title`, else a short piece of the visible text, lower-cased by
+    /// the content script (the browser knows every script's case rules).
     pub label: String,
     /// The `type` attribute of a button or input.
-    #[serde(rename = "type")]
     pub kind: Option<String>,
-    /// Class tokens.
-    pub classes: Vec<String>,
-    /// Other attributes as `[name, value]` (values cut short by the content script).
-    pub attrs: Vec<(String, String)>,
+    /// Its classes and attributes as tokens: `.class` for each class, `@name=value` for an
+    /// attribute (other than `id`, `class`, `style`) whose value is a short word without
+    /// digits or spaces, `@name` for any other (an id per message). The content script makes
+    /// them, and finds an answer again by the same tokens.
+    pub tokens: Vec<String>,
     pub rect: Rect,
     /// Rendered: not `display: none`, `visibility: hidden` or without a box.
     pub visible: bool,
@@ -87,8 +88,7 @@ pub struct Candidate {
 }
 
 /// Everything gathered around one editable element.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Composer {
     pub input: Candidate,
     /// The input holds no text now (a send control is then often disabled).
@@ -101,12 +101,73 @@ pub struct Composer {
 }
 
 /// What the content script gathered on a page.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Scene {
     /// The viewport's width and height.
     pub viewport: (f64, f64),
     pub composers: Vec<Composer>,
+}
+
+// Read by hand from a `Value` rather than derived: serde's derived readers for these
+// nested shapes cost the worker's wasm several KB (the core's size budget,
+// docs/ARCHITECTURE.md "Size"); `Value` is read everywhere already.
+impl<'de> Deserialize<'de> for Scene {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scene, D::Error> {
+        Ok(Scene::from_value(&Value::deserialize(d)?))
+    }
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn list<T>(v: &Value, read: impl Fn(&Value) -> T) -> Vec<T> {
+    v.as_array()
+        .map(|a| a.iter().map(read).collect())
+        .unwrap_or_default()
+}
+
+impl Scene {
+    pub fn from_value(v: &Value) -> Scene {
+        Scene {
+            viewport: (num(&v["viewport"][0]), num(&v["viewport"][1])),
+            composers: list(&v["composers"], |c| Composer {
+                input: Candidate::from_value(&c["input"]),
+                empty: c["empty"].as_bool().unwrap_or(false),
+                buttons: list(&c["buttons"], Candidate::from_value),
+                lists: list(&c["lists"], Candidate::from_value),
+            }),
+        }
+    }
+}
+
+impl Candidate {
+    pub fn from_value(v: &Value) -> Candidate {
+        let flag = |k: &str| v[k].as_bool().unwrap_or(false);
+        let count = |k: &str| v[k].as_u64().unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+        let r = &v["rect"];
+        Candidate {
+            tag: text(&v["tag"]),
+            role: v["role"].as_str().map(String::from),
+            label: text(&v["label"]),
+            kind: v["type"].as_str().map(String::from),
+            tokens: list(&v["tokens"], text),
+            rect: Rect(num(&r[0]), num(&r[1]), num(&r[2]), num(&r[3])),
+            visible: flag("visible"),
+            editable: flag("editable"),
+            disabled: flag("disabled"),
+            focused: flag("focused"),
+            text_len: count("textLen"),
+            blocks: count("blocks"),
+            has_sent: flag("hasSent"),
+            order: count("order"),
+            kids: list(&v["kids"], Candidate::from_value),
+        }
+    }
 }
 
 /// The parts chosen, as indexes into the [`Scene`]: the composer whose input is the chat
@@ -147,7 +208,8 @@ pub fn choose(scene: &Scene) -> Choice {
     }
 }
 
-/// The label of a candidate, lower-cased, for the word lists.
+/// The label of a candidate for the word lists (the content script lower-cased it; ASCII
+/// again here for a label that did not come from it).
 pub(crate) fn label_of(c: &Candidate) -> String {
-    c.label.trim().to_lowercase()
+    c.label.trim().to_ascii_lowercase()
 }

@@ -22,7 +22,7 @@ pub struct Signature {
 
 impl Signature {
     pub fn matches(&self, c: &Candidate) -> bool {
-        let tokens = tokens(c);
+        let tokens = &c.tokens;
         c.tag == self.tag
             && c.role == self.role
             && self.has.iter().all(|t| tokens.contains(t))
@@ -70,19 +70,21 @@ pub fn choose_path(kids: &[Candidate]) -> Option<AnswerPath> {
     if let Some(sig) = separate(&kids) {
         return Some(vec![sig]);
     }
-    // Turns holding both sides: the turn that holds what the user sent has children of its
-    // own on both sides; every turn like it is described, then the answer inside one.
-    let turn = kids
-        .iter()
-        .rev()
-        .find(|k| k.has_sent && k.kids.iter().filter(|g| g.text_len > 0).count() >= 2)?;
-    let turns: Vec<&Candidate> = kids
-        .iter()
-        .copied()
-        .filter(|k| k.tag == turn.tag && k.role == turn.role)
-        .collect();
-    let outer = common(&turns);
-    let inner: Vec<&Candidate> = turns
+    // Entries that look alike on both sides (a turn holding both, or a container per
+    // message): the entries are described by what they share, then the answer inside one.
+    let like: Vec<&Candidate> = match kids.iter().rev().find(|k| k.has_sent) {
+        Some(sent) => kids
+            .iter()
+            .copied()
+            .filter(|k| k.tag == sent.tag && k.role == sent.role)
+            .collect(),
+        None => kids.clone(),
+    };
+    if like.is_empty() {
+        return None;
+    }
+    let outer = common(&like);
+    let inner: Vec<&Candidate> = like
         .iter()
         .flat_map(|t| t.kids.iter())
         .filter(|g| g.text_len > 0)
@@ -102,7 +104,7 @@ fn side(k: &Candidate) -> Side {
     if k.has_sent {
         return Side::User;
     }
-    let words = tokens(k).join(" ").to_lowercase();
+    let words = k.tokens.join(" ").to_ascii_lowercase();
     let says = |list: &[&str]| list.iter().any(|w| words.contains(w));
     match (says(AI_WORDS), says(USER_WORDS)) {
         (true, false) => Side::Ai,
@@ -135,8 +137,7 @@ fn separate(kids: &[&Candidate]) -> Option<Signature> {
     };
     let (d_ai, d_user) = (only(&ai_has, &user_has), only(&user_has, &ai_has));
     let share = |k: &Candidate, d: &[String]| {
-        let t = tokens(k);
-        let n = d.iter().filter(|x| t.contains(x)).count();
+        let n = d.iter().filter(|x| k.tokens.contains(x)).count();
         if d.is_empty() {
             0.0
         } else {
@@ -161,7 +162,7 @@ fn separate(kids: &[&Candidate]) -> Option<Signature> {
         sig.not = user_sig
             .has
             .into_iter()
-            .filter(|t| !ai.iter().any(|a| tokens(a).contains(t)))
+            .filter(|t| !ai.iter().any(|a| a.tokens.contains(t)))
             .collect();
     }
     let ok = ai.iter().all(|a| sig.matches(a)) && !user.iter().any(|u| sig.matches(u));
@@ -180,10 +181,9 @@ fn pick<'a>(kids: &[&'a Candidate], sides: &[Side], want: Side) -> Vec<&'a Candi
 /// What all of `entries` share: the first one's tag and role, and the tokens all have.
 fn common(entries: &[&Candidate]) -> Signature {
     let first = entries[0];
-    let mut has = tokens(first);
+    let mut has = first.tokens.clone();
     for e in &entries[1..] {
-        let theirs = tokens(e);
-        has.retain(|t| theirs.contains(t));
+        has.retain(|t| e.tokens.contains(t));
     }
     Signature {
         tag: first.tag.clone(),
@@ -193,26 +193,6 @@ fn common(entries: &[&Candidate]) -> Signature {
     }
 }
 
-/// An element's tokens: `.class` for each class, `@name=value` for an attribute whose value
-/// is a short word (the same on every entry of a kind), `@name` for one whose value carries
-/// digits or is long (an id per message).
-pub fn tokens(c: &Candidate) -> Vec<String> {
-    let classes = c.classes.iter().map(|cl| format!(".{cl}"));
-    let attrs = c.attrs.iter().map(|(name, value)| {
-        let word = value.len() <= 32
-            && !value.is_empty()
-            && !value
-                .chars()
-                .any(|ch| ch.is_ascii_digit() || ch.is_whitespace());
-        if word {
-            format!("@{name}={value}")
-        } else {
-            format!("@{name}")
-        }
-    });
-    classes.chain(attrs).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,7 +200,7 @@ mod tests {
     fn entry(tag: &str, classes: &[&str], text_len: u32) -> Candidate {
         Candidate {
             tag: tag.into(),
-            classes: classes.iter().map(|c| c.to_string()).collect(),
+            tokens: classes.iter().map(|c| format!(".{c}")).collect(),
             text_len,
             visible: true,
             rect: Rect(300.0, 100.0, 700.0, 60.0),
@@ -277,15 +257,9 @@ mod tests {
     #[test]
     fn attributes_that_say_assistant_find_answers_on_a_page_loaded_with_history() {
         let mut user = entry("section", &[], 40);
-        user.attrs = vec![
-            ("data-author".into(), "user".into()),
-            ("data-mid".into(), "m-1034".into()),
-        ];
+        user.tokens = vec!["@data-author=user".into(), "@data-mid".into()];
         let mut answer = entry("section", &[], 400);
-        answer.attrs = vec![
-            ("data-author".into(), "assistant".into()),
-            ("data-mid".into(), "m-1035".into()),
-        ];
+        answer.tokens = vec!["@data-author=assistant".into(), "@data-mid".into()];
         let path =
             choose_path(&[user.clone(), answer.clone(), user.clone(), answer.clone()]).unwrap();
         assert_eq!(path[0].has, vec!["@data-author=assistant", "@data-mid"]);
@@ -307,6 +281,25 @@ mod tests {
         let path = choose_path(&[old, turn]).unwrap();
         assert_eq!(path.len(), 2);
         assert_eq!(path[0].has, vec![".turn"]);
+        assert!(path[1].matches(&a) && !path[1].matches(&q));
+    }
+
+    #[test]
+    fn a_container_per_message_alike_on_both_sides_leads_one_level_down() {
+        let mut q = entry("x-query", &[], 40);
+        q.has_sent = true;
+        let a = entry("x-answer", &["md"], 400);
+        let holder = |inner: &Candidate| {
+            let mut c = entry("div", &["box"], inner.text_len);
+            c.has_sent = inner.has_sent;
+            c.kids = vec![inner.clone()];
+            c
+        };
+        let mut old_q = q.clone();
+        old_q.has_sent = false;
+        let kids = [holder(&old_q), holder(&a), holder(&q), holder(&a)];
+        let path = choose_path(&kids).unwrap();
+        assert_eq!(path.len(), 2);
         assert!(path[1].matches(&a) && !path[1].matches(&q));
     }
 

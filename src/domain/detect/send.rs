@@ -46,7 +46,7 @@ fn score(input: &Rect, empty: bool, b: &Candidate) -> Option<f64> {
     if !beside && said != Says::Send {
         return None;
     }
-    let dist = ((input.right() - cx).powi(2) + (input.bottom() - cy).powi(2)).sqrt();
+    let dist = (input.right() - cx).abs() + (input.bottom() - cy).abs();
     if dist > 400.0 && said != Says::Send {
         return None;
     }
