@@ -153,6 +153,7 @@
 
   /** Gathers the candidates, asks the core, and keeps what it chose. */
   async function detectParts() {
+    const t0 = performance.now();
     const fromConfig = configured(site.selectors.input, usableInput);
     const inputs = fromConfig ? [fromConfig]
       : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
@@ -170,6 +171,8 @@
           { kids: [...l.children].slice(-40).map((k, n) => describe(k, n, 2)) })),
       })),
     };
+    // The main thread's share of a detection (the core's part runs in the background).
+    performance.measure('mcp-bridge:gather', { start: t0 });
     const answer = await send({ type: TAB.DETECT, scene });
     const choice = answer?.type === RESPONSE.DETECTED ? answer.choice : {};
     const g = gathered[choice.input ?? -1];
