@@ -42,7 +42,7 @@
   // found is kept and re-checked cheaply (still connected, shown, editable) before each use.
   // Only a failed re-check gathers again, at most once a second.
 
-  const parts = { input: null, send: null, list: null, path: null, composer: null, stopWords: [],
+  const parts = { input: null, send: null, list: null, seenList: null, path: null, composer: null, stopWords: [],
     how: { input: 'missing', send: 'missing', answers: 'pending', generating: 'structure' } };
   let lastSent = '';
   let lastSentAt = 0;
@@ -167,7 +167,7 @@
       composers: gathered.map((g, i) => ({
         input: describe(g.input, i), empty: !squash(readInput(g.input)),
         buttons: g.buttons.map((b, j) => describe(b, j)),
-        lists: g.lists.map((l, j) => Object.assign(describe(l, j, 1),
+        lists: g.lists.map((l, j) => Object.assign(describe(l, j),
           { kids: [...l.children].slice(-40).map((k, n) => describe(k, n, 2)) })),
       })),
     };
@@ -183,7 +183,8 @@
     const sendCfg = configured(site.selectors.send, shown);
     parts.send = sendCfg || (g && choice.send != null ? g.buttons[choice.send] : null);
     parts.how.send = sendCfg ? 'config' : parts.send ? 'structure' : 'missing';
-    parts.list = g && choice.list != null && choice.answers ? g.lists[choice.list] : null;
+    parts.seenList = g && choice.list != null ? g.lists[choice.list] : null;
+    parts.list = parts.seenList && choice.answers ? parts.seenList : null;
     parts.path = parts.list ? choice.answers : null;
     parts.how.generating = site.selectors.generating?.length && sendCfg ? 'config' : 'structure';
     // Answers are missing only on a page with a conversation, and not while the first
@@ -224,6 +225,23 @@
     const ok = (b) => !!b && b.isConnected && shown(b);
     if (!ok(parts.send)) await (detecting || (detectedAt = 0, redetect()));
     return ok(parts.send) ? parts.send : null;
+  }
+
+  /**
+   * Whether a mutation batch should look for the answers again: they are not found, and
+   * either no conversation was seen yet or its list was replaced, or the user sent a message
+   * within the last ANSWER_WAIT_MS (its answer tells the sides apart). A page whose entries
+   * cannot be told apart is not gathered again on every batch while it streams.
+   */
+  const lookForAnswers = () => parts.how.answers !== 'config' && !parts.list?.isConnected
+    && (!parts.seenList?.isConnected || Date.now() - lastSentAt < ANSWER_WAIT_MS);
+
+  /** The user (or the core) sent a message: its answer is looked for until it comes. */
+  function justSent(text) {
+    lastSent = text;
+    lastSentAt = Date.now();
+    // One more look once the wait is over, so a missing answer is said.
+    setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, ANSWER_WAIT_MS + 100);
   }
 
   const answersBy = (how) => {
@@ -319,10 +337,16 @@
 
   function scheduleReport() {
     lastChange = Date.now();
-    // A part not found yet (a new chat's first answer) may have just appeared.
-    if (parts.how.answers !== 'config' && !parts.list?.isConnected) redetect();
+    if (lookForAnswers()) redetect();
     if (throttleTimer) return;
-    throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
+    throttleTimer = setTimeout(() => {
+      throttleTimer = 0;
+      const t = performance.now();
+      report();
+      // For `./build.sh bench` (a page's PerformanceObserver sees it); not kept in the buffer.
+      performance.measure('mcp-bridge:recheck', { start: t });
+      performance.clearMeasures('mcp-bridge:recheck');
+    }, THROTTLE_MS);
   }
 
   // One observer on the message area. Sites replace whole subtrees on navigation, so one
@@ -345,7 +369,7 @@
     const isInput = (t) => t instanceof Element && !!parts.input?.contains(t);
     // What the user sends is kept: the entry holding it is theirs, the next one the answer.
     const sent = () => {
-      if (parts.input) { lastSent = readInput(parts.input); lastSentAt = Date.now(); }
+      if (parts.input) justSent(readInput(parts.input));
       send({ type: TAB.USER_MESSAGE });
     };
     document.addEventListener('keydown', (e) => {
@@ -463,7 +487,7 @@
   async function submit() {
     const input = await inputEl();
     const before = input ? squash(readInput(input)) : '';
-    if (input) { lastSent = readInput(input); lastSentAt = Date.now(); }
+    if (input) justSent(readInput(input));
     const deadline = Date.now() + 5000;
     let btn = await sendEl();
     while (btn && isDisabled(btn) && Date.now() < deadline) {
