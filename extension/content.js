@@ -155,6 +155,16 @@
   async function detectParts() {
     const t0 = performance.now();
     const fromConfig = configured(site.selectors.input, usableInput);
+    const sendCfg = configured(site.selectors.send, shown);
+    if (fromConfig && sendCfg && queryAll(site.selectors.assistantMessage).length) {
+      // The fast path: the config finds every part; nothing to gather or to ask.
+      Object.assign(parts, { input: fromConfig, send: sendCfg, composer: null, list: null, seenList: null, path: null });
+      const generating = site.selectors.generating?.length ? 'config' : 'structure';
+      Object.assign(parts.how, { input: 'config', send: 'config', answers: 'config', generating });
+      detectedAt = Date.now();
+      healthChanged();
+      return;
+    }
     const inputs = fromConfig ? [fromConfig]
       : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
         .filter((e) => !ours(e)).slice(0, 10);
@@ -180,7 +190,6 @@
     parts.input = g ? g.input : null;
     parts.composer = g ? g.composer : null;
     parts.how.input = !g ? 'missing' : fromConfig ? 'config' : 'structure';
-    const sendCfg = configured(site.selectors.send, shown);
     parts.send = sendCfg || (g && choice.send != null ? g.buttons[choice.send] : null);
     parts.how.send = sendCfg ? 'config' : parts.send ? 'structure' : 'missing';
     parts.seenList = g && choice.list != null ? g.lists[choice.list] : null;

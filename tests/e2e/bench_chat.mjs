@@ -22,7 +22,7 @@ const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'] })
 const s = w.session;
 try {
   const size = fs.statSync(path.join(ROOT, 'extension/content.js')).size;
-  console.log(`content script: ${size} B unminified (target ≤ 42 KB)`);
+  console.log(`content script: ${size} B unminified (target ≤ 44 KB)`);
 
   // `BENCH_CHAT=structure` measures only the structural finding (the last three figures).
   const all = process.env.BENCH_CHAT !== 'structure';
