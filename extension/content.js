@@ -36,17 +36,298 @@
   }
   const query = (chain) => queryAll(chain)[0] || null;
 
+  // ---- finding the parts: the site config first, then the page's structure -------------
+  // The config's selectors are the fast path. Where they find nothing usable, this gathers
+  // candidates around the page's editable elements and the core chooses (`detect`); what was
+  // found is kept and re-checked cheaply (still connected, shown, editable) before each use.
+  // Only a failed re-check gathers again, at most once a second.
+
+  const parts = { input: null, send: null, list: null, seenList: null, path: null, composer: null, stopWords: [],
+    how: { input: 'missing', send: 'missing', answers: 'pending', generating: 'structure' } };
+  let lastSent = '';
+  let lastSentAt = 0;
+  const ANSWER_WAIT_MS = 10000;
+  let detecting = null;
+  let detectedAt = 0;
+  const REDETECT_MS = 1000;
+
+  const shown = (e) => {
+    const r = e.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return false;
+    return e.checkVisibility ? e.checkVisibility({ visibilityProperty: true }) : true;
+  };
+  const isField = (e) => e.tagName === 'TEXTAREA' || e.tagName === 'INPUT';
+  const takesText = (e) => (isField(e) ? !e.disabled && !e.readOnly : e.isContentEditable);
+  const usableInput = (e) => !!e && e.isConnected && takesText(e) && shown(e);
+  const ours = (e) => !!float && float.host.contains(e);
+
+  /** The first element of the config's chains that passes `ok`. */
+  function configured(chain, ok) {
+    for (const sel of chain || []) {
+      try {
+        for (const e of document.querySelectorAll(sel)) if (!ours(e) && ok(e)) return e;
+      } catch { /* an invalid selector in a config: try the next one */ }
+    }
+    return null;
+  }
+
+  // An element's tokens (`detect::Candidate::tokens`): what the core's signatures are made of.
+  const WORD = /^[^0-9 \t\n\f\r]{1,32}$/;
+  function tokensOf(e) {
+    const out = [...e.classList].map((c) => `.${c}`);
+    for (const a of e.attributes) {
+      if (a.name === 'id' || a.name === 'class' || a.name === 'style') continue;
+      out.push(WORD.test(a.value) ? `@${a.name}=${a.value}` : `@${a.name}`);
+    }
+    return out;
+  }
+  const matches = (e, sig) => {
+    if (e.localName !== sig.tag || (e.getAttribute('role') || null) !== (sig.role ?? null)) return false;
+    const t = tokensOf(e);
+    return sig.has.every((x) => t.includes(x)) && !sig.not.some((x) => t.includes(x));
+  };
+
+  const BLOCKS = 'p,pre,ul,ol,table,blockquote,h1,h2,h3,h4';
+  const sentIn = (e) => {
+    const want = squash(lastSent).slice(0, 200);
+    return !!want && squash(e.textContent).includes(want);
+  };
+  /** What the core needs to know of one element. */
+  function describe(e, order, deep = 0) {
+    const r = e.getBoundingClientRect();
+    const c = {
+      tag: e.localName, role: e.getAttribute('role'), order,
+      label: (e.getAttribute('aria-label') || e.getAttribute('title') || (deep ? '' : e.innerText || '')).slice(0, 60).toLowerCase(),
+      type: e.getAttribute('type'), tokens: tokensOf(e),
+      rect: [r.x, r.y, r.width, r.height], visible: shown(e), editable: takesText(e),
+      disabled: isDisabled(e), focused: document.activeElement === e, textLen: e.textContent.length,
+    };
+    if (deep) {
+      c.blocks = e.querySelectorAll(BLOCKS).length;
+      c.hasSent = sentIn(e);
+      if (deep > 1) c.kids = [...e.children].slice(-8).map((k, i) => describe(k, i, deep - 1));
+    }
+    return c;
+  }
+
+  /** The controls near `input`: those inside its nearest ancestors that hold any. */
+  function controlsNear(input) {
+    const found = new Set();
+    let node = input.parentElement;
+    for (let level = 0; node && node !== document.body && level < 8; level++, node = node.parentElement) {
+      const all = node.querySelectorAll('button,[role="button"],input[type="submit"]');
+      if (all.length > 30) break;
+      all.forEach((b) => found.add(b));
+      if (found.size && level >= 2) return { composer: node, buttons: [...found] };
+    }
+    return { composer: node || input.parentElement, buttons: [...found] };
+  }
+
+  // Where text is spread over several children, a list starts; above it, a child holding
+  // nearly all the text is only a wrapper.
+  function listIn(e) {
+    for (let depth = 0; depth < 12; depth++) {
+      const kids = e.children;
+      if (kids.length === 1) { e = kids[0]; continue; }
+      if (kids.length > 1 && kids.length <= 4) {
+        const total = e.textContent.length;
+        const big = [...kids].find((k) => k.textContent.length >= total * 0.9);
+        if (big) { e = big; continue; }
+      }
+      break;
+    }
+    return e;
+  }
+
+  /** Blocks above the input, in the branches before its own at each level. */
+  function listsAbove(input) {
+    const out = [];
+    for (let node = input; node && node !== document.body && out.length < 6; node = node.parentElement) {
+      let sib = node.previousElementSibling;
+      for (let n = 0; sib && n < 3; n++, sib = sib.previousElementSibling) {
+        if (!ours(sib) && sib.textContent.length) out.push(listIn(sib));
+      }
+    }
+    return out;
+  }
+
+  /** Gathers the candidates, asks the core, and keeps what it chose. */
+  async function detectParts() {
+    const t0 = performance.now();
+    const fromConfig = configured(site.selectors.input, usableInput);
+    const sendCfg = configured(site.selectors.send, shown);
+    if (fromConfig && sendCfg && queryAll(site.selectors.assistantMessage).length) {
+      // The fast path: the config finds every part; nothing to gather or to ask.
+      Object.assign(parts, { input: fromConfig, send: sendCfg, composer: null, list: null, seenList: null, path: null });
+      const generating = site.selectors.generating?.length ? 'config' : 'structure';
+      Object.assign(parts.how, { input: 'config', send: 'config', answers: 'config', generating });
+      detectedAt = Date.now();
+      healthChanged();
+      return;
+    }
+    const inputs = fromConfig ? [fromConfig]
+      : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
+        .filter((e) => !ours(e)).slice(0, 10);
+    const gathered = inputs.map((input) => {
+      const { composer, buttons } = controlsNear(input);
+      return { input, composer, buttons, lists: listsAbove(input) };
+    });
+    const scene = {
+      viewport: [innerWidth, innerHeight],
+      composers: gathered.map((g, i) => ({
+        input: describe(g.input, i), empty: !squash(readInput(g.input)),
+        buttons: g.buttons.map((b, j) => describe(b, j)),
+        lists: g.lists.map((l, j) => Object.assign(describe(l, j),
+          { kids: [...l.children].slice(-40).map((k, n) => describe(k, n, 2)) })),
+      })),
+    };
+    // The main thread's share of a detection (the core's part runs in the background).
+    performance.measure('mcp-bridge:gather', { start: t0 });
+    const answer = await send({ type: TAB.DETECT, scene });
+    const choice = answer?.type === RESPONSE.DETECTED ? answer.choice : {};
+    const g = gathered[choice.input ?? -1];
+    parts.stopWords = choice.stopWords || [];
+    parts.input = g ? g.input : null;
+    parts.composer = g ? g.composer : null;
+    parts.how.input = !g ? 'missing' : fromConfig ? 'config' : 'structure';
+    parts.send = sendCfg || (g && choice.send != null ? g.buttons[choice.send] : null);
+    parts.how.send = sendCfg ? 'config' : parts.send ? 'structure' : 'missing';
+    parts.seenList = g && choice.list != null ? g.lists[choice.list] : null;
+    parts.list = parts.seenList && choice.answers ? parts.seenList : null;
+    parts.path = parts.list ? choice.answers : null;
+    parts.how.generating = site.selectors.generating?.length && sendCfg ? 'config' : 'structure';
+    // Answers are missing only on a page with a conversation, and not while the first
+    // answer to what the user sent may still be on its way.
+    const talk = scene.composers.some((c) => c.lists.some((l) => l.kids.length));
+    const newAnswers = !!parts.list && parts.how.answers !== 'structure';
+    parts.how.answers = queryAll(site.selectors.assistantMessage).length ? 'config'
+      : parts.list ? 'structure' : talk && Date.now() - lastSentAt > ANSWER_WAIT_MS ? 'missing' : 'pending';
+    detectedAt = Date.now();
+    healthChanged();
+    if (newAnswers) report();
+  }
+
+  /**
+   * Detects again, at most once a second: a call within the second after the last detection
+   * is put off to its end (what changed meanwhile is seen then). Resolves when it is done.
+   */
+  let redetectTimer = 0;
+  function redetect() {
+    if (detecting) return detecting;
+    const wait = detectedAt + REDETECT_MS - Date.now();
+    if (wait > 0) {
+      redetectTimer ||= setTimeout(() => { redetectTimer = 0; redetect(); }, wait);
+      return Promise.resolve();
+    }
+    detecting = detectParts().catch(() => {}).finally(() => { detecting = null; });
+    return detecting;
+  }
+
+  /** The chat input: the kept one while it still takes text, else found again. */
+  async function inputEl() {
+    if (!usableInput(parts.input)) await (detecting || (detectedAt = 0, redetect()));
+    return usableInput(parts.input) ? parts.input : null;
+  }
+
+  /** The send control: the kept one while it is still on the page and shown. */
+  async function sendEl() {
+    const ok = (b) => !!b && b.isConnected && shown(b);
+    if (!ok(parts.send)) await (detecting || (detectedAt = 0, redetect()));
+    return ok(parts.send) ? parts.send : null;
+  }
+
+  /**
+   * Whether a mutation batch should look for the answers again: they are not found, and
+   * either no conversation was seen yet or its list was replaced, or the user sent a message
+   * within the last ANSWER_WAIT_MS (its answer tells the sides apart). A page whose entries
+   * cannot be told apart is not gathered again on every batch while it streams.
+   */
+  const lookForAnswers = () => parts.how.answers !== 'config' && !parts.list?.isConnected
+    && (!parts.seenList?.isConnected || Date.now() - lastSentAt < ANSWER_WAIT_MS);
+
+  /** The user (or the core) sent a message: its answer is looked for until it comes. */
+  function justSent(text) {
+    lastSent = text;
+    lastSentAt = Date.now();
+    // One more look once the wait is over, so a missing answer is said.
+    setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, ANSWER_WAIT_MS + 100);
+  }
+
+  const answersBy = (how) => {
+    if (parts.how.answers !== how) { parts.how.answers = how; healthChanged(); }
+  };
+
+  /** Every answer on the page, oldest first: by the config, else by the structure found. */
+  function answerEls() {
+    const byConfig = queryAll(site.selectors.assistantMessage).filter((e) => !ours(e));
+    if (byConfig.length) answersBy('config');
+    if (byConfig.length || !parts.list) return byConfig;
+    if (!parts.list.isConnected) { redetect(); return []; }
+    const [outer, inner] = parts.path;
+    const out = [];
+    for (const kid of parts.list.children) {
+      if (!matches(kid, outer)) continue;
+      if (!inner) out.push(kid);
+      else {
+        const found = [...kid.children].filter((g) => matches(g, inner)).pop();
+        if (found) out.push(found);
+      }
+    }
+    return out;
+  }
+
+  /** A stop control by the config, or one among the composer's controls by its words. */
+  function generatingNow() {
+    if (queryAll(site.selectors.generating).length) return true;
+    if (!parts.composer || !parts.stopWords.length) return false;
+    for (const b of parts.composer.querySelectorAll('button,[role="button"]')) {
+      const label = (b.getAttribute('aria-label') || b.getAttribute('title') || '').toLowerCase();
+      if (label && parts.stopWords.some((w) => label.includes(w))) return true;
+    }
+    return false;
+  }
+
+  /** The health record: for each part, found by config, by structure, or not. */
+  const health = () => ({ ...parts.how });
+  let shownHealth = '';
+  function healthChanged() {
+    const now = JSON.stringify(parts.how);
+    if (now === shownHealth) return;
+    shownHealth = now;
+    if (floatState) render(floatState);
+  }
+
+  const PARTS = [['input', 'partInput', 'Chat input'], ['send', 'partSend', 'Send button'],
+    ['answers', 'partAnswers', 'AI answers'], ['generating', 'partGenerating', 'Generating state']];
+  const FOUND = { config: ['foundConfig', 'site config'], structure: ['foundStructure', 'page structure'],
+    missing: ['foundMissing', 'not found'], pending: ['foundPending', 'none yet'] };
+  const MISSING = { input: ['missingInput', 'MCP Bridge cannot find the chat input on this page, so it cannot type tool results into it.'],
+    send: ['missingSend', 'MCP Bridge cannot find the send button on this page; it presses Enter to send instead.'],
+    answers: ['missingAnswers', 'MCP Bridge cannot find the AI\'s answers on this page, so it cannot see tool calls.'] };
+
+  /** The float's part of the health record: shown once a part is not the config's. */
+  function healthSection() {
+    const how = parts.how;
+    if (!site || PARTS.every(([part]) => how[part] === 'config' || how[part] === 'pending')) return null;
+    const box = el('div', { class: 'health' }, PARTS.map(([part, key, fallback]) =>
+      `${T(key, fallback)}: ${T(...FOUND[how[part]])}`).join(' · '));
+    for (const [part, [key, fallback]] of Object.entries(MISSING)) {
+      if (how[part] === 'missing') box.append(el('div', { class: 'missing', 'data-part': part }, T(key, fallback)));
+    }
+    return box;
+  }
+
   // ---- observing -----------------------------------------------------------------------
 
   function newestMessage(withText = true) {
-    const all = queryAll(site.selectors.assistantMessage).filter((el) => !float || !float.host.contains(el));
+    const all = answerEls();
     if (!all.length) return null;
     const el = all[all.length - 1];
     return { index: all.length - 1, text: withText ? (el.innerText ?? el.textContent ?? '') : '' };
   }
 
   function report(force = false, baseline = false) {
-    const generating = queryAll(site.selectors.generating).length > 0;
+    const generating = generatingNow();
     // While the site streams, the text is not needed yet (the core waits for the end), and
     // reading innerText of a long answer forces layout: send only that it is generating.
     const msg = newestMessage(!generating || baseline);
@@ -65,8 +346,16 @@
 
   function scheduleReport() {
     lastChange = Date.now();
+    if (lookForAnswers()) redetect();
     if (throttleTimer) return;
-    throttleTimer = setTimeout(() => { throttleTimer = 0; report(); }, THROTTLE_MS);
+    throttleTimer = setTimeout(() => {
+      throttleTimer = 0;
+      const t = performance.now();
+      report();
+      // For `./build.sh bench` (a page's PerformanceObserver sees it); not kept in the buffer.
+      performance.measure('mcp-bridge:recheck', { start: t });
+      performance.clearMeasures('mcp-bridge:recheck');
+    }, THROTTLE_MS);
   }
 
   // One observer on the message area. Sites replace whole subtrees on navigation, so one
@@ -86,13 +375,18 @@
 
   // The user sending a message themselves resets the automatic-round counter.
   function watchUser() {
-    const isInput = (t) => t instanceof Element && query(site.selectors.input)?.contains(t);
+    const isInput = (t) => t instanceof Element && !!parts.input?.contains(t);
+    // What the user sends is kept: the entry holding it is theirs, the next one the answer.
+    const sent = () => {
+      if (parts.input) justSent(readInput(parts.input));
+      send({ type: TAB.USER_MESSAGE });
+    };
     document.addEventListener('keydown', (e) => {
-      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) send({ type: TAB.USER_MESSAGE });
+      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) sent();
     }, true);
     document.addEventListener('click', (e) => {
-      const btn = query(site.selectors.send);
-      if (e.isTrusted && btn && btn.contains(e.target)) send({ type: TAB.USER_MESSAGE });
+      const btn = parts.send;
+      if (e.isTrusted && btn && btn.contains(e.target)) sent();
     }, true);
   }
 
@@ -165,7 +459,7 @@
   };
 
   async function typeText(text) {
-    const el = query(site.selectors.input);
+    const el = await inputEl();
     if (!el) return { ok: false, reason: 'input-not-found' };
     if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') {
       // React keeps its own copy of the value; only the native setter plus an input event
@@ -200,13 +494,14 @@
     || !!btn.closest('.disabled,[disabled]');
 
   async function submit() {
-    const input = query(site.selectors.input);
+    const input = await inputEl();
     const before = input ? squash(readInput(input)) : '';
+    if (input) justSent(readInput(input));
     const deadline = Date.now() + 5000;
-    let btn = query(site.selectors.send);
+    let btn = await sendEl();
     while (btn && isDisabled(btn) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
-      btn = query(site.selectors.send);
+      btn = await sendEl();
     }
     if (btn && !isDisabled(btn)) btn.click();
     else if (input) {
@@ -218,7 +513,7 @@
     // The message has left when the input no longer holds it.
     const gone = Date.now() + 5000;
     while (Date.now() < gone) {
-      const now = query(site.selectors.input);
+      const now = parts.input?.isConnected ? parts.input : await inputEl();
       if (!now || !before || squash(readInput(now)) !== before) return { ok: true };
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -254,7 +549,7 @@
    * neither sign is followed by a `drop`, so no page gets the files twice.
    */
   async function attachFiles(files) {
-    const input = query(site.selectors.input);
+    const input = await inputEl();
     if (!input) return false;
     input.focus();
     const own = forPage(files);
@@ -334,6 +629,9 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
 .item audio,.item span{max-width:200px}
 .item a{color:#2563eb}
+.health{margin-top:6px;font-size:11px;opacity:.85}
+.missing{margin-top:4px;font-weight:600;color:#b91c1c}
+@media (prefers-color-scheme:dark){.missing{color:#fca5a5}}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -386,7 +684,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     const width = node.getBoundingClientRect().width;
     const left = innerWidth - EDGE - width;
-    const keep = site ? [query(site.selectors.input), query(site.selectors.send)] : [];
+    const keep = site ? [parts.input, parts.send] : [];
     const rects = keep.filter(Boolean).map((e) => e.getBoundingClientRect())
       .filter((r) => r.width > 0 && r.height > 0 && r.right > left && r.left < innerWidth - EDGE);
     let bottom = EDGE;
@@ -415,6 +713,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const color = COLORS[state.status] || COLORS.ready;
     // An error opens the float by itself.
     if (state.status === 'error' || state.status === 'unreachable' || state.status === 'held') float.minimized = false;
+    if (state.status !== 'disabled' && Object.values(parts.how).includes('missing')) float.minimized = false;
     if (float.minimized) {
       const label = state.title || 'MCP Bridge';
       const ring = el('button', { class: 'ring', type: 'button', title: label, 'aria-label': label, onclick: () => { float.minimized = false; render(floatState); } });
@@ -489,6 +788,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
     // The action row sits next to the title bar, so its buttons keep one place.
+    const healthBox = healthSection();
+    if (healthBox) body.append(healthBox);
     box.append(bar, row, body);
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
@@ -511,6 +812,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       [COMMAND.SUBMIT]: () => submit(),
       [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
       // The toolbar popup's button: the same action as the float's.
+      [POPUP.GET_PAGE_HEALTH]: async () => ({ ok: true, health: health() }),
       [POPUP.INSERT_INSTRUCTIONS]: async () => {
         const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } });
         return { ok: answer?.type !== RESPONSE.ERROR };
@@ -535,12 +837,13 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     render(setup.float);
     performance.mark('mcp-bridge:float');
     if (!site) return;
+    await redetect();
     observe();
     setInterval(() => { observe(); placeFloat(); }, AREA_CHECK_MS);
     addEventListener('resize', placeFloat);
     watchUser();
     report(true, true);
-    const input = query(site.selectors.input);
+    const input = parts.input;
     if (!newestMessage() && input && !squash(readInput(input))) send({ type: TAB.EMPTY_CHAT, url: location.href });
   });
 })();

@@ -13,6 +13,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     MESSAGE_UPDATED: 'message-updated',
     USER_MESSAGE: 'user-message',
     USER_ACTION: 'user-action',
+    DETECT: 'detect',
   }),
   // The float's buttons, inside a `user-action` message (`UserAction`).
   action: Object.freeze({
@@ -34,6 +35,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
   response: Object.freeze({
     PONG: 'pong',
     PAGE_SETUP: 'page-setup',
+    DETECTED: 'detected',
     ACK: 'ack',
     DATA: 'data',
     ERROR: 'error',
@@ -42,6 +44,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
   // involved: the content script sends its own `user-action insert-instructions`).
   popup: Object.freeze({
     INSERT_INSTRUCTIONS: 'insert-instructions',
+    GET_PAGE_HEALTH: 'get-page-health',
   }),
   // What the options page asks (`PageRequest`).
   page: Object.freeze({

@@ -5,6 +5,7 @@
 pub mod bridge_api;
 pub mod classify;
 pub mod custom_sites;
+pub mod detect;
 pub mod error_log;
 pub mod field_error;
 pub mod float;

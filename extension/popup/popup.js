@@ -59,5 +59,24 @@ async function show() {
   $('insert').disabled = status.state !== 'connected';
 }
 
-await show();
+// The chat tab's health record (its content script's own: glue to glue): how each part of
+// the page was found.
+const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAnswers'], ['generating', 'partGenerating']];
+const FOUND = { config: 'foundConfig', structure: 'foundStructure', missing: 'foundMissing', pending: 'foundPending' };
+async function showHealth() {
+  const tab = await chatTab();
+  const answer = tab === null ? null
+    : await chrome.tabs.sendMessage(tab, { type: POPUP.GET_PAGE_HEALTH }).catch(() => null);
+  if (!answer?.health) return;
+  $('parts').replaceChildren(...PARTS.map(([part, key]) => {
+    const li = document.createElement('li');
+    li.dataset.part = part;
+    li.dataset.found = answer.health[part];
+    li.textContent = `${t(key)}: ${t(FOUND[answer.health[part]] ?? 'foundMissing')}`;
+    return li;
+  }));
+  $('health').hidden = false;
+}
+
+await Promise.all([show(), showHealth()]);
 document.body.dataset.ready = 'true';

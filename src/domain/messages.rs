@@ -63,6 +63,10 @@ pub enum TabRequest {
     UserMessage,
     /// A button in the float.
     UserAction { action: UserAction },
+    /// The site config found no usable input, send control or answers: what the page shows
+    /// around its editable elements, for the core to choose from
+    /// ([`crate::domain::detect`]); answered with [`Response::Detected`].
+    Detect { scene: crate::domain::detect::Scene },
 }
 
 /// `{"action": "confirm", "run": true}` on the wire, inside a `user-action` message.
@@ -131,6 +135,10 @@ pub enum Response {
     Ack {
         #[serde(skip_serializing_if = "Option::is_none")]
         recheck_ms: Option<u32>,
+    },
+    /// Answer to `detect`: the parts chosen among the candidates.
+    Detected {
+        choice: crate::domain::detect::Choice,
     },
     /// Options-page answers carry arbitrary JSON shaped by [`options::PageRequest`].
     Data {

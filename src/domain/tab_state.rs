@@ -124,7 +124,8 @@ pub struct TabState {
     pub text_hash: u64,
     /// When that text last changed (ms since epoch).
     pub changed_ms: f64,
-    /// Messages that were on the page when it loaded (index, hash): never run by themselves.
+    /// The message that was newest when the page loaded (index, [`answer_id`]): never run
+    /// by itself.
     pub baseline: Option<(u32, u64)>,
     pub phase: Phase,
     /// Automatic rounds since the user last wrote a message.
@@ -191,11 +192,26 @@ pub fn text_hash(text: &str) -> u64 {
 
 /// The identity of "this call in this message of this conversation": the same call in the
 /// same message is never run twice, even when the conversation is open in two tabs; the
-/// same call in a later message, or in another conversation whose message happens to read
-/// the same, is a new call. The conversation is the page's address without its fragment.
-pub fn execution_key(url: &str, index: u32, hash: u64, call_fingerprint: &str) -> String {
+/// same call in a later message, or in another conversation, is a new call. The
+/// conversation is the page's address without its fragment. Nothing in it depends on how
+/// the message was found (a site config's selector or the page's structure,
+/// [`crate::domain::detect`]): not the message's whole text, which the element found may
+/// frame with a few words of its own ("Copy code", a speaker's name), only its position
+/// among the answers and the call itself.
+pub fn execution_key(url: &str, index: u32, call_fingerprint: &str) -> String {
     let conversation = url.split('#').next().unwrap_or_default();
-    format!("{conversation}|{index}:{hash:016x}:{call_fingerprint}")
+    format!("{conversation}|{index}:{call_fingerprint}")
+}
+
+/// What a message is for the baseline (messages on the page when it loaded): its call's
+/// fingerprint when it holds one, so the same answer found through another element still
+/// counts as already there; its folded text otherwise.
+pub fn answer_id(text: &str) -> u64 {
+    match find_last_call(text) {
+        Some(Ok(call)) => text_hash(&call.fingerprint()),
+        Some(Err(_)) => text_hash("malformed"),
+        None => text_hash(text),
+    }
 }
 
 impl TabState {
@@ -218,11 +234,11 @@ impl TabState {
             let live = u.generating || same_message;
             self.url = u.url.to_string();
             if !live {
-                self.baseline = Some((u.index, hash));
+                self.baseline = Some((u.index, answer_id(u.text)));
             }
         }
         if u.baseline {
-            self.baseline = Some((u.index, hash));
+            self.baseline = Some((u.index, answer_id(u.text)));
         }
         if !same_message {
             self.index = Some(u.index);
@@ -241,7 +257,7 @@ impl TabState {
                 recheck_ms: left.max(1),
             };
         }
-        if self.baseline == Some((u.index, hash)) {
+        if self.baseline == Some((u.index, answer_id(u.text))) {
             return Decision::Nothing;
         }
         if matches!(
@@ -253,7 +269,7 @@ impl TabState {
         ) {
             return Decision::Nothing;
         }
-        self.decide(u.text, u.index, hash, settings, &executed, false)
+        self.decide(u.text, u.index, settings, &executed, false)
     }
 
     /// The user pressed "re-detect": look at the newest message again even if it is from
@@ -265,17 +281,15 @@ impl TabState {
         settings: &Settings,
         executed: impl Fn(&str) -> bool,
     ) -> Decision {
-        let hash = text_hash(text);
         self.index = Some(index);
-        self.text_hash = hash;
-        self.decide(text, index, hash, settings, &executed, true)
+        self.text_hash = text_hash(text);
+        self.decide(text, index, settings, &executed, true)
     }
 
     fn decide(
         &mut self,
         text: &str,
         index: u32,
-        hash: u64,
         settings: &Settings,
         executed: &dyn Fn(&str) -> bool,
         by_user: bool,
@@ -283,7 +297,7 @@ impl TabState {
         let call = match find_last_call(text) {
             None => return Decision::Nothing,
             Some(Err(malformed)) => {
-                let key = execution_key(&self.url, index, hash, "malformed");
+                let key = execution_key(&self.url, index, "malformed");
                 if executed(&key) {
                     return Decision::Nothing;
                 }
@@ -291,7 +305,7 @@ impl TabState {
             }
             Some(Ok(call)) => call,
         };
-        let key = execution_key(&self.url, index, hash, &call.fingerprint());
+        let key = execution_key(&self.url, index, &call.fingerprint());
         if executed(&key) {
             return Decision::Nothing;
         }

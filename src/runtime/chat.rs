@@ -203,6 +203,9 @@ impl<H: Host> ChatLoop<H> {
                 Response::Ack { recheck_ms: None }
             }
             TabRequest::UserAction { action } => self.user_action(tab, action).await,
+            TabRequest::Detect { scene } => Response::Detected {
+                choice: crate::domain::detect::choose(&scene),
+            },
         }
     }
 

@@ -154,3 +154,56 @@ fn the_executed_set_keeps_the_newest_two_thousand_keys() {
     assert_eq!(keys[0], "old:1", "the oldest key made room");
     assert!(!keys[1999].as_str().unwrap().starts_with("old:"));
 }
+
+/// The same answer as a site config's selector finds it (the message's own block) and as
+/// the page's structure finds it (the whole entry, with the speaker's name and the
+/// toolbar's words around it).
+fn framed(c: &str) -> String {
+    format!("Assistant said:\n{c}\nCopy  Regenerate  Good response")
+}
+
+#[test]
+fn an_answer_found_through_another_path_after_it_ran_does_not_run_again() {
+    let mut w = World::new();
+    w.open_chat(1);
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    assert_eq!(w.executes().len(), 1);
+    // The config stops matching (or an override is added mid-page): the same answer now
+    // comes from the structural finder, framed by the entry's other words.
+    w.answer(1, 1, &framed(&c));
+    // …and back again.
+    w.answer(1, 1, &c);
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.typed(1).len(), 1);
+    // A new answer with the same call is still a new call, whichever path found it.
+    w.answer(1, 2, &framed(&c));
+    assert_eq!(w.executes().len(), 2);
+}
+
+#[test]
+fn an_answer_on_the_page_at_load_stays_history_when_another_path_finds_it() {
+    let mut w = World::new();
+    w.page_ready(1, URL);
+    let c = call("get_current_time", json!({}));
+    w.tab(
+        1,
+        json!({"type": "message-updated", "url": URL, "index": 3, "text": c,
+               "generating": false, "baseline": true}),
+    );
+    w.advance(1000.0);
+    // The structural finder takes over and reports the same answer in its own frame.
+    w.answer(1, 3, &framed(&c));
+    assert_eq!(
+        w.executes().len(),
+        0,
+        "a call from before the page loaded never runs by itself"
+    );
+    // The user can still ask for it, and it then runs once across both paths.
+    w.action(
+        1,
+        json!({"action": "redetect", "index": 3, "text": framed(&c)}),
+    );
+    w.action(1, json!({"action": "redetect", "index": 3, "text": c}));
+    assert_eq!(w.executes().len(), 1);
+}

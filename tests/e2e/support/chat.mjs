@@ -90,8 +90,11 @@ export async function openChat(b, host, path = '/') {
   await b.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
 }
 
-/** Queues AI answers, then sends `text` as the user would (real key presses and click). */
-export async function userSays(b, text, answers = []) {
+/**
+ * Queues AI answers, then sends `text` as the user would (real key presses and click).
+ * `inputCss` finds the chat input where the fixture's usual one does not (a redesigned page).
+ */
+export async function userSays(b, text, answers = [], inputCss = null) {
   // Like a person, wait until the AI has answered everything and stopped generating (the
   // site ignores a send while it streams).
   await b.session.waitForScript(
@@ -100,14 +103,19 @@ export async function userSays(b, text, answers = []) {
     { what: 'the AI to finish answering' });
   await b.session.exec('window.fixtureAI.queueMany(arguments[0])', answers);
   const site = await b.session.exec('return window.fixtureAI.site');
-  const input = await b.session.find({
+  const input = await b.session.find(inputCss || {
     deepseek: 'textarea#chat-input', chatgpt: '#prompt-textarea', gemini: 'rich-textarea .ql-editor',
     perplexity: '#ask-input', kimi: '.chat-input-editor',
   }[site]);
   await b.session.click(input);
-  await b.session.type(input, text);
+  // Firefox drops the rest of a string sent at once into a Lexical editor after its first
+  // character (the editor rebuilds its DOM under the caret): there, one key at a time.
+  const lexical = await b.session.exec('return !!arguments[0].closest("[data-lexical-editor]")', { [ELEMENT]: input });
+  for (const part of lexical ? [...text] : [text]) await b.session.type(input, part);
   await b.session.type(input, '\uE007'); // Enter
 }
+
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 /** Waits until the user side of the chat holds `n` messages and returns them. */
 export async function userMessages(b, n, timeoutMs = 30000) {

@@ -1,0 +1,215 @@
+//! Finding a chat page's parts by what they are when its site config finds nothing usable:
+//! the chat input, the send control, the answers and the stop control. The content script
+//! gathers candidates (tag, role, label, attributes, geometry, text length, order) and acts;
+//! the choice is made here, a function of the candidates alone, tested over recorded lists
+//! (docs/ARCHITECTURE.md, "Finding the parts").
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+pub mod answers;
+pub mod input;
+pub mod send;
+pub mod words;
+
+pub use answers::{AnswerPath, Signature};
+
+/// An element's box in CSS pixels of the viewport: `[x, y, width, height]`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Rect(pub f64, pub f64, pub f64, pub f64);
+
+impl Rect {
+    pub fn x(&self) -> f64 {
+        self.0
+    }
+    pub fn y(&self) -> f64 {
+        self.1
+    }
+    pub fn w(&self) -> f64 {
+        self.2
+    }
+    pub fn h(&self) -> f64 {
+        self.3
+    }
+    pub fn right(&self) -> f64 {
+        self.0 + self.2
+    }
+    pub fn bottom(&self) -> f64 {
+        self.1 + self.3
+    }
+    pub fn center_x(&self) -> f64 {
+        self.0 + self.2 / 2.0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.2 <= 0.0 || self.3 <= 0.0
+    }
+    /// The horizontal overlap of two boxes, in pixels (0 when they do not overlap).
+    pub fn overlap_x(&self, other: &Rect) -> f64 {
+        (self.right().min(other.right()) - self.x().max(other.x())).max(0.0)
+    }
+}
+
+/// One element as the content script saw it. Every field is optional on the wire: a
+/// candidate says what it has; a field of the wrong type reads as absent.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Candidate {
+    /// Lower-case tag name.
+    pub tag: String,
+    pub role: Option<String>,
+    /// `aria-label`, else `title`, else a short piece of the visible text, lower-cased by
+    /// the content script (the browser knows every script's case rules).
+    pub label: String,
+    /// The `type` attribute of a button or input.
+    pub kind: Option<String>,
+    /// Its classes and attributes as tokens: `.class` for each class, `@name=value` for an
+    /// attribute (other than `id`, `class`, `style`) whose value is a short word without
+    /// digits or spaces, `@name` for any other (an id per message). The content script makes
+    /// them, and finds an answer again by the same tokens.
+    pub tokens: Vec<String>,
+    pub rect: Rect,
+    /// Rendered: not `display: none`, `visibility: hidden` or without a box.
+    pub visible: bool,
+    /// A `textarea`, a `contenteditable` element or a `role=textbox` that takes text.
+    pub editable: bool,
+    /// `disabled`, `aria-disabled="true"` or inside a disabled container.
+    pub disabled: bool,
+    /// Holds the keyboard focus.
+    pub focused: bool,
+    /// Length of its text content.
+    pub text_len: u32,
+    /// How many rich-text blocks it holds (paragraphs, lists, code, tables, headings).
+    pub blocks: u32,
+    /// Holds the text the user sent last.
+    pub has_sent: bool,
+    /// Its position in document order among the candidates of its kind.
+    pub order: u32,
+    /// Its element children, for a list's entries (empty elsewhere).
+    pub kids: Vec<Candidate>,
+}
+
+/// Everything gathered around one editable element.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Composer {
+    pub input: Candidate,
+    /// The input holds no text now (a send control is then often disabled).
+    pub empty: bool,
+    /// The controls near the input (its nearest ancestors holding any), in document order.
+    pub buttons: Vec<Candidate>,
+    /// Blocks above the input that may hold the conversation, each with its last entries
+    /// as `kids`.
+    pub lists: Vec<Candidate>,
+}
+
+/// What the content script gathered on a page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scene {
+    /// The viewport's width and height.
+    pub viewport: (f64, f64),
+    pub composers: Vec<Composer>,
+}
+
+// Read by hand from a `Value` rather than derived: serde's derived readers for these
+// nested shapes cost the worker's wasm several KB (the core's size budget,
+// docs/ARCHITECTURE.md "Size"); `Value` is read everywhere already.
+impl<'de> Deserialize<'de> for Scene {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scene, D::Error> {
+        Ok(Scene::from_value(&Value::deserialize(d)?))
+    }
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn list<T>(v: &Value, read: impl Fn(&Value) -> T) -> Vec<T> {
+    v.as_array()
+        .map(|a| a.iter().map(read).collect())
+        .unwrap_or_default()
+}
+
+impl Scene {
+    pub fn from_value(v: &Value) -> Scene {
+        Scene {
+            viewport: (num(&v["viewport"][0]), num(&v["viewport"][1])),
+            composers: list(&v["composers"], |c| Composer {
+                input: Candidate::from_value(&c["input"]),
+                empty: c["empty"].as_bool().unwrap_or(false),
+                buttons: list(&c["buttons"], Candidate::from_value),
+                lists: list(&c["lists"], Candidate::from_value),
+            }),
+        }
+    }
+}
+
+impl Candidate {
+    pub fn from_value(v: &Value) -> Candidate {
+        let flag = |k: &str| v[k].as_bool().unwrap_or(false);
+        let count = |k: &str| v[k].as_u64().unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+        let r = &v["rect"];
+        Candidate {
+            tag: text(&v["tag"]),
+            role: v["role"].as_str().map(String::from),
+            label: text(&v["label"]),
+            kind: v["type"].as_str().map(String::from),
+            tokens: list(&v["tokens"], text),
+            rect: Rect(num(&r[0]), num(&r[1]), num(&r[2]), num(&r[3])),
+            visible: flag("visible"),
+            editable: flag("editable"),
+            disabled: flag("disabled"),
+            focused: flag("focused"),
+            text_len: count("textLen"),
+            blocks: count("blocks"),
+            has_sent: flag("hasSent"),
+            order: count("order"),
+            kids: list(&v["kids"], Candidate::from_value),
+        }
+    }
+}
+
+/// The parts chosen, as indexes into the [`Scene`]: the composer whose input is the chat
+/// input, the send control among its buttons, the list holding the conversation and how to
+/// find an answer in it. `None` where nothing fits.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Choice {
+    pub input: Option<u32>,
+    pub send: Option<u32>,
+    pub list: Option<u32>,
+    pub answers: Option<AnswerPath>,
+    /// What a stop control says, in every language: the content script looks for one among
+    /// the composer's controls while an answer may be streaming.
+    pub stop_words: Vec<String>,
+}
+
+/// Chooses every part from what was gathered.
+pub fn choose(scene: &Scene) -> Choice {
+    let stop_words = words::stop_words().into_iter().map(String::from).collect();
+    let inputs: Vec<&Candidate> = scene.composers.iter().map(|c| &c.input).collect();
+    let Some(at) = input::choose(&inputs, scene.viewport) else {
+        return Choice {
+            stop_words,
+            ..Choice::default()
+        };
+    };
+    let composer = &scene.composers[at];
+    let send = send::choose(&composer.input, composer.empty, &composer.buttons);
+    let list = answers::choose_list(&composer.input.rect, &composer.lists);
+    let answers = list.and_then(|l| answers::choose_path(&composer.lists[l].kids));
+    Choice {
+        input: Some(at as u32),
+        send: send.map(|i| i as u32),
+        list: list.map(|i| i as u32),
+        answers,
+        stop_words,
+    }
+}
+
+/// The label of a candidate for the word lists (the content script lower-cased it; ASCII
+/// again here for a label that did not come from it).
+pub(crate) fn label_of(c: &Candidate) -> String {
+    c.label.trim().to_ascii_lowercase()
+}
