@@ -525,7 +525,6 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 
   send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
     if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
-    document.documentElement.dataset.mcpBridge = 'active';
     site = setup.site || null;
     if (site) {
       const saved = await chrome.storage.local.get(`floatPos:${site.id}`).catch(() => ({}));
