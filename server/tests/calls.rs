@@ -62,7 +62,10 @@ async fn a_call_over_its_timeout_is_cancelled_and_504() {
         "the server received notifications/cancelled: {}",
         bridge.stderr()
     );
-    assert!(!marker.exists(), "the demo server wrote a file it was named");
+    assert!(
+        !marker.exists(),
+        "the demo server wrote a file it was named"
+    );
     // The server is still usable, and the timeout counted as a failure.
     let (status, body) = bridge
         .execute(json!({"name": "echo", "arguments": {"text": "still here"}}))
@@ -176,7 +179,10 @@ async fn delete_cancels_a_call() {
         "the server received notifications/cancelled: {}",
         bridge.stderr()
     );
-    assert!(!marker.exists(), "the demo server wrote a file it was named");
+    assert!(
+        !marker.exists(),
+        "the demo server wrote a file it was named"
+    );
     let (status, body) = bridge.get(&format!("/calls/{call_id}")).await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["detail"]["type"], "CancelledError");
