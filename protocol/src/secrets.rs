@@ -348,14 +348,15 @@ impl Scanner<'_, '_> {
         if j >= self.b.len() {
             return Some(start);
         }
+        // Masked already (`https://[REDACTED:token]@host`: the placeholder holds a colon).
+        if already_masked(&self.src[start..j]) {
+            return Some(j + 1);
+        }
         let Some(colon) = colon else {
             // A bare user part as long as a token is one (`https://TOKEN@host`); `git@`,
             // `user@` are names.
             let user = &self.b[start..j];
-            if user.len() >= 16
-                && user.iter().all(|&c| is_cred(c))
-                && !already_masked(&self.src[start..j])
-            {
+            if user.len() >= 16 && user.iter().all(|&c| is_cred(c)) {
                 self.replace(start, j, "token");
             }
             return Some(j + 1);

@@ -80,15 +80,16 @@ async fn a_call_over_its_timeout_is_cancelled_and_504() {
 #[tokio::test]
 async fn the_demo_slow_tool_takes_no_path() {
     let app = TestApp::demo().await;
-    let reply = app.get("/tools").await;
-    let slow = reply.body["tools"]
+    let name = app.registry.servers()[0].name().to_owned();
+    let reply = app.get(&format!("/tools?serverName={name}")).await;
+    let slow = reply.body["tools"]["tools"]
         .as_array()
-        .unwrap()
+        .unwrap_or_else(|| panic!("no tools: {}", reply.body))
         .iter()
         .find(|tool| tool["name"] == "slow")
         .cloned()
         .unwrap_or_else(|| panic!("no slow tool: {}", reply.body));
-    let properties: Vec<&String> = slow["inputSchema"]["properties"]
+    let properties: Vec<&String> = slow["parameters"]["properties"]
         .as_object()
         .unwrap()
         .keys()
