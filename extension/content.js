@@ -431,6 +431,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     drag(bar, box);
     const body = el('div', { class: 'body' });
     if (state.detail) body.append(state.detail);
+    if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
     if (state.status === 'executing' && state.startedAtMs) {
       const clock = el('span');
       const tick = () => { clock.textContent = ` ${Math.round((Date.now() - state.startedAtMs) / 1000)} s`; };

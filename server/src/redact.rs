@@ -237,8 +237,10 @@ mod tests {
             "[A-Za-z0-9._-]{20,40}"
                 .prop_map(|b| (format!("Authorization: Bearer 9{b}"), format!("9{b}"))),
             "[0-9a-f]{64}".prop_map(|b| (format!("https://{b}@github.com/x.git"), b)),
-            "[A-Za-z0-9]{8,20}"
-                .prop_map(|b| (format!("postgres://admin:9{b}@db:5432/app"), format!("9{b}"))),
+            "[A-Za-z0-9]{8,20}".prop_map(|b| (
+                format!("postgres://admin:9{b}@db:5432/app"),
+                format!("9{b}")
+            )),
         ]
     }
 

@@ -291,7 +291,8 @@ async fn secrets_in_successful_results_are_masked_and_counted() {
     assert_eq!(body["result"]["content"][0]["text"], "the token is ***");
     assert_eq!(body["masked"], 1);
     // Credential shapes; a key name alone is not enough in a result.
-    let pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----";
+    let pem =
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----";
     let text = format!(
         "aws AKIAIOSFODNN7EXAMPLE gh ghp_0123456789abcdefghijklmnopqrstuvwxyzAB jwt {JWT}\n\
          Authorization: Bearer abc123def456ghi789jkl\nclone https://0123456789abcdef0123456789abcdef@github.com/x.git\n{pem}\n\
@@ -346,6 +347,12 @@ async fn a_secret_is_masked_before_a_large_result_is_paged() {
         joined.push_str(page["result"]["content"][0]["text"].as_str().unwrap());
         next = page["page"]["next_offset"].as_u64();
     }
-    assert!(!joined.contains("eyJ") && !joined.contains("SflKx"), "a part of the JWT left");
-    assert_eq!(joined, format!("{}***{}", ",".repeat(8150), ",".repeat(9000)));
+    assert!(
+        !joined.contains("eyJ") && !joined.contains("SflKx"),
+        "a part of the JWT left"
+    );
+    assert_eq!(
+        joined,
+        format!("{}***{}", ",".repeat(8150), ",".repeat(9000))
+    );
 }

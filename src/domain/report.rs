@@ -106,9 +106,10 @@ pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOpt
                 result,
                 trace_id: _,
                 page,
+                masked,
             },
             _,
-        ) => render_success(call_tool, result, page.as_ref(), opts),
+        ) => render_success(call_tool, result, page.as_ref(), *masked, opts),
         (_, Some(d)) => render_failure(call_tool, args, d, opts),
         // `diagnose` only returns `None` for a success.
         (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
@@ -138,8 +139,14 @@ fn wrap(body: &str) -> String {
 /// Masks a prefix of `s` large enough to fill `keep` bytes after masking; the flag says
 /// whether `s` went on past the masked window.
 fn mask_prefix(s: &str, keep: usize) -> (String, bool) {
+    mask_prefix_counted(s, keep).0
+}
+
+/// [`mask_prefix`], and how many secrets it masked.
+fn mask_prefix_counted(s: &str, keep: usize) -> ((String, bool), usize) {
     let window = s.floor_char_boundary(keep.saturating_add(MASK_SLACK));
-    (redact(&s[..window]).into_owned(), window < s.len())
+    let masked = crate::domain::redact::redact_counted(&s[..window]);
+    ((masked.text.into_owned(), window < s.len()), masked.count)
 }
 
 /// Cuts already-masked text to at most `budget` bytes including `marker`.
@@ -338,6 +345,7 @@ fn render_success(
     tool: &str,
     result: &ToolResult,
     page: Option<&Page>,
+    masked_by_bridge: u32,
     opts: &ReportOptions,
 ) -> Rendered {
     let lang = opts.lang;
@@ -355,11 +363,18 @@ fn render_success(
         None => opts.cap(),
     };
     let avail = cap.saturating_sub(wrap(&format!("{head}{tail}")).len());
-    let shown = fit(mask_prefix(&body, avail), avail, l.cut_marker);
+    // What the core masks on top of the bridge (key names) counts too.
+    let (prefix, masked_here) = mask_prefix_counted(&body, avail);
+    let shown = fit(prefix, avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
     let mut float = crate::domain::float::new(FloatStatus::Success, &title, lang);
     float.detail = page.map(|p| Masked::new(&progress_line(p, lang)));
+    float.masked = masked_by_bridge.saturating_add(u32::try_from(masked_here).unwrap_or(u32::MAX));
+    if float.masked > 0 {
+        let count = float.masked.to_string();
+        float.masked_note = Some(Masked::new(&fill(l.float_masked, &[("count", &count)])));
+    }
     float.media = crate::domain::float::media(result.content.iter().filter_map(|c| match c {
         Content::Image {
             mime_type, data, ..
@@ -792,6 +807,39 @@ mod paging_tests {
     use super::*;
     use crate::domain::outcome::from_http;
     use serde_json::json;
+
+    #[test]
+    fn the_float_says_how_many_values_were_masked() {
+        let body = json!({"success": true, "masked": 2,
+            "result": {"content": [{"type": "text", "text": "echo *** ***, db password=hunter22"}]}});
+        let outcome = from_http(200, None, body.to_string().as_bytes());
+        for (lang, words) in [(Lang::En, "3 secret-looking values"), (Lang::Zh, "有 3 个")] {
+            let opts = ReportOptions {
+                lang,
+                ..ReportOptions::default()
+            };
+            let rendered = render("echo", &json!({}), &outcome, &opts);
+            assert!(!rendered.chat_text.as_str().contains("hunter22"));
+            assert_eq!(rendered.float.masked, 3);
+            let note = rendered
+                .float
+                .masked_note
+                .as_ref()
+                .map(Masked::as_str)
+                .unwrap_or("");
+            assert!(note.contains(words), "{note}");
+        }
+        let clean =
+            json!({"success": true, "result": {"content": [{"type": "text", "text": "ok"}]}});
+        let rendered = render(
+            "echo",
+            &json!({}),
+            &from_http(200, None, clean.to_string().as_bytes()),
+            &ReportOptions::default(),
+        );
+        assert_eq!(rendered.float.masked, 0);
+        assert!(rendered.float.masked_note.is_none());
+    }
 
     fn paged(
         offset: u64,
