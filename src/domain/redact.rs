@@ -54,6 +54,12 @@ impl Masked {
         Masked(redact_owned(s))
     }
 
+    /// `s` as it is: only for a tool result the user chose, on the options page, to let
+    /// through unmasked (`Settings::unmasked_results`).
+    pub fn passed_by_user(s: String) -> Masked {
+        Masked(s)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

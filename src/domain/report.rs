@@ -36,6 +36,9 @@ pub struct ReportOptions {
     pub max_len: usize,
     /// The bridge's address, as the reports name it (`http://127.0.0.1:3849`).
     pub bridge_url: String,
+    /// The user lets this tool's results through as the tool gave them: a successful
+    /// result's text is not masked (errors still are).
+    pub unmasked: bool,
 }
 
 impl Default for ReportOptions {
@@ -45,6 +48,7 @@ impl Default for ReportOptions {
             max_stack_lines: 10,
             max_len: 8192,
             bridge_url: crate::domain::settings::DEFAULT_BRIDGE_URL.into(),
+            unmasked: false,
         }
     }
 }
@@ -364,7 +368,12 @@ fn render_success(
     };
     let avail = cap.saturating_sub(wrap(&format!("{head}{tail}")).len());
     // What the core masks on top of the bridge (key names) counts too.
-    let (prefix, masked_here) = mask_prefix_counted(&body, avail);
+    let (prefix, masked_here) = if opts.unmasked {
+        let window = body.floor_char_boundary(avail.saturating_add(MASK_SLACK));
+        ((body[..window].to_owned(), window < body.len()), 0)
+    } else {
+        mask_prefix_counted(&body, avail)
+    };
     let shown = fit(prefix, avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
@@ -384,8 +393,13 @@ fn render_success(
         } => Some((mime_type.as_str(), data.as_str())),
         _ => None,
     }));
+    let chat_text = if opts.unmasked {
+        Masked::passed_by_user(chat)
+    } else {
+        Masked::new(&chat)
+    };
     Rendered {
-        chat_text: Masked::new(&chat),
+        chat_text,
         float,
         record: None,
     }
