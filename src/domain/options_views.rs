@@ -545,6 +545,23 @@ fn check_tool_key(key: &str, lang: Lang) -> Result<(), Problem> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_tools_results_are_let_through_unmasked_only_by_its_key() {
+        let s = set_unmasked(&Settings::default(), "demo:echo", true, Lang::En).unwrap();
+        assert!(s.passes_unmasked(Some("demo"), "echo"));
+        assert!(
+            !s.passes_unmasked(None, "echo"),
+            "a call naming no server stays masked"
+        );
+        assert!(!s.passes_unmasked(Some("other"), "echo"));
+        let stored = serde_json::to_value(&s).unwrap();
+        assert_eq!(stored["unmaskedResults"], serde_json::json!(["demo:echo"]));
+        assert_eq!(Settings::from_json(&stored).unwrap(), s);
+        let s = set_unmasked(&s, "demo:echo", false, Lang::En).unwrap();
+        assert!(!s.passes_unmasked(Some("demo"), "echo"));
+        assert!(set_unmasked(&s, "echo", true, Lang::En).is_err());
+    }
+
     const BASE: &str = "http://127.0.0.1:3849";
     const EN: Lang = Lang::En;
 

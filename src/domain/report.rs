@@ -823,6 +823,27 @@ mod paging_tests {
     use serde_json::json;
 
     #[test]
+    fn a_tool_the_user_lets_through_is_not_masked() {
+        let body = json!({"success": true,
+            "result": {"content": [{"type": "text", "text": "generated password=hunter22"}]}});
+        let outcome = from_http(200, None, body.to_string().as_bytes());
+        let opts = ReportOptions {
+            unmasked: true,
+            ..ReportOptions::default()
+        };
+        let rendered = render("make_password", &json!({}), &outcome, &opts);
+        assert!(rendered.chat_text.as_str().contains("password=hunter22"));
+        assert_eq!(rendered.float.masked, 0);
+        let rendered = render(
+            "make_password",
+            &json!({}),
+            &outcome,
+            &ReportOptions::default(),
+        );
+        assert!(!rendered.chat_text.as_str().contains("hunter22"));
+    }
+
+    #[test]
     fn the_float_says_how_many_values_were_masked() {
         let body = json!({"success": true, "masked": 2,
             "result": {"content": [{"type": "text", "text": "echo *** ***, db password=hunter22"}]}});

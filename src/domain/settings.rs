@@ -178,8 +178,9 @@ impl Settings {
             .copied()
     }
 
-    /// Whether the user lets this tool's results through unmasked: only for the server the
-    /// call names (a call that names none is masked, whichever server runs it).
+    /// Whether the user lets this tool's results through unmasked on this server (the chat
+    /// loop resolves a call that names no server to the server that runs it first; one it
+    /// cannot resolve stays masked).
     pub fn passes_unmasked(&self, server: Option<&str>, tool: &str) -> bool {
         server.is_some_and(|s| self.unmasked_results.contains(&format!("{s}:{tool}")))
     }
