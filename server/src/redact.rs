@@ -104,10 +104,10 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     if let Some((_, query)) = url.split_once('?') {
         let query = query.split('#').next().unwrap_or("");
         for pair in query.split('&') {
-            if let Some((name, value)) = pair.split_once('=') {
-                if secrets::is_secret_key(name) {
-                    found.push(value.to_owned());
-                }
+            if let Some((name, value)) = pair.split_once('=')
+                && secrets::is_secret_key(name)
+            {
+                found.push(value.to_owned());
             }
         }
     }

@@ -59,7 +59,7 @@ mod tests {
         result.structured_content = Some(
             json!({"jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl", "n": 1}),
         );
-        assert_eq!(mask_result(&mut result, &[token.clone()]), 3);
+        assert_eq!(mask_result(&mut result, std::slice::from_ref(&token)), 3);
         let text = serde_json::to_string(&result).unwrap();
         assert!(
             !text.contains(&token) && !text.contains("AKIA") && !text.contains("eyJ"),
