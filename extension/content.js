@@ -730,6 +730,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     drag(bar, box);
     const body = el('div', { class: 'body' });
     if (state.detail) body.append(state.detail);
+    if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
     if (state.status === 'executing' && state.startedAtMs) {
       const clock = el('span');
       const tick = () => { clock.textContent = ` ${Math.round((Date.now() - state.startedAtMs) / 1000)} s`; };
@@ -827,7 +828,6 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 
   send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
     if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
-    document.documentElement.dataset.mcpBridge = 'active';
     site = setup.site || null;
     if (site) {
       const saved = await chrome.storage.local.get(`floatPos:${site.id}`).catch(() => ({}));

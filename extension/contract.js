@@ -57,6 +57,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     GET_HISTORY: 'get-history',
     GET_TOOLS: 'get-tools',
     SET_TOOL_POLICY: 'set-tool-policy',
+    SET_TOOL_UNMASKED: 'set-tool-unmasked',
     GET_ERROR_LOG: 'get-error-log',
     EXPORT_ERROR_LOG: 'export-error-log',
     CLEAR_ERROR_LOG: 'clear-error-log',

@@ -284,6 +284,16 @@ async function loadTools() {
       const cell = el('td');
       // Why this policy is in force: set by the user, or the tool's own annotations.
       cell.append(policy, el('small', ` ${tool.policyWhy ?? ''}`, { class: 'policy-why', 'data-source': tool.policySource ?? '' }));
+      // The user alone chooses to let this tool's results through with secrets unmasked.
+      const unmasked = el('input', null, { type: 'checkbox', class: 'unmasked', 'aria-label': t('unmaskedLabel') });
+      unmasked.checked = !!tool.unmasked;
+      unmasked.addEventListener('change', async () => {
+        const answer = await ask({ type: PAGE.SET_TOOL_UNMASKED, key: tool.key, unmasked: unmasked.checked });
+        report($('tools'), out, answer, t(unmasked.checked ? 'unmaskedOn' : 'unmaskedOff', [tool.key]));
+      });
+      const label = el('label', null, { class: 'unmasked-label' });
+      label.append(unmasked, ` ${t('unmaskedLabel')}`);
+      cell.append(el('br'), label);
       const name = el('td');
       name.append(el('code', tool.name), el('small', params ? ` (${params})` : ''));
       // What the tool declares about itself (MCP annotations), as the policy defaults read it.

@@ -25,6 +25,17 @@ fn secret() -> impl Strategy<Value = (String, String)> {
         "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("client_secret: 9{b}"), format!("9{b}"))),
         "[A-Za-z0-9._-]{20,40}"
             .prop_map(|b| (format!("Authorization: Bearer 9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9+/]{12,40}"
+            .prop_map(|b| (format!("Authorization: Basic 9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("password: 9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("passphrase=9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("cookie=9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("aws_access_key_id=9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("secret_key=9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("密码：9{b}"), format!("9{b}"))),
+        "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("令牌=9{b}"), format!("9{b}"))),
+        // A bare token as a URL's user (the bridge's own token is 64 hex digits).
+        "[0-9a-f]{64}".prop_map(|b| (format!("https://{b}@github.com/me/repo.git"), b)),
         "[A-Za-z0-9]{8,20}".prop_map(|b| (
             format!("postgres://admin:9{b}@db.example.com:5432/app"),
             format!("9{b}")

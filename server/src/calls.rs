@@ -4,6 +4,7 @@
 
 pub mod counter;
 pub mod execute;
+pub mod masking;
 pub mod results;
 
 use std::collections::HashMap;

@@ -223,7 +223,7 @@ pub fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
         ConfigError::Field {
             path: path.to_owned(),
             field,
-            message: strip_position(&inner.to_string()),
+            message: without_value(&strip_position(&inner.to_string())),
             line: inner.line(),
             column: inner.column(),
         }
@@ -648,6 +648,33 @@ fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
 }
 
 /// serde_json appends " at line L column C"; we report the position separately.
+/// A serde type error without the value it quotes: `invalid type: string "sk-…", expected a
+/// map` becomes `invalid type: string, expected a map`. The value may be a secret (a mistyped
+/// `env` or header), and errors are shown and logged.
+fn without_value(message: &str) -> String {
+    for prefix in [
+        "invalid type: ",
+        "invalid value: ",
+        "invalid length ",
+        "unknown variant ",
+    ] {
+        let Some(rest) = message.strip_prefix(prefix) else {
+            continue;
+        };
+        let Some(expected) = rest.rfind(", expected ") else {
+            return format!("{prefix}(value not shown)");
+        };
+        let described = &rest[..expected];
+        let kind = described
+            .split(['"', '`'])
+            .next()
+            .unwrap_or_default()
+            .trim_end();
+        return format!("{prefix}{kind}{}", &rest[expected..]);
+    }
+    message.to_owned()
+}
+
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(index) => message[..index].to_owned(),
@@ -693,6 +720,26 @@ pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Sou
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mistyped_value_is_not_echoed() {
+        let text =
+            r#"{"mcpServers": {"a": {"command": "x", "env": {"K": 12345678}, "headers": {}}}}"#;
+        let err = parse(text, Path::new("c.json")).unwrap_err().to_string();
+        assert!(!err.contains("12345678"), "{err}");
+        assert!(
+            err.contains("invalid type: integer, expected a string"),
+            "{err}"
+        );
+        let text = r#"{"mcpServers": {"a": {"command": "x", "env": "sk-proj-abcdefghijklmnopqrstuvwxyz"}}}"#;
+        let err = parse(text, Path::new("c.json")).unwrap_err().to_string();
+        assert!(!err.contains("abcdefghij"), "{err}");
+        assert!(err.contains("mcpServers.a.env"), "{err}");
+        assert_eq!(
+            without_value("invalid value: string \"a, b\", expected one of x"),
+            "invalid value: string, expected one of x"
+        );
+    }
 
     fn parse_ok(text: &str) -> Vec<ServerSpec> {
         parse(text, Path::new("mcp-config.json")).unwrap()

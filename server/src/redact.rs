@@ -1,52 +1,67 @@
 //! Keeps secrets out of everything the bridge logs or returns: configured secrets (a server's
-//! `env` values, header values, credentials in its `url`) by value, and anything that looks like
-//! a credential (`password=…`, `api_key=…`, `user:password@` in a URL) by its shape.
+//! `env` values, header values, credentials in its `url`, the bridge's own token) by value,
+//! and anything that looks like a credential by its shape. What looks like one is the list and
+//! scanner the extension's core masks with too (`mcp_bridge_protocol::secrets`); the bridge
+//! writes `***` for each.
+//!
+//! Errors and logs get every rule, key names included (`password=…`); a tool's successful
+//! result only the shapes that are credentials on their own ([`mask_result`]), since a result
+//! may rightly hold a value under a key named `password` that the user asked for.
+
+use std::borrow::Cow;
+
+use mcp_bridge_protocol::secrets::{self, Mask, Redaction, Rules};
 
 /// Shorter values (`"1"`, `"true"`, `"UTC"`) are too common to mask without mangling text.
-pub const MIN_SECRET_LEN: usize = 4;
+pub const MIN_SECRET_LEN: usize = secrets::MIN_KNOWN_LEN;
 
 /// What a masked secret reads as.
 pub const MASK: &str = "***";
 
-/// Key names whose `key=value` (or JSON `"key": "value"`) value is always masked; matched
-/// case-insensitively at the end of a longer name too (`db_password=`, `X-Api-Key=`).
-const SECRET_KEYS: [&str; 12] = [
-    "password",
-    "passwd",
-    "pwd",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "api-key",
-    "access_key",
-    "private_key",
-    "credentials",
-    "credential",
-];
+fn stars(out: &mut String, _: Mask) {
+    out.push_str(MASK);
+}
 
 /// Replace every occurrence of every secret in `text` with [`MASK`], longest secrets first
 /// so that a secret containing another is masked whole; then mask credential-shaped text
 /// (see [`mask_patterns`]).
 pub fn redact(text: &str, secrets: &[String]) -> String {
-    let mut ordered: Vec<&String> = secrets
-        .iter()
-        .filter(|secret| secret.len() >= MIN_SECRET_LEN)
-        .collect();
-    ordered.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
-    let mut out = text.to_owned();
-    for secret in ordered {
-        if out.contains(secret.as_str()) {
-            out = out.replace(secret.as_str(), MASK);
-        }
-    }
-    mask_patterns(&out)
+    let known: Vec<&str> = secrets.iter().map(String::as_str).collect();
+    let by_value = secrets::mask_known(text, &known, MASK);
+    mask_patterns(&by_value.text)
 }
 
 /// Mask credential-shaped text that no configured secret covers: the value of `password=…`,
-/// `api_key=…`, `"token": "…"` and the like, and the password of a URL's `user:password@`.
+/// `api_key: …`, `"token": "…"`, `Authorization: Bearer …` and the like, private keys,
+/// provider keys, JWTs, and the credentials of a URL.
 pub fn mask_patterns(text: &str) -> String {
-    mask_url_userinfo(&mask_key_values(text))
+    secrets::mask(text, Rules::SECRETS, &mut stars)
+        .text
+        .into_owned()
+}
+
+/// A successful tool result's text with the known secrets (`known`: the bridge's token, the
+/// server's configured values) and the credential shapes masked, and how many were.
+pub fn mask_result<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
+    let by_value = secrets::mask_known(text, known, MASK);
+    let (shaped, shapes) = {
+        let by_shape = secrets::mask(&by_value.text, Rules::SHAPES, &mut stars);
+        match by_shape.text {
+            Cow::Owned(text) => (Some(text), by_shape.count),
+            Cow::Borrowed(_) => (None, 0),
+        }
+    };
+    let count = by_value.count + shapes;
+    match shaped {
+        Some(text) => Redaction {
+            text: Cow::Owned(text),
+            count,
+        },
+        None => Redaction {
+            text: by_value.text,
+            count,
+        },
+    }
 }
 
 /// [`mask_patterns`] over every string of a JSON value; a string under a secret-looking key
@@ -59,10 +74,8 @@ pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
         Value::Object(map) => Value::Object(
             map.into_iter()
                 .map(|(key, value)| {
-                    let lower = key.to_ascii_lowercase();
-                    let secret = SECRET_KEYS.iter().any(|name| lower.ends_with(name));
                     let value = match value {
-                        Value::String(text) if secret && !text.is_empty() => {
+                        Value::String(text) if secrets::is_secret_key(&key) && !text.is_empty() => {
                             Value::String(MASK.to_owned())
                         }
                         other => mask_json(other),
@@ -73,107 +86,6 @@ pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
         ),
         other => other,
     }
-}
-
-/// Characters that end a masked value.
-fn ends_value(c: char) -> bool {
-    c.is_whitespace()
-        || matches!(
-            c,
-            '&' | '"' | '\'' | ',' | ';' | '\\' | '`' | ')' | ']' | '}'
-        )
-}
-
-fn mask_key_values(text: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    let mut out = String::with_capacity(text.len());
-    let mut copied = 0;
-    let mut index = 0;
-    while index < text.len() {
-        let Some(key) = SECRET_KEYS
-            .iter()
-            .find(|key| lower[index..].starts_with(**key))
-        else {
-            index += text[index..].chars().next().map_or(1, char::len_utf8);
-            continue;
-        };
-        let mut cursor = index + key.len();
-        // A quoted JSON key: `"password": "value"`.
-        let quoted = text[cursor..].starts_with('"');
-        if quoted {
-            cursor += 1;
-        }
-        let rest = &text[cursor..];
-        let spaces = rest.len() - rest.trim_start().len();
-        let after_spaces = &rest[spaces..];
-        let separator =
-            if after_spaces.starts_with('=') || (quoted && after_spaces.starts_with(':')) {
-                1
-            } else {
-                0
-            };
-        if separator == 0 {
-            index += key.len();
-            continue;
-        }
-        cursor += spaces + separator;
-        let rest = &text[cursor..];
-        cursor += rest.len() - rest.trim_start_matches([' ', '\t']).len();
-        // An escaped or plain opening quote belongs to the value's syntax, not to the value.
-        for opener in ["\\\"", "\"", "'"] {
-            if text[cursor..].starts_with(opener) {
-                cursor += opener.len();
-                break;
-            }
-        }
-        let value_len: usize = text[cursor..]
-            .chars()
-            .take_while(|c| !ends_value(*c))
-            .map(char::len_utf8)
-            .sum();
-        if value_len == 0 || &text[cursor..cursor + value_len] == MASK {
-            index = cursor.max(index + key.len());
-            continue;
-        }
-        out.push_str(&text[copied..cursor]);
-        out.push_str(MASK);
-        copied = cursor + value_len;
-        index = copied;
-    }
-    out.push_str(&text[copied..]);
-    out
-}
-
-fn mask_url_userinfo(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("://") {
-        let (head, tail) = rest.split_at(at + 3);
-        out.push_str(head);
-        let authority_len = tail
-            .find(|c: char| c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '`'))
-            .unwrap_or(tail.len());
-        let authority = &tail[..authority_len];
-        match authority.rfind('@') {
-            Some(at) => {
-                let userinfo = &authority[..at];
-                match userinfo.split_once(':') {
-                    Some((user, _)) => {
-                        out.push_str(user);
-                        out.push(':');
-                        out.push_str(MASK);
-                    }
-                    // A bare user part is often a token (`https://TOKEN@host`).
-                    None => out.push_str(MASK),
-                }
-                out.push_str(&authority[at..]);
-            }
-            None => out.push_str(authority),
-        }
-        rest = &tail[authority_len..];
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The secrets inside a URL: the password (or bare user) of `user:password@`, and the values
@@ -192,11 +104,10 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     if let Some((_, query)) = url.split_once('?') {
         let query = query.split('#').next().unwrap_or("");
         for pair in query.split('&') {
-            if let Some((name, value)) = pair.split_once('=') {
-                let name = name.to_ascii_lowercase();
-                if SECRET_KEYS.iter().any(|key| name.ends_with(key)) {
-                    found.push(value.to_owned());
-                }
+            if let Some((name, value)) = pair.split_once('=')
+                && secrets::is_secret_key(name)
+            {
+                found.push(value.to_owned());
             }
         }
     }
@@ -262,7 +173,7 @@ mod tests {
         );
         assert_eq!(
             mask_patterns("DB_PASSWORD = 'p@ss w' and API_KEY=abc&x=1"),
-            "DB_PASSWORD = '*** w' and API_KEY=***&x=1"
+            "DB_PASSWORD = '***' and API_KEY=***&x=1"
         );
         assert_eq!(
             mask_patterns(r#"{"password": "hunter2", "token":"t0k"}"#),
@@ -273,12 +184,14 @@ mod tests {
             r#"{"error":"bad password=***\" end"}"#
         );
         assert_eq!(
-            mask_patterns("GET https://bob:s3cret@example.com/x?a=1 and ftp://tok@h"),
+            mask_patterns(
+                "GET https://bob:s3cret@example.com/x?a=1 and ftp://0123456789abcdef0123@h"
+            ),
             "GET https://bob:***@example.com/x?a=1 and ftp://***@h"
         );
         assert_eq!(
-            mask_patterns("Missing token: send it; token_count 3; ü password="),
-            "Missing token: send it; token_count 3; ü password="
+            mask_patterns("Missing token; token_count 3; ü password="),
+            "Missing token; token_count 3; ü password="
         );
         assert_eq!(mask_patterns("password=*** twice"), "password=*** twice");
     }
@@ -299,5 +212,82 @@ mod tests {
             ["pw123", "k999", "zz"]
         );
         assert!(url_secrets("http://127.0.0.1:9/mcp").is_empty());
+    }
+
+    use proptest::prelude::*;
+
+    /// A credential that is one on its own (masked in results too), and its secret part.
+    fn shape() -> impl Strategy<Value = (String, String)> {
+        prop_oneof![
+            "[A-Za-z0-9]{24,40}".prop_map(|b| (format!("sk-{b}"), b)),
+            "[A-Za-z0-9]{24,40}".prop_map(|b| (format!("sk-proj-{b}"), b)),
+            "[A-Za-z0-9]{36}".prop_map(|b| (format!("ghp_{b}"), b)),
+            "[A-Za-z0-9_]{40,60}".prop_map(|b| (format!("github_pat_{b}"), b)),
+            "[A-Z0-9]{16}".prop_map(|b| (format!("AKIA{b}"), b)),
+            (
+                "[A-Za-z0-9_-]{12,30}",
+                "[A-Za-z0-9_-]{12,30}",
+                "[A-Za-z0-9_-]{20,43}"
+            )
+                .prop_map(|(a, b, c)| (format!("eyJ{a}.eyJ{b}.{c}"), format!("{b}.{c}"))),
+            "[A-Za-z0-9+/]{64}".prop_map(|b| (
+                format!("-----BEGIN RSA PRIVATE KEY-----\n{b}\n-----END RSA PRIVATE KEY-----"),
+                b
+            )),
+            "[A-Za-z0-9._-]{20,40}"
+                .prop_map(|b| (format!("Authorization: Bearer 9{b}"), format!("9{b}"))),
+            "[0-9a-f]{64}".prop_map(|b| (format!("https://{b}@github.com/x.git"), b)),
+            "[A-Za-z0-9]{8,20}".prop_map(|b| (
+                format!("postgres://admin:9{b}@db:5432/app"),
+                format!("9{b}")
+            )),
+        ]
+    }
+
+    /// A credential known by its key name only (masked in errors and logs), and its value.
+    fn key_value() -> impl Strategy<Value = (String, String)> {
+        prop_oneof![
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("password=9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("password: 9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("\"token\": \"9{b}\""), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("passphrase=9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("cookie=9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("access_key_id=9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("secret_key=9{b}"), format!("9{b}"))),
+            "[A-Za-z0-9]{6,20}".prop_map(|b| (format!("密码：9{b}"), format!("9{b}"))),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn shapes_never_leave_in_a_result_an_error_or_a_log(
+            before in "[ -~\n]{0,30}", after in "[ -~\n]{0,30}", (planted, secret) in shape()
+        ) {
+            let text = format!("{before} {planted} {after}");
+            let result = mask_result(&text, &[]);
+            prop_assert!(!result.text.contains(&secret), "{}", result.text);
+            prop_assert!(result.count >= 1);
+            prop_assert_eq!(mask_result(&result.text, &[]).count, 0);
+            let error = mask_patterns(&text);
+            prop_assert!(!error.contains(&secret), "{}", error);
+            prop_assert_eq!(mask_patterns(&error), error);
+        }
+
+        #[test]
+        fn key_values_never_leave_in_an_error_or_a_log(
+            before in "[ -~\n]{0,30}", after in "[ -~\n]{0,30}", (planted, secret) in key_value()
+        ) {
+            let text = format!("{before}\n{planted}\n{after}");
+            let error = mask_patterns(&text);
+            prop_assert!(!error.contains(&secret), "{}", error);
+            prop_assert_eq!(mask_patterns(&error), error);
+        }
+
+        #[test]
+        fn the_bridge_token_never_leaves_a_result(token in "[0-9a-f]{64}", before in "[ -~]{0,30}") {
+            let text = format!("{before}{token}");
+            let result = mask_result(&text, &[token.as_str()]);
+            prop_assert!(!result.text.contains(&token));
+        }
     }
 }

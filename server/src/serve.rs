@@ -26,10 +26,12 @@ const ANSWER_AFTER_STOP: Duration = Duration::from_secs(2);
 /// Exit code for a bad command line or config.
 const USAGE: u8 = 2;
 
-/// Print a line for the user on stdout (credential-shaped text masked); a closed stdout is not
-/// a reason to stop.
+/// Print a line for the user on stdout (credential-shaped text masked, control characters
+/// escaped: it may name a server or quote its error); a closed stdout is not a reason to stop.
 fn say(line: &str) {
-    say_unmasked(&crate::redact::mask_patterns(line));
+    say_unmasked(&crate::logging::escape_controls(
+        &crate::redact::mask_patterns(line),
+    ));
 }
 
 /// [`say`] without the masker: only for the line that shows the user the bridge's own token.

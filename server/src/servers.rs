@@ -148,6 +148,12 @@ impl Server {
         &self.spec.name
     }
 
+    /// The values masked wherever this server's words are shown: its configured secrets and the
+    /// bridge's own.
+    pub fn secrets(&self) -> &[String] {
+        &self.secrets
+    }
+
     pub fn spec(&self) -> &ServerSpec {
         &self.spec
     }

@@ -145,6 +145,22 @@ impl<'a> Fields<'a> {
         }
     }
 
+    fn optional_bool(&mut self, field: &str) -> bool {
+        match self.map.get(field) {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(value)) => *value,
+            Some(other) => {
+                self.errors.push(error(
+                    "bool_type",
+                    &self.loc(field),
+                    "Input should be a valid boolean",
+                    other.clone(),
+                ));
+                false
+            }
+        }
+    }
+
     fn optional_object(&mut self, field: &str) -> Map<String, Value> {
         match self.map.get(field) {
             None | Some(Value::Null) => Map::new(),
@@ -226,6 +242,9 @@ pub struct ExecuteRequest {
     pub server_name: Option<String>,
     /// Long-poll: answer `202 pending` if the call takes longer than this many seconds.
     pub wait: Option<f64>,
+    /// Pass the result as the tool gave it, credential shapes unmasked (the user's choice for
+    /// this tool, sent by the extension).
+    pub unmasked: bool,
 }
 
 impl ExecuteRequest {
@@ -236,11 +255,13 @@ impl ExecuteRequest {
         let arguments = fields.optional_object("arguments");
         let server_name = fields.optional_string("serverName");
         let wait = fields.optional_wait("wait");
+        let unmasked = fields.optional_bool("unmasked");
         fields.finish(|| ExecuteRequest {
             name: name.unwrap_or_default(),
             arguments,
             server_name: server_name.filter(|name| !name.is_empty()),
             wait,
+            unmasked,
         })
     }
 }

@@ -1,47 +1,100 @@
 //! Long calls: the per-call timeout (with `notifications/cancelled`), long-polling with `wait`,
 //! `GET`/`DELETE /calls/{id}`, and a crashing server (stderr tail, restart on the next call) —
-//! in-process with `oneshot`. No tight timing: only lower bounds and generous upper limits.
+//! in-process with `oneshot`, or against a real bridge process where the test reads the log of
+//! what the MCP server itself saw. No tight timing: only lower bounds and generous upper limits.
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use axum::http::{Method, StatusCode};
-use common::{TestApp, wait_for_file};
+use common::{BridgeProcess, Launch, TestApp};
 use serde_json::{Value, json};
 
 const CANCEL_SEEN: Duration = Duration::from_secs(20);
 
+/// A bridge process whose log shows what its MCP servers write to stderr (`RUST_LOG=debug`),
+/// running the demo server with a 1 s call timeout.
+fn bridge_logging_server_stderr() -> BridgeProcess {
+    let mut entry = BridgeProcess::demo_entry();
+    entry["call_timeout"] = json!(1);
+    let bridge = BridgeProcess::launch(Launch {
+        config: Some(json!({"mcpServers": {"demo": entry}})),
+        args: &["--token", common::TOKEN],
+        env: &[("RUST_LOG", "info,mcp_bridge=debug,rmcp=warn")],
+        prepare: None,
+    });
+    bridge.wait_started(common::START_LIMIT);
+    bridge
+}
+
+/// Wait until the bridge's log holds the demo `slow` tool's own line saying it saw the
+/// cancellation (it writes it to its stderr, which the bridge logs at debug level).
+async fn cancellation_seen(bridge: &BridgeProcess) -> bool {
+    let deadline = tokio::time::Instant::now() + CANCEL_SEEN;
+    while tokio::time::Instant::now() < deadline {
+        if bridge.stderr().contains("slow: cancelled by the client") {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 #[tokio::test]
 async fn a_call_over_its_timeout_is_cancelled_and_504() {
-    let spec = common::demo_spec_with("demo", BTreeMap::new(), Some(Duration::from_secs(1)));
-    let app = TestApp::start(vec![spec]).await;
+    let bridge = bridge_logging_server_stderr();
+    // The shipped demo server has no parameter that writes a file: an argument naming a path
+    // is ignored, even when the call is cancelled.
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled");
-    let reply = app
+    let (status, body) = bridge
         .execute(json!({"name": "slow", "arguments": {"seconds": 600, "cancel_marker": marker}}))
         .await;
-    assert_eq!(reply.status, StatusCode::GATEWAY_TIMEOUT);
-    let detail = reply.detail();
+    assert_eq!(status, 504, "{body}");
+    let detail = &body["detail"];
     assert_eq!(detail["type"], "TimeoutError");
     assert_eq!(detail["code"], -32001);
     assert_eq!(detail["retryable"], true);
     assert!(detail["error"].as_str().unwrap().contains("`slow`"));
     assert!(
-        wait_for_file(&marker, CANCEL_SEEN).await,
-        "the server received notifications/cancelled"
+        cancellation_seen(&bridge).await,
+        "the server received notifications/cancelled: {}",
+        bridge.stderr()
+    );
+    assert!(
+        !marker.exists(),
+        "the demo server wrote a file it was named"
     );
     // The server is still usable, and the timeout counted as a failure.
-    assert_eq!(
-        app.execute(json!({"name": "echo", "arguments": {"text": "still here"}}))
-            .await
-            .text(),
-        "still here"
-    );
-    let history = app.get("/history").await;
-    assert_eq!(history.body["counters"][0]["tool"], "slow");
-    assert_eq!(history.body["counters"][0]["failures"], 1);
+    let (status, body) = bridge
+        .execute(json!({"name": "echo", "arguments": {"text": "still here"}}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "still here");
+    let (_, history) = bridge.get("/history").await;
+    assert_eq!(history["counters"][0]["tool"], "slow");
+    assert_eq!(history["counters"][0]["failures"], 1);
+}
+
+#[tokio::test]
+async fn the_demo_slow_tool_takes_no_path() {
+    let app = TestApp::demo().await;
+    let name = app.registry.servers()[0].name().to_owned();
+    let reply = app.get(&format!("/tools?serverName={name}")).await;
+    let slow = reply.body["tools"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tools: {}", reply.body))
+        .iter()
+        .find(|tool| tool["name"] == "slow")
+        .cloned()
+        .unwrap_or_else(|| panic!("no slow tool: {}", reply.body));
+    let properties: Vec<&String> = slow["parameters"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(properties, ["seconds"], "{slow}");
     app.stop().await;
 }
 
@@ -107,36 +160,40 @@ async fn long_poll_errors_keep_their_shape() {
 
 #[tokio::test]
 async fn delete_cancels_a_call() {
-    let app = TestApp::demo().await;
+    let bridge = bridge_logging_server_stderr();
     let dir = tempfile::tempdir().unwrap();
     let marker = dir.path().join("cancelled");
-    let reply = app
+    let (status, body) = bridge
         .execute(json!({"name": "slow", "arguments": {"seconds": 600, "cancel_marker": marker}, "wait": 0.2}))
         .await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED);
-    let call_id = reply.body["call_id"].as_str().unwrap().to_owned();
+    assert_eq!(status, 202, "{body}");
+    let call_id = body["call_id"].as_str().unwrap().to_owned();
 
-    let reply = app
-        .send(Method::DELETE, &format!("/calls/{call_id}"), None)
+    let (status, body) = bridge
+        .request(Method::DELETE, &format!("/calls/{call_id}"), None)
         .await;
-    assert_eq!(reply.status, StatusCode::OK);
-    assert_eq!(reply.body["success"], true);
-    assert_eq!(reply.body["cancelled"], true);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["success"], true);
+    assert_eq!(body["cancelled"], true);
     assert!(
-        wait_for_file(&marker, CANCEL_SEEN).await,
-        "the server received notifications/cancelled"
+        cancellation_seen(&bridge).await,
+        "the server received notifications/cancelled: {}",
+        bridge.stderr()
     );
-    let reply = app.get(&format!("/calls/{call_id}")).await;
-    assert_eq!(reply.status, StatusCode::CONFLICT);
-    assert_eq!(reply.detail()["type"], "CancelledError");
+    assert!(
+        !marker.exists(),
+        "the demo server wrote a file it was named"
+    );
+    let (status, body) = bridge.get(&format!("/calls/{call_id}")).await;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["detail"]["type"], "CancelledError");
     // Cancelling again: already finished.
-    let reply = app
-        .send(Method::DELETE, &format!("/calls/{call_id}"), None)
+    let (_, body) = bridge
+        .request(Method::DELETE, &format!("/calls/{call_id}"), None)
         .await;
-    assert_eq!(reply.body["cancelled"], false);
-    let reply = app.send(Method::DELETE, "/calls/nope", None).await;
-    assert_eq!(reply.status, StatusCode::NOT_FOUND);
-    app.stop().await;
+    assert_eq!(body["cancelled"], false);
+    let (status, _) = bridge.request(Method::DELETE, "/calls/nope", None).await;
+    assert_eq!(status, 404);
 }
 
 #[tokio::test]

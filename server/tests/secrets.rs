@@ -267,3 +267,92 @@ async fn the_demo_server_reads_only_inside_its_folder() {
         );
     }
 }
+
+/// A JWT, long enough to straddle a page break.
+const JWT: &str = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+
+#[tokio::test]
+async fn secrets_in_successful_results_are_masked_and_counted() {
+    let bridge = BridgeProcess::start(None, &[]);
+    let echo = |text: String, unmasked: bool| {
+        let bridge = &bridge;
+        async move {
+            let (status, body) = execute(
+                bridge,
+                json!({"name": "echo", "arguments": {"text": text}, "unmasked": unmasked}),
+            )
+            .await;
+            assert_eq!(status, 200, "{body}");
+            body
+        }
+    };
+    // The bridge's own token, echoed back by a tool.
+    let body = echo(format!("the token is {TOKEN}"), false).await;
+    assert_eq!(body["result"]["content"][0]["text"], "the token is ***");
+    assert_eq!(body["masked"], 1);
+    // Credential shapes; a key name alone is not enough in a result.
+    let pem =
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----";
+    let text = format!(
+        "aws AKIAIOSFODNN7EXAMPLE gh ghp_0123456789abcdefghijklmnopqrstuvwxyzAB jwt {JWT}\n\
+         Authorization: Bearer abc123def456ghi789jkl\nclone https://0123456789abcdef0123456789abcdef@github.com/x.git\n{pem}\n\
+         generated password: kept-as-asked"
+    );
+    let body = echo(text.clone(), false).await;
+    let shown = body["result"]["content"][0]["text"].as_str().unwrap();
+    for secret in [
+        "IOSFODNN7EXAMPLE",
+        "0123456789abcdefghij",
+        "SflKxwRJ",
+        "abc123def456",
+        "0123456789abcdef0123456789abcdef",
+        "MIIEvQ",
+    ] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+    assert!(shown.contains("password: kept-as-asked"), "{shown}");
+    assert_eq!(body["masked"], 6, "{body}");
+    // The user let this tool's results through: as the tool gave them.
+    let body = echo(text.clone(), true).await;
+    assert_eq!(body["result"]["content"][0]["text"], text.as_str());
+    assert!(body.get("masked").is_none(), "{body}");
+}
+
+#[tokio::test]
+async fn a_secret_is_masked_before_a_large_result_is_paged() {
+    let bridge = BridgeProcess::start(None, &[]);
+    // No space or line break: the first page ends at its character limit (8192), inside the
+    // JWT, were it not masked first.
+    let text = format!("{}{JWT}{}", ",".repeat(8150), ",".repeat(9000));
+    let (status, body) = execute(
+        &bridge,
+        json!({"name": "echo", "arguments": {"text": text}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["masked"], 1, "{}", body["page"]);
+    let mut joined = body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let id = body["page"]["result_id"].as_str().unwrap().to_owned();
+    let mut next = body["page"]["next_offset"].as_u64();
+    while let Some(offset) = next {
+        let (status, page) = execute(
+            &bridge,
+            json!({"name": "read_result", "arguments": {"result_id": id, "offset": offset}}),
+        )
+        .await;
+        assert_eq!(status, 200, "{page}");
+        joined.push_str(page["result"]["content"][0]["text"].as_str().unwrap());
+        next = page["page"]["next_offset"].as_u64();
+    }
+    assert!(
+        !joined.contains("eyJ") && !joined.contains("SflKx"),
+        "a part of the JWT left"
+    );
+    assert_eq!(
+        joined,
+        format!("{}***{}", ",".repeat(8150), ",".repeat(9000))
+    );
+}

@@ -66,9 +66,20 @@ pub struct FloatState {
     /// A prompt that offers to keep the choice (Allow once, Always allow, Deny) rather than
     /// Run and Skip.
     pub remember: bool,
+    /// How many secret-looking values were masked in the result shown (by the bridge and the
+    /// core together).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub masked: u32,
+    /// The line that tells the user so, in their language.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub masked_note: Option<Masked>,
     /// The images and sounds the tool returned, for the float to show, save and attach.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub media: Vec<FloatMedia>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// An image or a sound from a tool's result, as the bridge sent it (base64). Not text: it

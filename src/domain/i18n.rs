@@ -178,6 +178,7 @@ catalog! {
     // -- the float's titles, the malformed-call and tool-list reports --
     float_failure_title,
     float_success_title,
+    float_masked,
     float_malformed_title,
     malformed_body,
     tools_title,

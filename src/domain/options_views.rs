@@ -437,6 +437,7 @@ pub fn service_tools(
                 "policy": policy,
                 "policySource": source,
                 "policyWhy": why,
+                "unmasked": s.unmasked_results.contains(&format!("{}:{}", service.name, t.name)),
                 "annotations": t.annotations,
                 "params": bridge_api::params(&t.schema),
                 "name": t.name,
@@ -504,21 +505,62 @@ pub fn set_policy(
     policy: ToolPolicy,
     lang: Lang,
 ) -> Result<Settings, Problem> {
-    match key.split_once(':') {
-        Some((server, tool)) if !server.is_empty() && !tool.is_empty() && !tool.contains(':') => {}
-        _ => {
-            let message = fill(lang.says().not_server_tool, &[("key", key)]);
-            return Err(Problem::new("invalid", Some("key"), message));
-        }
-    }
+    check_tool_key(key, lang)?;
     let mut s = current.clone();
     s.tool_policies.insert(key.to_string(), policy);
     Ok(s)
 }
 
+/// The settings with the results of `key` (`server:tool`) let through unmasked, or not.
+pub fn set_unmasked(
+    current: &Settings,
+    key: &str,
+    unmasked: bool,
+    lang: Lang,
+) -> Result<Settings, Problem> {
+    check_tool_key(key, lang)?;
+    let mut s = current.clone();
+    if unmasked {
+        s.unmasked_results.insert(key.to_string());
+    } else {
+        s.unmasked_results.remove(key);
+    }
+    Ok(s)
+}
+
+/// `key` is one tool on one server: `server:tool`.
+fn check_tool_key(key: &str, lang: Lang) -> Result<(), Problem> {
+    match key.split_once(':') {
+        Some((server, tool)) if !server.is_empty() && !tool.is_empty() && !tool.contains(':') => {
+            Ok(())
+        }
+        _ => {
+            let message = fill(lang.says().not_server_tool, &[("key", key)]);
+            Err(Problem::new("invalid", Some("key"), message))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tools_results_are_let_through_unmasked_only_by_its_key() {
+        let s = set_unmasked(&Settings::default(), "demo:echo", true, Lang::En).unwrap();
+        assert!(s.passes_unmasked(Some("demo"), "echo"));
+        assert!(
+            !s.passes_unmasked(None, "echo"),
+            "a call naming no server stays masked"
+        );
+        assert!(!s.passes_unmasked(Some("other"), "echo"));
+        let stored = serde_json::to_value(&s).unwrap();
+        assert_eq!(stored["unmaskedResults"], serde_json::json!(["demo:echo"]));
+        assert_eq!(Settings::from_json(&stored).unwrap(), s);
+        let s = set_unmasked(&s, "demo:echo", false, Lang::En).unwrap();
+        assert!(!s.passes_unmasked(Some("demo"), "echo"));
+        assert!(set_unmasked(&s, "echo", true, Lang::En).is_err());
+    }
 
     const BASE: &str = "http://127.0.0.1:3849";
     const EN: Lang = Lang::En;

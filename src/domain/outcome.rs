@@ -25,6 +25,9 @@ pub enum Outcome {
         /// For a large result, which part this is; the bridge keeps the rest.
         #[serde(default)]
         page: Option<Page>,
+        /// How many secrets the bridge masked in the result (`"masked"` of its answer).
+        #[serde(default)]
+        masked: u32,
     },
     /// The tool ran and reported failure (`isError`/`is_error: true`).
     ToolError {
@@ -319,10 +322,15 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
         Outcome::ToolError { result, trace_id }
     } else {
         let page = obj.get("page").and_then(|p| Page::deserialize(p).ok());
+        let masked = obj
+            .get("masked")
+            .and_then(Value::as_u64)
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
         Outcome::Success {
             result,
             trace_id,
             page,
+            masked,
         }
     }
 }

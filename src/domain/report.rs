@@ -36,6 +36,9 @@ pub struct ReportOptions {
     pub max_len: usize,
     /// The bridge's address, as the reports name it (`http://127.0.0.1:3849`).
     pub bridge_url: String,
+    /// The user lets this tool's results through as the tool gave them: a successful
+    /// result's text is not masked (errors still are).
+    pub unmasked: bool,
 }
 
 impl Default for ReportOptions {
@@ -45,6 +48,7 @@ impl Default for ReportOptions {
             max_stack_lines: 10,
             max_len: 8192,
             bridge_url: crate::domain::settings::DEFAULT_BRIDGE_URL.into(),
+            unmasked: false,
         }
     }
 }
@@ -106,9 +110,10 @@ pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOpt
                 result,
                 trace_id: _,
                 page,
+                masked,
             },
             _,
-        ) => render_success(call_tool, result, page.as_ref(), opts),
+        ) => render_success(call_tool, result, page.as_ref(), *masked, opts),
         (_, Some(d)) => render_failure(call_tool, args, d, opts),
         // `diagnose` only returns `None` for a success.
         (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
@@ -138,8 +143,14 @@ fn wrap(body: &str) -> String {
 /// Masks a prefix of `s` large enough to fill `keep` bytes after masking; the flag says
 /// whether `s` went on past the masked window.
 fn mask_prefix(s: &str, keep: usize) -> (String, bool) {
+    mask_prefix_counted(s, keep).0
+}
+
+/// [`mask_prefix`], and how many secrets it masked.
+fn mask_prefix_counted(s: &str, keep: usize) -> ((String, bool), usize) {
     let window = s.floor_char_boundary(keep.saturating_add(MASK_SLACK));
-    (redact(&s[..window]).into_owned(), window < s.len())
+    let masked = crate::domain::redact::redact_counted(&s[..window]);
+    ((masked.text.into_owned(), window < s.len()), masked.count)
 }
 
 /// Cuts already-masked text to at most `budget` bytes including `marker`.
@@ -338,6 +349,7 @@ fn render_success(
     tool: &str,
     result: &ToolResult,
     page: Option<&Page>,
+    masked_by_bridge: u32,
     opts: &ReportOptions,
 ) -> Rendered {
     let lang = opts.lang;
@@ -355,11 +367,23 @@ fn render_success(
         None => opts.cap(),
     };
     let avail = cap.saturating_sub(wrap(&format!("{head}{tail}")).len());
-    let shown = fit(mask_prefix(&body, avail), avail, l.cut_marker);
+    // What the core masks on top of the bridge (key names) counts too.
+    let (prefix, masked_here) = if opts.unmasked {
+        let window = body.floor_char_boundary(avail.saturating_add(MASK_SLACK));
+        ((body[..window].to_owned(), window < body.len()), 0)
+    } else {
+        mask_prefix_counted(&body, avail)
+    };
+    let shown = fit(prefix, avail, l.cut_marker);
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
     let mut float = crate::domain::float::new(FloatStatus::Success, &title, lang);
     float.detail = page.map(|p| Masked::new(&progress_line(p, lang)));
+    float.masked = masked_by_bridge.saturating_add(u32::try_from(masked_here).unwrap_or(u32::MAX));
+    if float.masked > 0 {
+        let count = float.masked.to_string();
+        float.masked_note = Some(Masked::new(&fill(l.float_masked, &[("count", &count)])));
+    }
     float.media = crate::domain::float::media(result.content.iter().filter_map(|c| match c {
         Content::Image {
             mime_type, data, ..
@@ -369,8 +393,13 @@ fn render_success(
         } => Some((mime_type.as_str(), data.as_str())),
         _ => None,
     }));
+    let chat_text = if opts.unmasked {
+        Masked::passed_by_user(chat)
+    } else {
+        Masked::new(&chat)
+    };
     Rendered {
-        chat_text: Masked::new(&chat),
+        chat_text,
         float,
         record: None,
     }
@@ -792,6 +821,60 @@ mod paging_tests {
     use super::*;
     use crate::domain::outcome::from_http;
     use serde_json::json;
+
+    #[test]
+    fn a_tool_the_user_lets_through_is_not_masked() {
+        let body = json!({"success": true,
+            "result": {"content": [{"type": "text", "text": "generated password=hunter22"}]}});
+        let outcome = from_http(200, None, body.to_string().as_bytes());
+        let opts = ReportOptions {
+            unmasked: true,
+            ..ReportOptions::default()
+        };
+        let rendered = render("make_password", &json!({}), &outcome, &opts);
+        assert!(rendered.chat_text.as_str().contains("password=hunter22"));
+        assert_eq!(rendered.float.masked, 0);
+        let rendered = render(
+            "make_password",
+            &json!({}),
+            &outcome,
+            &ReportOptions::default(),
+        );
+        assert!(!rendered.chat_text.as_str().contains("hunter22"));
+    }
+
+    #[test]
+    fn the_float_says_how_many_values_were_masked() {
+        let body = json!({"success": true, "masked": 2,
+            "result": {"content": [{"type": "text", "text": "echo *** ***, db password=hunter22"}]}});
+        let outcome = from_http(200, None, body.to_string().as_bytes());
+        for (lang, words) in [(Lang::En, "3 secret-looking values"), (Lang::Zh, "有 3 个")] {
+            let opts = ReportOptions {
+                lang,
+                ..ReportOptions::default()
+            };
+            let rendered = render("echo", &json!({}), &outcome, &opts);
+            assert!(!rendered.chat_text.as_str().contains("hunter22"));
+            assert_eq!(rendered.float.masked, 3);
+            let note = rendered
+                .float
+                .masked_note
+                .as_ref()
+                .map(Masked::as_str)
+                .unwrap_or("");
+            assert!(note.contains(words), "{note}");
+        }
+        let clean =
+            json!({"success": true, "result": {"content": [{"type": "text", "text": "ok"}]}});
+        let rendered = render(
+            "echo",
+            &json!({}),
+            &from_http(200, None, clean.to_string().as_bytes()),
+            &ReportOptions::default(),
+        );
+        assert_eq!(rendered.float.masked, 0);
+        assert!(rendered.float.masked_note.is_none());
+    }
 
     fn paged(
         offset: u64,

@@ -2,7 +2,7 @@
 //! is refused with a clear message and never half-applied.
 
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub const DEFAULT_BRIDGE_URL: &str = "http://127.0.0.1:3849";
 
@@ -55,6 +55,9 @@ pub struct Settings {
     pub sites: BTreeMap<String, SiteSettings>,
     /// Keyed by `server:tool` (or `*:tool` when the server is not known).
     pub tool_policies: BTreeMap<String, ToolPolicy>,
+    /// Tools (`server:tool`, beside their policy) whose results the user lets through as the
+    /// tool gave them, secret-looking values unmasked. Only the options page sets it.
+    pub unmasked_results: BTreeSet<String>,
     /// Set only by [`Settings::from_stored`]: why the stored settings could not be used. Never
     /// stored; the float shows it when a call waits because of it.
     #[serde(skip)]
@@ -73,6 +76,7 @@ impl Default for Settings {
             max_auto_rounds: 10,
             sites: BTreeMap::new(),
             tool_policies: BTreeMap::new(),
+            unmasked_results: BTreeSet::new(),
             unreadable: None,
         }
     }
@@ -172,6 +176,13 @@ impl Settings {
             .and_then(|s| self.tool_policies.get(&format!("{s}:{tool}")))
             .or_else(|| self.tool_policies.get(&format!("*:{tool}")))
             .copied()
+    }
+
+    /// Whether the user lets this tool's results through unmasked on this server (the chat
+    /// loop resolves a call that names no server to the server that runs it first; one it
+    /// cannot resolve stays masked).
+    pub fn passes_unmasked(&self, server: Option<&str>, tool: &str) -> bool {
+        server.is_some_and(|s| self.unmasked_results.contains(&format!("{s}:{tool}")))
     }
 
     /// The policy the user set for a tool, Allow when none.

@@ -147,7 +147,23 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         server: Option<&str>,
         wait: Option<u32>,
     ) -> Outcome {
+        self.execute_as(tool, arguments, server, wait, false).await
+    }
+
+    /// [`Self::execute`]; with `unmasked`, the bridge passes the result as the tool gave it
+    /// (the user's choice for this tool).
+    pub async fn execute_as(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        server: Option<&str>,
+        wait: Option<u32>,
+        unmasked: bool,
+    ) -> Outcome {
         let mut body = json!({ "name": tool, "arguments": arguments });
+        if unmasked {
+            body["unmasked"] = json!(true);
+        }
         if let Some(s) = server {
             body["serverName"] = json!(s);
         }

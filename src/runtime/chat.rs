@@ -545,7 +545,8 @@ impl<H: Host> ChatLoop<H> {
         let outcome = if call.tool_name == LIST_TOOLS {
             None
         } else {
-            Some(self.execute(tab, &client, &call, resume).await)
+            let unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
+            Some(self.execute(tab, &client, &call, resume, unmasked).await)
         };
         if let Some(outcome) = &outcome
             && let Some(why) = self.setup_problem(outcome, &settings)
@@ -705,13 +706,16 @@ impl<H: Host> ChatLoop<H> {
         client: &BridgeClient<'_, H>,
         call: &ToolCall,
         resume: Option<String>,
+        unmasked: bool,
     ) -> Outcome {
         let mut outcome = match resume {
             Some(id) => client.poll(&id, POLL_WAIT_S).await,
             None => {
                 let server = call.server_name.as_deref();
                 let (name, args) = (&call.tool_name, &call.arguments);
-                client.execute(name, args, server, Some(POLL_WAIT_S)).await
+                client
+                    .execute_as(name, args, server, Some(POLL_WAIT_S), unmasked)
+                    .await
             }
         };
         while let Outcome::Pending { call_id, .. } = &outcome {
@@ -762,7 +766,8 @@ impl<H: Host> ChatLoop<H> {
     /// Builds the report for an outcome, keeps the unmasked record inside the extension,
     /// types the masked text into the chat and sends it.
     async fn deliver(&self, tab: i32, call: &ToolCall, outcome: &Outcome, settings: &Settings) {
-        let opts = self.report_options(settings);
+        let mut opts = self.report_options(settings);
+        opts.unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
         let r = report::render(&call.tool_name, &call.arguments, outcome, &opts);
         if let Some(record) = &r.record {
             let json = serde_json::to_string(record).unwrap_or_default();

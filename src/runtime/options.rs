@@ -90,6 +90,9 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::GetHistory => self.history().await,
             PageRequest::GetTools => self.tools().await,
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
+            PageRequest::SetToolUnmasked { key, unmasked } => {
+                self.set_unmasked(key, unmasked).await
+            }
             PageRequest::GetErrorLog { filter } => self.error_log(&filter).await,
             PageRequest::ExportErrorLog { filter } => self.export_log(&filter).await,
             PageRequest::ClearErrorLog => self.clear_log().await,
@@ -170,6 +173,16 @@ impl<H: Host> OptionsBackend<H> {
             .await
             .map_err(storage_problem)?;
         Ok(json!({ "key": key, "policy": policy }))
+    }
+
+    async fn set_unmasked(&self, key: String, unmasked: bool) -> Result<Value, Problem> {
+        let current = self.load_settings().await?;
+        let updated = views::set_unmasked(&current, &key, unmasked, self.lang())?;
+        self.store
+            .save_settings(&updated)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "key": key, "unmasked": unmasked }))
     }
 
     async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {

@@ -332,3 +332,27 @@ fn deny_is_kept_and_the_ai_is_told() {
     assert!(w.executes().is_empty());
     assert_eq!(w.typed(1).len(), 2, "denied again without a prompt");
 }
+
+#[test]
+fn a_tool_let_through_unmasked_asks_the_bridge_for_its_result_as_is() {
+    let mut w = World::new();
+    let r = w.page(json!({"type": "set-tool-unmasked", "key": "demo:echo", "unmasked": true}));
+    assert!(
+        matches!(r, mcp_bridge_core::domain::messages::Response::Data { .. }),
+        "{r:?}"
+    );
+    w.open_chat(1);
+    let named = format!(
+        "Echo.\n<tool_code>\n{}\n</tool_code>",
+        json!({"tool_name": "echo", "arguments": {"text": "a"}, "server_name": "demo"})
+    );
+    w.answer(1, 1, &named);
+    // A call that names no server is resolved to the one server offering the tool first.
+    w.answer(1, 2, &call("echo", json!({"text": "b"})));
+    w.answer(1, 3, &call("add", json!({"a": 1, "b": 2})));
+    let executes = w.executes();
+    assert_eq!(executes.len(), 3, "{executes:?}");
+    assert_eq!(executes[0]["unmasked"], true);
+    assert_eq!(executes[1]["unmasked"], true);
+    assert!(executes[2].get("unmasked").is_none(), "{}", executes[2]);
+}

@@ -22,7 +22,7 @@ test('a broken site config is reported in the float, not a broken page (chromium
   const b = await launch('chromium', { fixtures, extension: ext });
   try {
     await b.session.navigate('https://chat.deepseek.com/');
-    await b.session.waitForScript('return document.documentElement.dataset.mcpBridge === "active"', { what: 'the content script' });
+    await b.session.waitForScript('return !!document.querySelector("mcp-bridge-float")', { what: 'the content script' });
     const html = await waitFor(
       async () => { const h = await floatHtml(b); return h.includes('deepseek.json') && h; },
       { what: 'the float to say the config is broken' });

@@ -1,6 +1,7 @@
-// The content script keeps one MutationObserver and one timer however often the site
-// replaces its message area, and keeps reporting from the new area. Counted in the content
-// script's own world by support/hooks.js (a copy of the built extension that loads it first).
+// The content script runs on chat sites only, keeps one MutationObserver and one timer however
+// often the site replaces its message area, and keeps reporting from the new area. Seen and
+// counted in the content script's own world by support/hooks.js (a copy of the built extension
+// that loads it first; the shipped build leaves no mark a page could read).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
@@ -21,6 +22,17 @@ for (const browser of BROWSERS) {
     after(async () => {
       await w?.close();
       ext?.remove();
+    });
+
+    test('the content script never runs on pages that are not chat sites', async () => {
+      // support/hooks.js runs wherever the content script is injected and marks <html>
+      // at once; the chat page shows the mark, the same page on another host must not.
+      await openChat(w, 'chat.deepseek.com');
+      assert.notEqual(await w.session.exec('return document.documentElement.dataset.mcpTestObservers ?? null'), null);
+      await w.session.navigate(`http://127.0.0.1:${w.fixtures.port}/deepseek/`);
+      await w.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
+      await sleep(1000);
+      assert.equal(await w.session.exec('return document.documentElement.dataset.mcpTestObservers ?? null'), null);
     });
 
     test(`after ${SWAPS} replaced message areas: one observer, one timer, and calls still run`, async () => {

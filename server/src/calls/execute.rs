@@ -88,7 +88,10 @@ pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value
                     "tool call succeeded"
                 );
             }
-            Ok(state.results.answer(result).await)
+            // The server's configured secrets and the bridge's token never leave in a result,
+            // nor credential shapes unless the user let this tool's results through.
+            let masking = (!request.unmasked).then(|| Arc::from(server.secrets()));
+            Ok(state.results.answer(result, masking).await)
         }
         Err(err) => {
             if err.counts_as_failure() {

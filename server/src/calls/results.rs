@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
+use crate::calls::masking;
 use crate::error::BridgeError;
 
 /// The name of the built-in tool that reads the next page of a kept result.
@@ -464,17 +465,31 @@ impl ResultStore {
     }
 
     /// `/execute`'s answer for `result`: as it is, or its first page (the text is indexed and
-    /// kept first, off the async threads, when it is over the threshold).
-    pub async fn answer(self: &Arc<Self>, result: CallToolResult) -> Value {
+    /// kept first, off the async threads, when it is over the threshold). With `masking` (the
+    /// values known to be secret), secrets are masked first — before a large text is cut into
+    /// pages, so no secret is split across two — and `"masked"` says how many were.
+    pub async fn answer(
+        self: &Arc<Self>,
+        mut result: CallToolResult,
+        masking: Option<Arc<[String]>>,
+    ) -> Value {
         if !self.is_large(&result) {
-            return plain(&result);
+            let masked = masking.map_or(0, |known| masking::mask_result(&mut result, &known));
+            return with_masked(plain(&result), masked);
         }
         let store = self.clone();
         let started = Instant::now();
-        match tokio::task::spawn_blocking(move || store.first_page(result)).await {
-            Ok(answer) => {
+        let work = move || {
+            let masked = masking.map_or(0, |known| masking::mask_result(&mut result, &known));
+            let mask_ms = started.elapsed().as_secs_f64() * 1e3;
+            (with_masked(store.first_page(result), masked), mask_ms)
+        };
+        match tokio::task::spawn_blocking(work).await {
+            Ok((answer, mask_ms)) => {
                 tracing::info!(
                     total_chars = answer["page"]["total_chars"].as_u64().unwrap_or(0),
+                    masked = answer["masked"].as_u64().unwrap_or(0),
+                    mask_ms,
                     page_ms = started.elapsed().as_secs_f64() * 1e3,
                     "large result kept, first page answered"
                 );
@@ -741,6 +756,14 @@ fn page_answer(
             "next_offset": next_offset,
         },
     }))
+}
+
+/// `answer` with `"masked": count` when secrets were masked in it.
+fn with_masked(mut answer: Value, count: usize) -> Value {
+    if count > 0 {
+        answer["masked"] = json!(count);
+    }
+    answer
 }
 
 /// `/execute`'s answer for a result that is not paged.

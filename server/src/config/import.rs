@@ -3,7 +3,14 @@
 //! `mcp.json`, whose servers are under `servers`), at their usual places on Linux, macOS and
 //! Windows, or from one file given. A name already in the bridge's config is a clash: reported,
 //! never overwritten. Each server is checked by the same code as the bridge's config.
+//!
+//! A file is read only when it is a regular file of at most [`MAX_CONFIG_BYTES`]: a FIFO, a
+//! device (`/dev/zero`) or a huge file is refused without being read. The reading blocks, so
+//! the HTTP route runs [`find`] off the async threads, and it answers about a file it was
+//! given only in words that do not tell whether the file exists or what it holds
+//! ([`Found::to_json`]).
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -31,12 +38,63 @@ pub fn known_locations() -> Vec<(&'static str, PathBuf)> {
     places
 }
 
+/// The largest MCP client config read (they are a few KiB).
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// What an HTTP caller is told when a file it named could not be imported from, whatever the
+/// reason: the same words for a missing file, one it may not read, a FIFO, a device, a file too
+/// large, and one that is not an MCP client config, so that no file can be probed through it.
+pub const UNREADABLE_GIVEN_FILE: &str = "no MCP servers could be imported from this path: it must name a \
+     readable regular file of at most 1 MiB holding an MCP client config (JSON with `mcpServers` or `servers`)";
+
+/// Why a config file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("it is not a regular file")]
+    NotAFile,
+    #[error("it is larger than {} KiB, more than any MCP client config", MAX_CONFIG_BYTES / 1024)]
+    TooLarge,
+    #[error("it is not UTF-8 text")]
+    NotText,
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The text of the config file at `path`, if it is a regular file of at most
+/// [`MAX_CONFIG_BYTES`]. It is opened without blocking (a FIFO with no writer would otherwise
+/// hold the thread) and checked as opened, so a file swapped in after a check is caught too.
+pub fn read_config_file(path: &Path) -> Result<String, ReadError> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(ReadError::NotAFile);
+    }
+    if metadata.len() > MAX_CONFIG_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    String::from_utf8(bytes).map_err(|_| ReadError::NotText)
+}
+
 /// One config file looked at.
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub client: String,
     pub path: PathBuf,
     pub exists: bool,
+    /// The caller named this file (rather than it being one of [`known_locations`]).
+    pub given: bool,
     /// Why its servers could not be read.
     pub error: Option<String>,
 }
@@ -195,9 +253,10 @@ pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
             client: client.to_owned(),
             path: path.clone(),
             exists: path.is_file(),
+            given: from.is_some(),
             error: None,
         };
-        let text = match std::fs::read_to_string(&path) {
+        let text = match read_config_file(&path) {
             Ok(text) => text,
             Err(err) => {
                 if from.is_some() || source.exists {
@@ -209,6 +268,9 @@ pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
         };
         match servers_in(&text) {
             Err(err) => source.error = Some(err),
+            Ok(servers) if servers.is_empty() && from.is_some() => {
+                source.error = Some("it lists no MCP servers (`mcpServers` or `servers`)".into());
+            }
             Ok(servers) => {
                 for (name, definition) in servers {
                     let clash = if existing.contains_key(&name) {
@@ -236,12 +298,18 @@ pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
 }
 
 impl Found {
-    /// The sources and servers, definitions masked.
+    /// The sources and servers, definitions masked. A file the caller named is not said to
+    /// exist or not, and any reason it gave nothing is [`UNREADABLE_GIVEN_FILE`].
     pub fn to_json(&self) -> Value {
         json!({
-            "sources": self.sources.iter().map(|s| json!({
-                "client": s.client, "path": s.path, "exists": s.exists, "error": s.error,
-            })).collect::<Vec<_>>(),
+            "sources": self.sources.iter().map(|s| if s.given {
+                json!({
+                    "client": s.client, "path": s.path, "exists": null,
+                    "error": s.error.as_ref().map(|_| UNREADABLE_GIVEN_FILE),
+                })
+            } else {
+                json!({"client": s.client, "path": s.path, "exists": s.exists, "error": s.error})
+            }).collect::<Vec<_>>(),
             "servers": self.servers.iter().map(|c| json!({
                 "name": c.name, "client": c.client, "path": c.path,
                 "definition": mask_definition(&c.definition),
@@ -342,6 +410,55 @@ mod tests {
         let picked: Vec<&Candidate> = found.servers.iter().filter(|c| c.addable()).collect();
         assert_eq!(add(&mut existing, &picked), ["fetch"]);
         assert_eq!(existing["time"]["command"], "other");
+    }
+
+    #[test]
+    fn only_small_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; MAX_CONFIG_BYTES as usize + 1]).unwrap();
+        assert!(matches!(read_config_file(&big), Err(ReadError::TooLarge)));
+        assert!(matches!(
+            read_config_file(dir.path()),
+            Err(ReadError::NotAFile | ReadError::Io(_))
+        ));
+        #[cfg(unix)]
+        {
+            assert!(matches!(
+                read_config_file(Path::new("/dev/zero")),
+                Err(ReadError::NotAFile)
+            ));
+            let fifo = dir.path().join("fifo");
+            let c_path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+            // Returns at once: a FIFO without a writer is not waited on.
+            assert!(matches!(read_config_file(&fifo), Err(ReadError::NotAFile)));
+        }
+        let small = dir.path().join("small.json");
+        std::fs::write(&small, "{}").unwrap();
+        assert_eq!(read_config_file(&small).unwrap(), "{}");
+    }
+
+    #[test]
+    fn a_given_file_is_answered_in_the_same_words_whatever_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let not_json = dir.path().join("notes.txt");
+        std::fs::write(&not_json, "my diary").unwrap();
+        let other_json = dir.path().join("package.json");
+        std::fs::write(&other_json, r#"{"name": "x"}"#).unwrap();
+        let missing = dir.path().join("missing.json");
+        let answers: Vec<Value> = [&not_json, &other_json, &missing]
+            .into_iter()
+            .map(|path| {
+                let mut answer = find(Some(path), &Map::new()).to_json();
+                answer["sources"][0]["path"] = Value::Null;
+                answer
+            })
+            .collect();
+        assert_eq!(answers[0], answers[1]);
+        assert_eq!(answers[0], answers[2]);
+        assert_eq!(answers[0]["sources"][0]["error"], UNREADABLE_GIVEN_FILE);
+        assert_eq!(answers[0]["sources"][0]["exists"], Value::Null);
     }
 
     #[test]

@@ -3,6 +3,12 @@
 //! with the previous version kept as `<file>.bak`, and applied so that only the servers whose
 //! definition changed restart. The file is also watched: a hand edit is applied the same way,
 //! and one that does not validate is logged while the running servers stay as they were.
+//!
+//! Each read-modify-write holds an exclusive lock on `<file>.lock` beside the file (the file
+//! itself is replaced by a rename, so it cannot carry the lock), so two bridges on one file,
+//! or `mcp-bridge config import` beside a running bridge, take turns: a change is made to the
+//! file as the other left it, and one that cannot get the lock in time is refused, never
+//! reported as done.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,6 +24,72 @@ use crate::servers::{Changes, Registry};
 
 /// How often the watcher reads the config file.
 pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
+/// How long a change waits for another process's change of the same file.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The lock file of `path`: the same name with `.lock` appended.
+pub fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// An exclusive lock on a config file's [`lock_path`], released when dropped (the operating
+/// system releases it too when the process ends, however it ends).
+#[derive(Debug)]
+pub struct ConfigLock {
+    _file: std::fs::File,
+}
+
+fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    options.open(lock_path(path))
+}
+
+impl ConfigLock {
+    /// Wait for the lock as long as it takes (the command line's edits).
+    pub fn wait(path: &Path) -> std::io::Result<Self> {
+        let file = open_lock_file(path)?;
+        file.lock()?;
+        Ok(ConfigLock { _file: file })
+    }
+
+    /// Wait for the lock at most `limit`, without holding an async thread.
+    pub async fn wait_at_most(path: &Path, limit: Duration) -> std::io::Result<Self> {
+        let file = open_lock_file(path)?;
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(ConfigLock { _file: file }),
+                Err(std::fs::TryLockError::WouldBlock)
+                    if tokio::time::Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "another process kept {} locked for {} s",
+                            lock_path(path).display(),
+                            limit.as_secs()
+                        ),
+                    ));
+                }
+                Err(std::fs::TryLockError::Error(err)) => return Err(err),
+            }
+        }
+    }
+}
 
 /// The backup of `path`: the same name with `.bak` appended.
 pub fn backup_path(path: &Path) -> PathBuf {
@@ -119,9 +191,21 @@ pub enum EditError {
     Refused(Box<BridgeError>),
 }
 
-/// Read `path`, let `edit` change its document, validate the result, and write it atomically.
-/// Returns the new text and its enabled servers.
+/// Read `path`, let `edit` change its document, validate the result, and write it atomically,
+/// holding the file's [`ConfigLock`] throughout. Returns the new text and its enabled servers.
 pub fn edit_file<T>(
+    path: &Path,
+    edit: impl FnOnce(&mut Value) -> Result<T, BridgeError>,
+) -> Result<(String, Vec<config::ServerSpec>, T), EditError> {
+    let _lock = ConfigLock::wait(path).map_err(|source| EditError::Io {
+        path: lock_path(path),
+        source,
+    })?;
+    edit_locked(path, edit)
+}
+
+/// [`edit_file`] for a caller that holds the file's [`ConfigLock`].
+fn edit_locked<T>(
     path: &Path,
     edit: impl FnOnce(&mut Value) -> Result<T, BridgeError>,
 ) -> Result<(String, Vec<config::ServerSpec>, T), EditError> {
@@ -151,10 +235,50 @@ pub fn edit_file<T>(
     Ok((new_text, specs, outcome))
 }
 
-/// `definition` with the values of `env` and `headers` and the credentials in `url` masked.
+/// `args` with the secret-looking ones masked: the value of a flag named like a secret
+/// (`--api-key=…`, `--token …`, `-p …` is not guessed), `KEY=value` pairs with such a key, and
+/// any argument holding a credential shape (`sk-…`, a JWT, `https://user:pw@host`).
+pub fn mask_args(args: &[Value]) -> Vec<Value> {
+    let mut masked = Vec::with_capacity(args.len());
+    let mut value_is_secret = false;
+    for arg in args {
+        let Some(text) = arg.as_str() else {
+            masked.push(arg.clone());
+            value_is_secret = false;
+            continue;
+        };
+        if value_is_secret && !text.starts_with('-') {
+            masked.push(json!(MASK));
+            value_is_secret = false;
+            continue;
+        }
+        value_is_secret = false;
+        let flag = text.trim_start_matches('-');
+        if text.starts_with('-') && !flag.contains('=') {
+            value_is_secret = mcp_bridge_protocol::secrets::is_secret_key(flag);
+            masked.push(arg.clone());
+            continue;
+        }
+        if let Some((name, value)) = text.split_once('=')
+            && !value.is_empty()
+            && mcp_bridge_protocol::secrets::is_secret_key(name.trim_start_matches('-'))
+        {
+            masked.push(json!(format!("{name}={MASK}")));
+            continue;
+        }
+        masked.push(json!(crate::redact::mask_patterns(text)));
+    }
+    masked
+}
+
+/// `definition` with the values of `env` and `headers`, the secret-looking `args`
+/// ([`mask_args`]) and the credentials in `url` masked.
 pub fn mask_definition(definition: &Value) -> Value {
     let mut masked = definition.clone();
     if let Some(object) = masked.as_object_mut() {
+        if let Some(Value::Array(args)) = object.get_mut("args") {
+            *args = mask_args(args);
+        }
         for key in ["env", "headers"] {
             if let Some(Value::Object(values)) = object.get_mut(key) {
                 for value in values.values_mut() {
@@ -186,6 +310,18 @@ pub fn unmask_with(mut definition: Value, stored: Option<&Value>) -> Value {
                     {
                         *value = previous.clone();
                     }
+                }
+            }
+        }
+        // An argument sent back as `GET /servers` showed it is the stored one.
+        if let (Some(Value::Array(args)), Some(Value::Array(old))) =
+            (object.get_mut("args"), stored.get("args"))
+            && args.len() == old.len()
+        {
+            let shown = mask_args(old);
+            for ((arg, shown), old) in args.iter_mut().zip(&shown).zip(old) {
+                if arg == shown && shown != old {
+                    *arg = old.clone();
                 }
             }
         }
@@ -245,7 +381,16 @@ impl Manager {
         edit: impl FnOnce(&mut Value) -> Result<T, BridgeError>,
     ) -> Result<(Changes, T), BridgeError> {
         let mut seen = self.seen.lock().await;
-        let (text, specs, outcome) = edit_file(&self.path, edit).map_err(|err| match err {
+        let lock = ConfigLock::wait_at_most(&self.path, LOCK_WAIT)
+            .await
+            .map_err(|err| {
+                BridgeError::Internal(format!(
+                    "the config file was not changed: it could not be locked for the change ({err}); try again"
+                ))
+            })?;
+        let edited = edit_locked(&self.path, edit);
+        drop(lock);
+        let (text, specs, outcome) = edited.map_err(|err| match err {
             EditError::Refused(err) => *err,
             EditError::Invalid(err) => BridgeError::InvalidServer {
                 server: server.to_owned(),
@@ -393,5 +538,53 @@ mod tests {
         assert_eq!(back["env"]["API_KEY"], "sk-secret-1234");
         assert_eq!(back["env"]["MODE"], "slow");
         assert_eq!(back["url"], stored["url"]);
+    }
+
+    #[test]
+    fn secret_looking_args_are_masked_and_kept_when_sent_back() {
+        let key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123";
+        let stored = json!({"command": "npx", "args": [
+            "-y", "@acme/mcp", "--api-key", "plainvalue99", format!("--api-key={key}"),
+            "--token=abc123", "-e", "GITHUB_TOKEN=gh-value", key, "--port", "8080",
+            "--db-password", "hunter2", "--verbose", "https://bob:pw1234@db.example/x"
+        ]});
+        let masked = mask_definition(&stored);
+        let shown = masked.to_string();
+        for secret in [
+            "plainvalue99",
+            "abcdefghijklmnop",
+            "abc123",
+            "gh-value",
+            "hunter2",
+            "pw1234",
+        ] {
+            assert!(!shown.contains(secret), "{secret} in {shown}");
+        }
+        assert_eq!(
+            masked["args"],
+            json!([
+                "-y",
+                "@acme/mcp",
+                "--api-key",
+                MASK,
+                "--api-key=***",
+                "--token=***",
+                "-e",
+                "GITHUB_TOKEN=***",
+                MASK,
+                "--port",
+                "8080",
+                "--db-password",
+                MASK,
+                "--verbose",
+                "https://bob:***@db.example/x"
+            ])
+        );
+        let mut edited = masked.clone();
+        edited["args"][10] = json!("9090");
+        let back = unmask_with(edited, Some(&stored));
+        let mut expected = stored["args"].clone();
+        expected[10] = json!("9090");
+        assert_eq!(back["args"], expected);
     }
 }

@@ -57,12 +57,22 @@ fn unknown(state: &AppState, name: &str) -> BridgeError {
     }
 }
 
-fn body_error(loc: &str, msg: &str, input: Value) -> BridgeError {
+/// A refused body field. The value given is never echoed (it may be a secret or a file's
+/// path); the message says what kind of value it was.
+fn body_error(loc: &str, msg: &str, given: &Value) -> BridgeError {
+    let kind = match given {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    };
     BridgeError::InvalidRequest(vec![error(
         "value_error",
         &[json!("body"), json!(loc)],
-        msg,
-        input,
+        &format!("{msg}; it was {kind}"),
+        Value::Null,
     )])
 }
 
@@ -184,7 +194,7 @@ pub async fn set_enabled(
         return Err(body_error(
             "enabled",
             "`enabled` must be true or false",
-            body.get("enabled").cloned().unwrap_or(Value::Null),
+            body.get("enabled").unwrap_or(&Value::Null),
         ));
     };
     let missing = unknown(&state, &name);
@@ -212,7 +222,7 @@ pub async fn put(
         return Err(body_error(
             "definition",
             "the body must be one `mcpServers` entry, a JSON object like {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}",
-            definition,
+            &definition,
         ));
     }
     let (changes, created) = manager
@@ -254,7 +264,7 @@ pub async fn import(
     let from = match body.get("from") {
         None | Some(Value::Null) => None,
         Some(Value::String(path)) => Some(std::path::PathBuf::from(path)),
-        Some(other) => return Err(body_error("from", "`from` must be a path", other.clone())),
+        Some(other) => return Err(body_error("from", "`from` must be a path", other)),
     };
     let names: Option<Vec<String>> = match body.get("names") {
         None | Some(Value::Null) => None,
@@ -268,12 +278,16 @@ pub async fn import(
             return Err(body_error(
                 "names",
                 "`names` must be a list of server names",
-                other.clone(),
+                other,
             ));
         }
     };
     let mut existing = manager.document().unwrap_or_else(|| json!({}));
-    let found = import::find(from.as_deref(), servers_of(&mut existing));
+    let existing = servers_of(&mut existing).clone();
+    // Reading files blocks (a slow disk, a network mount): never on the async threads.
+    let found = tokio::task::spawn_blocking(move || import::find(from.as_deref(), &existing))
+        .await
+        .map_err(|err| BridgeError::Internal(format!("the import stopped: {err}")))?;
     let Some(names) = names else {
         return Ok(Json(
             json!({ "success": true, "dry_run": true, "found": found.to_json() }),

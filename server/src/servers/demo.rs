@@ -149,10 +149,6 @@ pub struct QueryArgs {
 pub struct SlowArgs {
     /// How long to work before answering, in seconds.
     pub seconds: f64,
-    /// When set, the tool creates this file if the call is cancelled (tests use it to see
-    /// the `notifications/cancelled` arrive).
-    #[serde(default)]
-    pub cancel_marker: Option<String>,
 }
 
 fn python_like_traceback(tool: &str, kind: &str, message: &str) -> String {
@@ -314,7 +310,8 @@ impl DemoServer {
         ))])
     }
 
-    // Not read-only: when cancelled it writes its `cancel_marker` file.
+    // Says on its stderr when it was cancelled: the one trace a cancellation leaves. Marked
+    // not read-only so that the extension's confirmation of writing tools can be tried on it.
     #[tool(
         description = "Waits the given number of seconds, then answers. Honours cancellation.",
         annotations(
@@ -336,9 +333,6 @@ impl DemoServer {
             }
             _ = context.ct.cancelled() => {
                 write_stderr("slow: cancelled by the client");
-                if let Some(marker) = args.cancel_marker {
-                    let _ = std::fs::write(marker, "cancelled");
-                }
                 Err(ErrorData::internal_error("cancelled", None))
             }
         }

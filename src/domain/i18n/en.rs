@@ -108,6 +108,7 @@ pub const EN: Catalog = Catalog {
     arg_plain: "argument `{path}`: {what}",
     float_failure_title: "Tool {tool} failed",
     float_success_title: "Tool {tool} succeeded",
+    float_masked: "{count} secret-looking values were masked before the AI saw them. To pass this tool's results as they are, choose it in the options page's tool policies.",
     float_malformed_title: "Malformed tool call",
     malformed_body: "**Error**: {error}\n\nWhat you wrote:\n{raw}\n\nThe correct form (valid JSON; tool_name required; arguments must be an object; server_name optional):\n<tool_code>\n{\"tool_name\": \"TOOL_NAME\", \"arguments\": {\"ARGUMENT\": \"VALUE\"}, \"server_name\": \"SERVICE_NAME\"}\n</tool_code>\n\nPlease correct the call and send it again.",
     tools_title: "# Tools of service `{service}`",

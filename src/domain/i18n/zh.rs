@@ -108,6 +108,7 @@ pub const ZH: Catalog = Catalog {
     arg_plain: "参数 `{path}`: {what}",
     float_failure_title: "工具 {tool} 执行失败",
     float_success_title: "工具 {tool} 执行成功",
+    float_masked: "有 {count} 个疑似密钥的值在交给 AI 之前已被遮盖。如需原样传递此工具的结果，请在选项页的工具策略中设置。",
     float_malformed_title: "工具调用格式错误",
     malformed_body: "**错误信息**: {error}\n\n你写的内容:\n{raw}\n\n正确的格式（必须是合法 JSON；tool_name 必填；arguments 必须是对象；server_name 可选）:\n<tool_code>\n{\"tool_name\": \"工具名称\", \"arguments\": {\"参数名\": \"参数值\"}, \"server_name\": \"服务名称\"}\n</tool_code>\n\n请修正格式后重新发起调用。",
     tools_title: "# 服务 `{service}` 的工具",

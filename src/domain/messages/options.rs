@@ -43,6 +43,11 @@ pub enum PageRequest {
         key: String,
         policy: ToolPolicy,
     },
+    /// Let the results of `key` (`server:tool`) through unmasked, or mask them again.
+    SetToolUnmasked {
+        key: String,
+        unmasked: bool,
+    },
     /// The last failures with unmasked details (filtered), and counts by category.
     GetErrorLog {
         #[serde(default)]

@@ -86,7 +86,8 @@ export async function clickFloatButton(b, i) {
  */
 export async function openChat(b, host, path = '/') {
   await b.session.navigate(`https://${host}${path}`);
-  await b.session.waitForScript('return document.documentElement.dataset.mcpBridge === "active"', { what: 'the content script' });
+  // The float is the one thing the content script adds to a chat page; nothing else marks it.
+  await b.session.waitForScript('return !!document.querySelector("mcp-bridge-float")', { what: 'the content script' });
   await b.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
 }
 

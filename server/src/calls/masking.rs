@@ -1,0 +1,75 @@
+//! Secrets in a successful tool result: a tool can echo what it was given or read (an `echo` of
+//! the bridge's token, a file holding a private key), and its result goes to a chat page. The
+//! values known to be secret (the bridge's token, the server's configured secrets) and the
+//! shapes that are credentials on their own (private keys, provider keys, JWTs, bearer values,
+//! credentials in URLs) are masked in its text and structured content. Key names alone
+//! (`password: …`) are not enough here: a result may rightly hold a value the user asked for.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+use crate::redact;
+
+/// Mask `result` in place; returns how many secrets were masked.
+pub fn mask_result(result: &mut CallToolResult, known: &[String]) -> usize {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    let mut count = 0;
+    for block in &mut result.content {
+        if let ContentBlock::Text(text) = block {
+            count += mask_text(&mut text.text, &known);
+        }
+    }
+    if let Some(value) = result.structured_content.as_mut() {
+        count += mask_value(value, &known);
+    }
+    count
+}
+
+fn mask_text(text: &mut String, known: &[&str]) -> usize {
+    let masked = redact::mask_result(text, known);
+    let count = masked.count;
+    if let std::borrow::Cow::Owned(new) = masked.text {
+        *text = new;
+    }
+    count
+}
+
+fn mask_value(value: &mut Value, known: &[&str]) -> usize {
+    match value {
+        Value::String(text) => mask_text(text, known),
+        Value::Array(items) => items.iter_mut().map(|item| mask_value(item, known)).sum(),
+        Value::Object(map) => map.values_mut().map(|item| mask_value(item, known)).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn text_and_structured_content_are_masked_and_counted() {
+        let token = "f".repeat(8) + &"0123456789abcdef".repeat(3) + "01234567";
+        let mut result = CallToolResult::success(vec![
+            ContentBlock::text(format!("echo: {token}")),
+            ContentBlock::text("key AKIAIOSFODNN7EXAMPLE, user password: kept"),
+        ]);
+        result.structured_content = Some(
+            json!({"jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl", "n": 1}),
+        );
+        assert_eq!(mask_result(&mut result, std::slice::from_ref(&token)), 3);
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(
+            !text.contains(&token) && !text.contains("AKIA") && !text.contains("eyJ"),
+            "{text}"
+        );
+        assert!(
+            text.contains("echo: ***") && text.contains("password: kept"),
+            "{text}"
+        );
+        let mut clean = CallToolResult::success(vec![ContentBlock::text("nothing secret")]);
+        assert_eq!(mask_result(&mut clean, &[token]), 0);
+    }
+}
