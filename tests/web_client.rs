@@ -323,8 +323,7 @@ fn report_from_huge_traceback_in_wasm() {
 #[wasm_bindgen_test]
 async fn webcrypto_computes_the_bridges_proof() {
     use mcp_bridge_core::runtime::host::Host as _;
-    let message =
-        mcp_bridge_core::domain::proof::message(3849, "0123456789abcdef0123456789abcdef");
+    let message = mcp_bridge_core::domain::proof::message(3849, "0123456789abcdef0123456789abcdef");
     assert_eq!(
         WebHost.hmac_sha256("T0k", &message).await.unwrap(),
         "d3c8ff5bd17cc1740f6d0e9b726ef0ec7f4aa37c072691f8dabef9d381c916af"

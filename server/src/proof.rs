@@ -82,7 +82,12 @@ mod tests {
         assert!(verify("secret", 3849, nonce, &proof));
         assert!(!verify("other", 3849, nonce, &proof));
         assert!(!verify("secret", 3850, nonce, &proof));
-        assert!(!verify("secret", 3849, "00112233445566778899aabbccddeefe", &proof));
+        assert!(!verify(
+            "secret",
+            3849,
+            "00112233445566778899aabbccddeefe",
+            &proof
+        ));
         assert!(!verify("secret", 3849, nonce, "zz"));
         assert!(!verify("secret", 3849, nonce, ""));
     }

@@ -48,7 +48,10 @@ pub fn run(args: ServeArgs) -> ExitCode {
     if let Err(err) = crate::logging::init(args.log_format, args.log_file.as_deref()) {
         eprintln!(
             "mcp-bridge: cannot open the log file {}: {err}",
-            args.log_file.as_deref().unwrap_or(std::path::Path::new("")).display()
+            args.log_file
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""))
+                .display()
         );
         return ExitCode::FAILURE;
     }
@@ -150,7 +153,8 @@ async fn serve(
         Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => {
             complain!(
                 "mcp-bridge: port {} on {} is already in use (another mcp-bridge or the Python bridge is probably running); stop it or start this one with --port <another port>",
-                args.port, args.host
+                args.port,
+                args.host
             );
             return ExitCode::FAILURE;
         }
@@ -233,7 +237,9 @@ async fn serve(
         (Some(_), Some(token)) => say_unmasked(&format!(
             "Token: {token}  (send it as `Authorization: Bearer <token>`)"
         )),
-        (Some(_), None) => say("Token: not shown in a log file (see the file `token` in the config directory)"),
+        (Some(_), None) => {
+            say("Token: not shown in a log file (see the file `token` in the config directory)")
+        }
         (None, _) => say("Token: none (--no-auth)"),
     }
     // What to do next, in plain words: paired through the native host, or paste the token.

@@ -210,7 +210,10 @@ fn the_host_starts_the_bridge_and_hands_out_its_address_and_token() {
     let log_path = config.join("bridge.log");
     let log = std::fs::read_to_string(&log_path).unwrap();
     assert!(log.contains("listening on"), "{log}");
-    assert!(!log.contains(token.trim()), "the token is in bridge.log: {log}");
+    assert!(
+        !log.contains(token.trim()),
+        "the token is in bridge.log: {log}"
+    );
     {
         use std::os::unix::fs::PermissionsExt as _;
         let mode = std::fs::metadata(&log_path).unwrap().permissions().mode() & 0o777;
@@ -225,7 +228,10 @@ fn the_host_starts_the_bridge_and_hands_out_its_address_and_token() {
     }
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while common::process_alive(pid as u32) {
-        assert!(std::time::Instant::now() < deadline, "the bridge did not stop");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the bridge did not stop"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(
@@ -314,7 +320,10 @@ fn a_stranger_listening_on_the_port_learns_nothing() {
         "status and the host both asked the stranger: {seen:?}"
     );
     for request in &seen {
-        assert!(!request.contains(token), "the token reached a stranger: {request}");
+        assert!(
+            !request.contains(token),
+            "the token reached a stranger: {request}"
+        );
         assert!(
             !request.to_ascii_lowercase().contains("authorization"),
             "{request}"

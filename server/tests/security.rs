@@ -297,14 +297,30 @@ async fn health_proves_the_token_to_a_challenge() {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     assert_eq!(reply.body["auth"], "token");
     let proof = reply.body["proof"].as_str().unwrap();
-    assert!(mcp_bridge::proof::verify(TOKEN, common::PORT, &nonce, proof));
-    assert!(!mcp_bridge::proof::verify("another-token", common::PORT, &nonce, proof));
+    assert!(mcp_bridge::proof::verify(
+        TOKEN,
+        common::PORT,
+        &nonce,
+        proof
+    ));
+    assert!(!mcp_bridge::proof::verify(
+        "another-token",
+        common::PORT,
+        &nonce,
+        proof
+    ));
     assert!(!reply.body.to_string().contains(TOKEN));
 
     // Without a challenge, no proof; a malformed one is refused.
-    let plain = app.raw(Req::new(Method::GET, "/health").auth(None).build()).await;
+    let plain = app
+        .raw(Req::new(Method::GET, "/health").auth(None).build())
+        .await;
     assert!(plain.body.get("proof").is_none(), "{}", plain.body);
-    for bad in ["short", "has%20space%20in%20it%20xxxxxxxx", &"a".repeat(200)] {
+    for bad in [
+        "short",
+        "has%20space%20in%20it%20xxxxxxxx",
+        &"a".repeat(200),
+    ] {
         let reply = app
             .raw(
                 Req::new(Method::GET, &format!("/health?challenge={bad}"))
@@ -312,7 +328,12 @@ async fn health_proves_the_token_to_a_challenge() {
                     .build(),
             )
             .await;
-        assert_eq!(reply.status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {}", reply.body);
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{bad}: {}",
+            reply.body
+        );
     }
     app.stop().await;
 

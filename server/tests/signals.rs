@@ -275,8 +275,14 @@ async fn a_grandchild_that_left_the_process_group_goes_when_its_server_restarts(
     let second = recorded_pid(&pid_file);
     assert_ne!(first, second);
     let left = survivors(&[first], Duration::from_secs(10));
-    assert!(left.is_empty(), "the old grandchild outlived its server's restart");
-    assert!(process_alive(second), "the new generation's grandchild runs");
+    assert!(
+        left.is_empty(),
+        "the old grandchild outlived its server's restart"
+    );
+    assert!(
+        process_alive(second),
+        "the new generation's grandchild runs"
+    );
     // Another server is not touched by this one's restart.
     let (status, body) = bridge
         .execute(json!({"serverName": "demo", "name": "echo", "arguments": {"text": "still here"}}))

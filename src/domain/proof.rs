@@ -29,7 +29,9 @@ pub fn port_of(base_url: &str) -> Option<u16> {
     let rest = base_url.strip_prefix("http://")?;
     let authority = rest.split('/').next()?;
     // `[::1]:3849` or `127.0.0.1:3849`; the part after the last `]`.
-    let after_host = authority.rsplit_once(']').map_or(authority, |(_, port)| port);
+    let after_host = authority
+        .rsplit_once(']')
+        .map_or(authority, |(_, port)| port);
     match after_host.rsplit_once(':') {
         Some((_, port)) => port.parse().ok(),
         None => Some(80),
@@ -51,7 +53,8 @@ pub enum Claim {
 
 /// Reads a `/health` answer (its status and JSON body).
 pub fn claim(status: u16, body: Option<&Value>) -> Claim {
-    let Some(body) = body.filter(|b| status == 200 && b["status"] == "ok" && b["version"].is_string())
+    let Some(body) =
+        body.filter(|b| status == 200 && b["status"] == "ok" && b["version"].is_string())
     else {
         return Claim::NotOurs;
     };

@@ -39,7 +39,12 @@ async fn heard<H: Host>(host: &H, url: String, bearer: Option<String>) -> Heard 
 pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
     let base = settings.base_url();
     let nonce = host.random_nonce();
-    let health = heard(host, format!("{base}{}", proof::challenge_path(&nonce)), None).await;
+    let health = heard(
+        host,
+        format!("{base}{}", proof::challenge_path(&nonce)),
+        None,
+    )
+    .await;
     let Heard::Answer { status, json } = &health else {
         return Status::NotRunning;
     };
@@ -54,8 +59,7 @@ pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
         Claim::NoAuth => None,
         Claim::Unproved => return status::judge(&health, &refused, false),
         Claim::Proof(given) => {
-            if !super::bridge_client::proof_holds(host, base, &settings.token, &nonce, &given)
-                .await
+            if !super::bridge_client::proof_holds(host, base, &settings.token, &nonce, &given).await
             {
                 return status::judge(&health, &refused, false);
             }

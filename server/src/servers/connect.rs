@@ -161,10 +161,9 @@ pub async fn connect(
                 Err(message) => {
                     // The child is being killed; give its last words a moment to arrive.
                     stderr.wait_closed(Duration::from_secs(1)).await;
-                    let _ = tokio::task::spawn_blocking(move || {
-                        super::reaper::kill_tagged(&tag, pid)
-                    })
-                    .await;
+                    let _ =
+                        tokio::task::spawn_blocking(move || super::reaper::kill_tagged(&tag, pid))
+                            .await;
                     Err(fail(message, &stderr))
                 }
             }
