@@ -70,11 +70,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
-    // On Windows each server's job object is killed when the bridge's handle closes, which the
-    // OS does however the bridge ends; the watchdog is for process groups, which need it.
     // Orphaned descendants of the MCP servers are adopted by the bridge, which then finds
     // and stops them (Linux).
     crate::servers::reaper::become_subreaper();
+    // On Windows each server's job object is killed when the bridge's handle closes, which the
+    // OS does however the bridge ends; the watchdog is for process groups, which need it.
     #[cfg(unix)]
     crate::servers::watchdog::start(&exe);
     let token = match resolve_token(&args) {

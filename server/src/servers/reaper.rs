@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that tags a server's processes.
-pub const TAG_VAR: &str = "MCP_BRIDGE_SERVER_TAG";
+pub const TAG_VAR: &str = "MCPBRIDGE_SERVER_TAG";
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
