@@ -325,11 +325,13 @@ test_all() {
   QUICKSTART_SKIP_BUILD=1 tests/quickstart.sh
 
   step "test: core in real browsers (wasm-pack test --headless)"
-  local canned_pid
-  node tests/support/canned_server.mjs & canned_pid=$!
+  local canned_pid canned_port
+  # A free port, never a fixed one: the tests read it at compile time (CANNED_URL).
+  canned_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  CANNED_PORT=$canned_port node tests/support/canned_server.mjs & canned_pid=$!
   trap 'kill $canned_pid 2>/dev/null || true' RETURN
-  CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome
-  GECKODRIVER="$(command -v geckodriver)" wasm-pack test --headless --firefox
+  CANNED_URL="http://127.0.0.1:$canned_port" CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome
+  CANNED_URL="http://127.0.0.1:$canned_port" GECKODRIVER="$(command -v geckodriver)" wasm-pack test --headless --firefox
   kill $canned_pid 2>/dev/null || true
 
   step "test: end to end, extension in Chromium and Firefox"

@@ -17,6 +17,7 @@ pub mod messages;
 pub mod options_views;
 pub mod outcome;
 pub mod policy;
+pub mod proof;
 pub mod redact;
 pub mod report;
 pub mod servers;

@@ -3,7 +3,7 @@
 # `<!-- quickstart: NAME -->` are taken from the README and run — `build` (skipped when
 # QUICKSTART_SKIP_BUILD=1, as `./build.sh test` sets after running that same command),
 # `pair` (`mcp-bridge install`, with HOME in the test's own directory; `mcp-bridge status` must
-# then list every browser as registered), `start` (the bridge, on port 3963 through MCP_BRIDGE_PORT and in a fresh config directory
+# then list every browser as registered), `start` (the bridge, on a free port through MCP_BRIDGE_PORT and in a fresh config directory
 # through MCP_BRIDGE_CONFIG_DIR, never the user's own or the shared port 3849), `config` (saved
 # where `mcp-bridge config path` says) and `check`. Then: /health answers, /tools lists both
 # example servers running, and one tool of each runs through /execute with the bridge's token.
@@ -13,7 +13,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$ROOT/target/release:$ROOT/node_modules/.bin:$ROOT/.tools/venv/bin:$PATH"
-PORT=3963
+# A port nothing listens on now, chosen by the OS.
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 WORK="$(mktemp -d /tmp/mcp-bridge-quickstart.XXXXXX)"
 BRIDGE_PID=""
 cleanup() {

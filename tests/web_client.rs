@@ -317,3 +317,41 @@ fn report_from_huge_traceback_in_wasm() {
     );
     assert!(best <= 60.0, "report took {best} ms");
 }
+
+/// The browser's WebCrypto HMAC gives the bridge's proof (the value the bridge's own test
+/// checks, computed independently).
+#[wasm_bindgen_test]
+async fn webcrypto_computes_the_bridges_proof() {
+    use mcp_bridge_core::runtime::host::Host as _;
+    let message = mcp_bridge_core::domain::proof::message(3849, "0123456789abcdef0123456789abcdef");
+    assert_eq!(
+        WebHost.hmac_sha256("T0k", &message).await.unwrap(),
+        "d3c8ff5bd17cc1740f6d0e9b726ef0ec7f4aa37c072691f8dabef9d381c916af"
+    );
+    let a = WebHost.random_nonce();
+    assert_eq!(a.len(), 32);
+    assert_ne!(a, WebHost.random_nonce());
+}
+
+/// A server that cannot prove it holds the client's token never receives it: the canned
+/// server holds `test-token`, this client another one.
+#[wasm_bindgen_test]
+async fn a_token_goes_only_to_a_server_that_proved_it_holds_it() {
+    let stranger_token = "a-token-the-canned-server-does-not-hold";
+    let o = BridgeClient::new(&WebHost, base(), stranger_token)
+        .execute("whoami", &json!({}), None, None)
+        .await;
+    assert_eq!(o.status(), Some(401), "{o:?}");
+    let seen: Value = gloo_net_get(&format!("{}/auth-seen", base())).await;
+    assert!(
+        !seen.to_string().contains(stranger_token),
+        "the token reached a server that did not prove it: {seen}"
+    );
+    // The canned server proves `test-token`: that client's calls carry it.
+    assert!(matches!(exec("ok").await, Outcome::Success { .. }));
+}
+
+async fn gloo_net_get(url: &str) -> Value {
+    let resp = gloo_net::http::Request::get(url).send().await.unwrap();
+    resp.json().await.unwrap()
+}

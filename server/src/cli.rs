@@ -120,6 +120,11 @@ pub struct ServeArgs {
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Write messages and logs to this file instead of stdout and stderr: created private
+    /// (0600), rotated at 1 MiB (3 older files kept), and never holding the token.
+    #[arg(long, value_name = "PATH")]
+    pub log_file: Option<PathBuf>,
 }
 
 impl ServeArgs {

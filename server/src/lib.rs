@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod logging;
 pub mod pairing;
+pub mod proof;
 pub mod redact;
 pub mod routes;
 pub mod security;

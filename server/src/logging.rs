@@ -1,10 +1,19 @@
 //! Log output: human-readable lines or one JSON object per line (`--log-format json`), on
-//! stderr, filtered by `RUST_LOG` (default `info`), with credential-shaped text masked and
+//! stderr or in a log file (`--log-file`, what the native host starts the bridge with),
+//! filtered by `RUST_LOG` (default `info`), with credential-shaped text masked and
 //! control characters escaped: a field carries text others wrote (a tool's error, a server's
 //! name or stderr), and a line break in it must not forge a log line, nor an escape sequence
 //! reach the terminal.
+//!
+//! Writing a log line never fails and never stops anything: a stream whose reader has gone
+//! (a closed terminal, `mcp-bridge | tee` after `tee` exited) loses the line, nothing more.
+//! The log file is private (0600 on Unix) and rotated: at [`LOG_FILE_CAP`] bytes it becomes
+//! `<name>.1` (the older ones move up to `<name>.<LOG_FILES_KEPT>`, the oldest is dropped).
 
-use std::io::IsTerminal as _;
+use std::fs::File;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -16,16 +25,31 @@ use tracing_subscriber::fmt::format::Writer;
 
 use crate::cli::LogFormat;
 
-/// Install the global subscriber (once; later calls are ignored).
-pub fn init(format: LogFormat) {
+/// The size at which the log file is rotated.
+pub const LOG_FILE_CAP: u64 = 1024 * 1024;
+/// How many rotated files are kept beside the current one.
+pub const LOG_FILES_KEPT: u32 = 3;
+
+static FILE: OnceLock<Mutex<Rotating>> = OnceLock::new();
+
+/// Install the global subscriber (once; later calls are ignored), writing to `file` when
+/// given (created private, or made private), else to stderr. Err: the file cannot be opened.
+pub fn init(format: LogFormat, file: Option<&Path>) -> std::io::Result<()> {
+    if let Some(path) = file {
+        let rotating = Rotating::open(path.to_owned(), LOG_FILE_CAP, LOG_FILES_KEPT)?;
+        let _ = FILE.set(Mutex::new(rotating));
+    }
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(crate::redact::MaskingStderr)
+        .with_writer(|| Output)
         .fmt_fields(text_fields())
         // Colour codes only for a terminal, never in a log file or a pipe.
-        .with_ansi(std::io::stderr().is_terminal())
+        .with_ansi(file.is_none() && std::io::stderr().is_terminal())
+        // A line that cannot be written is lost; reporting that on stderr (which is what
+        // failed) would panic in `eprintln!` and end the task that logged.
+        .log_internal_errors(false)
         .with_target(false);
     let _ = match format {
         LogFormat::Text => builder.try_init(),
@@ -36,6 +60,192 @@ pub fn init(format: LogFormat) {
             .with_span_list(false)
             .try_init(),
     };
+    Ok(())
+}
+
+/// Whether output goes to a log file (then the token is never written: see [`say`]).
+pub fn to_file() -> bool {
+    FILE.get().is_some()
+}
+
+/// A line for the user: on stdout, or in the log file. Never fails.
+pub fn say(line: &str) {
+    if let Some(file) = FILE.get() {
+        lock(file).write_line(line);
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}");
+    let _ = stdout.flush();
+}
+
+/// An error line for the user: on stderr, or in the log file. Never fails.
+pub fn complain(line: &str) {
+    if let Some(file) = FILE.get() {
+        lock(file).write_line(line);
+        return;
+    }
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+fn lock(file: &Mutex<Rotating>) -> std::sync::MutexGuard<'_, Rotating> {
+    file.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Where tracing writes: the log file or stderr, masked; errors are swallowed.
+struct Output;
+
+impl std::io::Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = crate::redact::mask_patterns(&String::from_utf8_lossy(buf));
+        match FILE.get() {
+            Some(file) => lock(file).write_bytes(text.as_bytes()),
+            None => {
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if FILE.get().is_none() {
+            let _ = std::io::stderr().lock().flush();
+        }
+        Ok(())
+    }
+}
+
+/// An append-only file that moves aside when it reaches its cap.
+struct Rotating {
+    path: PathBuf,
+    file: Option<File>,
+    size: u64,
+    cap: u64,
+    keep: u32,
+}
+
+impl Rotating {
+    fn open(path: PathBuf, cap: u64, keep: u32) -> std::io::Result<Rotating> {
+        let file = open_private(&path)?;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok(Rotating {
+            path,
+            file: Some(file),
+            size,
+            cap,
+            keep,
+        })
+    }
+
+    fn write_line(&mut self, line: &str) {
+        self.write_bytes(format!("{line}\n").as_bytes());
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if self.size > 0 && self.size + bytes.len() as u64 > self.cap {
+            self.rotate();
+        }
+        if let Some(file) = self.file.as_mut()
+            && file.write_all(bytes).is_ok()
+        {
+            self.size += bytes.len() as u64;
+        }
+    }
+
+    /// `name.(keep-1)` → `name.keep` … `name` → `name.1`, then a new empty `name`.
+    fn rotate(&mut self) {
+        self.file = None;
+        let numbered = |n: u32| {
+            let mut name = self.path.as_os_str().to_owned();
+            name.push(format!(".{n}"));
+            PathBuf::from(name)
+        };
+        for n in (1..self.keep).rev() {
+            let _ = std::fs::rename(numbered(n), numbered(n + 1));
+        }
+        if self.keep > 0 {
+            let _ = std::fs::rename(&self.path, numbered(1));
+        } else {
+            let _ = std::fs::remove_file(&self.path);
+        }
+        self.file = open_private(&self.path).ok();
+        self.size = 0;
+    }
+}
+
+/// Open `path` for appending, created with mode 0600 on Unix; an existing file that others
+/// could read is made private first.
+fn open_private(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
+        options.mode(0o600);
+        let file = options.open(path)?;
+        let mode = file.metadata()?.permissions().mode() & 0o777;
+        if mode != 0o600 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        }
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_rotates_at_its_cap_and_keeps_a_few() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bridge.log");
+        let mut log = Rotating::open(path.clone(), 100, 2).unwrap();
+        for n in 0..40 {
+            log.write_line(&format!("line {n:02} ........"));
+        }
+        let names: Vec<String> = {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names, ["bridge.log", "bridge.log.1", "bridge.log.2"]);
+        for name in &names {
+            let size = std::fs::metadata(dir.path().join(name)).unwrap().len();
+            assert!(size <= 100, "{name}: {size} bytes");
+        }
+        let current = std::fs::read_to_string(&path).unwrap();
+        assert!(current.ends_with("line 39 ........\n"), "{current}");
+        let older = std::fs::read_to_string(dir.path().join("bridge.log.1")).unwrap();
+        assert!(!older.contains("line 39"), "{older}");
+        // Oldest lines are gone: three files of at most 100 bytes hold 15 lines at most.
+        let all: String = names
+            .iter()
+            .map(|name| std::fs::read_to_string(dir.path().join(name)).unwrap())
+            .collect();
+        assert!(!all.contains("line 00"), "{all}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_file_is_private_even_when_it_was_not() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bridge.log");
+        std::fs::write(&path, "old\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut log = Rotating::open(path.clone(), 30, 1).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        log.write_line("a line long enough to rotate the file");
+        log.write_line("and another one");
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("bridge.log.1")), 0o600);
+    }
 }
 
 /// Whether `c` is written escaped: C0 and C1 controls and DEL (line breaks, ESC, …), and the
@@ -84,7 +294,7 @@ pub fn text_fields() -> impl for<'w> FormatFields<'w> + Send + Sync + 'static {
 }
 
 #[cfg(test)]
-mod tests {
+mod escape_tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;

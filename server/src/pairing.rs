@@ -51,6 +51,19 @@ pub fn record_endpoint(dir: &Path, url: &str, source: TokenSource) {
     }
 }
 
+/// Removes the endpoint file at exit when it is still this process's (another bridge may have
+/// recorded itself since), so that no one is pointed at an address nothing proves any more.
+pub fn forget_endpoint(dir: &Path) {
+    let path = dir.join(ENDPOINT_FILE_NAME);
+    let ours = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .is_some_and(|endpoint| endpoint["pid"] == std::process::id());
+    if ours && let Err(err) = std::fs::remove_file(&path) {
+        tracing::warn!(error = %err, "cannot remove the recorded address of the stopped bridge");
+    }
+}
+
 /// The bridge as the host finds it through the config directory.
 struct ConfigBridge {
     dir: PathBuf,
@@ -322,6 +335,9 @@ pub fn run_status() -> ExitCode {
             bridge.command()
         ),
         probe::Probe::NotOurBridge => format!("something that is not MCP Bridge answers at {url}"),
+        probe::Probe::Unproved => format!(
+            "something at {url} answers like MCP Bridge but cannot prove it holds the token in the config directory (another program, or a bridge started with --token); the token was not sent to it"
+        ),
         probe::Probe::Bridge {
             token_accepted: true,
         } => format!("running at {url}; the token is accepted"),

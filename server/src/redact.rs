@@ -115,32 +115,6 @@ pub fn url_secrets(url: &str) -> Vec<String> {
     found
 }
 
-/// A log writer that masks credential-shaped text in every line before it reaches stderr.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct MaskingStderr;
-
-impl std::io::Write for MaskingStderr {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = String::from_utf8_lossy(buf);
-        std::io::stderr()
-            .lock()
-            .write_all(mask_patterns(&text).as_bytes())?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().lock().flush()
-    }
-}
-
-impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for MaskingStderr {
-    type Writer = MaskingStderr;
-
-    fn make_writer(&'a self) -> Self::Writer {
-        MaskingStderr
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@ pub const EXTENSION_ORIGIN_PREFIXES: [&str; 2] = ["chrome-extension://", "moz-ex
 #[derive(Debug, Clone)]
 pub struct Security {
     token: Option<String>,
+    port: u16,
     allowed_hosts: Vec<String>,
 }
 
@@ -47,12 +48,21 @@ impl Security {
         }
         Security {
             token,
+            port,
             allowed_hosts,
         }
     }
 
     pub fn requires_token(&self) -> bool {
         self.token.is_some()
+    }
+
+    /// The answer to a client's challenge (`crate::proof`): `None` for a `--no-auth` bridge,
+    /// which has no token to prove.
+    pub fn prove(&self, nonce: &str) -> Option<String> {
+        self.token
+            .as_deref()
+            .map(|token| crate::proof::answer(token, self.port, nonce))
     }
 
     pub fn host_allowed(&self, host: &str) -> bool {

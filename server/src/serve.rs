@@ -26,27 +26,40 @@ const ANSWER_AFTER_STOP: Duration = Duration::from_secs(2);
 /// Exit code for a bad command line or config.
 const USAGE: u8 = 2;
 
-/// Print a line for the user on stdout (credential-shaped text masked, control characters
-/// escaped: it may name a server or quote its error); a closed stdout is not a reason to stop.
+/// Print a line for the user on stdout or in the log file (credential-shaped text masked,
+/// control characters escaped: it may name a server or quote its error); a closed stdout is
+/// not a reason to stop.
 fn say(line: &str) {
     say_unmasked(&crate::logging::escape_controls(
         &crate::redact::mask_patterns(line),
     ));
 }
 
-/// [`say`] without the masker: only for the line that shows the user the bridge's own token.
+/// [`say`] without the masker: only for the lines that show the user the bridge's own token
+/// (never written to a log file: see `serve`).
 fn say_unmasked(line: &str) {
-    use std::io::Write as _;
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{line}");
-    let _ = stdout.flush();
+    crate::logging::say(line);
+}
+
+/// An error line on stderr or in the log file.
+macro_rules! complain {
+    ($($arg:tt)*) => { crate::logging::complain(&format!($($arg)*)) };
 }
 
 /// Run the bridge with `args`; returns the exit code.
 pub fn run(args: ServeArgs) -> ExitCode {
-    crate::logging::init(args.log_format);
-    if args.no_auth && !args.host.is_loopback() {
+    if let Err(err) = crate::logging::init(args.log_format, args.log_file.as_deref()) {
         eprintln!(
+            "mcp-bridge: cannot open the log file {}: {err}",
+            args.log_file
+                .as_deref()
+                .unwrap_or(std::path::Path::new(""))
+                .display()
+        );
+        return ExitCode::FAILURE;
+    }
+    if args.no_auth && !args.host.is_loopback() {
+        complain!(
             "mcp-bridge: --no-auth is only allowed on a loopback address, not --host {}",
             args.host
         );
@@ -56,10 +69,13 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let (specs, source) = match config::load(args.config.as_deref(), &exe) {
         Ok(loaded) => loaded,
         Err(err) => {
-            eprintln!("mcp-bridge: {err}");
+            complain!("mcp-bridge: {err}");
             return ExitCode::from(USAGE);
         }
     };
+    // Orphaned descendants of the MCP servers are adopted by the bridge, which then finds
+    // and stops them (Linux).
+    crate::servers::reaper::become_subreaper();
     // On Windows each server's job object is killed when the bridge's handle closes, which the
     // OS does however the bridge ends; the watchdog is for process groups, which need it.
     #[cfg(unix)]
@@ -67,7 +83,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let token = match resolve_token(&args) {
         Ok(token) => token,
         Err(message) => {
-            eprintln!("mcp-bridge: {message}");
+            complain!("mcp-bridge: {message}");
             return ExitCode::FAILURE;
         }
     };
@@ -77,7 +93,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(err) => {
-            eprintln!("mcp-bridge: cannot start the async runtime: {err}");
+            complain!("mcp-bridge: cannot start the async runtime: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -138,14 +154,15 @@ async fn serve(
     let listener = match tokio::net::TcpListener::bind(address).await {
         Ok(listener) => listener,
         Err(err) if err.kind() == std::io::ErrorKind::AddrInUse => {
-            eprintln!(
+            complain!(
                 "mcp-bridge: port {} on {} is already in use (another mcp-bridge or the Python bridge is probably running); stop it or start this one with --port <another port>",
-                args.port, args.host
+                args.port,
+                args.host
             );
             return ExitCode::FAILURE;
         }
         Err(err) => {
-            eprintln!("mcp-bridge: cannot listen on {address}: {err}");
+            complain!("mcp-bridge: cannot listen on {address}: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -217,15 +234,22 @@ async fn serve(
     } else {
         crate::pairing::TokenSource::File
     };
-    match &token {
-        Some(token) => say_unmasked(&format!(
+    // A log file is kept and may be read later, by whoever can: the token stays out of it.
+    let shown_token = token.as_deref().filter(|_| !crate::logging::to_file());
+    match (&token, shown_token) {
+        (Some(_), Some(token)) => say_unmasked(&format!(
             "Token: {token}  (send it as `Authorization: Bearer <token>`)"
         )),
-        None => say("Token: none (--no-auth)"),
+        (Some(_), None) => {
+            say("Token: not shown in a log file (see the file `token` in the config directory)")
+        }
+        (None, _) => say("Token: none (--no-auth)"),
     }
     // What to do next, in plain words: paired through the native host, or paste the token.
-    let advice = crate::pairing::start_advice(token_source, token.as_deref());
-    say_unmasked(&advice);
+    if shown_token.is_some() || token.is_none() {
+        let advice = crate::pairing::start_advice(token_source, shown_token);
+        say_unmasked(&advice);
+    }
     let shown_host = if args.host.is_ipv6() {
         format!("[{}]", args.host)
     } else {
@@ -245,6 +269,10 @@ async fn serve(
         header_timeout: args.header_timeout(),
     };
     let mut draining = crate::serve::listen::serve(listener, app, limits, stop.clone()).await;
+    // The port is free from here on: the recorded address goes with it.
+    if let Ok(dir) = config::config_dir() {
+        crate::pairing::forget_endpoint(&dir);
+    }
     starting.abort();
     sweeper.abort();
     watcher.abort();
@@ -256,6 +284,9 @@ async fn serve(
     }
     tracing::info!("stopping MCP servers");
     registry.shutdown().await;
+    // What is left of the servers' descendants (adopted `setsid` grandchildren) goes too.
+    let spare: Vec<u32> = crate::servers::watchdog::pid().into_iter().collect();
+    let _ = tokio::task::spawn_blocking(move || crate::servers::reaper::kill_all_but(&spare)).await;
     // Calls cut short by the stop are answered as such before the process ends.
     draining.wait(ANSWER_AFTER_STOP).await;
     tracing::info!("stopped");
@@ -281,6 +312,8 @@ async fn watch_signals(stop: CancellationToken) {
             _ = terminate.recv() => "SIGTERM",
             _ = hangup.recv() => "SIGHUP",
         };
+        // Stop first: nothing that happens while logging may keep the bridge running.
+        stop.cancel();
         tracing::info!(signal = name, "stop signal received");
     }
     #[cfg(windows)]
@@ -306,11 +339,13 @@ async fn watch_signals(stop: CancellationToken) {
             _ = logoff.recv() => "logoff",
             _ = shutdown.recv() => "shutdown",
         };
+        stop.cancel();
         tracing::info!(signal = name, "stop signal received");
     }
     #[cfg(not(any(unix, windows)))]
     {
         let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
         tracing::info!("Ctrl-C received");
     }
     stop.cancel();

@@ -5,6 +5,7 @@
 mod connect;
 pub mod demo;
 pub mod program;
+pub mod reaper;
 pub mod stderr;
 pub mod watchdog;
 
@@ -61,6 +62,8 @@ struct Live {
     client: Mutex<Option<Client>>,
     stderr: Arc<StderrTail>,
     pid: Option<u32>,
+    /// The tag its processes carry (`reaper`).
+    tag: Option<String>,
     /// When this generation started (for the uptime).
     started: std::time::Instant,
 }
@@ -252,6 +255,7 @@ impl Server {
                     client: Mutex::new(Some(connected.client)),
                     stderr: connected.stderr,
                     pid: connected.pid,
+                    tag: connected.tag,
                     started: std::time::Instant::now(),
                 });
                 {
@@ -632,6 +636,11 @@ async fn dispose(live: Arc<Live>) {
         #[cfg(unix)]
         kill_group(pid);
         crate::servers::watchdog::forget(pid);
+    }
+    // Descendants that left the process group (`setsid`) carry the server's tag.
+    if let Some(tag) = live.tag.clone() {
+        let pid = live.pid;
+        let _ = tokio::task::spawn_blocking(move || reaper::kill_tagged(&tag, pid)).await;
     }
 }
 

@@ -205,6 +205,131 @@ fn the_host_starts_the_bridge_and_hands_out_its_address_and_token() {
 
     let (_, status) = run(home.path(), &config, port, &["status"]);
     assert!(status.contains("the token is accepted"), "{status}");
+
+    // The bridge the host started logs to a private file that never holds the token.
+    let log_path = config.join("bridge.log");
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains("listening on"), "{log}");
+    assert!(
+        !log.contains(token.trim()),
+        "the token is in bridge.log: {log}"
+    );
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&log_path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "bridge.log is private");
+    }
+
+    // Stopped, it forgets its address: nothing points the host at a port no one holds.
+    let pid = endpoint["pid"].as_i64().unwrap() as i32;
+    // SAFETY: plain kill(2) on the bridge this test started through the host.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while common::process_alive(pid as u32) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the bridge did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !config.join("endpoint.json").exists(),
+        "endpoint.json outlived the bridge"
+    );
+}
+
+/// A listener on a free port that answers every request the way our `/health` does, and
+/// records every request it receives.
+fn recording_stranger() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // Read the head (whatever arrives before the blank line or the time limit).
+            while let Ok(n) = stream.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+                if request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+            record
+                .lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&request).into_owned());
+            let body = r#"{"status":"ok","version":"0.1.0","servers":{"starting":0,"running":1,"failed":0},"proof":"00"}"#;
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    (port, seen)
+}
+
+/// The bridge is down; its `endpoint.json` (left by a crash) points at a port where a
+/// stranger now listens, looking like the bridge. Neither the host nor `status` sends it the
+/// token, and the host does not name its address to the extension.
+#[test]
+fn a_stranger_listening_on_the_port_learns_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("cfg");
+    std::fs::create_dir_all(&config).unwrap();
+    let (port, seen) = recording_stranger();
+    let url = format!("http://127.0.0.1:{port}");
+    std::fs::write(
+        config.join("endpoint.json"),
+        json!({"url": url, "token": "file", "pid": 1}).to_string(),
+    )
+    .unwrap();
+    let (ok, out) = run(home.path(), &config, free_port(), &["status"]);
+    assert!(ok, "{out}");
+    assert!(out.contains("cannot prove"), "{out}");
+    let token = std::fs::read_to_string(config.join("token")).unwrap();
+    let token = token.trim();
+    assert_eq!(token.len(), 64);
+
+    let (answer, _) = ask_host(
+        home.path(),
+        &config,
+        free_port(),
+        &[CHROMIUM_ORIGIN],
+        &json!({"type": "pair"}),
+    );
+    let answer = answer.unwrap();
+    assert_eq!(answer["type"], "unavailable", "{answer}");
+    assert!(answer.get("token").is_none(), "{answer}");
+    assert!(!answer.to_string().contains(token), "{answer}");
+
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.len() >= 2,
+        "status and the host both asked the stranger: {seen:?}"
+    );
+    for request in &seen {
+        assert!(
+            !request.contains(token),
+            "the token reached a stranger: {request}"
+        );
+        assert!(
+            !request.to_ascii_lowercase().contains("authorization"),
+            "{request}"
+        );
+        assert!(request.starts_with("GET /health?challenge="), "{request}");
+    }
 }
 
 #[test]

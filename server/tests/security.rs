@@ -280,3 +280,73 @@ fn doubled_host_or_origin_headers_are_refused() {
     );
     assert!(status.contains(" 200 "), "one of each is fine: {status}");
 }
+
+/// `/health?challenge=N` proves, without a token, that this bridge holds the token: the
+/// HMAC of the nonce and the port, which a stranger on the port cannot compute.
+#[tokio::test]
+async fn health_proves_the_token_to_a_challenge() {
+    let app = TestApp::demo().await;
+    let nonce = mcp_bridge::proof::new_nonce();
+    let reply = app
+        .raw(
+            Req::new(Method::GET, &format!("/health?challenge={nonce}"))
+                .auth(None)
+                .build(),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.body["auth"], "token");
+    let proof = reply.body["proof"].as_str().unwrap();
+    assert!(mcp_bridge::proof::verify(
+        TOKEN,
+        common::PORT,
+        &nonce,
+        proof
+    ));
+    assert!(!mcp_bridge::proof::verify(
+        "another-token",
+        common::PORT,
+        &nonce,
+        proof
+    ));
+    assert!(!reply.body.to_string().contains(TOKEN));
+
+    // Without a challenge, no proof; a malformed one is refused.
+    let plain = app
+        .raw(Req::new(Method::GET, "/health").auth(None).build())
+        .await;
+    assert!(plain.body.get("proof").is_none(), "{}", plain.body);
+    for bad in [
+        "short",
+        "has%20space%20in%20it%20xxxxxxxx",
+        &"a".repeat(200),
+    ] {
+        let reply = app
+            .raw(
+                Req::new(Method::GET, &format!("/health?challenge={bad}"))
+                    .auth(None)
+                    .build(),
+            )
+            .await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{bad}: {}",
+            reply.body
+        );
+    }
+    app.stop().await;
+
+    // A --no-auth bridge has no token to prove: it says so, and proves nothing.
+    let open = TestApp::start_with(vec![common::demo_spec()], None, Duration::from_secs(60)).await;
+    let reply = open
+        .raw(
+            Req::new(Method::GET, &format!("/health?challenge={nonce}"))
+                .auth(None)
+                .build(),
+        )
+        .await;
+    assert_eq!(reply.body["auth"], "none", "{}", reply.body);
+    assert!(reply.body.get("proof").is_none());
+    open.stop().await;
+}

@@ -127,3 +127,168 @@ async fn a_call_cut_short_by_shutdown_is_reported_as_a_shutdown() {
         "{error}"
     );
 }
+
+/// Whoever read the bridge's output has gone (a closed terminal, `mcp-bridge | tee` after `tee`
+/// exited): both streams are pipes whose read ends are closed. SIGTERM still stops it, with
+/// its MCP servers, within a few seconds.
+#[test]
+fn a_stop_ends_even_when_no_one_reads_the_output() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcp-config.json"),
+        json!({"mcpServers": {"demo": BridgeProcess::demo_entry(), "g": server_with_grandchild()}})
+            .to_string(),
+    )
+    .unwrap();
+    let mut child = Command::new(bridge_exe())
+        .args(["--port", "0", "--token", TOKEN])
+        .env("MCP_BRIDGE_CONFIG_DIR", dir.path())
+        .env_remove("MCP_BRIDGE_CONFIG")
+        .env_remove("MCP_BRIDGE_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stderr = child.stderr.take().unwrap();
+    // Read until both servers report, so that the bridge is fully up.
+    let mut line = String::new();
+    let mut reported = 0;
+    while reported < 2 {
+        line.clear();
+        assert!(
+            stdout.read_line(&mut line).unwrap() > 0,
+            "the bridge ended early"
+        );
+        if line.trim_start().starts_with("server ") {
+            reported += 1;
+        }
+    }
+    let children = descendants(child.id());
+    assert!(
+        children.len() >= 3,
+        "servers and the grandchild run: {children:?}"
+    );
+    drop(stdout);
+    drop(stderr);
+    send_signal(child.id(), libc::SIGTERM);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let left = survivors(&children, Duration::from_secs(10));
+    assert!(
+        status.is_some(),
+        "SIGTERM did not stop a bridge whose output no one reads"
+    );
+    assert!(left.is_empty(), "processes left: {left:?}");
+}
+
+/// A server whose grandchild escapes its process group: a subshell starts `setsid sh` (a new
+/// session, so a new group), which records its pid in `pid_file` and becomes `sleep`; the
+/// subshell exits at once, so the grandchild is an orphan. Then the shell becomes the demo
+/// server.
+#[cfg(target_os = "linux")]
+fn server_with_escaped_grandchild(pid_file: &std::path::Path) -> Value {
+    let script = format!(
+        "(setsid sh -c 'echo $$ > \"{}\"; exec sleep 300' &); exec '{}' demo-server --root '{}'",
+        pid_file.display(),
+        bridge_exe().display(),
+        common::demo_root().display()
+    );
+    json!({"command": "sh", "args": ["-c", script]})
+}
+
+/// The pid the escaped grandchild recorded (waiting a little for it to be written).
+#[cfg(target_os = "linux")]
+fn recorded_pid(pid_file: &std::path::Path) -> u32 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(pid_file)
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+        {
+            return pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the grandchild never wrote its pid"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_grandchild_that_left_the_process_group_goes_when_the_bridge_stops() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pid_file = scratch.path().join("grandchild.pid");
+    let mut bridge = BridgeProcess::start(
+        Some(json!({"mcpServers": {"g": server_with_escaped_grandchild(&pid_file)}})),
+        &[],
+    );
+    let grandchild = recorded_pid(&pid_file);
+    assert!(process_alive(grandchild));
+    assert!(
+        descendants(bridge.pid()).contains(&grandchild),
+        "the bridge adopted the orphan (it is a subreaper)"
+    );
+    assert!(bridge.terminate(Duration::from_secs(30)).is_some());
+    let left = survivors(&[grandchild], Duration::from_secs(10));
+    assert!(
+        left.is_empty(),
+        "the setsid grandchild outlived the bridge: {left:?}"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grandchild_that_left_the_process_group_goes_when_its_server_restarts() {
+    let scratch = tempfile::tempdir().unwrap();
+    let pid_file = scratch.path().join("grandchild.pid");
+    let bridge = BridgeProcess::start(
+        Some(json!({"mcpServers": {
+            "g": server_with_escaped_grandchild(&pid_file),
+            "demo": BridgeProcess::demo_entry(),
+        }})),
+        &[],
+    );
+    let first = recorded_pid(&pid_file);
+    std::fs::remove_file(&pid_file).unwrap();
+    let (status, body) = bridge
+        .request(axum::http::Method::POST, "/servers/g/restart", None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let second = recorded_pid(&pid_file);
+    assert_ne!(first, second);
+    let left = survivors(&[first], Duration::from_secs(10));
+    assert!(
+        left.is_empty(),
+        "the old grandchild outlived its server's restart"
+    );
+    assert!(
+        process_alive(second),
+        "the new generation's grandchild runs"
+    );
+    // Another server is not touched by this one's restart.
+    let (status, body) = bridge
+        .execute(json!({"serverName": "demo", "name": "echo", "arguments": {"text": "still here"}}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    drop(bridge);
+    let left = survivors(&[second], Duration::from_secs(10));
+    assert!(left.is_empty());
+}

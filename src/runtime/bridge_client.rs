@@ -1,13 +1,17 @@
 //! The bridge's HTTP API as the runtime uses it: which route, which body, which time limit,
 //! and what every answer (or its absence) means as one [`Outcome`]. The request itself goes
-//! through the [`Host`]; nothing here interprets bodies beyond that.
+//! through the [`Host`]; nothing here interprets bodies beyond that. The token goes only to a
+//! server that proved it holds it (`domain::proof`), once per client, before its first request
+//! with the token.
 
 // An `Outcome` is the answer itself, made once per request: boxing the error side buys nothing.
 #![allow(clippy::result_large_err)]
 
 use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
 use crate::domain::outcome::{self, Outcome};
+use crate::domain::proof::{self, Claim};
 use serde_json::{Value, json};
+use std::cell::Cell;
 
 /// Time allowed for quick routes (health, tools, history).
 const QUICK_TIMEOUT_MS: u32 = 10_000;
@@ -18,10 +22,21 @@ const POLL_SLACK_MS: u32 = 8_000;
 /// Without long-polling the bridge's own call timeout (120 s) governs.
 const UNPOLLED_TIMEOUT_MS: u32 = 130_000;
 
+/// What the server at the address proved, once asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Proved {
+    NotYet,
+    /// It holds our token: send it.
+    Token,
+    /// A `--no-auth` bridge: it needs no token, so none is sent.
+    NoAuth,
+}
+
 pub struct BridgeClient<'h, H: Host> {
     host: &'h H,
     base: String,
     token: String,
+    proved: Cell<Proved>,
 }
 
 impl<'h, H: Host> BridgeClient<'h, H> {
@@ -30,6 +45,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             host,
             base: base_url.trim_end_matches('/').to_string(),
             token: token.to_string(),
+            proved: Cell::new(Proved::NotYet),
         }
     }
 
@@ -40,10 +56,29 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         json: Option<Value>,
         timeout_ms: u32,
     ) -> Result<HttpResponse, Outcome> {
+        let bearer = if self.token.is_empty() || path == "/health" {
+            None
+        } else {
+            match self.prove().await? {
+                Proved::Token => Some(self.token.clone()),
+                _ => None,
+            }
+        };
+        self.plain(method, path, bearer, json, timeout_ms).await
+    }
+
+    async fn plain(
+        &self,
+        method: Method,
+        path: &str,
+        bearer: Option<String>,
+        json: Option<Value>,
+        timeout_ms: u32,
+    ) -> Result<HttpResponse, Outcome> {
         let request = HttpRequest {
             method,
             url: format!("{}{path}", self.base),
-            bearer: (!self.token.is_empty()).then(|| self.token.clone()),
+            bearer,
             json,
             timeout_ms,
         };
@@ -51,6 +86,40 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             Transport::TimedOut => Outcome::timeout(u64::from(timeout_ms)),
             Transport::Unreachable(why) => Outcome::unreachable(why),
         })
+    }
+
+    /// Asks the server to prove it holds the token (once per client). `Err`: what to answer
+    /// instead of sending the request — no answer, the stranger's own answer, or a refusal
+    /// in the bridge's words when something answers like the bridge but cannot prove it.
+    async fn prove(&self) -> Result<Proved, Outcome> {
+        if self.proved.get() != Proved::NotYet {
+            return Ok(self.proved.get());
+        }
+        let nonce = self.host.random_nonce();
+        let path = proof::challenge_path(&nonce);
+        let answer = self
+            .plain(Method::Get, &path, None, None, QUICK_TIMEOUT_MS)
+            .await?;
+        let body = outcome::json_body(&answer.body);
+        let proved = match proof::claim(answer.status, body.as_ref()) {
+            Claim::NotOurs => {
+                return Err(outcome::from_http(
+                    answer.status,
+                    answer.trace_id.as_deref(),
+                    &answer.body,
+                ));
+            }
+            Claim::NoAuth => Proved::NoAuth,
+            Claim::Unproved => return Err(unproved()),
+            Claim::Proof(given) => {
+                if !proof_holds(self.host, &self.base, &self.token, &nonce, &given).await {
+                    return Err(unproved());
+                }
+                Proved::Token
+            }
+        };
+        self.proved.set(proved);
+        Ok(proved)
     }
 
     async fn outcome(&self, method: Method, path: &str, json: Option<Value>, ms: u32) -> Outcome {
@@ -222,6 +291,39 @@ impl<'a> ServerCall<'a> {
             ServerCall::Import { .. } => "",
         }
     }
+}
+
+/// Whether `given` proves that the server at `base` holds `token`, for `nonce`.
+pub async fn proof_holds<H: Host>(
+    host: &H,
+    base: &str,
+    token: &str,
+    nonce: &str,
+    given: &str,
+) -> bool {
+    let Some(port) = proof::port_of(base) else {
+        return false;
+    };
+    match host.hmac_sha256(token, &proof::message(port, nonce)).await {
+        Ok(expected) => proof::same(&expected, given),
+        Err(why) => {
+            host.log(
+                super::host::Level::Error,
+                &format!("cannot check the bridge's proof: {why}"),
+            );
+            false
+        }
+    }
+}
+
+/// The answer when the server at the address could not prove it holds the token: a refusal
+/// of the token, as the bridge words one (the token was not sent).
+fn unproved() -> Outcome {
+    let body = json!({"detail": {
+        "error": "The server at this address did not prove that it holds this token, so the token was not sent to it: another program listens there, or the bridge was started with another token.",
+        "type": "Unauthorized",
+    }});
+    outcome::from_http(401, None, body.to_string().as_bytes())
 }
 
 /// A 2xx JSON body as JSON; anything else as the outcome that describes it.

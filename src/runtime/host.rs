@@ -96,6 +96,12 @@ pub trait Host: Clone + 'static {
     /// permission missing, the host crashed).
     async fn native_pair(&self) -> Result<Value, String>;
 
+    /// HMAC-SHA256 of `message` under `key`, in lowercase hex (WebCrypto in the browser):
+    /// checks the bridge's proof that it holds the token (`domain::proof`).
+    async fn hmac_sha256(&self, key: &str, message: &str) -> Result<String, String>;
+    /// A fresh nonce: 16 bytes from the browser's cryptographic random source, in hex.
+    fn random_nonce(&self) -> String;
+
     /// Resolves after `ms` milliseconds.
     async fn sleep(&self, ms: u32);
 

@@ -1,10 +1,12 @@
 //! The connection's status, and pairing through the native messaging host: when the
 //! extension has no token, the bridge refuses it or does not run, the core asks the host
 //! (which knows the bridge's address and token, and starts it) and stores what it says.
-//! The token field in the options stays as the fallback.
+//! The token field in the options stays as the fallback. The token goes only to a server
+//! that proved it holds it (`domain::proof`).
 
 use super::host::{Host, HttpRequest, Method, Transport};
 use super::store::Store;
+use crate::domain::proof::{self, Claim};
 use crate::domain::settings::{Settings, validate_bridge_url, validate_token};
 use crate::domain::status::{self, Heard, PairingNote, Status};
 use serde_json::Value;
@@ -31,16 +33,41 @@ async fn heard<H: Host>(host: &H, url: String, bearer: Option<String>) -> Heard 
     }
 }
 
-/// `/health`, then `/tools` with the token (none when it is empty): the verdict.
+/// `/health` with a fresh challenge, then `/tools` — with the token only when the server
+/// proved it holds it: the verdict. A server that answers like the bridge but cannot prove it
+/// holds the token is judged as refusing it (and never receives it).
 pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
     let base = settings.base_url();
-    let health = heard(host, format!("{base}/health"), None).await;
-    if health == Heard::Nothing {
+    let nonce = host.random_nonce();
+    let health = heard(
+        host,
+        format!("{base}{}", proof::challenge_path(&nonce)),
+        None,
+    )
+    .await;
+    let Heard::Answer { status, json } = &health else {
         return Status::NotRunning;
-    }
-    let bearer = (!settings.token.is_empty()).then(|| settings.token.clone());
+    };
+    let token_empty = settings.token.is_empty();
+    let refused = Heard::Answer {
+        status: 401,
+        json: None,
+    };
+    let bearer = match proof::claim(*status, json.as_ref()) {
+        Claim::NotOurs => return status::judge(&health, &Heard::Nothing, token_empty),
+        _ if token_empty => None,
+        Claim::NoAuth => None,
+        Claim::Unproved => return status::judge(&health, &refused, false),
+        Claim::Proof(given) => {
+            if !super::bridge_client::proof_holds(host, base, &settings.token, &nonce, &given).await
+            {
+                return status::judge(&health, &refused, false);
+            }
+            Some(settings.token.clone())
+        }
+    };
     let tools = heard(host, format!("{base}/tools"), bearer).await;
-    status::judge(&health, &tools, settings.token.is_empty())
+    status::judge(&health, &tools, token_empty)
 }
 
 /// Asks the native host, and stores the address and token it gives when they differ from

@@ -49,6 +49,24 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     fn date_now() -> f64;
 
+    /// WebCrypto, for the bridge's proof (`domain::proof`): no crypto code in the wasm.
+    #[wasm_bindgen(js_namespace = crypto, js_name = getRandomValues)]
+    fn crypto_get_random_values(array: &js_sys::Uint8Array) -> JsValue;
+    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = importKey, catch)]
+    async fn subtle_import_key(
+        format: &str,
+        key: &js_sys::Uint8Array,
+        algorithm: &JsValue,
+        extractable: bool,
+        usages: &js_sys::Array,
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = sign, catch)]
+    async fn subtle_sign(
+        algorithm: &str,
+        key: &JsValue,
+        data: &js_sys::Uint8Array,
+    ) -> Result<JsValue, JsValue>;
+
     /// The worker's global `setTimeout` (there is no `window` in a service worker).
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: u32) -> JsValue;
@@ -221,6 +239,26 @@ impl Host for WebHost {
         }
     }
 
+    async fn hmac_sha256(&self, key: &str, message: &str) -> Result<String, String> {
+        let algorithm = to_js(&serde_json::json!({ "name": "HMAC", "hash": "SHA-256" }))?;
+        let usages = js_sys::Array::of1(&JsValue::from_str("sign"));
+        let key = js_sys::Uint8Array::from(key.as_bytes());
+        let key = subtle_import_key("raw", &key, &algorithm, false, &usages)
+            .await
+            .map_err(|e| js_err("importing the HMAC key failed", &e))?;
+        let data = js_sys::Uint8Array::from(message.as_bytes());
+        let signature = subtle_sign("HMAC", &key, &data)
+            .await
+            .map_err(|e| js_err("computing the HMAC failed", &e))?;
+        Ok(hex(&js_sys::Uint8Array::new(&signature).to_vec()))
+    }
+
+    fn random_nonce(&self) -> String {
+        let bytes = js_sys::Uint8Array::new_with_length(16);
+        crypto_get_random_values(&bytes);
+        hex(&bytes.to_vec())
+    }
+
     async fn sleep(&self, ms: u32) {
         let wait = js_sys::Promise::new(&mut |resolve, _| {
             set_timeout(&resolve, ms);
@@ -247,6 +285,10 @@ impl Host for WebHost {
             Level::Error => web_sys::console::error_1(&m),
         }
     }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// `fetch` rejects with a `TimeoutError` when our signal fired (Chromium) — or with an

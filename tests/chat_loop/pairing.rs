@@ -43,6 +43,7 @@ fn status(w: &mut World) -> Value {
 fn first_run_pairs_through_the_host_and_the_first_call_works() {
     let mut w = World::new();
     w.bridge(bridge_with_token(Some("T0k")));
+    w.proves(Prover::Token("T0k".into()));
     *w.host.0.native.borrow_mut() = Some(paired("T0k"));
     w.open_chat(1);
     assert_eq!(
@@ -67,6 +68,7 @@ fn a_refused_token_is_replaced_by_the_hosts_and_the_held_call_runs() {
     w.settings(json!({"token": "old"}));
     // The host is not registered yet when the page opens.
     w.bridge(bridge_with_token(Some("new")));
+    w.proves(Prover::Token("new".into()));
     w.open_chat(1);
     let f = w.last_float(1);
     assert_eq!(f["status"], "unreachable");
@@ -129,6 +131,7 @@ fn the_status_names_each_state() {
     // Connected: the token works; no need to ask the host.
     w.settings(json!({"token": "T0k"}));
     w.bridge(bridge_with_token(Some("T0k")));
+    w.proves(Prover::Token("T0k".into()));
     let s = status(&mut w);
     assert_eq!(s["state"], "connected");
     assert_eq!(s["title"], "Connected — bridge 0.1.0 · 2 servers, 7 tools");
@@ -180,6 +183,7 @@ fn the_status_pairs_when_the_token_is_rejected() {
     let mut w = World::new();
     w.settings(json!({"token": "old"}));
     w.bridge(bridge_with_token(Some("new")));
+    w.proves(Prover::Token("new".into()));
     *w.host.0.native.borrow_mut() = Some(paired("new"));
     let s = status(&mut w);
     assert_eq!(s["state"], "connected", "{s}");
@@ -191,6 +195,7 @@ fn an_empty_token_is_the_bridges_to_judge() {
     let mut w = World::new();
     // A `--no-auth` bridge: the host hands out no token, and none is needed.
     w.bridge(bridge_with_token(None));
+    w.proves(Prover::NoAuth);
     *w.host.0.native.borrow_mut() =
         Some(json!({"type": "paired", "url": "http://127.0.0.1:3849", "token": null}));
     assert_eq!(status(&mut w)["state"], "connected");
@@ -215,4 +220,46 @@ fn an_empty_token_is_the_bridges_to_judge() {
         "{answer:?}"
     );
     assert!(reset_seen.get(), "the reset went out without a token");
+}
+
+/// The bridge is down and a stranger listens on its port, answering like the bridge: the
+/// status check, the page's first check and a held call's checks every 2 s never send it the
+/// token. When the real bridge is back (it proves it holds the token), the held call runs.
+#[test]
+fn a_stranger_listening_on_the_port_learns_nothing() {
+    let mut w = World::new();
+    w.settings(json!({"token": "T0k"}));
+    w.bridge(bridge_with_token(Some("T0k")));
+    w.proves(Prover::Stranger);
+    let s = status(&mut w);
+    assert_eq!(s["state"], "token-rejected", "{s}");
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert_eq!(w.last_float(1)["status"], "held", "{}", w.last_float(1));
+    for _ in 0..5 {
+        w.advance(2_000.0);
+    }
+    assert!(w.executes().is_empty(), "nothing ran against the stranger");
+    let requests = w.host.0.requests.borrow().clone();
+    assert!(
+        requests.len() >= 5,
+        "the stranger was asked, again and again: {requests:?}"
+    );
+    for r in &requests {
+        assert_eq!(r.bearer, None, "the token went to a stranger: {r:?}");
+        assert!(r.url.contains("/health?challenge="), "{r:?}");
+    }
+    // Each check asks a fresh challenge: a recorded answer is worth nothing.
+    let mut nonces: Vec<&str> = requests.iter().map(|r| r.url.as_str()).collect();
+    nonces.sort();
+    nonces.dedup();
+    assert_eq!(nonces.len(), requests.len());
+
+    // The bridge is back: it proves it holds the token, and the held call runs once.
+    w.proves(Prover::Token("T0k".into()));
+    for _ in 0..2 {
+        w.advance(2_000.0);
+    }
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.typed(1).len(), 1);
 }

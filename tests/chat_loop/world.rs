@@ -24,6 +24,20 @@ pub enum Answer {
 }
 
 type Script = Box<dyn FnMut(&HttpRequest) -> Answer>;
+
+/// How the scripted bridge answers a challenge (`/health?challenge=…`): scripts see a plain
+/// `/health`, and the world adds what [`Prover`] says to their answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prover {
+    /// A bridge holding whatever token the extension's settings hold (the usual case).
+    Settings,
+    /// A bridge holding this token.
+    Token(String),
+    /// A `--no-auth` bridge: `"auth": "none"`, no proof.
+    NoAuth,
+    /// Something that looks like the bridge but holds no token: no proof.
+    Stranger,
+}
 /// Where a held request's answer goes.
 type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
@@ -53,6 +67,63 @@ pub struct Inner {
     pub native: RefCell<Option<Value>>,
     /// How often the core asked the native host.
     pub native_asks: Cell<u32>,
+    /// What the scripted bridge proves.
+    pub prover: RefCell<Prover>,
+    nonces: Cell<u64>,
+}
+
+impl MemoryHost {
+    /// The proof the scripted bridge adds to its `/health` answer for `request`, if asked.
+    fn prove(&self, request: &HttpRequest, answer: &mut Result<HttpResponse, Transport>) {
+        let Some((_, nonce)) = request.url.split_once("/health?challenge=") else {
+            return;
+        };
+        let Ok(response) = answer else { return };
+        let Ok(mut body) = serde_json::from_slice::<Value>(&response.body) else {
+            return;
+        };
+        if response.status != 200
+            || body["status"] != "ok"
+            || body.get("proof").is_some()
+            || body.get("auth").is_some()
+        {
+            return;
+        }
+        let token = match self.0.prover.borrow().clone() {
+            Prover::Settings => self
+                .0
+                .storage
+                .borrow()
+                .get(&(Area::Local, "settings".to_string()))
+                .and_then(|s| s["token"].as_str().map(str::to_string))
+                .filter(|t| !t.is_empty()),
+            Prover::Token(token) => Some(token),
+            Prover::NoAuth => {
+                body["auth"] = json!("none");
+                None
+            }
+            Prover::Stranger => None,
+        };
+        if let Some(token) = token {
+            let port = mcp_bridge_core::domain::proof::port_of(&request.url).unwrap_or_default();
+            let message = mcp_bridge_core::domain::proof::message(port, nonce);
+            body["auth"] = json!("token");
+            body["proof"] = json!(hmac_hex(&token, &message));
+        }
+        response.body = body.to_string().into_bytes();
+    }
+}
+
+/// HMAC-SHA256 in hex, as WebCrypto computes it in the browser.
+pub fn hmac_hex(key: &str, message: &str) -> String {
+    use hmac::{KeyInit as _, Mac as _};
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key.as_bytes()).unwrap();
+    mac.update(message.as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 #[derive(Clone)]
@@ -100,19 +171,36 @@ impl Host for MemoryHost {
 
     async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport> {
         self.0.requests.borrow_mut().push(request.clone());
-        let answer = (self.0.script.borrow_mut())(&request);
-        match answer {
+        // Scripts answer a plain `/health`; the proof is added below.
+        let mut scripted = request.clone();
+        if let Some((plain, _)) = request.url.split_once("?challenge=") {
+            scripted.url = plain.to_string();
+        }
+        let answer = (self.0.script.borrow_mut())(&scripted);
+        let mut answer = match answer {
             Answer::Now(r) => r,
             Answer::Hold => {
                 let (tx, rx) = oneshot::channel();
-                self.0.held.borrow_mut().push((request, tx));
+                self.0.held.borrow_mut().push((scripted, tx));
                 // A dropped sender (a worker that died) never answers.
                 match rx.await {
                     Ok(r) => r,
                     Err(_) => std::future::pending().await,
                 }
             }
-        }
+        };
+        self.prove(&request, &mut answer);
+        answer
+    }
+
+    async fn hmac_sha256(&self, key: &str, message: &str) -> Result<String, String> {
+        Ok(hmac_hex(key, message))
+    }
+
+    fn random_nonce(&self) -> String {
+        let n = self.0.nonces.get() + 1;
+        self.0.nonces.set(n);
+        format!("{n:032x}")
     }
 
     async fn own_file(&self, path: &str) -> Option<String> {
@@ -314,6 +402,8 @@ impl World {
             registered: RefCell::new(Vec::new()),
             native: RefCell::new(None),
             native_asks: Cell::new(0),
+            prover: RefCell::new(Prover::Settings),
+            nonces: Cell::new(0),
         }));
         let background = Rc::new(Background::new(host.clone()));
         let pages = Rc::new(Pages::new(host.clone()));
@@ -328,6 +418,11 @@ impl World {
     /// The bridge answers with `script` from now on.
     pub fn bridge(&self, script: impl FnMut(&HttpRequest) -> Answer + 'static) {
         *self.host.0.script.borrow_mut() = Box::new(script);
+    }
+
+    /// The scripted bridge proves from now on what `prover` says.
+    pub fn proves(&self, prover: Prover) {
+        *self.host.0.prover.borrow_mut() = prover;
     }
 
     pub fn ui_language(&self, lang: &str) {

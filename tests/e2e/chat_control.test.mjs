@@ -161,13 +161,13 @@ for (const browser of BROWSERS) {
 
     test('with the bridge down, the call waits for it and runs once when it is back', async () => {
       await fresh(w);
-      const { token } = w.bridge;
+      const { token, port } = w.bridge;
       await w.bridge.stop();
       await userSays(w, 'Round 1.', [`Calling.\n${call('echo', { text: 'anyone?' })}`, 'Noted.']);
       // Held: nothing reaches the AI while the bridge is away.
       await sleep(4000);
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1);
-      w.bridge = await startBridge({ token });
+      w.bridge = await startBridge({ token, port });
       const msgs = await userMessages(w, 2, 20000);
       assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
       assert.match(msgs[1], /anyone\?/);

@@ -12,25 +12,34 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
-import { BRIDGE_URL, startBridge } from './support/bridge.mjs';
+import { freePort, startBridge } from './support/bridge.mjs';
 import { startFixtures } from './support/fixtures.mjs';
 import { configure, openChat, userSays, userMessages, call, floatHtml } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
 
 const EXE = path.join(ROOT, 'target/release/mcp-bridge');
-const saved = { HOME: process.env.HOME, MCP_BRIDGE_CONFIG_DIR: process.env.MCP_BRIDGE_CONFIG_DIR };
+const saved = {
+  HOME: process.env.HOME,
+  MCP_BRIDGE_CONFIG_DIR: process.env.MCP_BRIDGE_CONFIG_DIR,
+  MCP_BRIDGE_PORT: process.env.MCP_BRIDGE_PORT,
+};
 
-/** A temporary HOME and config directory; with `install`, the host registered there. */
-function home({ install }) {
+/**
+ * A temporary HOME and config directory, and a free port for the bridge the host starts
+ * (as a user who set MCP_BRIDGE_PORT); with `install`, the host registered there.
+ */
+async function home({ install }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-home-'));
   const config = path.join(dir, 'cfg');
+  const port = await freePort();
   if (install) {
     execFileSync(EXE, ['install'], { env: { ...process.env, HOME: dir, MCP_BRIDGE_CONFIG_DIR: config } });
   }
   // The browsers (and so the host they start) inherit this process's environment.
   process.env.HOME = dir;
   process.env.MCP_BRIDGE_CONFIG_DIR = config;
-  return { dir, config };
+  process.env.MCP_BRIDGE_PORT = String(port);
+  return { dir, config, url: `http://127.0.0.1:${port}` };
 }
 
 function restoreEnv() {
@@ -47,10 +56,6 @@ function stopStartedBridge(config) {
   } catch { /* none started */ }
 }
 
-async function nothingOnPort() {
-  const up = await fetch(`${BRIDGE_URL}/health`).then(() => true, () => false);
-  assert.equal(up, false, 'something already answers on port 3849; stop it and run again');
-}
 
 /** Opens an extension page and waits for its status: `{status, title, detail}`. */
 async function statusOn(b, page, id, detailId) {
@@ -79,7 +84,7 @@ for (const name of BROWSERS) {
       fixtures = null;
       if (env) {
         stopStartedBridge(env.config);
-        await waitFor(() => fetch(`${BRIDGE_URL}/health`).then(() => false, () => true),
+        await waitFor(() => fetch(`${env.url}/health`).then(() => false, () => true),
           { timeoutMs: 10000, what: 'the started bridge to stop' }).catch(() => {});
         fs.rmSync(env.dir, { recursive: true, force: true });
         env = null;
@@ -89,8 +94,7 @@ for (const name of BROWSERS) {
     after(restoreEnv);
 
     test('with the host registered, the first tool call works with nothing typed in the options', async () => {
-      await nothingOnPort();
-      env = home({ install: true });
+      env = await home({ install: true });
       fixtures = await startFixtures();
       const profile = name === 'chromium' ? path.join(env.dir, '.config/chromium') : undefined;
       b = await launch(name, { fixtures, profile });
@@ -112,11 +116,11 @@ for (const name of BROWSERS) {
     });
 
     test('without the host and without a bridge, the float, header and popup say the two ways to connect', async () => {
-      await nothingOnPort();
-      env = home({ install: false });
+      env = await home({ install: false });
       fixtures = await startFixtures();
       b = await launch(name, { fixtures });
-      await configure(b, { language: 'en' });
+      // The address a user would set: nothing listens there.
+      await configure(b, { language: 'en', bridgeUrl: env.url });
       const h = await header(b);
       assert.equal(h.status, 'not-running', JSON.stringify(h));
       assert.match(h.detail, /mcp-bridge install/);
@@ -137,10 +141,10 @@ for (const name of BROWSERS) {
     });
 
     test('a rejected token and a good one are told apart in the header and the popup', async () => {
-      env = home({ install: false });
+      env = await home({ install: false });
       bridge = await startBridge();
       b = await launch(name);
-      await configure(b, { language: 'en', token: 'not-the-token' });
+      await configure(b, { language: 'en', bridgeUrl: bridge.url, token: 'not-the-token' });
       let h = await header(b);
       assert.equal(h.status, 'token-rejected', JSON.stringify(h));
       assert.match(h.title, /refused the token/);

@@ -10,7 +10,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
-import { BRIDGE_URL, startBridge } from './support/bridge.mjs';
+import { startBridge } from './support/bridge.mjs';
+
+/** The address of this file's bridge (a free port, set when it starts). */
+let bridgeUrl = '';
 import { startFixtures } from './support/fixtures.mjs';
 import { call, configure, openChat, userMessages, userSays } from './support/chat.mjs';
 
@@ -42,7 +45,7 @@ const statusIs = (session, name, status) => session.waitForScript(
 
 /** The bridge's own view (node sends no Origin, which the bridge accepts). */
 async function bridgeServers(token) {
-  const res = await fetch(`${BRIDGE_URL}/servers`, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(`${bridgeUrl}/servers`, { headers: { authorization: `Bearer ${token}` } });
   return res.json();
 }
 
@@ -83,12 +86,11 @@ for (const name of BROWSERS) {
         config: { mcpServers: { other: timeServer() } },
         env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') },
       });
-      const mine = await fetch(`${BRIDGE_URL}/servers`, { headers: { authorization: `Bearer ${bridge.token}` } });
-      assert.equal(mine.status, 200, 'another bridge is answering on port 3849; stop it and run again');
+      bridgeUrl = bridge.url;
       browser = await launch(name, { fixtures });
       session = browser.session;
       page = `${browser.extensionBase}options/options.html`;
-      await configure(browser, { token: bridge.token, language: 'en', toolPolicies: { 'time:get_current_time': 'allow' } });
+      await configure(browser, { bridgeUrl, token: bridge.token, language: 'en', toolPolicies: { 'time:get_current_time': 'allow' } });
       await openOptions();
     });
 

@@ -6,11 +6,16 @@
 // POST /execute answers by tool name (`name` in the body), so one route covers every shape.
 // CORS is open (`*`) because wasm-bindgen-test runs the client in a page/worker served from
 // another port; the real bridge only allows extension origins.
+import crypto from 'node:crypto';
 import http from 'node:http';
 
 const port = Number(process.env.CANNED_PORT || 3999);
 const calls = new Map(); // call_id -> { polls, cancelled }
 let lastAuth = null;
+/** Every Authorization header received, for the proof tests. */
+const authSeen = [];
+/** The token this canned bridge holds: it proves it to `/health?challenge=` (as the bridge). */
+const TOKEN = 'test-token';
 let nextId = 1;
 
 const TRACEBACK =
@@ -54,7 +59,10 @@ const server = http.createServer((req, res) => {
     res.end();
     return;
   }
-  if (req.headers.authorization) lastAuth = req.headers.authorization;
+  if (req.headers.authorization) {
+    lastAuth = req.headers.authorization;
+    authSeen.push(lastAuth);
+  }
   const url = new URL(req.url, `http://127.0.0.1:${port}`);
   let raw = '';
   req.on('data', (c) => (raw += c));
@@ -64,7 +72,16 @@ const server = http.createServer((req, res) => {
 function route(req, res, url, raw) {
   const path = url.pathname;
   if (req.method === 'GET' && path === '/health') {
-    return send(res, 200, { status: 'ok', timestamp: Date.now() / 1000, version: 'canned' });
+    const body = { status: 'ok', timestamp: Date.now() / 1000, version: 'canned' };
+    const nonce = url.searchParams.get('challenge');
+    if (nonce) {
+      body.auth = 'token';
+      body.proof = crypto.createHmac('sha256', TOKEN).update(`mcp-bridge-proof\n${port}\n${nonce}`).digest('hex');
+    }
+    return send(res, 200, body);
+  }
+  if (req.method === 'GET' && path === '/auth-seen') {
+    return send(res, 200, authSeen);
   }
   if (req.method === 'GET' && path === '/tools') {
     const name = url.searchParams.get('serverName');

@@ -1,7 +1,8 @@
 //! The native messaging host: this binary, started by the browser for our extension, reading
 //! requests and writing answers on stdin/stdout (each a 4-byte native-endian length, then
 //! that many bytes of JSON). It answers one question — where is the bridge, and with which
-//! token — and starts the bridge when it is not running.
+//! token — and starts the bridge when it is not running. It names only an address whose
+//! server proved it holds the token (`crate::proof`), and never sends the token anywhere else.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -76,6 +77,14 @@ pub fn answer(request: &Value, bridge: &impl Bridge) -> Value {
     let mut started = false;
     match probe(&url, token.as_deref()) {
         Probe::Bridge { .. } => {}
+        Probe::Unproved => {
+            return json!({
+                "type": "unavailable",
+                "url": url,
+                "reason": format!("something at {url} answers like MCP Bridge but cannot prove it holds this bridge's token (another program, or a bridge started with --token); the token was not handed out"),
+                "command": bridge.command(),
+            });
+        }
         Probe::NotOurBridge => {
             return json!({
                 "type": "unavailable",
@@ -121,20 +130,18 @@ pub fn serve(
     Ok(())
 }
 
-/// Start `exe` (the bridge, no arguments) in a session of its own, so that it outlives the
-/// browser that started the host; its output goes to `log`.
+/// Start `exe` (the bridge) in a session of its own, so that it outlives the browser that
+/// started the host; its messages and logs go to `log` (`--log-file`: private, rotated, and
+/// without the token).
 pub fn start_detached(exe: &Path, log: &Path) -> Result<(), String> {
     use std::process::{Command, Stdio};
-    let out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .map_err(|err| format!("cannot open {}: {err}", log.display()))?;
-    let err = out
-        .try_clone()
-        .map_err(|err| format!("cannot open {}: {err}", log.display()))?;
     let mut command = Command::new(exe);
-    command.stdin(Stdio::null()).stdout(out).stderr(err);
+    command
+        .arg("--log-file")
+        .arg(log)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt as _;

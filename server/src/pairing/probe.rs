@@ -1,5 +1,6 @@
 //! Asking a running bridge how it is, without an async runtime or an HTTP client crate: the
 //! native host and `mcp-bridge status` need two small GETs on loopback, with short limits.
+//! The token goes only to a server that first proved it holds it (`crate::proof`).
 
 use std::io::{Read as _, Write as _};
 use std::net::{TcpStream, ToSocketAddrs as _};
@@ -12,7 +13,11 @@ pub enum Probe {
     NotRunning,
     /// Something answers, but not with our `/health`.
     NotOurBridge,
-    /// Our bridge, and whether it took the token (`/tools` with it: 200, or 401/403).
+    /// Something answers like our `/health` but could not prove it holds the token: a
+    /// stranger on the port, or a bridge with another token. The token was not sent.
+    Unproved,
+    /// Our bridge, and whether it took the token (`/tools` with it: 200, or 401/403). With a
+    /// token, reached only after the bridge proved it holds that token.
     Bridge { token_accepted: bool },
 }
 
@@ -52,20 +57,47 @@ fn is_our_health(body: &str) -> bool {
         .is_some_and(|value| value["status"] == "ok" && value["version"].is_string())
 }
 
+/// The port in `url` (`http://host:port`), which the proof covers.
+fn port_of(url: &str) -> Option<u16> {
+    url.strip_prefix("http://")?
+        .trim_end_matches('/')
+        .rsplit_once(':')?
+        .1
+        .parse()
+        .ok()
+}
+
 /// Is our bridge at `url`, and does it take `token` (none: `--no-auth` bridges take that)?
+/// With a token, `/health` is asked a fresh challenge first, and `/tools` (with the token) is
+/// asked only when the answer proves the server holds that token.
 pub fn probe(url: &str, token: Option<&str>) -> Probe {
     let limit = Duration::from_secs(2);
-    match get(url, "/health", None, limit) {
-        None => Probe::NotRunning,
-        Some((200, body)) if is_our_health(&body) => match get(url, "/tools", token, limit) {
-            Some((200, _)) => Probe::Bridge {
-                token_accepted: true,
-            },
-            _ => Probe::Bridge {
-                token_accepted: false,
-            },
+    let nonce = crate::proof::new_nonce();
+    let path = format!("/health?{}={nonce}", crate::proof::CHALLENGE_PARAM);
+    let health = match get(url, &path, None, limit) {
+        None => return Probe::NotRunning,
+        Some((200, body)) if is_our_health(&body) => body,
+        Some(_) => return Probe::NotOurBridge,
+    };
+    if let Some(token) = token {
+        let proof = serde_json::from_str::<serde_json::Value>(health.trim())
+            .ok()
+            .and_then(|health| health["proof"].as_str().map(str::to_owned));
+        let proved = match (proof, port_of(url)) {
+            (Some(proof), Some(port)) => crate::proof::verify(token, port, &nonce, &proof),
+            _ => false,
+        };
+        if !proved {
+            return Probe::Unproved;
+        }
+    }
+    match get(url, "/tools", token, limit) {
+        Some((200, _)) => Probe::Bridge {
+            token_accepted: true,
         },
-        Some(_) => Probe::NotOurBridge,
+        _ => Probe::Bridge {
+            token_accepted: false,
+        },
     }
 }
 

@@ -1,21 +1,48 @@
 //! `GET /health`: is the bridge up (open without a token, for the extension's status light),
 //! with how many MCP servers are starting, running and failed (counts only, no names).
+//! `?challenge=<nonce>` adds the proof that this bridge holds the token (`crate::proof`), so
+//! that clients never hand the token to a stranger on the port.
+
+use std::collections::HashMap;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{Query, State};
 use serde_json::{Value, json};
 
+use crate::error::BridgeError;
+use crate::proof::{CHALLENGE_PARAM, valid_nonce};
 use crate::state::AppState;
 
-pub async fn health(State(state): State<AppState>) -> Json<Value> {
+pub async fn health(
+    State(state): State<AppState>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, BridgeError> {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs_f64())
         .unwrap_or_default();
-    Json(json!({
+    let mut body = json!({
         "status": "ok",
         "timestamp": timestamp,
         "version": crate::VERSION,
         "servers": state.servers.summary(),
-    }))
+    });
+    if let Some(nonce) = query.get(CHALLENGE_PARAM) {
+        if !valid_nonce(nonce) {
+            return Err(BridgeError::InvalidRequest(vec![crate::validation::error(
+                "value_error",
+                &[json!("query"), json!(CHALLENGE_PARAM)],
+                "must be 16 to 128 characters of A-Z, a-z, 0-9, `-` and `_`",
+                Value::Null,
+            )]));
+        }
+        match state.security.prove(nonce) {
+            Some(proof) => {
+                body["auth"] = json!("token");
+                body["proof"] = json!(proof);
+            }
+            None => body["auth"] = json!("none"),
+        }
+    }
+    Ok(Json(body))
 }

@@ -33,6 +33,8 @@ pub struct Connected {
     pub stderr: Arc<StderrTail>,
     /// The child's pid, which is also its process group id.
     pub pid: Option<u32>,
+    /// The tag its processes carry (`super::reaper`).
+    pub tag: Option<String>,
     pub tools: Vec<Tool>,
     pub instructions: Option<String>,
 }
@@ -103,7 +105,11 @@ pub async fn connect(
         } => {
             let child_env = child_env(env, withheld);
             let mut cmd = tokio::process::Command::new(program(command, &child_env));
-            cmd.args(args).env_clear().envs(child_env);
+            let tag = super::reaper::new_tag();
+            cmd.args(args)
+                .env_clear()
+                .envs(child_env)
+                .env(super::reaper::TAG_VAR, &tag);
             if let Some(cwd) = cwd {
                 cmd.current_dir(cwd);
             }
@@ -148,12 +154,16 @@ pub async fn connect(
                     client,
                     stderr,
                     pid,
+                    tag: Some(tag),
                     tools,
                     instructions,
                 }),
                 Err(message) => {
                     // The child is being killed; give its last words a moment to arrive.
                     stderr.wait_closed(Duration::from_secs(1)).await;
+                    let _ =
+                        tokio::task::spawn_blocking(move || super::reaper::kill_tagged(&tag, pid))
+                            .await;
                     Err(fail(message, &stderr))
                 }
             }
@@ -183,6 +193,7 @@ pub async fn connect(
                 client,
                 stderr,
                 pid: None,
+                tag: None,
                 tools,
                 instructions,
             })

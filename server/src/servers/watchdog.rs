@@ -14,6 +14,12 @@ use std::sync::Mutex;
 pub const SUBCOMMAND: &str = "watchdog";
 
 static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
+static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+
+/// The watchdog's pid, once started.
+pub fn pid() -> Option<u32> {
+    PID.get().copied()
+}
 
 fn send(line: &str) {
     let mut pipe = PIPE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -52,6 +58,7 @@ pub fn start(exe: &Path) {
     match command.spawn() {
         Ok(mut child) => {
             *PIPE.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = child.stdin.take();
+            let _ = PID.set(child.id());
             tracing::debug!(pid = child.id(), "watchdog started");
             // Reap it when it exits, so it never lingers as a zombie.
             std::thread::spawn(move || {

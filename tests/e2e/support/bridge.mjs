@@ -1,25 +1,39 @@
-// Starts the real bridge (target/release/mcp-bridge, built by ./build.sh) on the port the
-// extension talks to, with a throw-away config directory and a known token.
+// Starts the real bridge (target/release/mcp-bridge, built by ./build.sh) on a free port —
+// never the user's 3849 — with a throw-away config directory and a known token. The tests
+// point the extension at it the way a user would (the address in the options); the
+// extension's host permission covers the loopback bridge on any port.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 import { waitFor } from './webdriver.mjs';
 
-export const BRIDGE_PORT = 3849;
-export const BRIDGE_URL = `http://127.0.0.1:${BRIDGE_PORT}`;
+/** A port nothing listens on now (the OS picks it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /**
  * Starts the bridge. `config` (optional) is written as mcp-config.json; without it the
- * bridge runs its built-in demo server; `token` (optional) starts it again with a token the
- * extension already has; `env` (optional) is added to its environment. Resolves to
- * `{ token, url, stop, log }`.
+ * bridge runs its built-in demo server; `token` and `port` (optional) start it again where
+ * the extension already points; `env` (optional) is added to its environment. Resolves to
+ * `{ token, url, port, stop, log }`.
  */
-export async function startBridge({ config, args = [], token: given, env = {} } = {}) {
+export async function startBridge({ config, args = [], token: given, port: givenPort, env = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-bridge-'));
   const token = given ?? `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-  const cliArgs = ['--port', String(BRIDGE_PORT), '--token', token, ...args];
+  const port = givenPort ?? await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const cliArgs = ['--port', String(port), '--token', token, ...args];
   if (config) {
     const file = path.join(dir, 'mcp-config.json');
     fs.writeFileSync(file, JSON.stringify(config));
@@ -36,11 +50,12 @@ export async function startBridge({ config, args = [], token: given, env = {} } 
   proc.on('exit', () => { exited = true; });
   await waitFor(async () => {
     if (exited) throw new Error(`bridge exited: ${log}`);
-    return (await fetch(`${BRIDGE_URL}/health`)).ok;
+    return (await fetch(`${url}/health`)).ok;
   }, { timeoutMs: 30000, what: 'the bridge to answer /health' });
   return {
     token,
-    url: BRIDGE_URL,
+    url,
+    port,
     log: () => log,
     stop: async () => {
       if (!exited) {

@@ -15,7 +15,8 @@ export async function startWorld(browser, { settings = {}, bridge = true, headle
   let b;
   try {
     b = await launch(browser, { fixtures, headless, extension });
-    await configure(b, { token: br?.token ?? '', language: 'en', ...settings });
+    const address = br ? { bridgeUrl: br.url } : {};
+    await configure(b, { ...address, token: br?.token ?? '', language: 'en', ...settings });
   } catch (e) {
     await b?.close();
     await br?.stop();
