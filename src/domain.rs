@@ -16,6 +16,7 @@ pub mod messages;
 pub mod options_views;
 pub mod outcome;
 pub mod policy;
+pub mod read_resource;
 pub mod redact;
 pub mod report;
 pub mod servers;

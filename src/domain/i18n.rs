@@ -192,6 +192,8 @@ catalog! {
     // -- how a result's non-text items are named in a report --
     content_image,
     content_audio,
+    /// Before a result's structured content, when it comes next to text.
+    structured_content,
     /// `{mime}` is `, type` or empty.
     content_resource,
     /// `{name}` is `name ` or empty.
@@ -207,6 +209,10 @@ catalog! {
     instructions_intro,
     instructions_no_services,
     instructions_others,
+    /// A service's own instructions: `{service}`, `{text}`.
+    instructions_notes,
+    /// How to read a resource (`read_resource`); `{services}` are those that offer some.
+    instructions_resources,
     // -- the float in the chat page --
     float_ready,
     float_disabled,

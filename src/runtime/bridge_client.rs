@@ -162,6 +162,22 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             .await
     }
 
+    /// `POST /resources/read` for the `read_resource` pseudo-tool, answered as a tool result.
+    pub async fn read_resource(&self, server: Option<&str>, uri: Value) -> Outcome {
+        let body = json!({ "serverName": server, "uri": uri });
+        let path = "/resources/read";
+        match self
+            .send(Method::Post, path, Some(body), UNPOLLED_TIMEOUT_MS)
+            .await
+        {
+            Ok(r) => {
+                let body = crate::domain::read_resource::as_tool_answer(&r.body);
+                outcome::from_http(r.status, r.trace_id.as_deref(), &body)
+            }
+            Err(o) => o,
+        }
+    }
+
     /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again.
     pub async fn poll(&self, call_id: &str, wait: u32) -> Outcome {
         let path = format!("/calls/{}?wait={wait}", encode(call_id));

@@ -13,6 +13,7 @@ use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::policy::{self, Target, Verdict};
+use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
@@ -441,11 +442,45 @@ impl<H: Host> ChatLoop<H> {
                 None => unread = true,
             }
         }
+        if offering.is_empty() && call.tool_name == READ_RESOURCE {
+            // The pseudo-tool, judged as a tool of that name on the reading server.
+            let readers = match &named {
+                Some(server) => vec![server.clone()],
+                None => match client.services().await {
+                    Ok(body) => bridge_api::services(&body)
+                        .map(|s| read_resource::offering(&s))
+                        .unwrap_or_default(),
+                    Err(_) => Vec::new(),
+                },
+            };
+            if !readers.is_empty() {
+                let no_hints = bridge_api::Annotations::default();
+                return Ok(Target::OfferedBy(
+                    readers.into_iter().map(|s| (s, no_hints)).collect(),
+                ));
+            }
+        }
         Ok(match (offering.is_empty(), unread) {
             (false, _) => Target::OfferedBy(offering),
             (true, true) => Target::Unknown(named),
             (true, false) => Target::NotOffered(named),
         })
+    }
+
+    /// Whether a call is the `read_resource` pseudo-tool: so named, on a server (the one it
+    /// names) that has no tool of its own by that name.
+    async fn reads_resource(&self, client: &BridgeClient<'_, H>, call: &ToolCall) -> bool {
+        if call.tool_name != READ_RESOURCE {
+            return false;
+        }
+        let Some(server) = call.server_name.as_deref() else {
+            return true;
+        };
+        let answer = client.service_tools_raw(server).await;
+        let tools = crate::domain::outcome::json_body(&answer.body)
+            .filter(|_| (200..300).contains(&answer.status))
+            .and_then(|b| bridge_api::tools(&b));
+        !tools.is_some_and(|tools| tools.iter().any(|t| t.name == READ_RESOURCE))
     }
 
     /// Saves the user's choice for a tool, on the server the call runs on (`*` when that
@@ -541,6 +576,9 @@ impl<H: Host> ChatLoop<H> {
         let client = self.client(&settings);
         let outcome = if call.tool_name == LIST_TOOLS {
             None
+        } else if self.reads_resource(&client, &call).await {
+            let uri = read_resource::uri(&call.arguments);
+            Some(client.read_resource(call.server_name.as_deref(), uri).await)
         } else {
             Some(self.execute(tab, &client, &call, resume).await)
         };
