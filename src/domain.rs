@@ -3,6 +3,7 @@
 //! no clock: everything here is a function of its inputs, tested natively.
 
 pub mod bridge_api;
+pub mod call_activity;
 pub mod classify;
 pub mod custom_sites;
 pub mod error_log;

@@ -15,6 +15,7 @@ mod chat_loop {
     mod pages;
     mod pairing;
     mod policies;
+    mod progress_and_questions;
     mod resources;
     mod rounds;
     mod settle;

@@ -217,6 +217,12 @@ catalog! {
     float_ready,
     float_disabled,
     float_running,
+    /// A running call's progress: `{amount}` is `3 / 12` or `3`.
+    float_progress,
+    /// The title of a server's question: `{server}`.
+    float_question,
+    /// The bridge refused the user's answer to a question: `{why}`.
+    float_answer_refused,
     float_confirm,
     float_not_running,
     float_not_delivered,

@@ -580,7 +580,8 @@ impl<H: Host> ChatLoop<H> {
             let uri = read_resource::uri(&call.arguments);
             Some(client.read_resource(call.server_name.as_deref(), uri).await)
         } else {
-            Some(self.execute(tab, &client, &call, resume).await)
+            let shown = (lang, started);
+            Some(self.execute(tab, &client, &call, resume, shown).await)
         };
         if let Some(outcome) = &outcome
             && let Some(why) = self.setup_problem(outcome, &settings)
@@ -740,6 +741,7 @@ impl<H: Host> ChatLoop<H> {
         client: &BridgeClient<'_, H>,
         call: &ToolCall,
         resume: Option<String>,
+        (lang, started): (Lang, f64),
     ) -> Outcome {
         let mut outcome = match resume {
             Some(id) => client.poll(&id, POLL_WAIT_S).await,
@@ -749,8 +751,19 @@ impl<H: Host> ChatLoop<H> {
                 client.execute(name, args, server, Some(POLL_WAIT_S)).await
             }
         };
-        while let Outcome::Pending { call_id, .. } = &outcome {
+        let mut shown: Option<crate::domain::call_activity::Activity> = None;
+        while let Outcome::Pending {
+            call_id, activity, ..
+        } = &outcome
+        {
             let call_id = call_id.clone();
+            // The server's progress and question go to the float (never to the AI).
+            let now = activity.as_deref().cloned();
+            if now != shown {
+                let f = float::running(lang, &call.tool_name, started, now.as_ref());
+                self.show(tab, f).await;
+                shown = now;
+            }
             self.store
                 .update_tab(tab, |s| {
                     if let Phase::Executing { call_id: id, .. } = &mut s.phase {
@@ -908,6 +921,42 @@ impl<H: Host> ChatLoop<H> {
                 }
                 None => return Response::error("no complete <tool_code> call in the text"),
             },
+            UserAction::Answer {
+                question_id,
+                answer,
+                content,
+            } => {
+                if let Phase::Executing {
+                    call_id: Some(id),
+                    tool,
+                    started_ms,
+                    ..
+                } = &state.phase
+                {
+                    let body = crate::domain::call_activity::answer_body(
+                        &question_id,
+                        &answer,
+                        content.as_ref(),
+                    );
+                    let client = self.client(&settings);
+                    let answered = client.answer(id, body).await;
+                    if let Some(why) = answered.err() {
+                        // The question as it stands now, with why the answer was refused.
+                        let lang = self.lang(&settings);
+                        let activity = match client.poll(id, 0).await {
+                            Outcome::Pending { activity, .. } => activity,
+                            _ => None,
+                        };
+                        let mut f = float::running(lang, tool, *started_ms, activity.as_deref());
+                        let says = lang.says();
+                        f.detail = Some(crate::domain::redact::Masked::new(&fill(
+                            says.float_answer_refused,
+                            &[("why", &why)],
+                        )));
+                        self.show(tab, f).await;
+                    }
+                }
+            }
             UserAction::Cancel => {
                 self.cancelled.insert(tab);
                 if let Phase::Executing {
