@@ -3,30 +3,27 @@
 //! float's progress line and form, and the user's answer turned into the body of
 //! `POST /calls/{id}/elicitation`. None of it ever reaches the AI.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::redact::Masked;
 
 /// A call's progress and pending question, as the bridge reported them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Activity {
     pub progress: Option<Progress>,
     pub question: Option<Question>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Progress {
     pub progress: f64,
     pub total: Option<f64>,
     pub message: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Question {
     pub id: String,
     pub server: String,
@@ -61,8 +58,8 @@ pub fn from_pending(body: &Value) -> Option<Activity> {
 }
 
 /// The float's progress: a fraction for the bar when the total is known, and a line of text.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct FloatProgress {
     /// 0 to 100, when the server gave a total.
     pub percent: Option<u32>,
@@ -70,8 +67,8 @@ pub struct FloatProgress {
 }
 
 /// One field of a question's form.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct FloatField {
     pub name: String,
     pub label: Masked,
@@ -83,16 +80,16 @@ pub struct FloatField {
     pub default: Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct FloatOption {
     pub value: String,
     pub label: Masked,
 }
 
 /// The float's question: who asks, what, and the form (or the URL to open).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct FloatQuestion {
     pub id: String,
     pub title: Masked,
@@ -104,11 +101,15 @@ pub struct FloatQuestion {
 
 /// The progress line: `3 / 12 (25%) — message`.
 pub fn float_progress(p: &Progress, lang: Lang) -> FloatProgress {
+    // One decimal at most, without float formatting (which would grow the wasm).
     let number = |n: f64| {
-        if n.fract() == 0.0 && n.abs() < 1e15 {
-            format!("{}", n as i64)
+        let tenths = (n * 10.0).round() as i64;
+        let sign = if tenths < 0 { "-" } else { "" };
+        let (whole, tenth) = (tenths.abs() / 10, tenths.abs() % 10);
+        if tenth == 0 {
+            format!("{sign}{whole}")
         } else {
-            format!("{n:.1}")
+            format!("{sign}{whole}.{tenth}")
         }
     };
     let percent = p

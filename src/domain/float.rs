@@ -71,11 +71,12 @@ pub struct FloatState {
     /// The images and sounds the tool returned, for the float to show, save and attach.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub media: Vec<FloatMedia>,
-    /// A running call's progress, as its server reports it.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// A running call's progress, as its server reports it (drawn, never read back).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub progress: Option<FloatProgress>,
-    /// The question the running call's server asks the user (never shown to the AI).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The question the running call's server asks the user (never shown to the AI; drawn,
+    /// never read back).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub question: Option<FloatQuestion>,
 }
 

@@ -54,8 +54,8 @@ pub enum Outcome {
     Pending {
         call_id: String,
         trace_id: Option<String>,
-        /// The server's progress and question, when the bridge reported any.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        /// The server's progress and question, when the bridge reported any (never stored).
+        #[serde(skip)]
         activity: Option<Box<crate::domain::call_activity::Activity>>,
     },
     /// No HTTP answer: connection refused, DNS, network error.

@@ -48,7 +48,8 @@ pub async fn execute(
         trace_id.clone(),
         work,
     );
-    match call.wait(Duration::from_secs_f64(wait)).await {
+    // Progress or a question from the server ends the wait early, so they are shown at once.
+    match call.wait_or_activity(Duration::from_secs_f64(wait)).await {
         Some(done) => {
             state.calls.forget(&call.id);
             Ok(done.into_response())

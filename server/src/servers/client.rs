@@ -218,7 +218,11 @@ impl Shared {
 
     /// Ask the user `request` through the calls in flight on this server; their answer, or a
     /// decline when no call is in flight or nobody answers in time.
-    async fn ask(&self, request: ElicitRequestParams) -> ElicitResult {
+    async fn ask(
+        &self,
+        request: ElicitRequestParams,
+        withdrawn: tokio_util::sync::CancellationToken,
+    ) -> ElicitResult {
         let calls = self.in_flight();
         if calls.is_empty() {
             tracing::info!(server = %self.name, "a question came with no call in flight; declined");
@@ -250,7 +254,12 @@ impl Shared {
             call.ask(question.clone());
         }
         tracing::info!(server = %self.name, mode, calls = calls.len(), "the server asks the user a question");
-        let result = match tokio::time::timeout(limit, answer).await {
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(limit, answer) => answered,
+            // The server gave up its question (its call was cancelled, say).
+            _ = withdrawn.cancelled() => Ok(Ok(decline())),
+        };
+        let result = match answered {
             Ok(Ok(answer)) => answer,
             _ => {
                 tracing::info!(server = %self.name, "the question got no answer in time; declined");
@@ -352,9 +361,9 @@ impl ClientHandler for BridgeClient {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        Ok(self.shared.ask(request).await)
+        Ok(self.shared.ask(request, context.ct).await)
     }
 
     async fn on_progress(
