@@ -340,6 +340,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .field{display:flex;flex-direction:column;gap:2px;margin-top:4px}
 .field input[type=text],.field input[type=number],.field select{font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 4px}
 .url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
+.refused{color:#dc2626}
+.refused:empty{display:none}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -422,8 +424,13 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   function questionSection(q) {
     if (float.draft?.id !== q.id) float.draft = { id: q.id, values: {} };
     const values = float.draft.values;
-    const answer = (kind, content) => send({ type: TAB.USER_ACTION, action: { action: ACTION.ANSWER, questionId: q.id, answer: kind, content } });
-    const box = el('div', { class: 'question' }, el('strong', {}, q.title || ''), el('div', {}, q.message || ''));
+    const refused = el('div', { class: 'refused' });
+    // The core answers with why the bridge refused an answer; the form stays as typed.
+    const answer = async (kind, content) => {
+      const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.ANSWER, questionId: q.id, answer: kind, content } });
+      refused.textContent = reply?.type === RESPONSE.ERROR ? reply.message : '';
+    };
+    const box = el('div', { class: 'question' }, el('strong', {}, q.title || ''), el('div', {}, q.message || ''), refused);
     const form = el('form', { class: 'fields' });
     for (const f of q.fields || []) {
       const id = `mcpq-${f.name}`;

@@ -926,11 +926,9 @@ impl<H: Host> ChatLoop<H> {
                 answer,
                 content,
             } => {
+                // A refused answer is said inside the form, which keeps what the user typed.
                 if let Phase::Executing {
-                    call_id: Some(id),
-                    tool,
-                    started_ms,
-                    ..
+                    call_id: Some(id), ..
                 } = &state.phase
                 {
                     let body = crate::domain::call_activity::answer_body(
@@ -938,22 +936,9 @@ impl<H: Host> ChatLoop<H> {
                         &answer,
                         content.as_ref(),
                     );
-                    let client = self.client(&settings);
-                    let answered = client.answer(id, body).await;
-                    if let Some(why) = answered.err() {
-                        // The question as it stands now, with why the answer was refused.
-                        let lang = self.lang(&settings);
-                        let activity = match client.poll(id, 0).await {
-                            Outcome::Pending { activity, .. } => activity,
-                            _ => None,
-                        };
-                        let mut f = float::running(lang, tool, *started_ms, activity.as_deref());
-                        let says = lang.says();
-                        f.detail = Some(crate::domain::redact::Masked::new(&fill(
-                            says.float_answer_refused,
-                            &[("why", &why)],
-                        )));
-                        self.show(tab, f).await;
+                    if let Err(why) = self.client(&settings).answer(id, body).await {
+                        let why = fill(lang.says().float_answer_refused, &[("why", &why)]);
+                        return Response::error(crate::domain::redact::redact_owned(&why));
                     }
                 }
             }

@@ -8,8 +8,6 @@ use serde_json::{Value, json};
 fn slow_bridge(req: &HttpRequest) -> Answer {
     if req.url.ends_with("/execute") {
         pending("c-7")
-    } else if req.url.contains("/calls/c-7?wait=0") {
-        pending_with(question())
     } else if req.url.contains("/calls/c-7?") && req.method == Method::Get {
         Answer::Hold
     } else if req.url.ends_with("/calls/c-7/elicitation") {
@@ -79,20 +77,22 @@ fn progress_and_a_question_are_shown_and_the_answer_goes_to_the_bridge() {
     assert_eq!(f["question"]["fields"][0]["name"], "name");
     assert!(f.get("progress").is_none(), "no progress in this answer");
 
-    // A refused answer says why in the float; the question stays for a better one.
-    w.action(
+    // A refused answer is answered with why; the float, and its form, stay as they are.
+    let floats = w.floats(1).len();
+    let refused = w.action(
         1,
         json!({"action": "answer", "questionId": "q1", "answer": "accept", "content": {}}),
     );
-    let f = w.last_float(1);
+    let refused = serde_json::to_value(refused.unwrap()).unwrap();
+    assert_eq!(refused["type"], "error");
     assert!(
-        f["detail"]
+        refused["message"]
             .as_str()
             .unwrap()
             .contains("Field `name` is required"),
-        "{f}"
+        "{refused}"
     );
-    assert_eq!(f["question"]["id"], "q1", "the form is still there: {f}");
+    assert_eq!(w.floats(1).len(), floats);
     w.action(
         1,
         json!({"action": "answer", "questionId": "q1", "answer": "accept",
