@@ -632,6 +632,14 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .health{margin-top:6px;font-size:11px;opacity:.85}
 .missing{margin-top:4px;font-weight:600;color:#b91c1c}
 @media (prefers-color-scheme:dark){.missing{color:#fca5a5}}
+.progress progress{width:100%}
+.question{margin-top:6px;padding:6px;border:1px solid var(--line);border-radius:6px;white-space:normal}
+.question .row{padding:4px 0 0}
+.field{display:flex;flex-direction:column;gap:2px;margin-top:4px}
+.field input[type=text],.field input[type=number],.field select{font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 4px}
+.url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
+.refused{color:#dc2626}
+.refused:empty{display:none}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -701,6 +709,93 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     node.classList.add('docked');
   }
 
+  // A running call's progress, as the core worded it.
+  function progressSection(p) {
+    const box = el('div', { class: 'progress' });
+    if (p.percent != null) box.append(el('progress', { max: '100', value: String(p.percent) }));
+    box.append(el('div', {}, p.text || ''));
+    return box;
+  }
+
+  // The question a server asks during a call: its form (or its URL, opened only on the user's
+  // click). What the user types is kept across redraws until they answer.
+  function questionSection(q) {
+    if (float.draft?.id !== q.id) float.draft = { id: q.id, values: {} };
+    const values = float.draft.values;
+    const refused = el('div', { class: 'refused' });
+    // The core answers with why the bridge refused an answer; the form stays as typed.
+    const answer = async (kind, content) => {
+      const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.ANSWER, questionId: q.id, answer: kind, content } });
+      refused.textContent = reply?.type === RESPONSE.ERROR ? reply.message : '';
+    };
+    const box = el('div', { class: 'question' }, el('strong', {}, q.title || ''), el('div', {}, q.message || ''), refused);
+    const form = el('form', { class: 'fields' });
+    for (const f of q.fields || []) {
+      const id = `mcpq-${f.name}`;
+      const label = el('label', { for: id }, f.label || f.name, f.required ? ' *' : '');
+      const start = f.name in values ? values[f.name] : f.default;
+      let input;
+      if (f.kind === 'boolean') {
+        input = el('input', { id, type: 'checkbox' });
+        input.checked = start === true;
+        input.addEventListener('change', () => { values[f.name] = input.checked; });
+      } else if (f.kind === 'choice') {
+        input = el('select', { id }, el('option', { value: '' }, ''),
+          ...(f.options || []).map((o) => el('option', { value: o.value }, o.label || o.value)));
+        input.value = start == null ? '' : String(start);
+        input.addEventListener('change', () => { values[f.name] = input.value; });
+      } else if (f.kind === 'multi') {
+        const chosen = new Set(Array.isArray(start) ? start : []);
+        input = el('span', { id });
+        for (const o of f.options || []) {
+          const box2 = el('input', { type: 'checkbox', value: o.value });
+          box2.checked = chosen.has(o.value);
+          box2.addEventListener('change', () => {
+            if (box2.checked) chosen.add(o.value); else chosen.delete(o.value);
+            values[f.name] = [...chosen];
+          });
+          input.append(el('label', {}, box2, o.label || o.value));
+        }
+        values[f.name] = [...chosen];
+      } else {
+        const number = f.kind === 'number' || f.kind === 'integer';
+        input = el('input', { id, type: number ? 'number' : 'text' });
+        if (f.kind === 'integer') input.step = '1';
+        if (f.kind === 'number') input.step = 'any';
+        input.value = start == null ? '' : String(start);
+        input.addEventListener('input', () => { values[f.name] = input.value; });
+      }
+      if (f.description) input.title = f.description;
+      form.append(el('div', { class: 'field', 'data-field': f.name }, label, input));
+    }
+    // The form's values in the types the schema asks for; an empty field is left out.
+    const content = () => {
+      const out = {};
+      for (const f of q.fields || []) {
+        const v = f.name in values ? values[f.name] : f.default;
+        if (v == null || v === '') continue;
+        if (f.kind === 'number') out[f.name] = Number(v);
+        else if (f.kind === 'integer') out[f.name] = Number.parseInt(v, 10);
+        else out[f.name] = v;
+      }
+      return out;
+    };
+    const row = el('div', { class: 'row' });
+    const button = (key, fallback, action) => row.append(el('button', { type: 'button', 'data-action': key, onclick: action }, T(key, fallback)));
+    if (q.mode === 'url') {
+      box.append(el('div', { class: 'url' }, q.url || ''));
+      button('floatOpenUrl', 'Open link', () => window.open(q.url, '_blank', 'noopener'));
+      button('floatUrlDone', 'Done', () => answer('accept'));
+    } else {
+      box.append(form);
+      button('floatSubmitAnswer', 'Submit', () => answer('accept', content()));
+    }
+    button('floatDecline', 'Decline', () => answer('decline'));
+    button('floatCancelQuestion', 'Cancel', () => answer('cancel'));
+    box.append(row);
+    return box;
+  }
+
   function render(state) {
     if (state !== floatState && float) float.attached = null;
     floatState = state;
@@ -738,6 +833,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       float.elapsedTimer = setInterval(tick, 1000);
       title.append(clock);
     }
+    if (state.progress) body.append(progressSection(state.progress));
+    if (state.question) body.append(questionSection(state.question));
     const err = state.error;
     if (err) {
       body.append(el('div', {}, `[${err.errorType || 'Error'}] ${err.message || ''}`));

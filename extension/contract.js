@@ -24,6 +24,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     CONFIRM: 'confirm',
     HELD: 'held',
     OPEN_DETAILS: 'open-details',
+    ANSWER: 'answer',
   }),
   // What the core tells a content script (`Command`).
   command: Object.freeze({

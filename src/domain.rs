@@ -3,6 +3,7 @@
 //! no clock: everything here is a function of its inputs, tested natively.
 
 pub mod bridge_api;
+pub mod call_activity;
 pub mod classify;
 pub mod custom_sites;
 pub mod detect;
@@ -18,6 +19,7 @@ pub mod options_views;
 pub mod outcome;
 pub mod policy;
 pub mod proof;
+pub mod read_resource;
 pub mod redact;
 pub mod report;
 pub mod servers;

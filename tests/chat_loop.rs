@@ -15,6 +15,8 @@ mod chat_loop {
     mod pages;
     mod pairing;
     mod policies;
+    mod progress_and_questions;
+    mod resources;
     mod rounds;
     mod settle;
     mod store;

@@ -2,10 +2,12 @@
 //! can run in the background — `POST /execute` with `wait` answers `202 {pending, call_id}`,
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
+pub mod activity;
 pub mod counter;
 pub mod execute;
 pub mod masking;
 pub mod results;
+pub mod schema;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -49,6 +51,8 @@ pub struct PendingCall {
     pub tool: String,
     pub trace_id: String,
     outcome: watch::Sender<Option<Outcome>>,
+    /// Its progress and the question it asks the user, while it runs.
+    pub activity: Arc<activity::CallActivity>,
     task: Mutex<Option<AbortHandle>>,
     finished_at: Mutex<Option<Instant>>,
 }
@@ -83,6 +87,23 @@ impl PendingCall {
             Ok(Ok(outcome)) => outcome.clone(),
             _ => self.outcome(),
         }
+    }
+
+    /// Wait up to `wait` for the outcome, returning early (with `None`) when the call's
+    /// progress or question changes.
+    pub async fn wait_or_activity(&self, wait: Duration) -> Option<Outcome> {
+        let mut receiver = self.outcome.subscribe();
+        let mut activity = self.activity.subscribe();
+        activity.mark_unchanged();
+        let finished = receiver.wait_for(Option::is_some);
+        let _ = tokio::time::timeout(wait, async {
+            tokio::select! {
+                _ = finished => {}
+                _ = activity.changed() => {}
+            }
+        })
+        .await;
+        self.outcome()
     }
 
     fn expired(&self, now: Instant) -> bool {
@@ -123,6 +144,7 @@ impl CallRegistry {
             tool,
             trace_id: trace_id.clone(),
             outcome: watch::channel(None).0,
+            activity: Arc::default(),
             task: Mutex::new(None),
             finished_at: Mutex::new(None),
         });
@@ -133,8 +155,9 @@ impl CallRegistry {
             calls.insert(call.id.clone(), call.clone());
         }
         let runner = call.clone();
+        let activity = call.activity.clone();
         let handle = tokio::spawn(crate::trace::scope(trace_id, async move {
-            let outcome = work.await;
+            let outcome = activity::scope(activity, work).await;
             runner.finish(outcome);
         }));
         *call

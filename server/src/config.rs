@@ -116,7 +116,53 @@ pub struct ServerSpec {
     /// Overrides `--call-timeout` for this server.
     pub call_timeout: Option<Duration>,
     pub max_concurrent_calls: usize,
+    /// What the server does beyond tools: instructions, roots, progress and question limits.
+    pub mcp: McpOptions,
 }
+
+/// A server's settings for the parts of MCP beyond tools (`instructions`, `roots`,
+/// `max_call_time`, `answer_timeout` in its config entry).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct McpOptions {
+    /// Instructions for the AI about this server, added to the server's own.
+    pub instructions: String,
+    /// The roots `roots/list` answers with (none by default).
+    pub roots: Vec<RootSpec>,
+    /// The longest a call may run while progress keeps resetting its timeout (default
+    /// [`DEFAULT_MAX_CALL_TIME`], never less than the call timeout).
+    pub max_call_time: Option<Duration>,
+    /// How long the user has to answer a server's question (default [`DEFAULT_ANSWER_TIMEOUT`]).
+    pub answer_timeout: Option<Duration>,
+}
+
+/// One root offered to a server: a `file://` URI and an optional name.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum RootSpec {
+    Uri(String),
+    Named { uri: String, name: Option<String> },
+}
+
+impl RootSpec {
+    pub fn uri(&self) -> &str {
+        match self {
+            RootSpec::Uri(uri) | RootSpec::Named { uri, .. } => uri,
+        }
+    }
+
+    pub fn name(&self) -> Option<&str> {
+        match self {
+            RootSpec::Uri(_) => None,
+            RootSpec::Named { name, .. } => name.as_deref(),
+        }
+    }
+}
+
+/// The longest a call may run when progress keeps resetting its timeout, unless the server's
+/// `max_call_time` says otherwise.
+pub const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(30 * 60);
+/// How long the user has to answer a server's question, unless `answer_timeout` says otherwise.
+pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 impl ServerSpec {
     /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
@@ -138,6 +184,7 @@ impl ServerSpec {
             startup_timeout: Duration::from_secs(20),
             call_timeout: None,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            mcp: McpOptions::default(),
         }
     }
 
@@ -197,6 +244,14 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    #[serde(default)]
+    instructions: Option<String>,
+    #[serde(default)]
+    roots: Vec<RootSpec>,
+    #[serde(default)]
+    max_call_time: Option<f64>,
+    #[serde(default)]
+    answer_timeout: Option<f64>,
 }
 
 fn enabled_by_default() -> bool {
@@ -340,6 +395,21 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     };
     let startup_timeout = seconds("timeout", raw.timeout)?.unwrap_or(DEFAULT_STARTUP_TIMEOUT);
     let call_timeout = seconds("call_timeout", raw.call_timeout)?;
+    let max_call_time = seconds("max_call_time", raw.max_call_time)?;
+    let answer_timeout = seconds("answer_timeout", raw.answer_timeout)?;
+    if let Some(root) = raw
+        .roots
+        .iter()
+        .find(|root| !root.uri().starts_with("file://"))
+    {
+        return Err(fail(
+            "roots",
+            format!(
+                "each root must be a file:// URI (such as \"file:///home/me/project\"), not \"{}\"",
+                root.uri()
+            ),
+        ));
+    }
     let max_concurrent_calls = match raw.max_concurrent_calls {
         Some(n @ 1..=MAX_CONCURRENT_CALLS_LIMIT) => n as usize,
         Some(n) => {
@@ -421,11 +491,17 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
         startup_timeout,
         call_timeout,
         max_concurrent_calls,
+        mcp: McpOptions {
+            instructions: raw.instructions.unwrap_or_default(),
+            roots: raw.roots,
+            max_call_time,
+            answer_timeout,
+        },
     })
 }
 
 /// The keys a server entry may have.
-const SERVER_KEYS: [&str; 14] = [
+const SERVER_KEYS: [&str; 18] = [
     "type",
     "command",
     "args",
@@ -440,6 +516,10 @@ const SERVER_KEYS: [&str; 14] = [
     "max_concurrent_calls",
     "url",
     "headers",
+    "instructions",
+    "roots",
+    "max_call_time",
+    "answer_timeout",
 ];
 
 /// One key of a JSON object and the line it is on.
@@ -826,6 +906,37 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("`timeout`"), "{err}");
+    }
+
+    #[test]
+    fn instructions_roots_and_limits_beyond_tools() {
+        let specs = parse_ok(
+            r#"{"mcpServers":{"a":{"command":"x","instructions":"Use it for files.",
+                "roots":["file:///home/me/src",{"uri":"file:///tmp","name":"Scratch"}],
+                "max_call_time":120,"answer_timeout":30}}}"#,
+        );
+        let mcp = &specs[0].mcp;
+        assert_eq!(mcp.instructions, "Use it for files.");
+        assert_eq!(mcp.roots[0].uri(), "file:///home/me/src");
+        assert_eq!(mcp.roots[1].name(), Some("Scratch"));
+        assert_eq!(mcp.max_call_time, Some(Duration::from_secs(120)));
+        assert_eq!(mcp.answer_timeout, Some(Duration::from_secs(30)));
+        // None of it by default.
+        let plain = parse_ok(r#"{"mcpServers":{"a":{"command":"x"}}}"#);
+        assert_eq!(plain[0].mcp, McpOptions::default());
+        let err = parse(
+            r#"{"mcpServers":{"a":{"command":"x","roots":["/home/me"]}}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert_eq!(err.field().as_deref(), Some("mcpServers.a.roots"));
+        assert!(err.to_string().contains("file:// URI"), "{err}");
+        let err = parse(
+            r#"{"mcpServers":{"a":{"command":"x","max_call_time":0}}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("`max_call_time`"), "{err}");
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //! access checks, CORS and the body limit.
 
 mod calls;
+mod elicitation;
 mod execute;
 mod health;
 mod history;
+mod prompts;
+mod resources;
 mod servers;
 mod tools;
 
@@ -32,6 +35,13 @@ pub fn router(state: AppState) -> Router {
         .route("/tool-detail", get(tools::detail))
         .route("/execute", post(execute::execute))
         .route("/calls/{call_id}", get(calls::fetch).delete(calls::cancel))
+        .route("/calls/{call_id}/elicitation", post(elicitation::answer))
+        .route("/prompts", get(prompts::list))
+        .route("/prompts/get", post(prompts::get))
+        .route("/complete", post(prompts::complete))
+        .route("/resources", get(resources::list))
+        .route("/resource-templates", get(resources::templates))
+        .route("/resources/read", post(resources::read))
         .route("/reset-history", post(history::reset))
         .route("/history", get(history::show))
         .route("/servers", get(servers::list))

@@ -2,6 +2,7 @@
 //! their tools called under a timeout and a concurrency bound, crashes noticed and reported with
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
+pub mod client;
 mod connect;
 pub mod demo;
 pub mod program;
@@ -14,11 +15,16 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rmcp::ServiceError;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, JsonObject, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, JsonObject, ServerResult, Tool,
+};
+use rmcp::service::PeerRequestOptions;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use crate::calls::activity::CallActivity;
 use crate::config::{ServerSpec, Transport};
 use crate::error::{BridgeError, code};
 use crate::redact::redact;
@@ -101,7 +107,8 @@ pub struct Server {
     live: Mutex<Option<Arc<Live>>>,
     health: Mutex<Health>,
     start_lock: tokio::sync::Mutex<()>,
-    tools: RwLock<Arc<Vec<Tool>>>,
+    /// Its lists and calls in flight, shared with its connection's handler.
+    shared: Arc<client::Shared>,
     instructions: RwLock<Option<String>>,
     permits: Semaphore,
     generation: AtomicU64,
@@ -124,6 +131,7 @@ impl Server {
         let mut secrets = spec.secrets();
         secrets.extend(withheld.iter().cloned());
         let permits = Semaphore::new(spec.max_concurrent_calls);
+        let shared = Arc::new(client::Shared::new(&spec));
         Server {
             spec,
             secrets,
@@ -137,7 +145,7 @@ impl Server {
                 stderr: String::new(),
             }),
             start_lock: tokio::sync::Mutex::new(()),
-            tools: RwLock::new(Arc::new(Vec::new())),
+            shared,
             instructions: RwLock::new(None),
             permits,
             generation: AtomicU64::new(0),
@@ -191,12 +199,37 @@ impl Server {
         (health.reason.clone(), health.stderr.clone())
     }
 
-    /// The tools of the last successful start (kept across a crash, for routing).
+    /// The tools of the last successful start, or of the last reload after the server said
+    /// they changed (kept across a crash, for routing).
     pub fn tools(&self) -> Arc<Vec<Tool>> {
-        self.tools
+        self.shared.lists().tools
+    }
+
+    /// Its tools, prompts, resources and resource templates, as last fetched.
+    pub fn lists(&self) -> client::Lists {
+        self.shared.lists()
+    }
+
+    /// How many times the server announced that a list changed (each reloaded the list).
+    pub fn list_changes(&self) -> u64 {
+        self.shared.changes()
+    }
+
+    /// What the AI is told about this server: the instructions of its initialize answer, then
+    /// those of its config entry; empty when there are none.
+    pub fn instructions(&self) -> String {
+        let own = self
+            .instructions
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .clone()
+            .unwrap_or_default();
+        [own.trim(), self.spec.mcp.instructions.trim()]
+            .iter()
+            .filter(|part| !part.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n\n")
     }
 
     pub fn tool(&self, name: &str) -> Option<Tool> {
@@ -230,18 +263,22 @@ impl Server {
     /// Start a new generation; on failure the health records it.
     async fn start(&self) -> Result<Arc<Live>, StartFailure> {
         let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        match connect(&self.spec, &self.secrets, &self.withheld, self.max_message).await {
+        match connect(
+            &self.shared,
+            &self.spec,
+            &self.secrets,
+            &self.withheld,
+            self.max_message,
+        )
+        .await
+        {
             Ok(connected) => {
                 tracing::info!(
                     server = %self.spec.name,
-                    tools = connected.tools.len(),
+                    tools = connected.tools,
                     pid = connected.pid,
                     "MCP server started"
                 );
-                *self
-                    .tools
-                    .write()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = Arc::new(connected.tools);
                 *self
                     .instructions
                     .write()
@@ -428,15 +465,20 @@ impl Server {
         })?;
         let mark = live.stderr.mark();
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
+        // A background call has its own activity (shown by GET /calls/{id}); a direct one still
+        // gets its timeout reset by progress.
+        let activity = crate::calls::activity::current().unwrap_or_default();
         // Dropping the call future (timeout, DELETE /calls/{id}) sends notifications/cancelled.
-        let outcome = tokio::time::timeout_at(deadline, live.peer.call_tool_once(params)).await;
+        let outcome = self
+            .run_call(&live, params, &activity, deadline, timeout)
+            .await;
         match outcome {
-            Err(_) => Err(timed_out()),
-            Ok(Ok(CallToolResponse::Complete(result))) => {
+            None => Err(timed_out()),
+            Some(Ok(ServerResult::CallToolResult(result))) => {
                 self.note_alive();
                 Ok(result)
             }
-            Ok(Ok(_)) => {
+            Some(Ok(_)) => {
                 self.note_alive();
                 Err(BridgeError::ToolFailed {
                     server: self.spec.name.clone(),
@@ -451,13 +493,13 @@ impl Server {
                     input_schema: None,
                 })
             }
-            Ok(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(tool)),
-            Ok(Err(ServiceError::McpError(error))) => {
+            Some(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(tool)),
+            Some(Err(ServiceError::McpError(error))) => {
                 self.note_alive();
                 Err(self.tool_failed(tool, error, &live, mark).await)
             }
-            Ok(Err(ServiceError::Timeout { .. })) => Err(timed_out()),
-            Ok(Err(ServiceError::Cancelled { reason })) => Err(BridgeError::Cancelled {
+            Some(Err(ServiceError::Timeout { .. })) => Err(timed_out()),
+            Some(Err(ServiceError::Cancelled { reason })) => Err(BridgeError::Cancelled {
                 server: self.spec.name.clone(),
                 tool: tool.to_owned(),
                 by_user: false,
@@ -466,15 +508,158 @@ impl Server {
                     reason.map(|r| format!(": {r}")).unwrap_or_default()
                 ),
             }),
-            Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
+            Some(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
                 Err(self.crashed(tool, &live, mark).await)
             }
-            Ok(Err(err)) => Err(BridgeError::Transport {
+            Some(Err(err)) => Err(BridgeError::Transport {
                 server: self.spec.name.clone(),
                 tool: tool.to_owned(),
                 message: redact(
                     &format!(
                         "The bridge could not talk to MCP server `{}` while calling `{tool}`: {err}",
+                        self.spec.name
+                    ),
+                    &self.secrets,
+                ),
+            }),
+        }
+    }
+
+    /// Send the `tools/call` and wait for its answer until `deadline`; `None` when the time is
+    /// up. Each progress notification moves the deadline to `timeout` from then, up to the
+    /// server's `max_call_time` after the call began; while the server waits for the user to
+    /// answer its question the clock stops (the question has its own limit).
+    async fn run_call(
+        &self,
+        live: &Live,
+        params: CallToolRequestParams,
+        activity: &Arc<CallActivity>,
+        mut deadline: Instant,
+        timeout: Duration,
+    ) -> Option<Result<ServerResult, ServiceError>> {
+        let most = self
+            .spec
+            .mcp
+            .max_call_time
+            .unwrap_or(crate::config::DEFAULT_MAX_CALL_TIME)
+            .max(timeout);
+        let mut cap = Instant::now() + most;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match tokio::time::timeout_at(
+            deadline,
+            live.peer
+                .send_request_with_option(request, PeerRequestOptions::no_options()),
+        )
+        .await
+        {
+            Err(_) => return None,
+            Ok(Err(err)) => return Some(Err(err)),
+            Ok(Ok(handle)) => handle,
+        };
+        let _tracked = self
+            .shared
+            .track(handle.progress_token.clone(), activity.clone());
+        let mut abandon = CancelOnDrop {
+            peer: live.peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let mut changes = activity.subscribe();
+        let mut seen = changes
+            .borrow_and_update()
+            .progress
+            .as_ref()
+            .map_or(0, |p| p.updates);
+        let response = handle.await_response();
+        tokio::pin!(response);
+        // The time that was left when the user was asked a question.
+        let mut paused: Option<(Duration, Instant)> = None;
+        loop {
+            let until = deadline.min(cap);
+            tokio::select! {
+                result = &mut response => {
+                    abandon.id = None;
+                    return Some(result);
+                }
+                _ = tokio::time::sleep_until(until), if paused.is_none() => return None,
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        continue;
+                    }
+                    let snapshot = changes.borrow_and_update().clone();
+                    let now = Instant::now();
+                    let updates = snapshot.progress.as_ref().map_or(0, |p| p.updates);
+                    if updates > seen {
+                        seen = updates;
+                        deadline = now + timeout;
+                    }
+                    match (snapshot.elicitation.is_some(), paused) {
+                        (true, None) => paused = Some((deadline.saturating_duration_since(now), now)),
+                        (false, Some((left, since))) => {
+                            deadline = now + left;
+                            cap += now - since;
+                            paused = None;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Send an MCP request other than `tools/call` (`prompts/get`, `resources/read`,
+    /// `completion/complete`) under `timeout`, starting the server if needed. `method` names it
+    /// in errors.
+    pub async fn request(
+        &self,
+        method: &str,
+        request: ClientRequest,
+        timeout: Duration,
+    ) -> Result<ServerResult, BridgeError> {
+        let deadline = Instant::now() + timeout;
+        let live = self.ensure_live(deadline).await?;
+        let mark = live.stderr.mark();
+        let sent = async {
+            let handle = live
+                .peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await?;
+            let mut abandon = CancelOnDrop {
+                peer: live.peer.clone(),
+                id: Some(handle.id.clone()),
+            };
+            let result = handle.await_response().await;
+            abandon.id = None;
+            result
+        };
+        match tokio::time::timeout_at(deadline, sent).await {
+            Err(_) => Err(BridgeError::Timeout {
+                server: self.spec.name.clone(),
+                tool: method.to_owned(),
+                seconds: timeout.as_secs_f64(),
+                message: format!(
+                    "MCP server `{}` did not answer `{method}` within {} s.",
+                    self.spec.name,
+                    timeout.as_secs_f64()
+                ),
+            }),
+            Ok(Ok(result)) => {
+                self.note_alive();
+                Ok(result)
+            }
+            Ok(Err(ServiceError::McpError(error))) => {
+                self.note_alive();
+                Err(self.tool_failed(method, error, &live, mark).await)
+            }
+            Ok(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(method)),
+            Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
+                Err(self.crashed(method, &live, mark).await)
+            }
+            Ok(Err(err)) => Err(BridgeError::Transport {
+                server: self.spec.name.clone(),
+                tool: method.to_owned(),
+                message: redact(
+                    &format!(
+                        "The bridge could not talk to MCP server `{}` while sending `{method}`: {err}",
                         self.spec.name
                     ),
                     &self.secrets,
@@ -606,6 +791,30 @@ impl Server {
             dispose(live).await;
         }
         lock(&self.health).status = Status::Stopped;
+    }
+}
+
+/// Sends `notifications/cancelled` for a request abandoned before its answer came.
+struct CancelOnDrop {
+    peer: rmcp::Peer<rmcp::RoleClient>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let peer = self.peer.clone();
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(id),
+            Some("request abandoned by the caller".to_owned()),
+        ));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = peer
+                    .send_notification(ClientNotification::CancelledNotification(notification))
+                    .await;
+            });
+        }
     }
 }
 
@@ -908,6 +1117,7 @@ mod tests {
             startup_timeout: Duration::from_secs(1),
             call_timeout: None,
             max_concurrent_calls: 1,
+            mcp: Default::default(),
         };
         let registry = Registry::new(vec![spec("a", "x"), spec("b", "y")]);
         // Closed first, so that nothing is started by this test.

@@ -79,7 +79,7 @@ pub fn error(kind: &str, loc: &[Value], msg: &str, input: Value) -> Value {
     json!({ "type": kind, "loc": loc, "msg": msg, "input": input })
 }
 
-fn body_object(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
+pub(crate) fn body_object(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
     match body {
         None => Err(BridgeError::InvalidRequest(vec![error(
             "missing",
@@ -98,14 +98,14 @@ fn body_object(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
 }
 
 /// Reads typed fields out of a JSON object, collecting FastAPI-style errors.
-struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     map: &'a Map<String, Value>,
     location: &'static str,
     errors: Vec<Value>,
 }
 
 impl<'a> Fields<'a> {
-    fn new(map: &'a Map<String, Value>, location: &'static str) -> Self {
+    pub(crate) fn new(map: &'a Map<String, Value>, location: &'static str) -> Self {
         Fields {
             map,
             location,
@@ -113,11 +113,11 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn loc(&self, field: &str) -> [Value; 2] {
+    pub(crate) fn loc(&self, field: &str) -> [Value; 2] {
         [json!(self.location), json!(field)]
     }
 
-    fn required_string(&mut self, field: &str) -> Option<String> {
+    pub(crate) fn required_string(&mut self, field: &str) -> Option<String> {
         match self.map.get(field) {
             None => {
                 let input = Value::Object(self.map.clone());
@@ -129,7 +129,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn optional_string(&mut self, field: &str) -> Option<String> {
+    pub(crate) fn optional_string(&mut self, field: &str) -> Option<String> {
         match self.map.get(field) {
             None | Some(Value::Null) => None,
             Some(Value::String(text)) => Some(text.clone()),
@@ -161,7 +161,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn optional_object(&mut self, field: &str) -> Map<String, Value> {
+    pub(crate) fn optional_object(&mut self, field: &str) -> Map<String, Value> {
         match self.map.get(field) {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(map)) => map.clone(),
@@ -225,7 +225,13 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn finish<T>(self, value: impl FnOnce() -> T) -> Result<T, BridgeError> {
+    /// Record an error about `field`.
+    pub(crate) fn push(&mut self, kind: &str, field: &str, msg: &str, input: Value) {
+        let item = error(kind, &self.loc(field), msg, input);
+        self.errors.push(item);
+    }
+
+    pub(crate) fn finish<T>(self, value: impl FnOnce() -> T) -> Result<T, BridgeError> {
         if self.errors.is_empty() {
             Ok(value())
         } else {

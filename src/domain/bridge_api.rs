@@ -15,6 +15,10 @@ pub struct Service {
     pub tool_count: Option<u64>,
     /// A core service is described in the instructions; the others are named.
     pub is_core: bool,
+    /// What the server (its initialize answer, then its config entry) tells the AI about it.
+    pub instructions: String,
+    /// How many resources and resource templates it offers; `None` for bridges that do not say.
+    pub resource_count: Option<u64>,
 }
 
 fn text(v: &Value, key: &str) -> String {
@@ -41,6 +45,8 @@ pub fn services(body: &Value) -> Result<Vec<Service>, String> {
                 .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)),
             tool_count: s.get("tool_count").and_then(Value::as_u64),
             is_core: s.get("is_core").and_then(Value::as_bool).unwrap_or(false),
+            instructions: text(s, "instructions"),
+            resource_count: s.get("resource_count").and_then(Value::as_u64),
         })
         .collect())
 }

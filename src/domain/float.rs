@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::call_activity::Activity;
+pub use crate::domain::call_activity::{FloatProgress, FloatQuestion};
 use crate::domain::field_error::FieldError;
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
@@ -76,6 +78,13 @@ pub struct FloatState {
     /// The images and sounds the tool returned, for the float to show, save and attach.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub media: Vec<FloatMedia>,
+    /// A running call's progress, as its server reports it (drawn, never read back).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub progress: Option<FloatProgress>,
+    /// The question the running call's server asks the user (never shown to the AI; drawn,
+    /// never read back).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
+    pub question: Option<FloatQuestion>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -182,6 +191,27 @@ pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
     );
     s.tool = Some(tool.to_string());
     s.started_at_ms = Some(started_at_ms);
+    s
+}
+
+/// A running call with its server's progress and question, if any.
+pub fn running(
+    lang: Lang,
+    tool: &str,
+    started_at_ms: f64,
+    activity: Option<&Activity>,
+) -> FloatState {
+    let mut s = executing(lang, tool, started_at_ms);
+    if let Some(activity) = activity {
+        s.progress = activity
+            .progress
+            .as_ref()
+            .map(|p| crate::domain::call_activity::float_progress(p, lang));
+        s.question = activity
+            .question
+            .as_ref()
+            .map(|q| crate::domain::call_activity::float_question(q, lang));
+    }
     s
 }
 

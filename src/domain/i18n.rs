@@ -193,6 +193,8 @@ catalog! {
     // -- how a result's non-text items are named in a report --
     content_image,
     content_audio,
+    /// Before a result's structured content, when it comes next to text.
+    structured_content,
     /// `{mime}` is `, type` or empty.
     content_resource,
     /// `{name}` is `name ` or empty.
@@ -208,10 +210,20 @@ catalog! {
     instructions_intro,
     instructions_no_services,
     instructions_others,
+    /// A service's own instructions: `{service}`, `{text}`.
+    instructions_notes,
+    /// How to read a resource (`read_resource`); `{services}` are those that offer some.
+    instructions_resources,
     // -- the float in the chat page --
     float_ready,
     float_disabled,
     float_running,
+    /// A running call's progress: `{amount}` is `3 / 12` or `3`.
+    float_progress,
+    /// The title of a server's question: `{server}`.
+    float_question,
+    /// The bridge refused the user's answer to a question: `{why}`.
+    float_answer_refused,
     float_confirm,
     float_not_running,
     float_not_delivered,

@@ -102,6 +102,14 @@ pub enum UserAction {
         tell_ai: bool,
     },
     OpenDetails,
+    /// The user's answer to the question a running call's server asks: `accept` (with the
+    /// form's `content`), `decline` or `cancel`.
+    Answer {
+        question_id: String,
+        answer: String,
+        #[serde(default)]
+        content: Option<serde_json::Value>,
+    },
 }
 
 /// Any incoming message, after the origin check.

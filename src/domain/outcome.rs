@@ -57,6 +57,9 @@ pub enum Outcome {
     Pending {
         call_id: String,
         trace_id: Option<String>,
+        /// The server's progress and question, when the bridge reported any (never stored).
+        #[serde(skip)]
+        activity: Option<Box<crate::domain::call_activity::Activity>>,
     },
     /// No HTTP answer: connection refused, DNS, network error.
     Unreachable { message: String },
@@ -261,7 +264,12 @@ pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Out
     let trace_id = header_tid.or(body_tid);
 
     if let Some(call_id) = pending_call_id(&json) {
-        return Outcome::Pending { call_id, trace_id };
+        let activity = crate::domain::call_activity::from_pending(&json).map(Box::new);
+        return Outcome::Pending {
+            call_id,
+            trace_id,
+            activity,
+        };
     }
     if (200..300).contains(&status) {
         return success_body(status, json, trace_id);
@@ -939,7 +947,8 @@ mod tests {
             o,
             Outcome::Pending {
                 call_id: "c1".into(),
-                trace_id: None
+                trace_id: None,
+                activity: None,
             }
         );
     }

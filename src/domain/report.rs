@@ -511,6 +511,20 @@ pub fn result_text(r: &ToolResult, lang: Lang) -> String {
         }
         return lang.says().empty_result.to_string();
     }
+    // Structured content goes next to the text, unless a text item already is that JSON
+    // (MCP asks tools to send it as text too).
+    if let Some(s) = r.structured_content.as_ref().filter(|s| !s.is_null())
+        && !r.content.iter().any(|c| match c {
+            Content::Text { text } => {
+                serde_json::from_str::<Value>(text.trim()).ok().as_ref() == Some(s)
+            }
+            _ => false,
+        })
+    {
+        let json = serde_json::to_string_pretty(&crate::domain::outcome::sorted(s))
+            .unwrap_or_else(|_| display_value(s));
+        parts.push(format!("{}\n{json}", says.structured_content));
+    }
     parts.join("\n")
 }
 
@@ -969,5 +983,40 @@ mod paging_tests {
             &en(),
         );
         assert!(!r.chat_text.as_str().contains("characters 1–"));
+    }
+}
+
+#[cfg(test)]
+mod structured_tests {
+    use super::*;
+    use crate::domain::outcome::from_http;
+    use serde_json::json;
+
+    fn text_of(body: Value) -> String {
+        let Outcome::Success { result, .. } = from_http(200, None, body.to_string().as_bytes())
+        else {
+            panic!("not a success");
+        };
+        result_text(&result, Lang::En)
+    }
+
+    #[test]
+    fn structured_content_comes_next_to_the_text() {
+        let text = text_of(json!({"success": true, "result": {
+            "content": [{"type": "text", "text": "It is warm."}],
+            "structuredContent": {"temperature": 22.5, "conditions": "sunny"}}}));
+        assert!(
+            text.starts_with("It is warm.\nStructured result (JSON):\n{"),
+            "{text}"
+        );
+        assert!(text.contains("\"temperature\": 22.5"), "{text}");
+    }
+
+    #[test]
+    fn structured_content_already_sent_as_text_is_not_repeated() {
+        let text = text_of(json!({"success": true, "result": {
+            "content": [{"type": "text", "text": "{\"temperature\": 22.5}"}],
+            "structuredContent": {"temperature": 22.5}}}));
+        assert!(!text.contains("Structured result"), "{text}");
     }
 }

@@ -247,6 +247,37 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             .await
     }
 
+    /// `POST /resources/read` for the `read_resource` pseudo-tool, answered as a tool result.
+    pub async fn read_resource(&self, server: Option<&str>, uri: Value) -> Outcome {
+        let body = json!({ "serverName": server, "uri": uri });
+        let path = "/resources/read";
+        match self
+            .send(Method::Post, path, Some(body), UNPOLLED_TIMEOUT_MS)
+            .await
+        {
+            Ok(r) => {
+                let body = crate::domain::read_resource::as_tool_answer(&r.body);
+                outcome::from_http(r.status, r.trace_id.as_deref(), &body)
+            }
+            Err(o) => o,
+        }
+    }
+
+    /// `POST /calls/{id}/elicitation`: the user's answer to the server's question; `Err` with
+    /// the bridge's reason when it refused it.
+    pub async fn answer(&self, call_id: &str, body: Value) -> Result<(), String> {
+        let path = format!("/calls/{}/elicitation", encode(call_id));
+        match self
+            .send(Method::Post, &path, Some(body), QUICK_TIMEOUT_MS)
+            .await
+        {
+            Ok(r) if (200..300).contains(&r.status) => Ok(()),
+            Ok(r) => Err(crate::domain::call_activity::refusal(&r.body)
+                .unwrap_or_else(|| format!("HTTP {}", r.status))),
+            Err(_) => Err("the bridge did not answer".to_owned()),
+        }
+    }
+
     /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again.
     pub async fn poll(&self, call_id: &str, wait: u32) -> Outcome {
         let path = format!("/calls/{}?wait={wait}", encode(call_id));

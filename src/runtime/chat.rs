@@ -13,6 +13,7 @@ use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::policy::{self, Target, Verdict};
+use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
@@ -444,11 +445,45 @@ impl<H: Host> ChatLoop<H> {
                 None => unread = true,
             }
         }
+        if offering.is_empty() && call.tool_name == READ_RESOURCE {
+            // The pseudo-tool, judged as a tool of that name on the reading server.
+            let readers = match &named {
+                Some(server) => vec![server.clone()],
+                None => match client.services().await {
+                    Ok(body) => bridge_api::services(&body)
+                        .map(|s| read_resource::offering(&s))
+                        .unwrap_or_default(),
+                    Err(_) => Vec::new(),
+                },
+            };
+            if !readers.is_empty() {
+                let no_hints = bridge_api::Annotations::default();
+                return Ok(Target::OfferedBy(
+                    readers.into_iter().map(|s| (s, no_hints)).collect(),
+                ));
+            }
+        }
         Ok(match (offering.is_empty(), unread) {
             (false, _) => Target::OfferedBy(offering),
             (true, true) => Target::Unknown(named),
             (true, false) => Target::NotOffered(named),
         })
+    }
+
+    /// Whether a call is the `read_resource` pseudo-tool: so named, on a server (the one it
+    /// names) that has no tool of its own by that name.
+    async fn reads_resource(&self, client: &BridgeClient<'_, H>, call: &ToolCall) -> bool {
+        if call.tool_name != READ_RESOURCE {
+            return false;
+        }
+        let Some(server) = call.server_name.as_deref() else {
+            return true;
+        };
+        let answer = client.service_tools_raw(server).await;
+        let tools = crate::domain::outcome::json_body(&answer.body)
+            .filter(|_| (200..300).contains(&answer.status))
+            .and_then(|b| bridge_api::tools(&b));
+        !tools.is_some_and(|tools| tools.iter().any(|t| t.name == READ_RESOURCE))
     }
 
     /// Saves the user's choice for a tool, on the server the call runs on (`*` when that
@@ -544,9 +579,13 @@ impl<H: Host> ChatLoop<H> {
         let client = self.client(&settings);
         let outcome = if call.tool_name == LIST_TOOLS {
             None
+        } else if self.reads_resource(&client, &call).await {
+            let uri = read_resource::uri(&call.arguments);
+            Some(client.read_resource(call.server_name.as_deref(), uri).await)
         } else {
             let unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
-            Some(self.execute(tab, &client, &call, resume, unmasked).await)
+            let shown = (lang, started);
+            Some(self.execute(tab, &client, &call, resume, unmasked, shown).await)
         };
         if let Some(outcome) = &outcome
             && let Some(why) = self.setup_problem(outcome, &settings)
@@ -707,6 +746,7 @@ impl<H: Host> ChatLoop<H> {
         call: &ToolCall,
         resume: Option<String>,
         unmasked: bool,
+        (lang, started): (Lang, f64),
     ) -> Outcome {
         let mut outcome = match resume {
             Some(id) => client.poll(&id, POLL_WAIT_S).await,
@@ -718,8 +758,19 @@ impl<H: Host> ChatLoop<H> {
                     .await
             }
         };
-        while let Outcome::Pending { call_id, .. } = &outcome {
+        let mut shown: Option<crate::domain::call_activity::Activity> = None;
+        while let Outcome::Pending {
+            call_id, activity, ..
+        } = &outcome
+        {
             let call_id = call_id.clone();
+            // The server's progress and question go to the float (never to the AI).
+            let now = activity.as_deref().cloned();
+            if now != shown {
+                let f = float::running(lang, &call.tool_name, started, now.as_ref());
+                self.show(tab, f).await;
+                shown = now;
+            }
             self.store
                 .update_tab(tab, |s| {
                     if let Phase::Executing { call_id: id, .. } = &mut s.phase {
@@ -878,6 +929,27 @@ impl<H: Host> ChatLoop<H> {
                 }
                 None => return Response::error("no complete <tool_code> call in the text"),
             },
+            UserAction::Answer {
+                question_id,
+                answer,
+                content,
+            } => {
+                // A refused answer is said inside the form, which keeps what the user typed.
+                if let Phase::Executing {
+                    call_id: Some(id), ..
+                } = &state.phase
+                {
+                    let body = crate::domain::call_activity::answer_body(
+                        &question_id,
+                        &answer,
+                        content.as_ref(),
+                    );
+                    if let Err(why) = self.client(&settings).answer(id, body).await {
+                        let why = fill(lang.says().float_answer_refused, &[("why", &why)]);
+                        return Response::error(crate::domain::redact::redact_owned(&why));
+                    }
+                }
+            }
             UserAction::Cancel => {
                 self.cancelled.insert(tab);
                 if let Phase::Executing {

@@ -67,7 +67,11 @@ pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value
         return Err(refusal);
     }
     let timeout = server.spec().call_timeout.unwrap_or(state.call_timeout);
-    match server.call(tool, request.arguments.clone(), timeout).await {
+    let called = server
+        .call(tool, request.arguments.clone(), timeout)
+        .await
+        .and_then(|result| check_output(&server, tool, result));
+    match called {
         Ok(result) => {
             let is_error = result.is_error.unwrap_or(false);
             if is_error {
@@ -101,6 +105,53 @@ pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value
             Err(err)
         }
     }
+}
+
+/// A successful result of a tool that declares an `outputSchema` must carry
+/// `structuredContent` matching it; otherwise the call fails, naming the field at fault.
+fn check_output(
+    server: &Server,
+    tool: &str,
+    result: CallToolResult,
+) -> Result<CallToolResult, BridgeError> {
+    if result.is_error.unwrap_or(false) {
+        return Ok(result);
+    }
+    let Some(schema) = server.tool(tool).and_then(|t| t.output_schema) else {
+        return Ok(result);
+    };
+    let schema = Value::Object((*schema).clone());
+    let problem = match &result.structured_content {
+        None => Some(
+            "it returned no structuredContent, though the tool declares an outputSchema".to_owned(),
+        ),
+        Some(value) => crate::calls::schema::mismatch(&schema, value).map(|(at, why)| {
+            if at == "$" {
+                format!("its structuredContent {why}")
+            } else {
+                format!(
+                    "field `{}` of its structuredContent {why}",
+                    at.trim_start_matches("$.")
+                )
+            }
+        }),
+    };
+    let Some(problem) = problem else {
+        return Ok(result);
+    };
+    let name = server.name();
+    Err(BridgeError::ToolFailed {
+        server: name.to_owned(),
+        tool: tool.to_owned(),
+        code: crate::error::code::INTERNAL_ERROR,
+        error_type: "OutputSchemaMismatch".to_owned(),
+        message: format!(
+            "Tool `{tool}` on server `{name}` returned a result that does not match its outputSchema: {problem}. \
+             The result was not used; the tool or its server has a bug. Tell the user if it matters."
+        ),
+        traceback: String::new(),
+        input_schema: None,
+    })
 }
 
 /// Render an `/execute` answer for a background call.

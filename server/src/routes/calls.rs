@@ -1,4 +1,5 @@
-//! `GET /calls/{id}?wait=S` (the result of a long-polled call, or `202` again) and
+//! `GET /calls/{id}?wait=S` (the result of a long-polled call, or `202` again with its progress
+//! and the question its server asks; the wait ends early when either changes) and
 //! `DELETE /calls/{id}` (cancel it).
 
 use std::collections::HashMap;
@@ -15,7 +16,7 @@ use crate::state::AppState;
 use crate::validation::wait_query;
 
 /// The call id from the path (a malformed one is a 422, in JSON like every error).
-fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeError> {
+pub(super) fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeError> {
     path.map(|Path(id)| id).map_err(|rejection| {
         BridgeError::InvalidRequest(vec![crate::validation::error(
             "string_type",
@@ -26,7 +27,7 @@ fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeEr
     })
 }
 
-fn unknown(call_id: &str) -> BridgeError {
+pub(super) fn unknown(call_id: &str) -> BridgeError {
     BridgeError::CallNotFound {
         call_id: call_id.to_owned(),
         message: format!(
@@ -47,9 +48,9 @@ pub async fn fetch(
     let query = query.map(|Query(q)| q).unwrap_or_default();
     let wait = wait_query(&query)?;
     let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
-    match call.wait(Duration::from_secs_f64(wait)).await {
+    match call.wait_or_activity(Duration::from_secs_f64(wait)).await {
         Some(outcome) => Ok(outcome.into_response()),
-        None => Ok(super::execute::pending(&call.id, &call.trace_id)),
+        None => Ok(super::execute::pending(&call)),
     }
 }
 

@@ -9,6 +9,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
+use crate::calls::PendingCall;
 use crate::calls::execute::{execute as run, outcome};
 use crate::error::BridgeError;
 use crate::state::AppState;
@@ -47,25 +48,32 @@ pub async fn execute(
         trace_id.clone(),
         work,
     );
-    match call.wait(Duration::from_secs_f64(wait)).await {
+    // Progress or a question from the server ends the wait early, so they are shown at once.
+    match call.wait_or_activity(Duration::from_secs_f64(wait)).await {
         Some(done) => {
             state.calls.forget(&call.id);
             Ok(done.into_response())
         }
-        None => Ok(pending(&call.id, &trace_id)),
+        None => Ok(pending(&call)),
     }
 }
 
-/// The `202` answer for a call that is still running.
-pub fn pending(call_id: &str, trace_id: &str) -> Response {
-    (
-        StatusCode::ACCEPTED,
-        Json(json!({
-            "success": true,
-            "pending": true,
-            "call_id": call_id,
-            "trace_id": trace_id,
-        })),
-    )
-        .into_response()
+/// The `202` answer for a call that is still running, with its latest progress and the
+/// question its server asks the user, if any (see `calls/activity.rs`).
+pub fn pending(call: &PendingCall) -> Response {
+    let mut body = json!({
+        "success": true,
+        "pending": true,
+        "call_id": call.id,
+        "trace_id": call.trace_id,
+        "elapsed_seconds": call.activity.elapsed_seconds(),
+    });
+    let snapshot = call.activity.snapshot();
+    if let Some(progress) = snapshot.progress {
+        body["progress"] = json!(progress);
+    }
+    if let Some(question) = snapshot.elicitation {
+        body["elicitation"] = json!(question);
+    }
+    (StatusCode::ACCEPTED, Json(body)).into_response()
 }

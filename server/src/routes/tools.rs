@@ -40,12 +40,17 @@ pub async fn list(
                 .servers()
                 .iter()
                 .map(|server| {
+                    let lists = server.lists();
                     json!({
                         "name": server.name(),
                         "description": server.description(),
+                        "instructions": server.instructions(),
                         "is_core": server.spec().is_core,
                         "status": server.status(),
-                        "tool_count": server.tools().len(),
+                        "tool_count": lists.tools.len(),
+                        "prompt_count": lists.prompts.len(),
+                        "resource_count": lists.resources.len() + lists.templates.len(),
+                        "list_changes": server.list_changes(),
                     })
                 })
                 .collect();

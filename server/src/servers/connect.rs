@@ -8,24 +8,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientJsonRpcMessage, ErrorData, Implementation, Tool,
-};
+use rmcp::ServiceExt as _;
+use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{Service, ServiceExt as _};
 
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
+use super::client::{BridgeClient, ListKind, Shared};
 use super::stderr::StderrTail;
 use crate::config::{ServerSpec, Transport};
 use crate::redact::redact;
 
 mod stdio_decode;
 
-/// The client side of one connection; `ClientConfig` answers the handshake with our name.
-pub type Client = RunningService<RoleClient, ClientConfig>;
+/// The client side of one connection; [`BridgeClient`] answers the handshake and the server.
+pub type Client = RunningService<RoleClient, BridgeClient>;
 
 /// A started server.
 pub struct Connected {
@@ -35,7 +34,7 @@ pub struct Connected {
     pub pid: Option<u32>,
     /// The tag its processes carry (`super::reaper`).
     pub tag: Option<String>,
-    pub tools: Vec<Tool>,
+    pub tools: usize,
     pub instructions: Option<String>,
 }
 
@@ -44,13 +43,6 @@ pub struct Connected {
 pub struct StartFailure {
     pub message: String,
     pub stderr: String,
-}
-
-fn client_info() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("mcp-bridge", crate::VERSION),
-    )
 }
 
 /// The prefix of the bridge's own environment variables, which no MCP server gets.
@@ -83,9 +75,10 @@ pub fn child_env(
     vars
 }
 
-/// Start the server described by `spec`; `withheld` are values (the bridge's token) that must
-/// not reach the child through its environment.
+/// Start the server described by `spec`, its lists stored in `shared`; `withheld` are values
+/// (the bridge's token) that must not reach the child through its environment.
 pub async fn connect(
+    shared: &Arc<Shared>,
     spec: &ServerSpec,
     secrets: &[String],
     withheld: &[String],
@@ -148,7 +141,7 @@ pub async fn connect(
                 }
                 None => stderr.close(),
             }
-            let started = handshake(spec, transport, &stderr).await;
+            let started = handshake(shared, spec, transport, &stderr).await;
             match started {
                 Ok((client, tools, instructions)) => Ok(Connected {
                     client,
@@ -186,7 +179,7 @@ pub async fn connect(
                 .custom_headers(map)
                 .max_sse_event_size(max_message);
             let transport = StreamableHttpClientTransport::from_config(config);
-            let (client, tools, instructions) = handshake(spec, transport, &stderr)
+            let (client, tools, instructions) = handshake(shared, spec, transport, &stderr)
                 .await
                 .map_err(|message| fail(message, &stderr))?;
             Ok(Connected {
@@ -262,30 +255,34 @@ fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
     }
 }
 
+/// The MCP handshake, then the server's lists: its tools (which it must list), its prompts and
+/// resources (a failure there is logged, and the list stays empty).
 async fn handshake<T, E, A>(
+    shared: &Arc<Shared>,
     spec: &ServerSpec,
     transport: T,
     stderr: &StderrTail,
-) -> Result<(Client, Vec<Tool>, Option<String>), String>
+) -> Result<(Client, usize, Option<String>), String>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
-    ClientConfig: Service<RoleClient>,
 {
     let limit = spec.startup_timeout;
     let work = async {
-        let client = client_info()
+        let client = BridgeClient::new(shared.clone())
             .serve(transport)
             .await
             .map_err(|err| format!("the MCP handshake failed: {err}"))?;
-        let tools = client
-            .list_all_tools()
-            .await
-            .map_err(|err| format!("listing its tools failed: {err}"))?;
+        shared.reload(client.peer(), ListKind::Tools).await?;
+        for kind in [ListKind::Prompts, ListKind::Resources] {
+            if let Err(err) = shared.reload(client.peer(), kind).await {
+                tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");
+            }
+        }
         let instructions = client
             .peer_info()
             .and_then(|info| info.instructions.clone());
-        Ok::<_, String>((client, tools, instructions))
+        Ok::<_, String>((client, shared.lists().tools.len(), instructions))
     };
     match tokio::time::timeout(limit, work).await {
         Ok(result) => result,

@@ -121,14 +121,28 @@ pub const EN: Catalog = Catalog {
     tool_count: "{count} tools",
     content_image: "[image: {mime}, {size}]",
     content_audio: "[audio: {mime}, {size}]",
+    structured_content: "Structured result (JSON):",
     content_resource: "[resource: {uri}{mime}]",
     content_link: "[resource link: {name}<{uri}>]",
     instructions_intro: "You can use tools on my computer. When you need one, end your answer with a single tool call and stop to wait for the result:\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\nRules: at most one call per answer; the JSON must be valid; `server_name` is optional. The result comes back as <tool_result> … </tool_result>. When a call fails you get the error type, message and advice: correct the call and try again, or tell me it cannot be done. A long result comes in parts: its report ends with the exact read_result call that reads on.\n\nTo see a service's tools and their parameters first:\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\nAvailable services:",
     instructions_no_services: "(the bridge has no services right now)",
     instructions_others: "- Others: {services}",
+    instructions_notes: "Notes from service {service}:
+{text}",
+    instructions_resources:
+        "Some services also offer resources (files, records, documents). Read one by its URI:
+
+<tool_code>
+{\"tool_name\": \"read_resource\", \"arguments\": {\"uri\": \"URI\"}, \"server_name\": \"SERVICE\"}
+</tool_code>
+
+Services with resources: {services}",
     float_ready: "MCP Bridge is ready · {site}",
     float_disabled: "MCP Bridge is off on this site",
     float_running: "Running {tool}",
+    float_progress: "Progress {amount}",
+    float_question: "{server} asks you",
+    float_answer_refused: "The answer was not accepted: {why}",
     float_confirm: "Run tool {tool}?",
     float_not_running: "The bridge is not running. Start it in a terminal: ./build.sh run (or mcp-bridge), then press Re-detect.",
     float_not_delivered: "The result could not be put into the chat; press Copy report and paste it: {why}",

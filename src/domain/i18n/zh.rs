@@ -121,14 +121,27 @@ pub const ZH: Catalog = Catalog {
     tool_count: "{count} 个工具",
     content_image: "[图片: {mime}, {size}]",
     content_audio: "[音频: {mime}, {size}]",
+    structured_content: "结构化结果（JSON）：",
     content_resource: "[资源: {uri}{mime}]",
     content_link: "[资源链接: {name}<{uri}>]",
     instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。\n\n先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
     instructions_no_services: "（桥接服务目前没有可用的服务）",
     instructions_others: "- 其他：{services}",
+    instructions_notes: "服务 {service} 的说明：
+{text}",
+    instructions_resources: "部分服务还提供资源（文件、记录、文档），可按 URI 读取：
+
+<tool_code>
+{\"tool_name\": \"read_resource\", \"arguments\": {\"uri\": \"URI\"}, \"server_name\": \"SERVICE\"}
+</tool_code>
+
+提供资源的服务：{services}",
     float_ready: "MCP Bridge 已就绪 · {site}",
     float_disabled: "MCP Bridge 在此网站已停用",
     float_running: "正在执行 {tool}",
+    float_progress: "进度 {amount}",
+    float_question: "{server} 向你提问",
+    float_answer_refused: "回答未被接受：{why}",
     float_confirm: "是否运行工具 {tool}?",
     float_not_running: "桥接服务未运行。请在终端启动：./build.sh run（或 mcp-bridge），然后点“重新检测”。",
     float_not_delivered: "结果未能自动填入聊天框，请点“复制报告”后手动粘贴：{why}",

@@ -1,0 +1,212 @@
+//! What a running call is doing besides waiting: the server's latest progress and the question
+//! it asks the user (elicitation). `GET /calls/{id}` shows both and its long poll returns as soon
+//! as either changes; `POST /calls/{id}/elicitation` answers the question.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rmcp::model::{ElicitResult, ElicitationAction};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::{oneshot, watch};
+
+tokio::task_local! {
+    static CURRENT: Arc<CallActivity>;
+}
+
+/// Run `work` with `activity` as the activity of the call it makes.
+pub async fn scope<F: Future>(activity: Arc<CallActivity>, work: F) -> F::Output {
+    CURRENT.scope(activity, work).await
+}
+
+/// The activity of the call being made in this task, if it runs in the background.
+pub fn current() -> Option<Arc<CallActivity>> {
+    CURRENT.try_with(Arc::clone).ok()
+}
+
+/// The latest `notifications/progress` of a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    pub progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// How many progress notifications have arrived.
+    pub updates: u64,
+}
+
+/// A question a server asks the user during a call.
+#[derive(Debug, Clone, Serialize)]
+pub struct Question {
+    pub id: String,
+    pub server: String,
+    /// `form` (a JSON schema of fields to fill) or `url` (a page to open).
+    pub mode: &'static str,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Seconds the user has left to answer when the question was asked.
+    pub answer_timeout_seconds: f64,
+    #[serde(skip)]
+    pending: Arc<PendingAnswer>,
+}
+
+/// Where the user's answer goes; shared by every call a question is shown on.
+#[derive(Debug, Default)]
+pub struct PendingAnswer(Mutex<Option<oneshot::Sender<ElicitResult>>>);
+
+impl PendingAnswer {
+    /// Deliver `answer`; `false` when the question was already answered or given up.
+    pub fn answer(&self, answer: ElicitResult) -> bool {
+        let sender = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        sender.is_some_and(|sender| sender.send(answer).is_ok())
+    }
+}
+
+impl Question {
+    /// A question and the receiver its answer arrives on.
+    pub fn new(
+        server: &str,
+        mode: &'static str,
+        message: String,
+        requested_schema: Option<Value>,
+        url: Option<String>,
+        answer_timeout_seconds: f64,
+    ) -> (Self, oneshot::Receiver<ElicitResult>) {
+        let (sender, receiver) = oneshot::channel();
+        let question = Question {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            server: server.to_owned(),
+            mode,
+            message,
+            requested_schema,
+            url,
+            answer_timeout_seconds,
+            pending: Arc::new(PendingAnswer(Mutex::new(Some(sender)))),
+        };
+        (question, receiver)
+    }
+
+    pub fn pending(&self) -> &PendingAnswer {
+        &self.pending
+    }
+}
+
+/// What `GET /calls/{id}` shows of a running call.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Snapshot {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Question>,
+}
+
+/// The live state of one call.
+#[derive(Debug)]
+pub struct CallActivity {
+    snapshot: watch::Sender<Snapshot>,
+    started: Instant,
+}
+
+impl Default for CallActivity {
+    fn default() -> Self {
+        CallActivity {
+            snapshot: watch::channel(Snapshot::default()).0,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl CallActivity {
+    pub fn snapshot(&self) -> Snapshot {
+        self.snapshot.borrow().clone()
+    }
+
+    /// Seconds since the call started.
+    pub fn elapsed_seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// A receiver that sees every change.
+    pub fn subscribe(&self) -> watch::Receiver<Snapshot> {
+        self.snapshot.subscribe()
+    }
+
+    /// Record a progress notification.
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.snapshot.send_modify(|snapshot| {
+            let updates = snapshot.progress.as_ref().map_or(0, |p| p.updates) + 1;
+            snapshot.progress = Some(Progress {
+                progress,
+                total,
+                message,
+                updates,
+            });
+        });
+    }
+
+    /// Show `question` on this call.
+    pub fn ask(&self, question: Question) {
+        self.snapshot
+            .send_modify(|snapshot| snapshot.elicitation = Some(question));
+    }
+
+    /// Take question `id` off this call (answered, or given up).
+    pub fn settle(&self, id: &str) {
+        self.snapshot.send_if_modified(|snapshot| {
+            if snapshot.elicitation.as_ref().is_some_and(|q| q.id == id) {
+                snapshot.elicitation = None;
+                return true;
+            }
+            false
+        });
+    }
+
+    /// Whether a question is waiting for the user.
+    pub fn asking(&self) -> bool {
+        self.snapshot.borrow().elicitation.is_some()
+    }
+}
+
+/// The answer that declines a question (no answer in time, or no one to ask).
+pub fn decline() -> ElicitResult {
+    ElicitResult::new(ElicitationAction::Decline)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_counts_updates_and_keeps_the_latest() {
+        let activity = CallActivity::default();
+        activity.progress(1.0, Some(5.0), Some("one".into()));
+        activity.progress(2.0, Some(5.0), None);
+        let progress = activity.snapshot().progress.unwrap();
+        assert_eq!((progress.progress, progress.updates), (2.0, 2));
+        assert_eq!(progress.message, None);
+    }
+
+    #[tokio::test]
+    async fn a_question_is_answered_once() {
+        let activity = CallActivity::default();
+        let (question, receiver) = Question::new("s", "form", "Name?".into(), None, None, 60.0);
+        let id = question.id.clone();
+        activity.ask(question.clone());
+        assert!(activity.asking());
+        assert!(question.pending().answer(decline()));
+        assert!(!question.pending().answer(decline()));
+        assert_eq!(receiver.await.unwrap().action, ElicitationAction::Decline);
+        activity.settle("other");
+        assert!(activity.asking());
+        activity.settle(&id);
+        assert!(!activity.asking());
+    }
+}

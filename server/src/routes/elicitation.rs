@@ -1,0 +1,129 @@
+//! `POST /calls/{id}/elicitation`: the user's answer to the question a server asks during a
+//! call — `{"action": "accept", "content": {...}}`, `{"action": "decline"}` or
+//! `{"action": "cancel"}`. An accepted form answer is checked against the question's schema
+//! first, so a server never gets an answer it did not ask for.
+
+use axum::Json;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use rmcp::model::{ElicitResult, ElicitationAction};
+use serde_json::{Value, json};
+
+use super::calls::{call_id, unknown};
+use crate::error::BridgeError;
+use crate::state::AppState;
+use crate::validation::{Fields, JsonBody, body_object, error};
+
+fn invalid(field: &str, kind: &str, message: &str, input: Value) -> BridgeError {
+    BridgeError::InvalidRequest(vec![error(
+        kind,
+        &[json!("body"), json!(field)],
+        message,
+        input,
+    )])
+}
+
+pub async fn answer(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, BridgeError> {
+    let call_id = call_id(path)?;
+    let map = body_object(body)?;
+    let mut fields = Fields::new(&map, "body");
+    let action = fields.required_string("action");
+    let question_id = fields.optional_string("question_id");
+    let content = map.get("content").cloned().filter(|c| !c.is_null());
+    fields.finish(|| ())?;
+    let action = match action.as_deref() {
+        Some("accept") => ElicitationAction::Accept,
+        Some("decline") => ElicitationAction::Decline,
+        Some("cancel") => ElicitationAction::Cancel,
+        other => {
+            return Err(invalid(
+                "action",
+                "enum",
+                "Input should be 'accept', 'decline' or 'cancel'",
+                json!(other),
+            ));
+        }
+    };
+    let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
+    let Some(question) = call.activity.snapshot().elicitation else {
+        return Err(invalid(
+            "action",
+            "no_question",
+            &format!(
+                "Call `{call_id}` has no question waiting for an answer (it was answered, withdrawn, or timed out)"
+            ),
+            json!(action_name(&action)),
+        ));
+    };
+    if question_id.as_deref().is_some_and(|id| id != question.id) {
+        return Err(invalid(
+            "question_id",
+            "stale_question",
+            "This answer is for an earlier question; the call now asks another one",
+            json!(question_id),
+        ));
+    }
+    let mut result = ElicitResult::new(action.clone());
+    if action == ElicitationAction::Accept && question.mode == "form" {
+        let Some(content) = content else {
+            return Err(invalid(
+                "content",
+                "missing",
+                "An accepted answer needs `content`, the form's values",
+                Value::Null,
+            ));
+        };
+        if !content.is_object() {
+            return Err(invalid(
+                "content",
+                "dict_type",
+                "Input should be a valid dictionary",
+                content,
+            ));
+        }
+        if let Some(schema) = &question.requested_schema
+            && let Some((at, why)) = crate::calls::schema::mismatch(schema, &content)
+        {
+            let field = at.trim_start_matches("$.").to_owned();
+            return Err(invalid(
+                "content",
+                "schema_mismatch",
+                &format!("Field `{field}` {why}"),
+                content,
+            ));
+        }
+        result = result.with_content(content);
+    }
+    if !question.pending().answer(result) {
+        return Err(invalid(
+            "action",
+            "no_question",
+            "The question was already answered or has timed out",
+            json!(action_name(&action)),
+        ));
+    }
+    call.activity.settle(&question.id);
+    tracing::info!(
+        call_id,
+        action = action_name(&action),
+        "the user answered the server's question"
+    );
+    Ok(Json(json!({
+        "success": true,
+        "call_id": call_id,
+        "question_id": question.id,
+        "action": action_name(&action),
+    })))
+}
+
+fn action_name(action: &ElicitationAction) -> &'static str {
+    match action {
+        ElicitationAction::Accept => "accept",
+        ElicitationAction::Decline => "decline",
+        _ => "cancel",
+    }
+}

@@ -1,0 +1,256 @@
+//! `GET /prompts` (every server's prompts, or one server's with `serverName`),
+//! `POST /prompts/get` (render one prompt with its arguments) and `POST /complete` (suggestions
+//! for a prompt's or a resource template's argument, through the server's `completion/complete`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use rmcp::model::{
+    ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
+    GetPromptRequest, GetPromptRequestParams, Reference, ServerResult,
+};
+use serde_json::{Map, Value, json};
+
+use crate::error::BridgeError;
+use crate::servers::Server;
+use crate::state::AppState;
+use crate::validation::{Fields, JsonBody, body_object, error};
+
+pub(super) type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
+
+/// The query's parameters (a malformed query is a 422).
+pub(super) fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
+    query.map(|Query(map)| map).map_err(|rejection| {
+        BridgeError::InvalidRequest(vec![error(
+            "query_invalid",
+            &[json!("query")],
+            &rejection.body_text(),
+            Value::Null,
+        )])
+    })
+}
+
+/// The servers a listing covers: the one named by `serverName`, else all of them.
+pub(super) fn listed(
+    state: &AppState,
+    query: &HashMap<String, String>,
+) -> Result<Vec<Arc<Server>>, BridgeError> {
+    match query.get("serverName").filter(|name| !name.is_empty()) {
+        Some(name) => Ok(vec![named(state, name)?]),
+        None => Ok(state.servers.servers()),
+    }
+}
+
+/// The server called `name`.
+pub(super) fn named(state: &AppState, name: &str) -> Result<Arc<Server>, BridgeError> {
+    state.servers.get(name).ok_or_else(|| {
+        let servers = state.servers.servers();
+        let names: Vec<String> = servers.iter().map(|s| s.name().to_owned()).collect();
+        BridgeError::ServerNotFound {
+            server: name.to_owned(),
+            message: format!(
+                "There is no MCP server named `{name}`. The servers are: {}.",
+                if names.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            ),
+            available: names,
+        }
+    })
+}
+
+/// The time a request to `server` gets: its `call_timeout`, else `--call-timeout`.
+pub(super) fn timeout(state: &AppState, server: &Server) -> std::time::Duration {
+    server.spec().call_timeout.unwrap_or(state.call_timeout)
+}
+
+pub async fn list(
+    State(state): State<AppState>,
+    query: Params,
+) -> Result<Json<Value>, BridgeError> {
+    let query = params(query)?;
+    let mut prompts = Vec::new();
+    for server in listed(&state, &query)? {
+        for prompt in server.lists().prompts.iter() {
+            let mut entry = serde_json::to_value(prompt).unwrap_or_else(|_| json!({}));
+            entry["server"] = json!(server.name());
+            if entry.get("arguments").is_none() {
+                entry["arguments"] = json!([]);
+            }
+            prompts.push(entry);
+        }
+    }
+    Ok(Json(json!({ "success": true, "prompts": prompts })))
+}
+
+/// The body of `POST /prompts/get`: `{serverName, name, arguments?}` (arguments are strings).
+struct GetBody {
+    server: String,
+    name: String,
+    arguments: Map<String, Value>,
+}
+
+fn get_body(body: Option<Value>) -> Result<GetBody, BridgeError> {
+    let map = body_object(body)?;
+    let mut fields = Fields::new(&map, "body");
+    let server = fields.required_string("serverName");
+    let name = fields.required_string("name");
+    let arguments = fields.optional_object("arguments");
+    for (key, value) in &arguments {
+        if !value.is_string() {
+            fields.push(
+                "string_type",
+                "arguments",
+                &format!("Prompt argument `{key}` should be a string"),
+                value.clone(),
+            );
+        }
+    }
+    fields.finish(|| GetBody {
+        server: server.unwrap_or_default(),
+        name: name.unwrap_or_default(),
+        arguments,
+    })
+}
+
+pub async fn get(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, BridgeError> {
+    let body = get_body(body)?;
+    let server = named(&state, &body.server)?;
+    if !server.lists().prompts.iter().any(|p| p.name == body.name) {
+        let known: Vec<String> = server
+            .lists()
+            .prompts
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        return Err(BridgeError::InvalidRequest(vec![error(
+            "unknown_prompt",
+            &[json!("body"), json!("name")],
+            &format!(
+                "MCP server `{}` has no prompt `{}`; its prompts are: {}",
+                body.server,
+                body.name,
+                if known.is_empty() {
+                    "(none)".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+            json!(body.name),
+        )]));
+    }
+    let mut params = GetPromptRequestParams::new(body.name.clone());
+    if !body.arguments.is_empty() {
+        params = params.with_arguments(body.arguments);
+    }
+    let request = ClientRequest::GetPromptRequest(GetPromptRequest::new(params));
+    match server
+        .request("prompts/get", request, timeout(&state, &server))
+        .await?
+    {
+        ServerResult::GetPromptResult(result) => Ok(Json(json!({
+            "success": true,
+            "server": server.name(),
+            "name": body.name,
+            "description": result.description,
+            "messages": result.messages,
+        }))),
+        _ => Err(unexpected(&server, "prompts/get")),
+    }
+}
+
+/// The error for an answer of the wrong kind.
+pub(super) fn unexpected(server: &Server, method: &str) -> BridgeError {
+    BridgeError::ToolFailed {
+        server: server.name().to_owned(),
+        tool: method.to_owned(),
+        code: crate::error::code::INTERNAL_ERROR,
+        error_type: "UnexpectedResponse".to_owned(),
+        message: format!(
+            "MCP server `{}` answered `{method}` with something else than its result.",
+            server.name()
+        ),
+        traceback: String::new(),
+        input_schema: None,
+    }
+}
+
+/// The body of `POST /complete`: `{serverName, prompt | uriTemplate, argument, value?, context?}`.
+struct CompleteBody {
+    server: String,
+    reference: Reference,
+    argument: String,
+    value: String,
+    context: Map<String, Value>,
+}
+
+fn complete_body(body: Option<Value>) -> Result<CompleteBody, BridgeError> {
+    let map = body_object(body)?;
+    let mut fields = Fields::new(&map, "body");
+    let server = fields.required_string("serverName");
+    let prompt = fields.optional_string("prompt");
+    let template = fields.optional_string("uriTemplate");
+    let argument = fields.required_string("argument");
+    let value = fields.optional_string("value");
+    let context = fields.optional_object("context");
+    let reference = match (prompt, template) {
+        (Some(prompt), None) => Some(Reference::for_prompt(prompt)),
+        (None, Some(template)) => Some(Reference::for_resource(template)),
+        _ => {
+            fields.push(
+                "missing",
+                "prompt",
+                "Give exactly one of `prompt` (a prompt's name) and `uriTemplate` (a resource template)",
+                Value::Object(map.clone()),
+            );
+            None
+        }
+    };
+    fields.finish(|| CompleteBody {
+        server: server.unwrap_or_default(),
+        reference: reference.unwrap_or_else(|| Reference::for_prompt("")),
+        argument: argument.unwrap_or_default(),
+        value: value.unwrap_or_default(),
+        context,
+    })
+}
+
+pub async fn complete(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Value>, BridgeError> {
+    let body = complete_body(body)?;
+    let server = named(&state, &body.server)?;
+    let mut params =
+        CompleteRequestParams::new(body.reference, ArgumentInfo::new(body.argument, body.value));
+    let arguments: HashMap<String, String> = body
+        .context
+        .iter()
+        .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
+        .collect();
+    if !arguments.is_empty() {
+        params.context = Some(CompletionContext::with_arguments(arguments));
+    }
+    let request = ClientRequest::CompleteRequest(CompleteRequest::new(params));
+    match server
+        .request("completion/complete", request, timeout(&state, &server))
+        .await?
+    {
+        ServerResult::CompleteResult(result) => Ok(Json(json!({
+            "success": true,
+            "server": server.name(),
+            "values": result.completion.values,
+            "total": result.completion.total,
+            "hasMore": result.completion.has_more,
+        }))),
+        _ => Err(unexpected(&server, "completion/complete")),
+    }
+}

@@ -1,0 +1,420 @@
+//! The bridge's side of an MCP connection: what it tells a server it can do (elicitation and
+//! roots; never sampling, since the AI in the chat is no API the bridge can call), and how it
+//! answers what a server sends it — list changes reload that server's lists, progress reaches
+//! the call it belongs to, a question waits for the user's answer, `roots/list` gets the roots
+//! configured for the server.
+// Roots and sampling are deprecated in newer MCP revisions, which servers still use.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
+    FormElicitationCapability, Implementation, ListRootsResult, ProgressNotificationParam,
+    ProgressToken, Prompt, Resource, ResourceTemplate, Root, RootsCapabilities, Tool,
+    UrlElicitationCapability,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::{ClientHandler, Peer};
+
+use crate::calls::activity::{CallActivity, Question, decline};
+use crate::config::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
+
+/// A server's lists, as last fetched.
+#[derive(Debug, Clone, Default)]
+pub struct Lists {
+    pub tools: Arc<Vec<Tool>>,
+    pub prompts: Arc<Vec<Prompt>>,
+    pub resources: Arc<Vec<Resource>>,
+    pub templates: Arc<Vec<ResourceTemplate>>,
+}
+
+/// Which list a `list_changed` notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+/// What one server's connections share with the bridge; it outlives a connection (a restarted
+/// server keeps its lists until the new ones arrive).
+#[derive(Debug)]
+pub struct Shared {
+    name: String,
+    lists: RwLock<Lists>,
+    /// The fetches of each list started so far, and the latest one stored: an older fetch that
+    /// finishes late never overwrites a newer one.
+    tickets: [AtomicU64; 3],
+    stored: [AtomicU64; 3],
+    /// How many times a list changed while the bridge ran (a notification that reloaded it).
+    changes: AtomicU64,
+    /// The calls in flight, by the progress token their request carries.
+    calls: Mutex<HashMap<ProgressToken, Arc<CallActivity>>>,
+    roots: Vec<Root>,
+    answer_timeout: Duration,
+}
+
+impl Shared {
+    pub fn new(spec: &ServerSpec) -> Self {
+        Shared {
+            name: spec.name.clone(),
+            lists: RwLock::new(Lists::default()),
+            tickets: Default::default(),
+            stored: Default::default(),
+            changes: AtomicU64::new(0),
+            calls: Mutex::new(HashMap::new()),
+            roots: spec
+                .mcp
+                .roots
+                .iter()
+                .map(|root| {
+                    let mut out = Root::new(root.uri());
+                    out.name = root.name().map(str::to_owned);
+                    out
+                })
+                .collect(),
+            answer_timeout: spec.mcp.answer_timeout.unwrap_or(DEFAULT_ANSWER_TIMEOUT),
+        }
+    }
+
+    pub fn lists(&self) -> Lists {
+        self.lists
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// How many list changes the server announced (and the bridge reloaded) so far.
+    pub fn changes(&self) -> u64 {
+        self.changes.load(Ordering::SeqCst)
+    }
+
+    fn slot(kind: ListKind) -> usize {
+        match kind {
+            ListKind::Tools => 0,
+            ListKind::Prompts => 1,
+            ListKind::Resources => 2,
+        }
+    }
+
+    /// A ticket for a fetch of `kind` about to start.
+    pub fn ticket(&self, kind: ListKind) -> u64 {
+        self.tickets[Self::slot(kind)].fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Store a fetched list unless a newer fetch was stored already.
+    fn store(&self, kind: ListKind, ticket: u64, update: impl FnOnce(&mut Lists)) {
+        let mut lists = self
+            .lists
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let stored = &self.stored[Self::slot(kind)];
+        if stored.load(Ordering::SeqCst) > ticket {
+            return;
+        }
+        stored.store(ticket, Ordering::SeqCst);
+        update(&mut lists);
+    }
+
+    pub fn set_tools(&self, ticket: u64, tools: Vec<Tool>) {
+        self.store(ListKind::Tools, ticket, |lists| {
+            lists.tools = Arc::new(tools)
+        });
+    }
+
+    /// Fetch the list `kind` from `peer` and store it; a server without that capability has
+    /// an empty list.
+    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), String> {
+        let ticket = self.ticket(kind);
+        let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
+        let offers = |kind: ListKind| {
+            capabilities.as_ref().is_some_and(|c| match kind {
+                ListKind::Tools => c.tools.is_some(),
+                ListKind::Prompts => c.prompts.is_some(),
+                ListKind::Resources => c.resources.is_some(),
+            })
+        };
+        match kind {
+            ListKind::Tools => {
+                let tools = if offers(kind) {
+                    peer.list_all_tools()
+                        .await
+                        .map_err(|err| format!("listing its tools failed: {err}"))?
+                } else {
+                    Vec::new()
+                };
+                self.set_tools(ticket, tools);
+            }
+            ListKind::Prompts => {
+                let prompts = if offers(kind) {
+                    peer.list_all_prompts()
+                        .await
+                        .map_err(|err| format!("listing its prompts failed: {err}"))?
+                } else {
+                    Vec::new()
+                };
+                self.store(kind, ticket, |lists| lists.prompts = Arc::new(prompts));
+            }
+            ListKind::Resources => {
+                let (resources, templates) = if offers(kind) {
+                    let resources = peer
+                        .list_all_resources()
+                        .await
+                        .map_err(|err| format!("listing its resources failed: {err}"))?;
+                    let templates = peer
+                        .list_all_resource_templates()
+                        .await
+                        .map_err(|err| format!("listing its resource templates failed: {err}"))?;
+                    (resources, templates)
+                } else {
+                    (Vec::new(), Vec::new())
+                };
+                self.store(kind, ticket, |lists| {
+                    lists.resources = Arc::new(resources);
+                    lists.templates = Arc::new(templates);
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Follow the progress of a call whose request carries `token`, until the guard drops.
+    pub fn track(self: &Arc<Self>, token: ProgressToken, activity: Arc<CallActivity>) -> Tracked {
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .insert(token.clone(), activity);
+        Tracked {
+            shared: self.clone(),
+            token,
+        }
+    }
+
+    fn in_flight(&self) -> Vec<Arc<CallActivity>> {
+        self.calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .values()
+            .cloned()
+            .collect()
+    }
+
+    fn progress(&self, params: ProgressNotificationParam) {
+        let activity = self
+            .calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(activity) = activity {
+            activity.progress(params.progress, params.total, params.message);
+        }
+    }
+
+    /// Ask the user `request` through the calls in flight on this server; their answer, or a
+    /// decline when no call is in flight or nobody answers in time.
+    async fn ask(
+        &self,
+        request: ElicitRequestParams,
+        withdrawn: tokio_util::sync::CancellationToken,
+    ) -> ElicitResult {
+        let calls = self.in_flight();
+        if calls.is_empty() {
+            tracing::info!(server = %self.name, "a question came with no call in flight; declined");
+            return decline();
+        }
+        let limit = self.answer_timeout;
+        let (mode, message, schema, url) = match request {
+            ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } => (
+                "form",
+                message,
+                serde_json::to_value(&requested_schema).ok(),
+                None,
+            ),
+            ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                ("url", message, None, Some(url))
+            }
+            _ => {
+                tracing::info!(server = %self.name, "a question of an unknown kind; declined");
+                return decline();
+            }
+        };
+        let (question, answer) =
+            Question::new(&self.name, mode, message, schema, url, limit.as_secs_f64());
+        for call in &calls {
+            call.ask(question.clone());
+        }
+        tracing::info!(server = %self.name, mode, calls = calls.len(), "the server asks the user a question");
+        let answered = tokio::select! {
+            answered = tokio::time::timeout(limit, answer) => answered,
+            // The server gave up its question (its call was cancelled, say).
+            _ = withdrawn.cancelled() => Ok(Ok(decline())),
+        };
+        let result = match answered {
+            Ok(Ok(answer)) => answer,
+            _ => {
+                tracing::info!(server = %self.name, "the question got no answer in time; declined");
+                // Nobody may answer it any more.
+                question.pending().answer(decline());
+                decline()
+            }
+        };
+        for call in &calls {
+            call.settle(&question.id);
+        }
+        result
+    }
+}
+
+/// A call followed for progress and questions; dropping it stops that.
+pub struct Tracked {
+    shared: Arc<Shared>,
+    token: ProgressToken,
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.shared
+            .calls
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&self.token);
+    }
+}
+
+/// The handler of one connection (one generation of one server).
+#[derive(Debug, Clone)]
+pub struct BridgeClient {
+    shared: Arc<Shared>,
+}
+
+impl BridgeClient {
+    pub fn new(shared: Arc<Shared>) -> Self {
+        BridgeClient { shared }
+    }
+
+    fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            match shared.reload(&peer, kind).await {
+                Ok(()) => {
+                    shared.changes.fetch_add(1, Ordering::SeqCst);
+                    tracing::info!(server = %shared.name, list = ?kind, "the server's list changed; reloaded");
+                }
+                Err(err) => {
+                    tracing::warn!(server = %shared.name, error = %err, "reloading a changed list failed")
+                }
+            }
+        });
+    }
+}
+
+/// What the bridge tells every server it can do.
+pub fn capabilities() -> ClientCapabilities {
+    let mut capabilities = ClientCapabilities::default();
+    let mut elicitation = ElicitationCapability::default();
+    elicitation.form = Some(FormElicitationCapability::default());
+    elicitation.url = Some(UrlElicitationCapability::default());
+    capabilities.elicitation = Some(elicitation);
+    capabilities.roots = Some(RootsCapabilities::default());
+    capabilities
+}
+
+impl ClientHandler for BridgeClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            capabilities(),
+            Implementation::new("mcp-bridge", crate::VERSION),
+        )
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        tracing::info!(server = %self.shared.name, "the server asked for sampling; declined");
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "MCP Bridge does not support sampling (sampling/createMessage): the AI it serves runs in a \
+             web chat, which the bridge cannot send requests to",
+            None,
+        ))
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(self.shared.roots.clone()))
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(self.shared.ask(request, context.ct).await)
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.shared.progress(params);
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.reload_on_change(context.peer, ListKind::Tools);
+    }
+
+    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.reload_on_change(context.peer, ListKind::Prompts);
+    }
+
+    async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
+        self.reload_on_change(context.peer, ListKind::Resources);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_late_fetch_never_overwrites_a_newer_one() {
+        let shared = Shared::new(&ServerSpec::demo(
+            std::path::Path::new("x"),
+            std::path::Path::new("y"),
+        ));
+        let old = shared.ticket(ListKind::Tools);
+        let new = shared.ticket(ListKind::Tools);
+        shared.set_tools(
+            new,
+            vec![Tool::new("new", "", rmcp::model::JsonObject::new())],
+        );
+        shared.set_tools(
+            old,
+            vec![Tool::new("old", "", rmcp::model::JsonObject::new())],
+        );
+        assert_eq!(shared.lists().tools[0].name, "new");
+    }
+
+    #[test]
+    fn sampling_is_not_advertised_but_elicitation_and_roots_are() {
+        let value = serde_json::to_value(capabilities()).unwrap();
+        assert!(value.get("sampling").is_none(), "{value}");
+        assert!(value["elicitation"]["form"].is_object(), "{value}");
+        assert!(value["roots"].is_object(), "{value}");
+    }
+}

@@ -1,0 +1,636 @@
+//! MCP beyond tools, against the real `@modelcontextprotocol/server-everything`: live tool lists
+//! and server instructions, prompts and completions, resources (large ones paged), progress,
+//! questions from the server (elicitation), structured results, roots — and, with a small test
+//! server of our own (`tests/support/odd-server.mjs`), sampling declined and structured results
+//! that break their schema.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use axum::http::StatusCode;
+use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec};
+use mcp_bridge::calls::results::Limits;
+use mcp_bridge::config::{RootSpec, ServerSpec};
+use serde_json::{Value, json};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+fn everything(name: &str, tweak: impl FnOnce(&mut ServerSpec)) -> ServerSpec {
+    let mut spec = everything_spec(name);
+    tweak(&mut spec);
+    spec
+}
+
+/// Our own test server, run by node.
+fn odd_spec() -> ServerSpec {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/odd-server.mjs");
+    stdio_spec("odd", &node, &[script.to_str().unwrap()])
+}
+
+/// GET `path` until `check` holds on its body.
+async fn until(app: &TestApp, path: &str, check: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app.get(path).await;
+        if check(&reply.body) {
+            return reply.body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{path} never matched: {}",
+            reply.body
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Wait until the tools server-everything registers after initialization are listed.
+async fn conditional_tools(app: &TestApp, server: &str) -> Vec<String> {
+    let body = until(app, &format!("/tools?serverName={server}"), |body| {
+        let names = tool_names(body);
+        names.iter().any(|n| n == "trigger-elicitation-request")
+            && names.iter().any(|n| n == "get-roots-list")
+    })
+    .await;
+    tool_names(&body)
+}
+
+/// Start a background call; its id.
+async fn start_call(app: &TestApp, body: Value) -> String {
+    let mut body = body;
+    body["wait"] = json!(0);
+    let reply = app.execute(body).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+    reply.body["call_id"].as_str().unwrap().to_owned()
+}
+
+/// Poll the call until it finishes.
+async fn finish(app: &TestApp, id: &str) -> Reply {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "the call never finished");
+    }
+}
+
+/// Poll the call until its server asks a question; the 202 body.
+async fn question(app: &TestApp, id: &str) -> Value {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app.get(&format!("/calls/{id}?wait=20")).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+        if reply.body.get("elicitation").is_some() {
+            return reply.body;
+        }
+        assert!(Instant::now() < deadline, "no question came");
+    }
+}
+
+fn all_text(reply: &Reply) -> String {
+    reply.body["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_added_after_start_arrive_and_instructions_combine() {
+    let app = TestApp::start(vec![everything("everything", |spec| {
+        spec.mcp.instructions = "Greet the user with the echo tool.".to_owned();
+    })])
+    .await;
+    // Registered after initialization and announced with notifications/tools/list_changed:
+    // only a client that advertises elicitation and roots, and reloads its list, sees them.
+    let names = conditional_tools(&app, "everything").await;
+    assert!(
+        names.iter().any(|n| n == "trigger-url-elicitation"),
+        "{names:?}"
+    );
+    // Sampling is not advertised, so the server keeps its sampling tool to itself.
+    assert!(
+        !names.iter().any(|n| n == "trigger-sampling-request"),
+        "{names:?}"
+    );
+    let services = app.get("/tools").await.body;
+    let service = &services["services"][0];
+    assert!(service["list_changes"].as_u64().unwrap() >= 1, "{service}");
+    assert_eq!(
+        service["tool_count"].as_u64().unwrap() as usize,
+        names.len()
+    );
+    let instructions = service["instructions"].as_str().unwrap();
+    // The server's own instructions (from its initialize answer) come first, then the config's.
+    assert!(
+        instructions.ends_with("Greet the user with the echo tool."),
+        "{instructions}"
+    );
+    assert!(
+        instructions.len() > "Greet the user with the echo tool.".len() + 40,
+        "the server's own instructions are missing: {instructions}"
+    );
+    assert!(service["prompt_count"].as_u64().unwrap() >= 3, "{service}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_are_listed_rendered_and_completed() {
+    let app = TestApp::start(vec![everything_spec("everything")]).await;
+    let prompts = app.get("/prompts").await;
+    assert_eq!(prompts.status, StatusCode::OK, "{}", prompts.body);
+    let list = prompts.body["prompts"].as_array().unwrap();
+    let args = list
+        .iter()
+        .find(|p| p["name"] == "args-prompt")
+        .expect("args-prompt is listed");
+    assert_eq!(args["server"], "everything");
+    let city = args["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "city")
+        .unwrap();
+    assert_eq!(city["required"], true, "{args}");
+    assert!(list.iter().any(|p| p["name"] == "simple-prompt"));
+
+    let rendered = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "everything", "name": "args-prompt", "arguments": {"city": "Lyon"}}),
+        )
+        .await;
+    assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.body);
+    let message = &rendered.body["messages"][0];
+    assert_eq!(message["role"], "user");
+    assert!(
+        message["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Lyon"),
+        "{}",
+        rendered.body
+    );
+
+    // Bad input is refused with the field named, before the server is asked.
+    let unknown = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "everything", "name": "nope"}),
+        )
+        .await;
+    assert_eq!(
+        unknown.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        unknown.body
+    );
+    assert!(
+        unknown.body.to_string().contains("args-prompt"),
+        "{}",
+        unknown.body
+    );
+    let not_text = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "everything", "name": "args-prompt", "arguments": {"city": 3}}),
+        )
+        .await;
+    assert_eq!(
+        not_text.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        not_text.body
+    );
+
+    let completed = app
+        .post(
+            "/complete",
+            json!({"serverName": "everything", "prompt": "completable-prompt", "argument": "department", "value": "En"}),
+        )
+        .await;
+    assert_eq!(completed.status, StatusCode::OK, "{}", completed.body);
+    assert_eq!(completed.body["values"], json!(["Engineering"]));
+    let in_context = app
+        .post(
+            "/complete",
+            json!({"serverName": "everything", "prompt": "completable-prompt", "argument": "name",
+                   "value": "", "context": {"department": "Sales"}}),
+        )
+        .await;
+    assert_eq!(
+        in_context.body["values"],
+        json!(["David", "Eve", "Frank"]),
+        "{}",
+        in_context.body
+    );
+    let neither = app
+        .post(
+            "/complete",
+            json!({"serverName": "everything", "argument": "x"}),
+        )
+        .await;
+    assert_eq!(
+        neither.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        neither.body
+    );
+    app.stop().await;
+}
+
+/// server-everything's own copy of one of its static documents.
+fn everything_doc(name: &str) -> String {
+    let bin = require_on_path(
+        "mcp-server-everything",
+        "npm install at the repository root",
+    );
+    let entry = std::fs::canonicalize(bin).unwrap();
+    std::fs::read_to_string(entry.parent().unwrap().join("docs").join(name)).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_are_listed_read_and_paged() {
+    let mut app = TestApp::start(vec![everything_spec("everything")]).await;
+    let resources = app.get("/resources?serverName=everything").await;
+    assert_eq!(resources.status, StatusCode::OK, "{}", resources.body);
+    let doc = "demo://resource/static/document/features.md";
+    assert!(
+        resources.body["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["uri"] == doc && r["server"] == "everything"),
+        "{}",
+        resources.body
+    );
+    let templates = app.get("/resource-templates").await;
+    assert!(
+        templates.body["resourceTemplates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["uriTemplate"] == "demo://resource/dynamic/text/{resourceId}"),
+        "{}",
+        templates.body
+    );
+
+    let text = app
+        .post(
+            "/resources/read",
+            json!({"serverName": "everything", "uri": "demo://resource/dynamic/text/3"}),
+        )
+        .await;
+    assert_eq!(text.status, StatusCode::OK, "{}", text.body);
+    assert_eq!(
+        text.body["contents"][0]["uri"],
+        "demo://resource/dynamic/text/3"
+    );
+    assert!(
+        !text.body["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(text.body.get("page").is_none());
+    let blob = app
+        .post(
+            "/resources/read",
+            json!({"serverName": "everything", "uri": "demo://resource/dynamic/blob/3"}),
+        )
+        .await;
+    assert!(
+        blob.body["contents"][0]["blob"].as_str().is_some(),
+        "{}",
+        blob.body
+    );
+    let missing = app
+        .post("/resources/read", json!({"serverName": "everything"}))
+        .await;
+    assert_eq!(missing.status, StatusCode::UNPROCESSABLE_ENTITY);
+
+    // A large resource comes page by page, like a large tool result.
+    let expected = everything_doc("features.md");
+    let limits = Limits {
+        threshold: 2000,
+        page_chars: 1500,
+        ..Limits::default()
+    };
+    assert!(expected.chars().count() > 2 * limits.threshold);
+    app.state = app.state.clone().with_result_limits(limits);
+    let first = app
+        .post(
+            "/resources/read",
+            json!({"serverName": "everything", "uri": doc}),
+        )
+        .await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let page = &first.body["page"];
+    assert_eq!(
+        page["total_chars"].as_u64().unwrap() as usize,
+        expected.chars().count()
+    );
+    let mut got = first.body["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(got.chars().count() <= 1500);
+    let id = page["result_id"].as_str().unwrap().to_owned();
+    let mut next = page["next_offset"].clone();
+    while let Some(offset) = next.as_u64() {
+        let reply = app
+            .execute(
+                json!({"name": "read_result", "arguments": {"result_id": id, "offset": offset}}),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        got.push_str(reply.body["result"]["content"][0]["text"].as_str().unwrap());
+        next = reply.body["page"]["next_offset"].clone();
+    }
+    assert_eq!(got, expected);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
+    let capped = everything("capped", |spec| {
+        spec.mcp.max_call_time = Some(Duration::from_secs(3));
+    });
+    // A 2 s call timeout; the operation takes 6 s and reports progress every 0.5 s.
+    let app = TestApp::start_with(
+        vec![everything_spec("everything"), capped],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(2),
+    )
+    .await;
+    let long = |server: &str| {
+        json!({"name": "trigger-long-running-operation", "serverName": server,
+               "arguments": {"duration": 6, "steps": 12}})
+    };
+    let id = start_call(&app, long("everything")).await;
+    let asked = Instant::now();
+    let polled = app.get(&format!("/calls/{id}?wait=30")).await;
+    // The long poll returns as soon as progress arrives, not after its 30 s.
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(polled.status, StatusCode::ACCEPTED, "{}", polled.body);
+    let progress = &polled.body["progress"];
+    assert!(
+        progress["progress"].as_f64().unwrap() >= 1.0,
+        "{}",
+        polled.body
+    );
+    assert_eq!(progress["total"], 12.0);
+    assert!(polled.body["elapsed_seconds"].as_f64().unwrap() > 0.0);
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        all_text(&done).contains("Long running operation completed"),
+        "{}",
+        done.body
+    );
+    assert!(asked.elapsed() >= Duration::from_secs(5));
+
+    // With max_call_time 3 s, progress keeps it going only that long.
+    let started = Instant::now();
+    let id = start_call(&app, long("capped")).await;
+    let cut = finish(&app, &id).await;
+    assert_eq!(cut.body["detail"]["type"], "TimeoutError", "{}", cut.body);
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(5),
+        "{took:?}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
+    let app = TestApp::start_with(
+        vec![
+            everything_spec("everything"),
+            everything("hurried", |spec| {
+                spec.mcp.answer_timeout = Some(Duration::from_secs(1))
+            }),
+        ],
+        Some(common::TOKEN.to_owned()),
+        // The call timeout is shorter than the time the user takes: it is paused meanwhile.
+        Duration::from_secs(3),
+    )
+    .await;
+    conditional_tools(&app, "everything").await;
+    conditional_tools(&app, "hurried").await;
+    let ask =
+        json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
+
+    let id = start_call(&app, ask.clone()).await;
+    let pending = question(&app, &id).await;
+    let asked = &pending["elicitation"];
+    assert_eq!(asked["mode"], "form");
+    assert_eq!(asked["server"], "everything");
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("Please provide"),
+        "{asked}"
+    );
+    assert_eq!(asked["requested_schema"]["required"], json!(["name"]));
+    let answer_path = format!("/calls/{id}/elicitation");
+    let answer = |body: Value| app.post(&answer_path, body);
+    // An answer that breaks the form's schema is refused, naming the field; the question stays.
+    let wrong = answer(json!({"action": "accept", "content": {"name": 5}})).await;
+    assert_eq!(
+        wrong.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        wrong.body
+    );
+    assert!(wrong.body.to_string().contains("`name`"), "{}", wrong.body);
+    let missing = answer(json!({"action": "accept", "content": {"check": true}})).await;
+    assert!(
+        missing.body.to_string().contains("`name` is required"),
+        "{}",
+        missing.body
+    );
+    let bad_action = answer(json!({"action": "maybe"})).await;
+    assert_eq!(bad_action.status, StatusCode::UNPROCESSABLE_ENTITY);
+    // The user takes longer than the call timeout.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let right = answer(json!({"action": "accept", "question_id": asked["id"],
+                              "content": {"name": "Ada Lovelace", "check": true, "integer": 7}}))
+    .await;
+    assert_eq!(right.status, StatusCode::OK, "{}", right.body);
+    let again = answer(json!({"action": "decline"})).await;
+    assert_eq!(
+        again.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "answered once: {}",
+        again.body
+    );
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let text = all_text(&done);
+    assert!(
+        text.contains("Name: Ada Lovelace") && text.contains("Favorite Integer: 7"),
+        "{text}"
+    );
+
+    let id = start_call(&app, ask.clone()).await;
+    question(&app, &id).await;
+    let declined = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "decline"}),
+        )
+        .await;
+    assert_eq!(declined.status, StatusCode::OK, "{}", declined.body);
+    assert!(all_text(&finish(&app, &id).await).contains("declined"));
+
+    // Nobody answers: the question is declined when its time is up.
+    let mut unanswered = ask.clone();
+    unanswered["serverName"] = json!("hurried");
+    let id = start_call(&app, unanswered).await;
+    let done = finish(&app, &id).await;
+    assert!(all_text(&done).contains("declined"), "{}", done.body);
+
+    // URL mode: the URL is shown; nothing is opened by the bridge.
+    let id = start_call(
+        &app,
+        json!({"name": "trigger-url-elicitation", "serverName": "everything",
+               "arguments": {"url": "https://example.com/authorize", "message": "Sign in, please"}}),
+    )
+    .await;
+    let pending = question(&app, &id).await;
+    assert_eq!(pending["elicitation"]["mode"], "url");
+    assert_eq!(
+        pending["elicitation"]["url"],
+        "https://example.com/authorize"
+    );
+    let accepted = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept"}),
+        )
+        .await;
+    assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.body);
+    assert_eq!(finish(&app, &id).await.status, StatusCode::OK);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_results_are_passed_on_and_checked_against_their_schema() {
+    let app = TestApp::start(vec![everything_spec("everything"), odd_spec()]).await;
+    let weather = app
+        .execute(
+            json!({"name": "get-structured-content", "serverName": "everything",
+                        "arguments": {"location": "New York"}}),
+        )
+        .await;
+    assert_eq!(weather.status, StatusCode::OK, "{}", weather.body);
+    assert!(
+        weather.body["result"]["structuredContent"]["temperature"].is_number(),
+        "{}",
+        weather.body
+    );
+
+    let good = app
+        .execute(json!({"name": "good-weather", "serverName": "odd"}))
+        .await;
+    assert_eq!(
+        good.body["result"]["structuredContent"]["temperature"], 21.5,
+        "{}",
+        good.body
+    );
+    let bad = app
+        .execute(json!({"name": "bad-weather", "serverName": "odd"}))
+        .await;
+    let detail = bad.detail();
+    assert_eq!(detail["type"], "OutputSchemaMismatch", "{}", bad.body);
+    assert!(
+        detail["error"]
+            .as_str()
+            .unwrap()
+            .contains("field `temperature`"),
+        "{}",
+        bad.body
+    );
+    let silent = app
+        .execute(json!({"name": "silent-weather", "serverName": "odd"}))
+        .await;
+    assert!(
+        silent.detail()["error"]
+            .as_str()
+            .unwrap()
+            .contains("no structuredContent"),
+        "{}",
+        silent.body
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sampling_is_declined_and_roots_are_the_configured_ones() {
+    let rooted = everything("rooted", |spec| {
+        spec.mcp.roots = vec![RootSpec::Named {
+            uri: "file:///tmp/project".to_owned(),
+            name: Some("Project".to_owned()),
+        }];
+    });
+    let app = TestApp::start(vec![everything_spec("everything"), rooted, odd_spec()]).await;
+    let sampled = app
+        .execute(json!({"name": "ask-for-sampling", "serverName": "odd"}))
+        .await;
+    assert_eq!(sampled.status, StatusCode::OK, "{}", sampled.body);
+    let said: Value = serde_json::from_str(&sampled.text()).unwrap();
+    assert_eq!(said["refused"]["code"], -32601, "{said}");
+    assert!(
+        said["refused"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not support sampling"),
+        "{said}"
+    );
+
+    conditional_tools(&app, "everything").await;
+    conditional_tools(&app, "rooted").await;
+    let none = app
+        .execute(json!({"name": "get-roots-list", "serverName": "everything"}))
+        .await;
+    assert!(
+        none.text().contains("no roots are currently configured"),
+        "{}",
+        none.body
+    );
+    let some = app
+        .execute(json!({"name": "get-roots-list", "serverName": "rooted"}))
+        .await;
+    let text = all_text(&some);
+    assert!(
+        text.contains("file:///tmp/project") && text.contains("Project"),
+        "{text}"
+    );
+    app.stop().await;
+}
