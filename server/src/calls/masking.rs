@@ -5,7 +5,7 @@
 //! credentials in URLs) are masked in its text and structured content. Key names alone
 //! (`password: …`) are not enough here: a result may rightly hold a value the user asked for.
 
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
 
 use crate::redact;
@@ -23,6 +23,19 @@ pub fn mask_result(result: &mut CallToolResult, known: &[String]) -> usize {
         count += mask_value(value, &known);
     }
     count
+}
+
+/// Mask the text contents of a resource that was read, as a tool's result is; returns how many
+/// secrets were masked.
+pub fn mask_resource(contents: &mut [ResourceContents], known: &[String]) -> usize {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    contents
+        .iter_mut()
+        .map(|contents| match contents {
+            ResourceContents::TextResourceContents { text, .. } => mask_text(text, &known),
+            _ => 0,
+        })
+        .sum()
 }
 
 fn mask_text(text: &mut String, known: &[&str]) -> usize {

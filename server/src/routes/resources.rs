@@ -87,13 +87,15 @@ pub async fn read_resource(
     let request = ClientRequest::ReadResourceRequest(ReadResourceRequest::new(
         ReadResourceRequestParams::new(uri),
     ));
-    let result = match server
+    let mut result = match server
         .request("resources/read", request, timeout(state, &server))
         .await?
     {
         ServerResult::ReadResourceResult(result) => result,
         _ => return Err(unexpected(&server, "resources/read")),
     };
+    // A resource goes to the chat like a tool's result: the same secrets are masked in it.
+    let masked = crate::calls::masking::mask_resource(&mut result.contents, &server.secrets());
     let text_bytes: usize = result
         .contents
         .iter()
@@ -103,12 +105,16 @@ pub async fn read_resource(
         })
         .sum();
     if text_bytes <= state.results.limits().threshold {
-        return Ok(json!({
+        let mut out = json!({
             "success": true,
             "server": server.name(),
             "uri": uri,
             "contents": result.contents,
-        }));
+        });
+        if masked > 0 {
+            out["masked"] = json!(masked);
+        }
+        return Ok(out);
     }
     // Paged as a tool result would be: each text is a text block, each blob an embedded
     // resource (kept whole in the first page).
@@ -126,7 +132,7 @@ pub async fn read_resource(
             blob => ContentBlock::resource(blob),
         })
         .collect();
-    let answer = state.results.answer(CallToolResult::success(blocks)).await;
+    let answer = state.results.answer(CallToolResult::success(blocks), None).await;
     let contents: Vec<Value> = answer["result"]["content"]
         .as_array()
         .map(|blocks| {
@@ -154,6 +160,9 @@ pub async fn read_resource(
     });
     if let Some(page) = answer.get("page") {
         out["page"] = page.clone();
+    }
+    if masked > 0 {
+        out["masked"] = json!(masked);
     }
     Ok(out)
 }
