@@ -23,6 +23,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     CONFIRM: 'confirm',
     HELD: 'held',
     OPEN_DETAILS: 'open-details',
+    PICKED: 'picked',
   }),
   // What the core tells a content script (`Command`).
   command: Object.freeze({
@@ -42,6 +43,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
   // involved: the content script sends its own `user-action insert-instructions`).
   popup: Object.freeze({
     INSERT_INSTRUCTIONS: 'insert-instructions',
+    PICK_PARTS: 'pick-parts',
   }),
   // What the options page asks (`PageRequest`).
   page: Object.freeze({
@@ -61,6 +63,13 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     SAVE_CUSTOM_SITE: 'save-custom-site',
     REMOVE_CUSTOM_SITE: 'remove-custom-site',
     LIST_SITES: 'list-sites',
+    ENABLE_SITE: 'enable-site',
+    EXPORT_CUSTOM_SITES: 'export-custom-sites',
+    IMPORT_CUSTOM_SITES: 'import-custom-sites',
+    GET_SITE_LIST: 'get-site-list',
+    SUBSCRIBE_SITE_LIST: 'subscribe-site-list',
+    CHECK_SITE_LIST: 'check-site-list',
+    UNSUBSCRIBE_SITE_LIST: 'unsubscribe-site-list',
     LIST_SERVERS: 'list-servers',
     REVEAL_SERVER: 'reveal-server',
     CHECK_SERVER: 'check-server',

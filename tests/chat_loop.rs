@@ -17,6 +17,7 @@ mod chat_loop {
     mod policies;
     mod rounds;
     mod settle;
+    mod sites;
     mod store;
     mod two_cores;
 }

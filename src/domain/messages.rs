@@ -98,6 +98,17 @@ pub enum UserAction {
         tell_ai: bool,
     },
     OpenDetails,
+    /// What the picker found for the page's parts: written as the user's override for this
+    /// page's site (its host only) and answered with the new config.
+    Picked {
+        url: String,
+        #[serde(default)]
+        input: Option<String>,
+        #[serde(default)]
+        send: Option<String>,
+        #[serde(default)]
+        answer: Option<String>,
+    },
 }
 
 /// Any incoming message, after the origin check.

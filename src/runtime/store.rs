@@ -24,6 +24,8 @@ pub mod keys {
     pub const ERROR_LOG: &str = "errorLog";
     /// Local: [`super::CustomSites`], the user's own site configs.
     pub const CUSTOM_SITES: &str = "customSites";
+    /// Local: [`crate::domain::site_list::Subscription`], the subscribed site list.
+    pub const SITE_LIST: &str = "siteList";
     /// Local: keys of calls that already ran (or were answered), newest last.
     pub const EXECUTED: &str = "executedCalls";
     /// Local: the schema version the stored values were written in.
@@ -256,6 +258,32 @@ impl<H: Host> Store<H> {
 
     pub async fn save_custom_sites(&self, sites: &CustomSites) -> Result<(), String> {
         self.set(Area::Local, keys::CUSTOM_SITES, sites).await
+    }
+
+    /// The subscribed site list (an empty `url` when there is none); unreadable is none.
+    pub async fn site_list(&self) -> crate::domain::site_list::Subscription {
+        self.get(Area::Local, keys::SITE_LIST)
+            .await
+            .ok()
+            .flatten()
+            .and_then(|v| json_read::from_value(&v).ok())
+            .unwrap_or_default()
+    }
+
+    pub async fn save_site_list(
+        &self,
+        list: &crate::domain::site_list::Subscription,
+    ) -> Result<(), String> {
+        self.set(Area::Local, keys::SITE_LIST, list).await
+    }
+
+    /// The config in force for `host`: the user's, the subscribed list's or the shipped one
+    /// (`site_list::config_for` decides the order).
+    pub async fn site_for_host(&self, host: &str) -> Option<SiteConfig> {
+        let custom = self.custom_sites().await;
+        let list = self.site_list().await;
+        let builtin = self.builtin_sites().await;
+        crate::domain::site_list::config_for(host, &custom.0, &list.sites, &builtin).cloned()
     }
 
     /// The shipped site config files (`sites/index.json` and the files it lists) as
