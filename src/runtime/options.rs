@@ -454,6 +454,7 @@ impl<H: Host> OptionsBackend<H> {
         let settings = self.load_settings().await?;
         let custom = self.store.custom_sites().await;
         let builtin = self.store.builtin_sites().await;
+        let overridden: Vec<String> = builtin.iter().map(|b| b.id.clone()).collect();
         let mut rows = Vec::new();
         let all = builtin
             .into_iter()
@@ -471,6 +472,7 @@ impl<H: Host> OptionsBackend<H> {
                 "name": cfg.name,
                 "hosts": cfg.hosts,
                 "builtin": builtin,
+                "overrides": !builtin && overridden.contains(&cfg.id),
                 "enabled": !s.disabled,
                 "autoInsert": s.auto_insert_instructions,
                 "json": json,
