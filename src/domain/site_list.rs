@@ -13,7 +13,7 @@
 use crate::domain::field_error::FieldError;
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::sites::SiteConfig;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// A list longer than this is refused unread.
@@ -25,8 +25,8 @@ pub const DAY_MS: f64 = 24.0 * 60.0 * 60.0 * 1000.0;
 
 /// The subscription as stored (`siteList` in local storage): where the list comes from,
 /// the configs of the version in force, and how the last check went.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(rename_all = "camelCase")]
 pub struct Subscription {
     pub url: String,
     /// The version in force; `None` until a list was accepted.
@@ -36,6 +36,34 @@ pub struct Subscription {
     pub checked_ms: Option<f64>,
     /// Why the last check refused what it fetched, in the words of that moment's language.
     pub refused: Option<String>,
+}
+
+impl Subscription {
+    /// Reads the stored value field by field, each site config through
+    /// `SiteConfig::parse` (the reader the worker has anyway: a derived `Deserialize` here
+    /// cost the worker's wasm about 10 KB); what does not read is left out.
+    pub fn from_stored(value: Option<&Value>) -> Subscription {
+        let Some(v) = value else {
+            return Subscription::default();
+        };
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        Subscription {
+            url: text("url").unwrap_or_default(),
+            version: v.get("version").and_then(Value::as_u64),
+            sites: v
+                .get("sites")
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|s| SiteConfig::parse(&s.to_string()).ok())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            checked_ms: v.get("checkedMs").and_then(Value::as_f64),
+            refused: text("refused"),
+        }
+    }
 }
 
 /// Why a fetched list was not taken.
@@ -104,10 +132,12 @@ pub enum Verdict {
     Same,
 }
 
-/// The JSON text of `value` with every object's keys in order (by UTF-16 code units, as
-/// JavaScript sorts them; the same as byte order for the ASCII keys a list has), no
-/// whitespace, strings escaped as `JSON.stringify` escapes them. This is what the signer
-/// signs, so the list may be re-indented or its keys reordered without breaking it.
+/// The JSON text of `value` with every object's keys in order, no whitespace, strings
+/// escaped as `JSON.stringify` escapes them. This is what the signer signs, so the list may
+/// be re-indented or its keys reordered without breaking it. The order is serde_json's map
+/// order (by bytes, which is code point order); JavaScript sorts by UTF-16 code units, which
+/// differs only between characters above U+FFFF and U+E000–U+FFFF — a key no list has (such
+/// a list would be refused, never wrongly taken).
 pub fn canonical(value: &Value) -> Vec<u8> {
     let mut out = String::new();
     write_canonical(value, &mut out);
@@ -117,16 +147,16 @@ pub fn canonical(value: &Value) -> Vec<u8> {
 fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            // serde_json's `Map` is a `BTreeMap` (no `preserve_order`): already in order,
+            // which the tests below hold it to.
             out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
+            for (i, (k, v)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
                 out.push_str(&Value::String(k.clone()).to_string());
                 out.push(':');
-                write_canonical(&map[k], out);
+                write_canonical(v, out);
             }
             out.push('}');
         }
@@ -402,6 +432,25 @@ mod tests {
             ),
             Ok(Verdict::Take { version: 1, .. })
         ));
+    }
+
+    #[test]
+    fn a_subscription_is_read_back_as_stored_and_garbage_left_out() {
+        let list = Subscription {
+            url: "https://x.org/l.json".into(),
+            version: Some(4),
+            sites: vec![SiteConfig::parse(&site("x", "a.org", "t").to_string()).unwrap()],
+            checked_ms: Some(5.0),
+            refused: Some("no".into()),
+        };
+        let stored = serde_json::to_value(&list).unwrap();
+        assert_eq!(Subscription::from_stored(Some(&stored)), list);
+        let mut broken = stored.clone();
+        broken["sites"] = json!([{"id": 1}, site("y", "b.org", "t")]);
+        broken["version"] = json!("4");
+        let back = Subscription::from_stored(Some(&broken));
+        assert_eq!((back.version, back.sites.len()), (None, 1));
+        assert_eq!(Subscription::from_stored(None), Subscription::default());
     }
 
     #[test]

@@ -125,7 +125,12 @@ impl<H: Host> ChatLoop<H> {
 
     /// The config for a page: the user's own, the subscribed list's, or the shipped one.
     async fn site_for(&self, url: &str) -> Option<SiteConfig> {
-        self.store.site_for_host(&host_of(url)).await
+        // Boxed as `dyn`: one copy of the three storage reads, not one inlined into every
+        // caller's state machine (about 3 KB of the worker's wasm).
+        let host = host_of(url);
+        let find: std::pin::Pin<Box<dyn std::future::Future<Output = Option<SiteConfig>> + '_>> =
+            Box::pin(self.store.site_for_host(&host));
+        find.await
     }
 
     /// When a shipped config claims this page's host but does not validate, says which file
@@ -933,7 +938,7 @@ impl<H: Host> ChatLoop<H> {
                     send,
                     answer,
                 };
-                return match self.save_picked(&url, &picked).await {
+                return match self.save_picked(&url, &picked, lang).await {
                     Ok(site) => {
                         let mut f = float::ready(lang, &site.name);
                         f.detail = Some(crate::domain::redact::Masked::new(&fill(
@@ -956,18 +961,21 @@ impl<H: Host> ChatLoop<H> {
     /// Writes what the picker found as the user's config for the page's site: the config in
     /// force with the picked selectors first, under the user's own id for the site when they
     /// have one, so it replaces theirs instead of clashing with it. It applies to the page's
-    /// host only, and a site that is neither shipped nor already the user's needs its host
-    /// permission granted, as in the options page.
+    /// host only. The picker runs only where the content script does — a shipped site, or
+    /// one of the user's (registered from the options page) — so nothing is registered here;
+    /// a page whose site was removed meanwhile is refused.
     async fn save_picked(
         &self,
         url: &str,
         picked: &custom_sites::Picked,
+        lang: Lang,
     ) -> Result<SiteConfig, String> {
-        let lang = self.lang(&self.store.chat_settings().await);
         let host = host_of(url);
         let mut sites = self.store.custom_sites().await;
         let builtin = self.store.builtin_sites().await;
-        let base = self.site_for(url).await;
+        let list = self.store.site_list().await;
+        let base =
+            crate::domain::site_list::config_for(&host, &sites.0, &list.sites, &builtin).cloned();
         let mut cfg = custom_sites::with_picked(base, url, picked)
             .ok_or_else(|| fill(lang.says().site_no_address, &[("url", url)]))?;
         let own = crate::domain::sites::for_host(&sites.0, &host).cloned();
@@ -982,13 +990,7 @@ impl<H: Host> ChatLoop<H> {
         }
         let (cfg, _) = sites.check_config(cfg, &builtin).map_err(|e| e.say(lang))?;
         if own.is_none() && !custom_sites::is_override(&cfg, &builtin) {
-            let origins = custom_sites::origins(&cfg);
-            if !self.host.origins_granted(&origins).await {
-                let origins = origins.join(", ");
-                return Err(fill(lang.says().site_not_granted, &[("origins", &origins)]));
-            }
-            let id = custom_sites::script_id(&cfg.id);
-            self.host.register_content_script(&id, &origins).await?;
+            return Err(lang.says().page_no_site.into());
         }
         sites.upsert(cfg.clone());
         self.store.save_custom_sites(&sites).await?;

@@ -44,7 +44,7 @@ impl<H: Host> Background<H> {
                 None => Response::error("chat messages must come from a tab"),
             },
             Ok(Incoming::Page(_)) => {
-                Response::error("an extension page's requests are answered by its own core")
+                Response::error(crate::domain::messages::PAGE_REQUEST_IN_WORKER)
             }
             Err(message) => Response::error(message),
         }

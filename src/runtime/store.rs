@@ -262,12 +262,8 @@ impl<H: Host> Store<H> {
 
     /// The subscribed site list (an empty `url` when there is none); unreadable is none.
     pub async fn site_list(&self) -> crate::domain::site_list::Subscription {
-        self.get(Area::Local, keys::SITE_LIST)
-            .await
-            .ok()
-            .flatten()
-            .and_then(|v| json_read::from_value(&v).ok())
-            .unwrap_or_default()
+        let stored = self.get(Area::Local, keys::SITE_LIST).await.ok().flatten();
+        crate::domain::site_list::Subscription::from_stored(stored.as_ref())
     }
 
     pub async fn save_site_list(

@@ -88,14 +88,16 @@ for (const name of BROWSERS) {
       assert.equal(list.sites[0].stableMs, 700);
       assert.match(list.refused, /signature/);
 
-      // An older version, well signed, is refused too; a newer one is taken.
-      served = sign({ version: 1, sites: [] }, privateKey);
-      await click(session, '#check-list');
-      await session.waitForScript(`return /older/.test(document.getElementById('site-list-state').textContent)`, { what: 'older refused' });
+      // A newer one, well signed, is taken; an older one then refused.
       served = sign({ version: 3, sites: [] }, privateKey);
       await click(session, '#check-list');
       await session.waitForScript(`return document.getElementById('site-list-state').dataset.version === '3'`, { what: 'version 3' });
       assert.deepEqual((await stored(session, 'siteList')).sites, []);
+      served = sign({ version: 2, sites: [deepseek()] }, privateKey);
+      await click(session, '#check-list');
+      const older = await session.waitForScript(
+        `const t = document.getElementById('site-list-state').textContent; return /older/.test(t) && t;`, { what: 'older refused' });
+      assert.match(older, /version 2 is older than version 3/, older);
     });
 
     test('the daily check is an alarm of the worker', async () => {
@@ -135,11 +137,11 @@ for (const name of BROWSERS) {
       await w.session.waitForScript('return window.fixtureAI.answers().length === 1 && !window.fixtureAI.isGenerating()');
 
       await clickAt(w, await floatWait(w, 'button[data-action="floatPick"]', 'Pick button'));
-      await clickAt(w, await w.session.find('textarea#chat-input'));
+      await clickAt(w, { e: await w.session.find('textarea#chat-input') });
       await pickerButton('use');
-      await clickAt(w, await w.session.find('div.ds-button--primary'));
+      await clickAt(w, { e: await w.session.find('div.ds-button--primary') });
       await pickerButton('use');
-      await clickAt(w, await w.session.find('.ds-message:not(._user) .ds-markdown p'));
+      await clickAt(w, { e: await w.session.find('.ds-message:not(._user) .ds-markdown p') });
       await pickerButton('wider'); // from the paragraph to the whole answer
       await pickerButton('use');
 
