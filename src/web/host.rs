@@ -217,8 +217,10 @@ impl Host for WebHost {
         let script = serde_json::json!([{
             "id": id,
             "matches": origins,
-            // The content script needs the message names defined before it.
-            "js": ["contract.js", "content.js"],
+            // The content script needs the message names defined before it. Rooted: Firefox
+            // resolves these paths against the calling page, so from the options page
+            // (`options/`) plain names pointed at files that do not exist.
+            "js": ["/contract.js", "/content.js"],
             "runAt": "document_idle",
             "persistAcrossSessions": true,
         }]);

@@ -16,11 +16,24 @@ import { call, clickAt, elementId, floatWait, openChat, startWorld, userMessages
 import { waitFor } from './support/webdriver.mjs';
 import { publicKeyB64, sign } from '../../tools/sign_sites.mjs';
 
-/** A copy of the built extension for `browser` with `key` (base64) as its verifying key. */
+/** The site the tests turn MCP Bridge on for. */
+const ANY_SITE = 'chat.example.org';
+
+/**
+ * A copy of the built extension for `browser` with `key` (base64) as its verifying key. For
+ * Chromium, whose permission prompt a test cannot answer, the copy's manifest also holds
+ * ANY_SITE's host permission, so `permissions.request` resolves without one; Firefox is
+ * told not to prompt instead.
+ */
 function extensionWithKey(browser, key) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-ext-${browser}-`));
   fs.cpSync(path.join(ROOT, 'dist', browser === 'chromium' ? 'chrome' : 'firefox'), dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'site-list-key.txt'), `${key}\n`);
+  if (browser === 'chromium') {
+    const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    manifest.host_permissions.push(`https://${ANY_SITE}/*`);
+    fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  }
   return dir;
 }
 
@@ -98,6 +111,36 @@ for (const name of BROWSERS) {
       const older = await session.waitForScript(
         `const t = document.getElementById('site-list-state').textContent; return /older/.test(t) && t;`, { what: 'older refused' });
       assert.match(older, /version 2 is older than version 3/, older);
+    });
+
+    test('a site is turned on from the options page with no selectors', async () => {
+      const { session } = browser;
+      if (name === 'firefox') {
+        await session.cmd('POST', '/moz/context', { context: 'chrome' });
+        try {
+          await session.exec(`Services.prefs.setBoolPref('extensions.webextOptionalPermissionPrompts', false)`);
+        } finally {
+          await session.cmd('POST', '/moz/context', { context: 'content' });
+        }
+      }
+      await setValue(session, 'enable-url', `https://${ANY_SITE}/chats/1`);
+      await click(session, '#enable-site');
+      const said = await session.waitForScript(
+        `const e = document.getElementById('enable-result'); return e.dataset.state && e.dataset.state + ' ' + e.textContent;`,
+        { what: 'the answer' });
+      assert.match(said, new RegExp(`^ok .*${ANY_SITE}`), said);
+      const scripts = await session.execAsync(`const done = arguments[arguments.length - 1];
+        chrome.scripting.getRegisteredContentScripts().then((s) => done(s.map((x) => [x.id, x.matches, x.js.map((f) => f.replace(/^\//, ''))])), (e) => done(String(e)));`);
+      assert.deepEqual(scripts, [['custom-site-chat-example-org', [`https://${ANY_SITE}/*`], ['contract.js', 'content.js']]]);
+      const [site] = await stored(session, 'customSites');
+      assert.deepEqual(site.selectors, { input: [], send: [], assistantMessage: [], generating: [], messageArea: [] });
+      await session.waitForScript(`return document.querySelector('#custom-site-list li[data-site="chat-example-org"]')`);
+      // A page that is not a web page is refused, naming the field.
+      await setValue(session, 'enable-url', 'about:blank');
+      await click(session, '#enable-site');
+      const refused = await session.waitForScript(
+        `const e = document.getElementById('enable-result'); return e.dataset.state === 'down' && e.textContent;`);
+      assert.match(refused, /not a web page/, refused);
     });
 
     test('the daily check is an alarm of the worker', async () => {
