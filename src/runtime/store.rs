@@ -36,8 +36,9 @@ pub mod keys {
 
 /// The schema this build writes. Version 1 is every build before the key existed; version 2
 /// stores the same shapes, records its number, and registers custom sites' content scripts
-/// with the message names they need.
-pub const SCHEMA_VERSION: u32 = 2;
+/// with the message names they need; version 3 registers them again with rooted file paths
+/// (Firefox had resolved the plain ones against the options page's folder).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How many executed-call keys are kept.
 const EXECUTED_CAP: usize = 2000;
@@ -91,9 +92,14 @@ impl<H: Host> Store<H> {
         if version >= u64::from(SCHEMA_VERSION) {
             return;
         }
-        // 1 → 2: the stored shapes did not change, but the content script of a custom site
-        // now needs the message names loaded before it: register each one again.
+        // 1 → 2 → 3: the stored shapes did not change, but the content script of a custom
+        // site now needs the message names loaded before it, from rooted paths: register
+        // each one again. An override of a shipped site has none (the manifest's runs).
+        let builtin = self.builtin_sites().await;
         for site in self.custom_sites().await.0 {
+            if crate::domain::custom_sites::is_override(&site, &builtin) {
+                continue;
+            }
             let id = crate::domain::custom_sites::script_id(&site.id);
             let origins = crate::domain::custom_sites::origins(&site);
             self.host.unregister_content_script(&id).await;
