@@ -130,7 +130,7 @@ for (const name of BROWSERS) {
         { what: 'the answer' });
       assert.match(said, new RegExp(`^ok .*${ANY_SITE}`), said);
       const scripts = await session.execAsync(`const done = arguments[arguments.length - 1];
-        chrome.scripting.getRegisteredContentScripts().then((s) => done(s.map((x) => [x.id, x.matches, x.js.map((f) => f.replace(/^\//, ''))])), (e) => done(String(e)));`);
+        chrome.scripting.getRegisteredContentScripts().then((s) => done(s.map((x) => [x.id, x.matches, x.js.map((f) => f.replace(/^[/]/, ''))])), (e) => done(String(e)));`);
       assert.deepEqual(scripts, [['custom-site-chat-example-org', [`https://${ANY_SITE}/*`], ['contract.js', 'content.js']]]);
       const [site] = await stored(session, 'customSites');
       assert.deepEqual(site.selectors, { input: [], send: [], assistantMessage: [], generating: [], messageArea: [] });
