@@ -11,9 +11,14 @@
 #                      Firefox, end to end, lint
 #   ./build.sh bench   the benchmarks (print figures)
 #   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
+#   ./build.sh sign-sites LIST KEYFILE [OUT]
+#                      sign a site list for subscribers with the Ed25519 key in KEYFILE
+#                      (kept outside the repository; made when missing); prints the
+#                      verifying key to build with (MCP_BRIDGE_SITE_LIST_KEY)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CALLER_DIR="$PWD" # where the user's paths (sign-sites LIST KEYFILE) are relative to
 cd "$ROOT"
 
 # Versions in one place. wasm-bindgen-cli must equal the `=` pin in Cargo.toml.
@@ -207,7 +212,11 @@ JS
 assemble() {
   local browser="$1" dir="$2"
   rm -rf "$dir"; mkdir -p "$dir/core" "$dir/page-core" "$dir/options" "$dir/sites"
-  cp extension/background.js extension/contract.js extension/content.js "$dir/"
+  cp extension/background.js extension/contract.js extension/content.js extension/picker.js "$dir/"
+  # The key that site lists must be signed with (a build setting: base64 of the 32 raw
+  # bytes of an Ed25519 public key; `./build.sh sign-sites` prints it). Without one the
+  # extension refuses every list and says so.
+  printf '%s\n' "${MCP_BRIDGE_SITE_LIST_KEY:-}" >"$dir/site-list-key.txt"
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/options.html options/options.js options/options.css "$dir/options/"
@@ -472,5 +481,6 @@ case "$cmd" in
   bench) setup; bench ;;
   demo) setup; demo "$@" ;;
   release) setup_build; release ;;
-  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release)" ;;
+  sign-sites) require node; (cd "$CALLER_DIR" && node "$ROOT/tools/sign_sites.mjs" "$@") ;;
+  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release | sign-sites)" ;;
 esac

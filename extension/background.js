@@ -13,3 +13,13 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     .then(sendResponse, (err) => sendResponse({ type: MCP_BRIDGE.response.ERROR, message: String(err) }));
   return true; // the answer is sent asynchronously
 });
+
+// The subscribed site list is checked at most once a day: this alarm wakes the worker every
+// few hours and the core decides whether a check is due.
+const SITE_LIST_ALARM = 'site-list';
+chrome.alarms.onAlarm.addListener((alarm) => {
+  ready.then(() => core.handleAlarm(alarm.name)).catch((e) => console.warn(String(e)));
+});
+chrome.alarms.get(SITE_LIST_ALARM).then((found) => {
+  if (!found) chrome.alarms.create(SITE_LIST_ALARM, { delayInMinutes: 1, periodInMinutes: 180 });
+});

@@ -885,6 +885,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
+    if (state.status !== 'disabled') button('floatPick', 'Pick page parts', startPicker);
     // The action row sits next to the title bar, so its buttons keep one place.
     const healthBox = healthSection();
     if (healthBox) body.append(healthBox);
@@ -901,6 +902,29 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     placeFloat();
   }
 
+  // ---- the picker (extension/picker.js, loaded only when the user starts picking) ---------
+
+  /**
+   * The user points at the input, the send control and one answer; the core checks the
+   * selectors and writes the site's override, answering with the new config, which this page
+   * uses at once (what is on the page now counts as seen before, as at load).
+   */
+  async function startPicker() {
+    const { pick } = await import(chrome.runtime.getURL('picker.js'));
+    const parts = await pick({ T: (key) => T(key, key), exclude: float?.host });
+    if (!parts) return { ok: false, reason: 'cancelled' };
+    const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.PICKED, url: location.href, ...parts } });
+    if (answer?.type === RESPONSE.PAGE_SETUP && answer.site) {
+      site = answer.site;
+      lastReport = '';
+      render(answer.float);
+      report(true, true);
+      return { ok: true };
+    }
+    render({ ...floatState, status: 'error', title: T('floatPickFailed', 'Not saved'), detail: answer?.message ?? '' });
+    return { ok: false, reason: answer?.message };
+  }
+
   // ---- commands from the core -----------------------------------------------------------
 
   chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
@@ -911,6 +935,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
       // The toolbar popup's button: the same action as the float's.
       [POPUP.GET_PAGE_HEALTH]: async () => ({ ok: true, health: health() }),
+      [POPUP.PICK_PARTS]: async () => { startPicker(); return { ok: true }; },
       [POPUP.INSERT_INSTRUCTIONS]: async () => {
         const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } });
         return { ok: answer?.type !== RESPONSE.ERROR };

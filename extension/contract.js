@@ -25,6 +25,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     HELD: 'held',
     OPEN_DETAILS: 'open-details',
     ANSWER: 'answer',
+    PICKED: 'picked',
   }),
   // What the core tells a content script (`Command`).
   command: Object.freeze({
@@ -46,6 +47,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
   popup: Object.freeze({
     INSERT_INSTRUCTIONS: 'insert-instructions',
     GET_PAGE_HEALTH: 'get-page-health',
+    PICK_PARTS: 'pick-parts',
   }),
   // What the options page asks (`PageRequest`).
   page: Object.freeze({
@@ -66,6 +68,13 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     SAVE_CUSTOM_SITE: 'save-custom-site',
     REMOVE_CUSTOM_SITE: 'remove-custom-site',
     LIST_SITES: 'list-sites',
+    ENABLE_SITE: 'enable-site',
+    EXPORT_CUSTOM_SITES: 'export-custom-sites',
+    IMPORT_CUSTOM_SITES: 'import-custom-sites',
+    GET_SITE_LIST: 'get-site-list',
+    SUBSCRIBE_SITE_LIST: 'subscribe-site-list',
+    CHECK_SITE_LIST: 'check-site-list',
+    UNSUBSCRIBE_SITE_LIST: 'unsubscribe-site-list',
     LIST_SERVERS: 'list-servers',
     REVEAL_SERVER: 'reveal-server',
     CHECK_SERVER: 'check-server',

@@ -223,7 +223,7 @@ async function loadSites() {
         loadSites();
       }
     });
-    li.append(el('strong', s.name), el('span', ` (${s.id}) ${s.hosts.join(', ')} `), edit, remove);
+    li.append(el('strong', s.name), el('span', ` (${s.id}) ${s.hosts.join(', ')} ${s.overrides ? `· ${t('overrides')} ` : ''}`), edit, remove);
     return li;
   }));
 }
@@ -612,6 +612,110 @@ $('save-site').addEventListener('click', () => {
   });
 });
 
+// Export, import, and turning a site on with no selectors.
+$('export-sites').addEventListener('click', async () => {
+  const data = report($('custom-sites'), $('site-result'), await ask({ type: PAGE.EXPORT_CUSTOM_SITES }), t('exported'));
+  if (!data) return;
+  const url = URL.createObjectURL(new Blob([data.json], { type: 'application/json' }));
+  const a = el('a', null, { href: url, download: data.filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+});
+// The file is checked first; the permission request must then come from its own click.
+let importing = null;
+$('import-sites').addEventListener('click', () => $('import-file').click());
+$('import-file').addEventListener('change', async () => {
+  const file = $('import-file').files[0];
+  $('import-file').value = '';
+  if (!file) return;
+  const text = await file.text();
+  const data = report($('custom-sites'), $('site-result'), await ask({ type: PAGE.IMPORT_CUSTOM_SITES, json: text, check: true }), '');
+  importing = data ? { text, origins: data.origins } : null;
+  $('import-grant').hidden = !importing;
+  if (data) $('site-result').textContent = t('importReady', [data.sites.join(', '), data.origins.join(', ') || '—']);
+});
+$('import-grant').addEventListener('click', () => {
+  if (!importing) return;
+  const { text, origins } = importing;
+  const granted = origins.length ? chrome.permissions.request({ origins }) : Promise.resolve(true);
+  granted.then(async (ok) => {
+    if (!ok) {
+      $('site-result').dataset.state = 'down';
+      $('site-result').textContent = t('permissionRefused');
+      return;
+    }
+    const answer = await ask({ type: PAGE.IMPORT_CUSTOM_SITES, json: text });
+    const data = report($('custom-sites'), $('site-result'), answer, '');
+    if (data) {
+      $('site-result').textContent = t('imported', [data.sites.join(', ')]);
+      importing = null;
+      $('import-grant').hidden = true;
+      loadSites();
+    }
+  }, (e) => {
+    $('site-result').dataset.state = 'down';
+    $('site-result').textContent = String(e?.message ?? e);
+  });
+});
+$('enable-site').addEventListener('click', () => {
+  const url = $('enable-url').value.trim();
+  let host = '';
+  try { host = new URL(url).hostname.toLowerCase(); } catch { /* the core says what is wrong */ }
+  // The origin the core registers the content script on (custom_sites::origins).
+  const granted = host ? chrome.permissions.request({ origins: [`https://${host}/*`] }) : Promise.resolve(true);
+  granted.then(async (ok) => {
+    if (!ok) {
+      $('enable-result').dataset.state = 'down';
+      $('enable-result').textContent = t('permissionRefused');
+      return;
+    }
+    const answer = await ask({ type: PAGE.ENABLE_SITE, url });
+    const data = report($('custom-sites'), $('enable-result'), answer, '');
+    if (data) {
+      $('enable-result').textContent = t(data.already ? 'siteAlready' : 'siteEnabled', [data.site.hosts.join(', ')]);
+      loadSites();
+    }
+  }, (e) => {
+    $('enable-result').dataset.state = 'down';
+    $('enable-result').textContent = String(e?.message ?? e);
+  });
+});
+
+// ---- site list ------------------------------------------------------------------------
+
+function showSiteList(answer) {
+  const out = $('site-list-state');
+  if (answer?.type !== RESPONSE.DATA) {
+    report($('site-list'), out, answer, '');
+    return;
+  }
+  const list = answer.data;
+  out.dataset.version = list.version ?? '';
+  if (list.url) $('site-list-url').value = list.url;
+  if (!list.url) {
+    out.dataset.state = '';
+    out.textContent = t('siteListNone');
+    return;
+  }
+  const checked = list.checkedMs ? new Date(list.checkedMs).toLocaleString() : t('siteListNever');
+  const state = list.version
+    ? t('siteListState', [String(list.version), String(list.sites.length), checked])
+    : t('siteListNoVersion', [checked]);
+  out.dataset.state = list.refused ? 'down' : 'ok';
+  out.textContent = list.refused ? `${state} ${t('siteListRefused', [list.refused])}` : state;
+  loadSites();
+}
+$('subscribe-list').addEventListener('click', async () => {
+  showSiteList(await ask({ type: PAGE.SUBSCRIBE_SITE_LIST, url: $('site-list-url').value }));
+});
+$('check-list').addEventListener('click', async () => showSiteList(await ask({ type: PAGE.CHECK_SITE_LIST })));
+$('unsubscribe-list').addEventListener('click', async () => {
+  showSiteList(await ask({ type: PAGE.UNSUBSCRIBE_SITE_LIST }));
+  $('site-list-url').value = '';
+});
+
 // ---- start ----------------------------------------------------------------------------
 
 const settings = await ask({ type: PAGE.GET_SETTINGS });
@@ -620,6 +724,7 @@ if (settings?.data?.unreadable) {
   $('behaviour-result').dataset.state = 'down';
   $('behaviour-result').textContent = t('settingsUnreadable', [settings.data.unreadable]);
 }
-const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors()]);
+const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors(),
+  ask({ type: PAGE.GET_SITE_LIST }).then(showSiteList)]);
 if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers()]);
 document.body.dataset.ready = 'true';

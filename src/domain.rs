@@ -24,6 +24,7 @@ pub mod redact;
 pub mod report;
 pub mod servers;
 pub mod settings;
+pub mod site_list;
 pub mod sites;
 pub mod status;
 pub mod tab_state;

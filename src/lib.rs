@@ -32,6 +32,13 @@ pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
     web::handle_message(&message, &sender).await
 }
 
+/// The worker's alarms (`chrome.alarms.onAlarm`): the daily check of the site list.
+#[cfg(all(target_arch = "wasm32", feature = "worker"))]
+#[wasm_bindgen(js_name = handleAlarm)]
+pub async fn handle_alarm(name: String) {
+    web::handle_alarm(&name).await
+}
+
 /// An extension page's entry (options, popup): answers one of its own requests
 /// (`PageRequest`) in the page, over the same storage and bridge as the worker.
 #[cfg(all(target_arch = "wasm32", feature = "pages"))]

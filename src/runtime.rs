@@ -8,4 +8,5 @@ pub mod dispatch;
 pub mod host;
 pub mod options;
 pub mod pairing;
+pub mod site_list;
 pub mod store;

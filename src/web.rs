@@ -41,6 +41,13 @@ pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
     host::to_js(&response).unwrap_or(JsValue::NULL)
 }
 
+/// One of the worker's alarms went off.
+#[cfg(feature = "worker")]
+pub async fn handle_alarm(name: &str) {
+    let background = BACKGROUND.with(Rc::clone);
+    background.alarm(name).await;
+}
+
 /// A sender is an extension page only when the browser says its URL is ours; everything
 /// else is treated as an untrusted content script. The tab id comes from the browser too.
 #[cfg(feature = "worker")]

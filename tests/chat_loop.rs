@@ -19,6 +19,7 @@ mod chat_loop {
     mod resources;
     mod rounds;
     mod settle;
+    mod sites;
     mod store;
     mod two_cores;
 }

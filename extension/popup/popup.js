@@ -32,6 +32,43 @@ $('insert').addEventListener('click', async () => {
   out.textContent = t('popupNoChat');
 });
 
+$('pick').addEventListener('click', async () => {
+  const tab = await chatTab();
+  const answer = tab === null ? null
+    : await chrome.tabs.sendMessage(tab, { type: POPUP.PICK_PARTS }).catch(() => null);
+  if (answer?.ok) { window.close(); return; }
+  $('insert-result').dataset.state = 'down';
+  $('insert-result').textContent = t('popupNoChat');
+});
+
+// The active tab's address (the toolbar click grants `activeTab`), read before the click
+// below: the browser's permission prompt must come straight from that click.
+const [activeTab] = await chrome.tabs.query({ active: true, currentWindow: true }).catch(() => []);
+$('enable').addEventListener('click', () => {
+  const out = $('insert-result');
+  let host = '';
+  try { host = /^https?:$/.test(new URL(activeTab?.url).protocol) ? new URL(activeTab.url).hostname : ''; } catch { /* no address */ }
+  if (!host) {
+    out.dataset.state = 'down';
+    out.textContent = t('popupNoPage');
+    return;
+  }
+  chrome.permissions.request({ origins: [`https://${host.toLowerCase()}/*`] }).then(async (ok) => {
+    if (!ok) {
+      out.dataset.state = 'down';
+      out.textContent = t('permissionRefused');
+      return;
+    }
+    await ready;
+    const answer = await core.handlePageRequest(JSON.stringify({ type: PAGE.ENABLE_SITE, url: activeTab.url }));
+    out.dataset.state = answer?.type === RESPONSE.DATA ? 'ok' : 'down';
+    out.textContent = answer?.type === RESPONSE.DATA ? t('popupEnabled', [host]) : (answer?.message ?? t('noAnswer'));
+  }, (e) => {
+    out.dataset.state = 'down';
+    out.textContent = String(e?.message ?? e);
+  });
+});
+
 async function show() {
   let answer;
   try {

@@ -1,7 +1,12 @@
-//! The user's own chat sites: site configs added as JSON in the options page, checked by the
-//! same validation as the shipped ones plus the rules that keep them apart from the shipped
+//! The user's own chat sites: site configs added as JSON in the options page, turned on for
+//! a page's address with no selectors, or written by the picker; checked by the same
+//! validation as the shipped ones plus the rules that keep them apart from the shipped
 //! sites, and the content-script registration each one needs. Kept in
 //! `chrome.storage.local["customSites"]`.
+//!
+//! A custom config with a shipped site's id is the user's **override** of that site: it may
+//! list only that site's hosts (the extension already runs there), needs no permission and
+//! no registered script, and is used instead of the shipped config.
 
 use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::sites::{SiteConfig, SiteError};
@@ -47,10 +52,26 @@ impl CustomSites {
             return Err(bad("config", Invalid::NoConfig));
         }
         let cfg = SiteConfig::parse(json)?;
-        if builtin.iter().any(|b| b.id == cfg.id) {
-            return Err(bad("id", Invalid::BuiltinId { id: cfg.id }));
-        }
+        self.check_config(cfg, builtin)
+    }
+
+    /// [`Self::check`] for a parsed config.
+    pub fn check_config(
+        &self,
+        cfg: SiteConfig,
+        builtin: &[SiteConfig],
+    ) -> Result<(SiteConfig, bool), SiteError> {
+        // A config built in the core (the picker's) was never parsed: validate it here too.
+        cfg.validate()?;
+        let overridden = builtin.iter().find(|b| b.id == cfg.id);
         for (i, h) in cfg.hosts.iter().enumerate() {
+            if let Some(b) = overridden {
+                if !b.matches_host(h) {
+                    let id = cfg.id.clone();
+                    return Err(bad(&format!("hosts[{i}]"), Invalid::BuiltinId { id }));
+                }
+                continue;
+            }
             if let Some(b) = builtin.iter().find(|b| b.matches_host(h)) {
                 let (host, site) = (h.clone(), b.id.clone());
                 return Err(bad(
@@ -92,6 +113,92 @@ impl CustomSites {
     pub fn get(&self, id: &str) -> Option<&SiteConfig> {
         self.0.iter().find(|c| c.id == id)
     }
+}
+
+/// Whether `cfg` is an override of a shipped site (which needs no permission nor script).
+pub fn is_override(cfg: &SiteConfig, builtin: &[SiteConfig]) -> bool {
+    builtin.iter().any(|b| b.id == cfg.id)
+}
+
+/// A site turned on for the page at `url` with no selectors written: its parts are found by
+/// what they are. `None` when the address has no host an extension may run on.
+pub fn for_address(url: &str) -> Option<SiteConfig> {
+    let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
+    let host = crate::domain::sites::host_of(url);
+    if !scheme_ok || host.is_empty() {
+        return None;
+    }
+    let id: String = host
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let cfg = SiteConfig {
+        id,
+        name: host.clone(),
+        hosts: vec![host],
+        editor: crate::domain::sites::EditorKind::Contenteditable,
+        selectors: Default::default(),
+        stable_ms: 500,
+        image_paste: false,
+    };
+    cfg.validate().ok().map(|()| cfg)
+}
+
+/// What the picker found on a page: one selector for each part the user pointed at.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Picked {
+    pub input: Option<String>,
+    pub send: Option<String>,
+    pub answer: Option<String>,
+}
+
+/// The override the picker writes: the page's current config (`base`; a config turned on
+/// for `url` when there is none) with each picked selector put first in its chain, so it is
+/// tried before the ones that stopped matching (which stay, in case the site changes back).
+pub fn with_picked(base: Option<SiteConfig>, url: &str, picked: &Picked) -> Option<SiteConfig> {
+    let mut cfg = base.or_else(|| for_address(url))?;
+    let s = &mut cfg.selectors;
+    for (chain, sel) in [
+        (&mut s.input, &picked.input),
+        (&mut s.send, &picked.send),
+        (&mut s.assistant_message, &picked.answer),
+    ] {
+        if let Some(sel) = sel.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+            chain.retain(|c| c != sel);
+            chain.insert(0, sel.to_string());
+            chain.truncate(crate::domain::sites::MAX_CHAIN);
+        }
+    }
+    Some(cfg)
+}
+
+/// The file the options page exports: every custom site, as an array of configs.
+pub fn export(sites: &CustomSites) -> String {
+    serde_json::to_string_pretty(&sites.0).unwrap_or_else(|_| "[]".into())
+}
+
+/// Checks an exported file (`text`) against the sites already stored and the shipped
+/// ones: all of it, or nothing. The error's field names the item (`[2].hosts[0]`).
+pub fn check_import(
+    current: &CustomSites,
+    text: &str,
+    builtin: &[SiteConfig],
+) -> Result<Vec<SiteConfig>, SiteError> {
+    let items: Vec<serde_json::Value> = crate::domain::json_read::from_str(text)
+        .map_err(|(_, message)| bad("config", Invalid::Quoted(message)))?;
+    let mut merged = current.clone();
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = |e: SiteError| FieldError::new(format!("[{i}].{}", e.field), e.problem);
+        let cfg = SiteConfig::parse(&item.to_string()).map_err(at)?;
+        let (cfg, _) = merged.check_config(cfg, builtin).map_err(at)?;
+        merged.upsert(cfg.clone());
+        out.push(cfg);
+    }
+    if out.is_empty() {
+        return Err(bad("config", Invalid::NoConfig));
+    }
+    Ok(out)
 }
 
 /// The origins to ask the user for, and the content script's match patterns: the same list.
@@ -149,8 +256,8 @@ mod tests {
             ),
             (
                 r#"{"id":"x","name":"x","hosts":["a.b"],"editor":"textarea",
-                 "selectors":{"input":[],"send":["b"],"assistantMessage":["m"]}}"#,
-                "selectors.input",
+                 "selectors":{"input":[""],"send":["b"],"assistantMessage":["m"]}}"#,
+                "selectors.input[0]",
             ),
         ] {
             let e = sites.check(json, &builtin()).unwrap_err();
@@ -161,10 +268,15 @@ mod tests {
     #[test]
     fn built_in_ids_and_hosts_are_not_taken_over() {
         let mut sites = CustomSites::default();
+        // A shipped site's id is an override, on that site's hosts only.
         let e = sites
             .check(&site("deepseek", "x.org"), &builtin())
             .unwrap_err();
-        assert_eq!(e.field, "id");
+        assert_eq!(e.field, "hosts[0]");
+        let (own, replaces) = sites
+            .check(&site("deepseek", "chat.deepseek.com"), &builtin())
+            .unwrap();
+        assert!(!replaces && is_override(&own, &builtin()));
         let e = sites
             .check(&site("ds2", "CHAT.deepseek.com"), &builtin())
             .unwrap_err();
@@ -200,6 +312,74 @@ mod tests {
             CustomSites::from_stored(Some(serde_json::json!("x"))),
             CustomSites::default()
         );
+    }
+
+    #[test]
+    fn a_page_is_turned_on_with_no_selectors() {
+        let cfg = for_address("https://Copilot.Microsoft.com/chats/1?x").unwrap();
+        assert_eq!(cfg.id, "copilot-microsoft-com");
+        assert_eq!(cfg.hosts, ["copilot.microsoft.com"]);
+        assert_eq!(cfg.selectors, Default::default());
+        let (cfg, _) = CustomSites::default()
+            .check(&serde_json::to_string(&cfg).unwrap(), &builtin())
+            .unwrap();
+        assert!(!is_override(&cfg, &builtin()));
+        assert_eq!(origins(&cfg), ["https://copilot.microsoft.com/*"]);
+        for bad in [
+            "about:blank",
+            "file:///x",
+            "chrome://extensions",
+            "https:///",
+        ] {
+            assert!(for_address(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn picked_selectors_go_first_and_keep_the_old_ones() {
+        let base = SiteConfig::parse(&site("deepseek", "chat.deepseek.com")).unwrap();
+        let picked = Picked {
+            input: Some("div.new-input".into()),
+            send: Some("button".into()),
+            answer: None,
+        };
+        let cfg = with_picked(Some(base), "https://chat.deepseek.com/a", &picked).unwrap();
+        assert_eq!(cfg.selectors.input, ["div.new-input", "textarea"]);
+        assert_eq!(cfg.selectors.send, ["button"], "not listed twice");
+        assert_eq!(
+            cfg.selectors.assistant_message,
+            [".a"],
+            "not picked: as it was"
+        );
+        // On a page with no config the picker's result is a new site.
+        let cfg = with_picked(None, "https://chat.new.org/", &picked).unwrap();
+        assert_eq!((cfg.id.as_str(), cfg.hosts.len()), ("chat-new-org", 1));
+        assert_eq!(cfg.selectors.input, ["div.new-input"]);
+        assert!(cfg.validate().is_ok());
+    }
+
+    #[test]
+    fn an_export_imports_back_whole_or_not_at_all() {
+        let mut sites = CustomSites::default();
+        sites.upsert(SiteConfig::parse(&site("one", "a.org")).unwrap());
+        sites.upsert(SiteConfig::parse(&site("deepseek", "chat.deepseek.com")).unwrap());
+        let file = export(&sites);
+        let back = check_import(&CustomSites::default(), &file, &builtin()).unwrap();
+        assert_eq!(back, sites.0);
+        let mut items: Vec<serde_json::Value> = serde_json::from_str(&file).unwrap();
+        items.push(
+            serde_json::json!({"id": "two", "name": "t", "hosts": ["a.org"], "editor": "quill"}),
+        );
+        let e = check_import(
+            &CustomSites::default(),
+            &serde_json::to_string(&items).unwrap(),
+            &builtin(),
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "[2].hosts[0]", "{e}");
+        for text in ["", "{}", "[]", "[1]"] {
+            assert!(check_import(&sites, text, &builtin()).is_err(), "{text}");
+        }
     }
 
     #[test]

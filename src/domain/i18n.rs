@@ -277,6 +277,25 @@ catalog! {
     not_server_tool,
     site_not_granted,
     no_custom_site,
+    /// `{id}`: a picked override was saved for this site.
+    picked_saved,
+    /// The picker's result could not be saved: `{why}`.
+    picked_refused,
+    /// The page at `{url}` cannot have a site (not http/https).
+    site_no_address,
+    /// Site lists: `{why}` the list could not be fetched.
+    list_fetch_failed,
+    /// `{max}` KB.
+    list_too_large,
+    list_not_a_list,
+    list_no_key,
+    list_no_crypto,
+    list_bad_signature,
+    /// `{got}` fetched, `{have}` in force.
+    list_older,
+    list_invalid,
+    list_not_subscribed,
+    list_bad_url,
     invalid_not_http,
     invalid_not_this_computer,
     invalid_not_a_port,

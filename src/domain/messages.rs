@@ -110,6 +110,17 @@ pub enum UserAction {
         #[serde(default)]
         content: Option<serde_json::Value>,
     },
+    /// What the picker found for the page's parts: written as the user's override for this
+    /// page's site (its host only) and answered with the new config.
+    Picked {
+        url: String,
+        #[serde(default)]
+        input: Option<String>,
+        #[serde(default)]
+        send: Option<String>,
+        #[serde(default)]
+        answer: Option<String>,
+    },
 }
 
 /// Any incoming message, after the origin check.
@@ -203,6 +214,10 @@ pub struct CommandResult {
     pub reason: Option<String>,
 }
 
+/// What the background worker answers an extension page's request.
+pub const PAGE_REQUEST_IN_WORKER: &str =
+    "an extension page's requests are answered by its own core";
+
 /// Parses a message from the glue, refusing anything that is not part of the contract or
 /// not allowed from `origin`.
 pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
@@ -225,6 +240,12 @@ pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
             {
                 return Ok(Incoming::Tab(TabRequest::Ping));
             }
+            // The worker's build answers no page request (each page runs its own core), so
+            // it does not read them either: without `PageRequest`'s reader the worker's wasm
+            // is about 3 KB gzip smaller.
+            #[cfg(not(feature = "pages"))]
+            return Err(PAGE_REQUEST_IN_WORKER.into());
+            #[cfg(feature = "pages")]
             from_tagged::<PageRequest>(value, "type")
                 .map(Incoming::Page)
                 .map_err(|e| format!("not a valid MCP Bridge message: {e}"))

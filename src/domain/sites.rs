@@ -16,11 +16,16 @@ pub enum EditorKind {
 }
 
 /// CSS selector chains, most stable first; the content script uses the first that matches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Every chain may be empty (a site turned on with no selectors written): the page's parts
+/// are then found by what they are, not by a selector.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Selectors {
+    #[serde(default)]
     pub input: Vec<String>,
+    #[serde(default)]
     pub send: Vec<String>,
+    #[serde(default)]
     pub assistant_message: Vec<String>,
     #[serde(default)]
     pub generating: Vec<String>,
@@ -35,6 +40,7 @@ pub struct SiteConfig {
     pub name: String,
     pub hosts: Vec<String>,
     pub editor: EditorKind,
+    #[serde(default)]
     pub selectors: Selectors,
     /// How long the newest message must stay unchanged before it counts as finished.
     #[serde(default = "default_stable_ms")]
@@ -44,6 +50,9 @@ pub struct SiteConfig {
     #[serde(default)]
     pub image_paste: bool,
 }
+
+/// More selectors than this in one chain is a mistake (each is tried in turn on every check).
+pub const MAX_CHAIN: usize = 20;
 
 fn default_stable_ms() -> u32 {
     500
@@ -96,15 +105,17 @@ impl SiteConfig {
             }
         }
         let s = &self.selectors;
-        for (name, chain, required) in [
-            ("selectors.input", &s.input, true),
-            ("selectors.send", &s.send, true),
-            ("selectors.assistantMessage", &s.assistant_message, true),
-            ("selectors.generating", &s.generating, false),
-            ("selectors.messageArea", &s.message_area, false),
+        for (name, chain) in [
+            ("selectors.input", &s.input),
+            ("selectors.send", &s.send),
+            ("selectors.assistantMessage", &s.assistant_message),
+            ("selectors.generating", &s.generating),
+            ("selectors.messageArea", &s.message_area),
         ] {
-            if required && chain.is_empty() {
-                return bad(name, Invalid::NoSelector);
+            if chain.len() > MAX_CHAIN {
+                let got = chain.len() as u64;
+                let max = MAX_CHAIN as u64;
+                return bad(name, Invalid::OutOfRange { min: 0, max, got });
             }
             for (i, sel) in chain.iter().enumerate() {
                 if let Err(why) = check_selector(sel) {
@@ -286,6 +297,22 @@ mod tests {
     }
 
     #[test]
+    fn a_site_without_selectors_is_accepted() {
+        let bare =
+            r#"{"id":"any","name":"Any","hosts":["chat.example.org"],"editor":"contenteditable"}"#;
+        let c = SiteConfig::parse(bare).unwrap();
+        assert_eq!(c.selectors, Selectors::default());
+        let empty = GOOD.replace(r#"["textarea#chat"]"#, "[]");
+        assert!(
+            SiteConfig::parse(&empty)
+                .unwrap()
+                .selectors
+                .input
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn a_broken_config_is_reported_for_the_hosts_it_claims() {
         let broken = GOOD.replace(r#""editor":"textarea""#, r#""editor":"word""#);
         let e = problem_for_host(&broken, "chat.example.com").unwrap();
@@ -308,7 +335,7 @@ mod tests {
                 "editor",
             ),
             (
-                GOOD.replace(r#"["textarea#chat"]"#, r#"[]"#),
+                GOOD.replace(r#"["textarea#chat"]"#, &format!("{:?}", vec!["a"; 21])),
                 "selectors.input",
             ),
             (

@@ -8,6 +8,7 @@ use super::bridge_client::BridgeClient;
 use super::host::{Host, Level};
 use super::store::Store;
 use crate::domain::bridge_api;
+use crate::domain::custom_sites;
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
@@ -123,14 +124,14 @@ impl<H: Host> ChatLoop<H> {
         BridgeClient::new(&self.host, settings.base_url(), &settings.token)
     }
 
-    /// The config for a page, custom sites first so a user can override a built-in one.
+    /// The config for a page: the user's own, the subscribed list's, or the shipped one.
     async fn site_for(&self, url: &str) -> Option<SiteConfig> {
+        // Boxed as `dyn`: one copy of the three storage reads, not one inlined into every
+        // caller's state machine (about 3 KB of the worker's wasm).
         let host = host_of(url);
-        let custom = self.store.custom_sites().await;
-        if let Some(c) = crate::domain::sites::for_host(&custom.0, &host) {
-            return Some(c.clone());
-        }
-        crate::domain::sites::for_host(&self.store.builtin_sites().await, &host).cloned()
+        let find: std::pin::Pin<Box<dyn std::future::Future<Output = Option<SiteConfig>> + '_>> =
+            Box::pin(self.store.site_for_host(&host));
+        find.await
     }
 
     /// When a shipped config claims this page's host but does not validate, says which file
@@ -1006,8 +1007,74 @@ impl<H: Host> ChatLoop<H> {
                     return Response::error(e);
                 }
             }
+            UserAction::Picked {
+                url,
+                input,
+                send,
+                answer,
+            } => {
+                let picked = custom_sites::Picked {
+                    input,
+                    send,
+                    answer,
+                };
+                return match self.save_picked(&url, &picked, lang).await {
+                    Ok(site) => {
+                        let mut f = float::ready(lang, &site.name);
+                        f.detail = Some(crate::domain::redact::Masked::new(&fill(
+                            lang.says().picked_saved,
+                            &[("id", &site.name)],
+                        )));
+                        Response::PageSetup {
+                            site: Some(site),
+                            problem: None,
+                            float: Box::new(f),
+                        }
+                    }
+                    Err(why) => Response::error(fill(lang.says().picked_refused, &[("why", &why)])),
+                };
+            }
         }
         Response::Ack { recheck_ms: None }
+    }
+
+    /// Writes what the picker found as the user's config for the page's site: the config in
+    /// force with the picked selectors first, under the user's own id for the site when they
+    /// have one, so it replaces theirs instead of clashing with it. It applies to the page's
+    /// host only. The picker runs only where the content script does — a shipped site, or
+    /// one of the user's (registered from the options page) — so nothing is registered here;
+    /// a page whose site was removed meanwhile is refused.
+    async fn save_picked(
+        &self,
+        url: &str,
+        picked: &custom_sites::Picked,
+        lang: Lang,
+    ) -> Result<SiteConfig, String> {
+        let host = host_of(url);
+        let mut sites = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let list = self.store.site_list().await;
+        let base =
+            crate::domain::site_list::config_for(&host, &sites.0, &list.sites, &builtin).cloned();
+        let mut cfg = custom_sites::with_picked(base, url, picked)
+            .ok_or_else(|| fill(lang.says().site_no_address, &[("url", url)]))?;
+        let own = crate::domain::sites::for_host(&sites.0, &host).cloned();
+        if let Some(own) = &own {
+            cfg.id.clone_from(&own.id);
+            cfg.name.clone_from(&own.name);
+            cfg.hosts.clone_from(&own.hosts);
+        } else if let Some(b) = crate::domain::sites::for_host(&builtin, &host) {
+            // The shipped site's id makes it an override, on the shipped hosts.
+            cfg.id.clone_from(&b.id);
+            cfg.hosts.clone_from(&b.hosts);
+        }
+        let (cfg, _) = sites.check_config(cfg, &builtin).map_err(|e| e.say(lang))?;
+        if own.is_none() && !custom_sites::is_override(&cfg, &builtin) {
+            return Err(lang.says().page_no_site.into());
+        }
+        sites.upsert(cfg.clone());
+        self.store.save_custom_sites(&sites).await?;
+        Ok(cfg)
     }
 }
 

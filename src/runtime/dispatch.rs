@@ -14,14 +14,20 @@ use std::rc::Rc;
 
 /// What the background worker runs: the chat loop over the store.
 pub struct Background<H: Host> {
+    host: H,
     opening: Opening<H>,
     chat: Rc<ChatLoop<H>>,
 }
+
+/// The name of the worker's alarm that checks the subscribed site list (`background.js`
+/// creates it; the core decides whether a check is due).
+pub const SITE_LIST_ALARM: &str = "site-list";
 
 impl<H: Host> Background<H> {
     pub fn new(host: H) -> Self {
         let store = Rc::new(Store::new(host.clone()));
         Background {
+            host: host.clone(),
             chat: ChatLoop::new(host, Rc::clone(&store)),
             opening: Opening::new(store),
         }
@@ -38,9 +44,16 @@ impl<H: Host> Background<H> {
                 None => Response::error("chat messages must come from a tab"),
             },
             Ok(Incoming::Page(_)) => {
-                Response::error("an extension page's requests are answered by its own core")
+                Response::error(crate::domain::messages::PAGE_REQUEST_IN_WORKER)
             }
             Err(message) => Response::error(message),
+        }
+    }
+
+    /// One of the worker's alarms went off.
+    pub async fn alarm(&self, name: &str) {
+        if name == SITE_LIST_ALARM {
+            super::site_list::check_if_due(&self.host, &self.opening.store).await;
         }
     }
 }

@@ -91,6 +91,16 @@ pub trait Host: Clone + 'static {
     /// Removes a registered script; a missing id is not an error.
     async fn unregister_content_script(&self, id: &str);
 
+    /// Checks an Ed25519 `signature` (base64) of `signed` against `public_key` (base64 of
+    /// the 32 raw bytes): `Ok(false)` for a signature that does not match (or is not even
+    /// base64), `Err` with the browser's words when it cannot check Ed25519 at all.
+    async fn verify_signature(
+        &self,
+        public_key: &str,
+        signed: &[u8],
+        signature: &str,
+    ) -> Result<bool, String>;
+
     /// Asks our native messaging host (`mcp-bridge install` registers it) for the bridge's
     /// address and token: its JSON answer, or why there was none (no host registered, the
     /// permission missing, the host crashed).

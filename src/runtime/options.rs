@@ -5,6 +5,7 @@
 
 use super::bridge_client::{BridgeClient, ServerCall};
 use super::host::Host;
+use super::site_list;
 use super::store::Store;
 use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
@@ -105,6 +106,26 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
             PageRequest::RemoveCustomSite { id } => self.remove_site(&id).await,
             PageRequest::ListSites => self.list_sites().await,
+            PageRequest::EnableSite { url } => self.enable_site(&url).await,
+            PageRequest::ExportCustomSites => {
+                let sites = self.store.custom_sites().await;
+                Ok(json!({
+                    "filename": "mcp-bridge-sites.json",
+                    "json": custom_sites::export(&sites),
+                }))
+            }
+            PageRequest::ImportCustomSites { json, check } => self.import_sites(&json, check).await,
+            PageRequest::GetSiteList => Ok(site_list::view(&self.store.site_list().await)),
+            PageRequest::SubscribeSiteList { url } => self.subscribe(&url).await,
+            PageRequest::CheckSiteList => self.check_list().await,
+            PageRequest::UnsubscribeSiteList => {
+                let none = crate::domain::site_list::Subscription::default();
+                self.store
+                    .save_site_list(&none)
+                    .await
+                    .map(|()| site_list::view(&none))
+                    .map_err(storage_problem)
+            }
             PageRequest::CheckServer { name, json } => self.check_server(&name, &json),
             r @ (PageRequest::ListServers
             | PageRequest::RevealServer { .. }
@@ -293,7 +314,24 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn save_site(&self, json_text: &str) -> Result<Value, Problem> {
         let (cfg, replaces) = self.check_site(json_text).await?;
-        let origins = custom_sites::origins(&cfg);
+        let origins = self.register(&cfg).await?;
+        let mut sites = self.store.custom_sites().await;
+        sites.upsert(cfg.clone());
+        self.store
+            .save_custom_sites(&sites)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+    }
+
+    /// Registers a checked site's content script once its origins are granted; an override
+    /// of a shipped site needs neither (the extension runs there already). Answers the
+    /// origins the site runs on.
+    async fn register(&self, cfg: &SiteConfig) -> Result<Vec<String>, Problem> {
+        let origins = custom_sites::origins(cfg);
+        if custom_sites::is_override(cfg, &self.store.builtin_sites().await) {
+            return Ok(origins);
+        }
         if !self.host.origins_granted(&origins).await {
             let origins = origins.join(", ");
             let message = fill(
@@ -308,13 +346,104 @@ impl<H: Host> OptionsBackend<H> {
             .register_content_script(&id, &origins)
             .await
             .map_err(|e| problem("scripting", None, e))?;
+        Ok(origins)
+    }
+
+    /// Turns MCP Bridge on for the page at `url` with no selectors. A host the extension
+    /// already runs on (shipped, or the user's) is answered with its config, unchanged; a
+    /// host only the subscribed list knows gets its script, and the list's config applies.
+    async fn enable_site(&self, url: &str) -> Result<Value, Problem> {
+        let host = crate::domain::sites::host_of(url);
+        let custom = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let runs = crate::domain::sites::for_host(&custom.0, &host)
+            .or_else(|| crate::domain::sites::for_host(&builtin, &host));
+        if runs.is_some()
+            && let Some(cfg) = self.store.site_for_host(&host).await
+        {
+            let origins = custom_sites::origins(&cfg);
+            return Ok(json!({ "site": cfg, "origins": origins, "already": true }));
+        }
+        let Some(cfg) = custom_sites::for_address(url) else {
+            let message = fill(self.lang().says().site_no_address, &[("url", url)]);
+            return Err(problem("invalid", Some("url"), message));
+        };
+        let (cfg, _) = self
+            .store
+            .custom_sites()
+            .await
+            .check_config(cfg, &self.store.builtin_sites().await)
+            .map_err(|e| Problem::invalid(e, self.lang()))?;
+        let origins = self.register(&cfg).await?;
         let mut sites = self.store.custom_sites().await;
         sites.upsert(cfg.clone());
         self.store
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+        Ok(json!({ "site": cfg, "origins": origins, "already": false }))
+    }
+
+    /// An exported file of custom sites: checked as a whole (`check`: answers the sites and
+    /// the origins to grant), or added as a whole.
+    async fn import_sites(&self, text: &str, check: bool) -> Result<Value, Problem> {
+        let builtin = self.store.builtin_sites().await;
+        let mut sites = self.store.custom_sites().await;
+        let found = custom_sites::check_import(&sites, text, &builtin)
+            .map_err(|e| Problem::invalid(e, self.lang()))?;
+        let origins: Vec<String> = found
+            .iter()
+            .filter(|c| !custom_sites::is_override(c, &builtin))
+            .flat_map(custom_sites::origins)
+            .collect();
+        let ids: Vec<&str> = found.iter().map(|c| c.id.as_str()).collect();
+        if check {
+            return Ok(json!({ "sites": ids, "origins": origins }));
+        }
+        if !self.host.origins_granted(&origins).await {
+            let origins = origins.join(", ");
+            let message = fill(
+                self.lang().says().site_not_granted,
+                &[("origins", &origins)],
+            );
+            return Err(problem("permission", Some("hosts"), message));
+        }
+        for cfg in &found {
+            self.register(cfg).await?;
+        }
+        for cfg in found.iter().cloned() {
+            sites.upsert(cfg);
+        }
+        self.store
+            .save_custom_sites(&sites)
+            .await
+            .map_err(storage_problem)?;
+        Ok(json!({ "sites": ids, "origins": origins }))
+    }
+
+    async fn subscribe(&self, url: &str) -> Result<Value, Problem> {
+        let url = site_list::check_url(self.lang(), url)
+            .map_err(|m| problem("invalid", Some("url"), m))?;
+        let mut list = self.store.site_list().await;
+        if list.url != url {
+            // Another list: its versions are its own.
+            list = crate::domain::site_list::Subscription {
+                url,
+                ..Default::default()
+            };
+            self.store
+                .save_site_list(&list)
+                .await
+                .map_err(storage_problem)?;
+        }
+        self.check_list().await
+    }
+
+    async fn check_list(&self) -> Result<Value, Problem> {
+        let (list, _) = site_list::check(&self.host, &self.store, self.lang())
+            .await
+            .map_err(|m| problem("site-list", None, m))?;
+        Ok(site_list::view(&list))
     }
 
     async fn remove_site(&self, id: &str) -> Result<Value, Problem> {
@@ -338,6 +467,7 @@ impl<H: Host> OptionsBackend<H> {
         let settings = self.load_settings().await?;
         let custom = self.store.custom_sites().await;
         let builtin = self.store.builtin_sites().await;
+        let overridden: Vec<String> = builtin.iter().map(|b| b.id.clone()).collect();
         let mut rows = Vec::new();
         let all = builtin
             .into_iter()
@@ -355,6 +485,7 @@ impl<H: Host> OptionsBackend<H> {
                 "name": cfg.name,
                 "hosts": cfg.hosts,
                 "builtin": builtin,
+                "overrides": !builtin && overridden.contains(&cfg.id),
                 "enabled": !s.disabled,
                 "autoInsert": s.auto_insert_instructions,
                 "json": json,

@@ -24,6 +24,8 @@ pub mod keys {
     pub const ERROR_LOG: &str = "errorLog";
     /// Local: [`super::CustomSites`], the user's own site configs.
     pub const CUSTOM_SITES: &str = "customSites";
+    /// Local: [`crate::domain::site_list::Subscription`], the subscribed site list.
+    pub const SITE_LIST: &str = "siteList";
     /// Local: keys of calls that already ran (or were answered), newest last.
     pub const EXECUTED: &str = "executedCalls";
     /// Local: the schema version the stored values were written in.
@@ -34,8 +36,9 @@ pub mod keys {
 
 /// The schema this build writes. Version 1 is every build before the key existed; version 2
 /// stores the same shapes, records its number, and registers custom sites' content scripts
-/// with the message names they need.
-pub const SCHEMA_VERSION: u32 = 2;
+/// with the message names they need; version 3 registers them again with rooted file paths
+/// (Firefox had resolved the plain ones against the options page's folder).
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// How many executed-call keys are kept.
 const EXECUTED_CAP: usize = 2000;
@@ -89,9 +92,14 @@ impl<H: Host> Store<H> {
         if version >= u64::from(SCHEMA_VERSION) {
             return;
         }
-        // 1 → 2: the stored shapes did not change, but the content script of a custom site
-        // now needs the message names loaded before it: register each one again.
+        // 1 → 2 → 3: the stored shapes did not change, but the content script of a custom
+        // site now needs the message names loaded before it, from rooted paths: register
+        // each one again. An override of a shipped site has none (the manifest's runs).
+        let builtin = self.builtin_sites().await;
         for site in self.custom_sites().await.0 {
+            if crate::domain::custom_sites::is_override(&site, &builtin) {
+                continue;
+            }
             let id = crate::domain::custom_sites::script_id(&site.id);
             let origins = crate::domain::custom_sites::origins(&site);
             self.host.unregister_content_script(&id).await;
@@ -256,6 +264,28 @@ impl<H: Host> Store<H> {
 
     pub async fn save_custom_sites(&self, sites: &CustomSites) -> Result<(), String> {
         self.set(Area::Local, keys::CUSTOM_SITES, sites).await
+    }
+
+    /// The subscribed site list (an empty `url` when there is none); unreadable is none.
+    pub async fn site_list(&self) -> crate::domain::site_list::Subscription {
+        let stored = self.get(Area::Local, keys::SITE_LIST).await.ok().flatten();
+        crate::domain::site_list::Subscription::from_stored(stored.as_ref())
+    }
+
+    pub async fn save_site_list(
+        &self,
+        list: &crate::domain::site_list::Subscription,
+    ) -> Result<(), String> {
+        self.set(Area::Local, keys::SITE_LIST, list).await
+    }
+
+    /// The config in force for `host`: the user's, the subscribed list's or the shipped one
+    /// (`site_list::config_for` decides the order).
+    pub async fn site_for_host(&self, host: &str) -> Option<SiteConfig> {
+        let custom = self.custom_sites().await;
+        let list = self.site_list().await;
+        let builtin = self.builtin_sites().await;
+        crate::domain::site_list::config_for(host, &custom.0, &list.sites, &builtin).cloned()
     }
 
     /// The shipped site config files (`sites/index.json` and the files it lists) as

@@ -46,6 +46,18 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = sendNativeMessage, catch)]
     async fn runtime_send_native_message(host: &str, message: JsValue) -> Result<JsValue, JsValue>;
 
+    /// WebCrypto, in a worker and a page alike (`crypto` is global in both).
+    #[wasm_bindgen(js_namespace = ["crypto", "subtle"], js_name = verify, catch)]
+    async fn subtle_verify(
+        algorithm: &str,
+        key: JsValue,
+        signature: js_sys::Uint8Array,
+        data: js_sys::Uint8Array,
+    ) -> Result<JsValue, JsValue>;
+    /// Base64 to a "binary string" (one char per byte); throws on what is not base64.
+    #[wasm_bindgen(js_name = atob, catch)]
+    fn atob(text: &str) -> Result<String, JsValue>;
+
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     fn date_now() -> f64;
 
@@ -215,8 +227,10 @@ impl Host for WebHost {
         let script = serde_json::json!([{
             "id": id,
             "matches": origins,
-            // The content script needs the message names defined before it.
-            "js": ["contract.js", "content.js"],
+            // The content script needs the message names defined before it. Rooted: Firefox
+            // resolves these paths against the calling page, so from the options page
+            // (`options/`) plain names pointed at files that do not exist.
+            "js": ["/contract.js", "/content.js"],
             "runAt": "document_idle",
             "persistAcrossSessions": true,
         }]);
@@ -257,6 +271,34 @@ impl Host for WebHost {
         let bytes = js_sys::Uint8Array::new_with_length(16);
         crypto_get_random_values(&bytes);
         hex(&bytes.to_vec())
+    }
+
+    async fn verify_signature(
+        &self,
+        public_key: &str,
+        signed: &[u8],
+        signature: &str,
+    ) -> Result<bool, String> {
+        let bytes = |b64: &str| -> Option<js_sys::Uint8Array> {
+            let text = atob(b64.trim()).ok()?;
+            let raw: Vec<u8> = text.chars().map(|c| c as u32 as u8).collect();
+            Some(js_sys::Uint8Array::from(raw.as_slice()))
+        };
+        let raw_key = bytes(public_key).ok_or("the built-in key is not base64")?;
+        let usages = js_sys::Array::of1(&JsValue::from_str("verify"));
+        // Chromium ≥ 137 and Firefox ≥ 129 know Ed25519; an older browser throws
+        // NotSupportedError here, which the user is told as it is.
+        let key = subtle_import_key("raw", &raw_key, &JsValue::from_str("Ed25519"), false, &usages)
+            .await
+            .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
+        let Some(signature) = bytes(signature) else {
+            return Ok(false);
+        };
+        let data = js_sys::Uint8Array::from(signed);
+        let ok = subtle_verify("Ed25519", key, signature, data)
+            .await
+            .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
+        Ok(ok.as_bool() == Some(true))
     }
 
     async fn sleep(&self, ms: u32) {

@@ -45,7 +45,7 @@ pub struct Inner {
     storage: RefCell<BTreeMap<(Area, String), Value>>,
     now: Cell<f64>,
     ui_language: RefCell<String>,
-    files: BTreeMap<String, String>,
+    files: RefCell<BTreeMap<String, String>>,
     /// Every command sent to a tab, in order.
     pub commands: RefCell<Vec<(i32, Command)>>,
     /// Tabs whose content script fails to type (the reason it gives).
@@ -204,7 +204,7 @@ impl Host for MemoryHost {
     }
 
     async fn own_file(&self, path: &str) -> Option<String> {
-        self.0.files.get(path).cloned()
+        self.0.files.borrow().get(path).cloned()
     }
 
     async fn open_options_page(&self) -> Result<(), String> {
@@ -224,6 +224,32 @@ impl Host for MemoryHost {
 
     async fn unregister_content_script(&self, id: &str) {
         self.0.registered.borrow_mut().retain(|(i, _)| i != id);
+    }
+
+    /// A real Ed25519 check (the browser's is WebCrypto's).
+    async fn verify_signature(
+        &self,
+        public_key: &str,
+        signed: &[u8],
+        signature: &str,
+    ) -> Result<bool, String> {
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let key: [u8; 32] = b64
+            .decode(public_key)
+            .ok()
+            .and_then(|k| k.try_into().ok())
+            .ok_or("the key is not 32 bytes of base64")?;
+        let key = ed25519_dalek::VerifyingKey::from_bytes(&key).map_err(|e| e.to_string())?;
+        let Some(sig) = b64
+            .decode(signature)
+            .ok()
+            .and_then(|s| <[u8; 64]>::try_from(s).ok())
+        else {
+            return Ok(false);
+        };
+        let sig = ed25519_dalek::Signature::from_bytes(&sig);
+        Ok(key.verify_strict(signed, &sig).is_ok())
     }
 
     async fn native_pair(&self) -> Result<Value, String> {
@@ -387,7 +413,7 @@ impl World {
             storage: RefCell::new(BTreeMap::new()),
             now: Cell::new(1_700_000_000_000.0),
             ui_language: RefCell::new("en-US".into()),
-            files: shipped_files(),
+            files: RefCell::new(shipped_files()),
             commands: RefCell::new(Vec::new()),
             typing_fails: RefCell::new(BTreeMap::new()),
             requests: RefCell::new(Vec::new()),
@@ -413,6 +439,22 @@ impl World {
             background,
             pages,
         }
+    }
+
+    /// Puts a file into the extension (as `build.sh` would have).
+    pub fn file(&self, path: &str, text: &str) {
+        let files = &self.host.0.files;
+        files.borrow_mut().insert(path.into(), text.into());
+    }
+
+    /// One of the worker's alarms goes off; runs until every task is idle.
+    pub fn alarm(&mut self, name: &str) {
+        let background = Rc::clone(&self.background);
+        let name = name.to_string();
+        self.run(async move {
+            background.alarm(&name).await;
+            Response::Ack { recheck_ms: None }
+        });
     }
 
     /// The bridge answers with `script` from now on.

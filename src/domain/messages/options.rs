@@ -74,6 +74,30 @@ pub enum PageRequest {
     },
     /// Built-in and custom site configs with their per-site settings.
     ListSites,
+    /// Turn MCP Bridge on for the site of the page at `url`, with no selectors (its parts
+    /// are found by what they are); its host permission must be granted first.
+    EnableSite {
+        url: String,
+    },
+    /// Every custom site as one JSON file: `{filename, json}`.
+    ExportCustomSites,
+    /// Add the sites of an exported file (all or none). With `check`, only validate: the
+    /// sites and the origins whose permission the page must request first.
+    ImportCustomSites {
+        json: String,
+        #[serde(default)]
+        check: bool,
+    },
+    /// The subscribed site list: address, version in force, last check, last refusal.
+    GetSiteList,
+    /// Subscribe to the site list at `url` (replacing any other) and fetch it now.
+    SubscribeSiteList {
+        url: String,
+    },
+    /// Fetch the subscribed list now, whenever it was last checked.
+    CheckSiteList,
+    /// Drop the subscription; the configs it brought stop applying.
+    UnsubscribeSiteList,
     /// `GET /servers`: each MCP server's masked definition, status in words, tool count,
     /// last error and stderr, and a fingerprint that changes with names, statuses and tools.
     ListServers,
