@@ -2,3 +2,8 @@
 //! on this one, so a word on the wire cannot mean one thing on one side and another on the
 //! other. No wasm and no server dependencies; no internally tagged enums (serde's buffering of
 //! those is the largest thing it can add to the wasm).
+
+pub mod errors;
+pub mod health;
+pub mod rpc;
+pub mod server_def;
