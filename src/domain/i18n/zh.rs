@@ -4,6 +4,7 @@ use super::Catalog;
 
 pub const ZH: Catalog = Catalog {
     report_failure_title: "# 工具执行失败",
+    report_denied_title: "# 用户拒绝了这次工具调用",
     report_success_title: "# 工具执行结果",
     report_malformed_title: "# 工具调用格式错误",
     label_tool: "**工具名称**",
@@ -107,6 +108,7 @@ pub const ZH: Catalog = Catalog {
     arg_expected_got: "参数 `{path}`: 应为{expected}，实际为 {got}",
     arg_plain: "参数 `{path}`: {what}",
     float_failure_title: "工具 {tool} 执行失败",
+    float_denied_title: "工具 {tool} 未执行：你不允许使用它",
     float_success_title: "工具 {tool} 执行成功",
     float_malformed_title: "工具调用格式错误",
     malformed_body: "**错误信息**: {error}\n\n你写的内容:\n{raw}\n\n正确的格式（必须是合法 JSON；tool_name 必填；arguments 必须是对象；server_name 可选）:\n<tool_code>\n{\"tool_name\": \"工具名称\", \"arguments\": {\"参数名\": \"参数值\"}, \"server_name\": \"服务名称\"}\n</tool_code>\n\n请修正格式后重新发起调用。",
