@@ -3,19 +3,18 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde_json::{Value, json};
+use mcp_bridge_protocol::health::Health;
 
 use crate::state::AppState;
 
-pub async fn health(State(state): State<AppState>) -> Json<Value> {
+pub async fn health(State(state): State<AppState>) -> Json<Health> {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs_f64())
         .unwrap_or_default();
-    Json(json!({
-        "status": "ok",
-        "timestamp": timestamp,
-        "version": crate::VERSION,
-        "servers": state.servers.summary(),
-    }))
+    Json(Health::new(
+        timestamp,
+        crate::VERSION,
+        state.servers.summary(),
+    ))
 }
