@@ -158,6 +158,15 @@ fn cases() -> Vec<Case> {
         args: json!({"seconds": 90}),
         src: Src::Direct(Outcome::timeout(30_000)),
     });
+    v.push(ours("ours_refused_no_auth", "get_time", 403, json!({"error": "Managing servers needs the token: the bridge runs with --no-auth.", "type": "Forbidden", "code": -32008, "retryable": false, "trace_id": "t12", "server": null, "traceback": "", "facts": {"refused": "no-auth", "value": ""}})));
+    v.push(ours("ours_result_evicted", "read_result", 410, json!({"error": "Result `r-1a2b` was dropped to make room.", "type": "ResultExpired", "code": -32002, "retryable": false, "trace_id": "t13", "server": null, "tool": "read_result", "result_id": "r-1a2b", "traceback": "", "facts": {"reason": "evicted", "limit": 256}})));
+    // The user's policy kept the tool from running: its own outcome, not a failure.
+    v.push(Case {
+        name: "user_denied",
+        tool: "delete_file",
+        args: json!({"path": "notes.txt"}),
+        src: Src::Direct(Outcome::denied()),
+    });
     v.push(Case {
         name: "transport_aborted",
         tool: "slow",
@@ -265,7 +274,8 @@ fn golden_reports() {
                 "{}: names the tool",
                 c.name
             );
-            assert_eq!(r.record.is_some(), !o.is_success(), "{}", c.name);
+            let failed = !o.is_success() && o != Outcome::denied();
+            assert_eq!(r.record.is_some(), failed, "{}", c.name);
         }
     }
     assert!(

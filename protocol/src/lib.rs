@@ -3,4 +3,8 @@
 //! other. No wasm and no server dependencies; no internally tagged enums (serde's buffering of
 //! those is the largest thing it can add to the wasm).
 
+pub mod errors;
+pub mod health;
+pub mod rpc;
 pub mod secrets;
+pub mod server_def;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use indexmap::IndexMap;
+use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde::Deserialize;
 
 /// The environment variable that moves the config directory (tests use temporary ones).
@@ -365,10 +366,7 @@ pub fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
 
 /// Whether a raw `mcpServers` entry is enabled (`enabled: false` or Cline's `disabled: true`
 /// turn it off).
-pub fn entry_enabled(entry: &serde_json::Value) -> bool {
-    entry.get("enabled") != Some(&serde_json::Value::Bool(false))
-        && entry.get("disabled") != Some(&serde_json::Value::Bool(true))
-}
+pub use mcp_bridge_protocol::server_def::is_enabled as entry_enabled;
 
 fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, ConfigError> {
     let fail = |field: &str, message: String| ConfigError::Server {
@@ -422,28 +420,19 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
         }
         None => DEFAULT_MAX_CONCURRENT_CALLS,
     };
-    let kind = raw
-        .transport
-        .as_deref()
-        .map(|kind| kind.trim().to_ascii_lowercase());
-    let kind = match kind.as_deref() {
-        None if raw.command.is_none() && raw.url.is_some() => "streamable-http",
-        None | Some("stdio") => "stdio",
-        Some("streamable-http" | "streamable_http" | "streamablehttp" | "http") => {
-            "streamable-http"
-        }
-        Some("sse") => "sse",
-        Some(other) => {
-            return Err(fail(
-                "type",
-                format!(
-                    "unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""
-                ),
-            ));
-        }
-    };
+    let kind = TransportKind::of(
+        raw.transport.as_deref(),
+        raw.command.is_some(),
+        raw.url.is_some(),
+    )
+    .map_err(|other| {
+        fail(
+            "type",
+            format!("unknown `type` \"{other}\"; use \"stdio\", \"streamable-http\" or \"sse\""),
+        )
+    })?;
     let transport = match kind {
-        "stdio" => {
+        TransportKind::Stdio => {
             let command = raw
                 .command
                 .filter(|command| !command.trim().is_empty())
@@ -461,16 +450,19 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
             }
         }
         remote => {
+            let remote_name = remote.as_str();
             let url = raw
                 .url
-                .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+                .filter(|url| server_def::is_web_url(url))
                 .ok_or_else(|| {
                     fail(
                         "url",
-                        format!("`url` (http:// or https://) is required for a {remote} server"),
+                        format!(
+                            "`url` (http:// or https://) is required for a {remote_name} server"
+                        ),
                     )
                 })?;
-            if remote == "sse" {
+            if remote == TransportKind::Sse {
                 Transport::Sse {
                     url,
                     headers: raw.headers,
@@ -500,27 +492,10 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
     })
 }
 
-/// The keys a server entry may have.
-const SERVER_KEYS: [&str; 18] = [
-    "type",
-    "command",
-    "args",
-    "env",
-    "cwd",
-    "enabled",
-    "disabled",
-    "description",
-    "is_core",
-    "timeout",
-    "call_timeout",
-    "max_concurrent_calls",
-    "url",
-    "headers",
-    "instructions",
-    "roots",
-    "max_call_time",
-    "answer_timeout",
-];
+/// The keys a server entry may have (the protocol's definition schema).
+fn server_keys() -> Vec<&'static str> {
+    server_def::key_names().collect()
+}
 
 /// One key of a JSON object and the line it is on.
 #[derive(Debug, Clone, PartialEq)]
@@ -698,12 +673,13 @@ fn check_keys(text: &str, path: &Path) -> Result<(), ConfigError> {
                 }
             }
             [servers, name] if servers == "mcpServers" => {
+                let known_keys = server_keys();
                 for key in keys
                     .iter()
-                    .filter(|k| !SERVER_KEYS.contains(&k.key.as_str()))
+                    .filter(|k| !known_keys.contains(&k.key.as_str()))
                 {
                     let full = format!("mcpServers.{name}.{}", key.key);
-                    match did_you_mean(&key.key, &SERVER_KEYS) {
+                    match did_you_mean(&key.key, &known_keys) {
                         Some(known) => {
                             return Err(fail(
                                 full,

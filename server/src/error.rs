@@ -8,62 +8,16 @@ use serde_json::{Value, json};
 
 use crate::redact::{mask_json, mask_patterns};
 
-/// JSON-RPC and MCP error codes.
-pub mod code {
-    pub const PARSE_ERROR: i32 = -32700;
-    pub const INVALID_REQUEST: i32 = -32600;
-    pub const METHOD_NOT_FOUND: i32 = -32601;
-    pub const INVALID_PARAMS: i32 = -32602;
-    pub const INTERNAL_ERROR: i32 = -32603;
-    pub const SERVER_ERROR: i32 = -32000;
-    pub const TIMEOUT: i32 = -32001;
-    pub const RESOURCE_NOT_FOUND: i32 = -32002;
-    pub const TOOL_NOT_FOUND: i32 = -32003;
-    pub const PROMPT_NOT_FOUND: i32 = -32004;
-    pub const PERMISSION_DENIED: i32 = -32008;
-    pub const UNAUTHORIZED: i32 = -32010;
-    /// LSP's "request cancelled", used by MCP clients for cancelled calls.
-    pub const REQUEST_CANCELLED: i32 = -32800;
-}
+pub use mcp_bridge_protocol::errors::Refused;
+use mcp_bridge_protocol::errors::{
+    CancelledBy, Closest, ErrorType, Facts, ResultGone, ServiceTools, TokenProblem,
+};
+/// JSON-RPC and MCP error codes (the protocol crate's, shared with the extension's core).
+pub use mcp_bridge_protocol::rpc as code;
 
 /// The HTTP status for a JSON-RPC error code, following the MCP adapter's mapping.
 pub fn status_for_code(code: i32) -> StatusCode {
-    match code {
-        code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
-        code::METHOD_NOT_FOUND
-        | code::RESOURCE_NOT_FOUND
-        | code::TOOL_NOT_FOUND
-        | code::PROMPT_NOT_FOUND => StatusCode::NOT_FOUND,
-        code::INVALID_PARAMS => StatusCode::UNPROCESSABLE_ENTITY,
-        code::TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
-        code::PERMISSION_DENIED => StatusCode::FORBIDDEN,
-        code::UNAUTHORIZED => StatusCode::UNAUTHORIZED,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
-/// What a refused request had wrong with it (`facts.refused` of a 403).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refused {
-    /// More than one `Host` or `Origin` header.
-    Ambiguous,
-    /// A `Host` the bridge does not answer to (DNS rebinding).
-    Host,
-    /// A web page's `Origin`.
-    Origin,
-    /// Server management asked of a bridge started with `--no-auth`.
-    NoAuth,
-}
-
-impl Refused {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Refused::Ambiguous => "ambiguous",
-            Refused::Host => "host",
-            Refused::Origin => "origin",
-            Refused::NoAuth => "no-auth",
-        }
-    }
+    StatusCode::from_u16(code::http_status(code)).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// Everything that can go wrong while answering a request.
@@ -169,8 +123,8 @@ pub enum BridgeError {
     ResultNotFound {
         result_id: String,
         gone: bool,
-        /// `unknown`, `expired` or `evicted`, with the limit that applied (seconds or MiB).
-        reason: &'static str,
+        /// Why, with the limit that applied (seconds or MiB).
+        reason: ResultGone,
         limit: u64,
         message: String,
     },
@@ -256,29 +210,39 @@ impl BridgeError {
     /// The `type` of the object form: the error's class name, as Python bridges send it.
     pub fn type_name(&self) -> &str {
         match self {
-            BridgeError::RouteNotFound => "NotFound",
-            BridgeError::MethodNotAllowed => "MethodNotAllowed",
-            BridgeError::InvalidRequest(_) => "RequestValidationError",
-            BridgeError::Unauthorized { .. } => "Unauthorized",
-            BridgeError::Forbidden { .. } => "Forbidden",
-            BridgeError::PayloadTooLarge { .. } => "PayloadTooLarge",
-            BridgeError::UnknownService(_) | BridgeError::ServerNotFound { .. } => "ServerNotFound",
-            BridgeError::ToolNotFound { .. } => "ToolNotFound",
             BridgeError::ToolFailed { error_type, .. } => error_type,
-            BridgeError::Timeout { .. } => "TimeoutError",
-            BridgeError::ServerCrashed { .. } => "ServerCrashed",
-            BridgeError::ServerUnavailable { .. } => "ServerUnavailable",
-            BridgeError::ShuttingDown { .. } => "BridgeShuttingDown",
-            BridgeError::CallLimitExceeded { .. } => "CallLimitExceeded",
-            BridgeError::Cancelled { .. } => "CancelledError",
-            BridgeError::CallNotFound { .. } => "CallNotFound",
-            BridgeError::ResultNotFound { gone: false, .. } => "ResultNotFound",
-            BridgeError::ResultNotFound { gone: true, .. } => "ResultExpired",
-            BridgeError::OffsetOutOfRange { .. } => "OffsetOutOfRange",
-            BridgeError::Transport { .. } => "TransportError",
-            BridgeError::InvalidServer { .. } => "InvalidServerDefinition",
-            BridgeError::ConfigFileInvalid(_) => "ConfigFileInvalid",
-            BridgeError::Internal(_) => "InternalError",
+            other => other.error_type().as_str(),
+        }
+    }
+
+    /// The bridge's own type of this error (a tool's failure carries the MCP server's).
+    fn error_type(&self) -> ErrorType {
+        match self {
+            BridgeError::RouteNotFound => ErrorType::NotFound,
+            BridgeError::MethodNotAllowed => ErrorType::MethodNotAllowed,
+            BridgeError::InvalidRequest(_) => ErrorType::RequestValidationError,
+            BridgeError::Unauthorized { .. } => ErrorType::Unauthorized,
+            BridgeError::Forbidden { .. } => ErrorType::Forbidden,
+            BridgeError::PayloadTooLarge { .. } => ErrorType::PayloadTooLarge,
+            BridgeError::UnknownService(_) | BridgeError::ServerNotFound { .. } => {
+                ErrorType::ServerNotFound
+            }
+            BridgeError::ToolNotFound { .. } => ErrorType::ToolNotFound,
+            BridgeError::ToolFailed { .. } => ErrorType::InternalError,
+            BridgeError::Timeout { .. } => ErrorType::TimeoutError,
+            BridgeError::ServerCrashed { .. } => ErrorType::ServerCrashed,
+            BridgeError::ServerUnavailable { .. } => ErrorType::ServerUnavailable,
+            BridgeError::ShuttingDown { .. } => ErrorType::BridgeShuttingDown,
+            BridgeError::CallLimitExceeded { .. } => ErrorType::CallLimitExceeded,
+            BridgeError::Cancelled { .. } => ErrorType::CancelledError,
+            BridgeError::CallNotFound { .. } => ErrorType::CallNotFound,
+            BridgeError::ResultNotFound { gone: false, .. } => ErrorType::ResultNotFound,
+            BridgeError::ResultNotFound { gone: true, .. } => ErrorType::ResultExpired,
+            BridgeError::OffsetOutOfRange { .. } => ErrorType::OffsetOutOfRange,
+            BridgeError::Transport { .. } => ErrorType::TransportError,
+            BridgeError::InvalidServer { .. } => ErrorType::InvalidServerDefinition,
+            BridgeError::ConfigFileInvalid(_) => ErrorType::ConfigFileInvalid,
+            BridgeError::Internal(_) => ErrorType::InternalError,
         }
     }
 
@@ -374,43 +338,69 @@ impl BridgeError {
     /// What the object form's `facts` holds: the values behind the English `error` text, so
     /// that a client can say the same in its user's language (docs/ARCHITECTURE.md, "Bridge
     /// API"). `None` for errors whose text is not the bridge's own words (a tool's failure).
-    pub fn facts(&self) -> Option<Value> {
+    pub fn facts(&self) -> Option<Facts> {
         Some(match self {
-            BridgeError::Unauthorized { missing, .. } => json!({
-                "reason": if *missing { "missing-token" } else { "wrong-token" }
-            }),
-            BridgeError::Forbidden { refused, value, .. } => {
-                json!({ "refused": refused.as_str(), "value": value })
-            }
-            BridgeError::PayloadTooLarge { limit } => json!({ "limit": limit }),
-            BridgeError::ServerNotFound { available, .. } => json!({ "available": available }),
+            BridgeError::Unauthorized { missing, .. } => Facts::Token {
+                reason: if *missing {
+                    TokenProblem::MissingToken
+                } else {
+                    TokenProblem::WrongToken
+                },
+            },
+            BridgeError::Forbidden { refused, value, .. } => Facts::Refused {
+                refused: *refused,
+                value: value.clone(),
+            },
+            BridgeError::PayloadTooLarge { limit } => Facts::TooLarge {
+                limit: *limit as u64,
+            },
+            BridgeError::ServerNotFound { available, .. } => Facts::NoServer {
+                available: available.clone(),
+            },
             BridgeError::ToolNotFound {
                 closest, services, ..
-            } => json!({
-                "closest": closest
+            } => Facts::NoTool {
+                closest: closest
                     .iter()
-                    .map(|(tool, server)| json!({ "tool": tool, "server": server }))
-                    .collect::<Vec<_>>(),
-                "services": services
+                    .map(|(tool, server)| Closest {
+                        tool: tool.clone(),
+                        server: server.clone(),
+                    })
+                    .collect(),
+                services: services
                     .iter()
-                    .map(|(name, tools)| json!({ "name": name, "tools": tools }))
-                    .collect::<Vec<_>>(),
-            }),
-            BridgeError::Timeout { seconds, .. } => json!({ "seconds": seconds }),
+                    .map(|(name, tools)| ServiceTools {
+                        name: name.clone(),
+                        tools: tools.clone(),
+                    })
+                    .collect(),
+            },
+            BridgeError::Timeout { seconds, .. } => Facts::TimedOut { seconds: *seconds },
             BridgeError::CallLimitExceeded {
                 failures, limit, ..
-            } => json!({ "failures": failures, "limit": limit }),
-            BridgeError::Cancelled { by_user: true, .. } => json!({ "by": "user" }),
-            BridgeError::ServerCrashed { .. } | BridgeError::ShuttingDown { .. } => json!({}),
-            BridgeError::CallNotFound { call_id, .. } => json!({ "call_id": call_id }),
-            BridgeError::ResultNotFound { reason, limit, .. } => {
-                json!({ "reason": reason, "limit": limit })
-            }
+            } => Facts::CallLimit {
+                failures: u64::from(*failures),
+                limit: u64::from(*limit),
+            },
+            BridgeError::Cancelled { by_user: true, .. } => Facts::CancelledBy {
+                by: CancelledBy::User,
+            },
+            BridgeError::ServerCrashed { .. } | BridgeError::ShuttingDown { .. } => Facts::Nothing,
+            BridgeError::CallNotFound { call_id, .. } => Facts::NoCall {
+                call_id: call_id.clone(),
+            },
+            BridgeError::ResultNotFound { reason, limit, .. } => Facts::NoResult {
+                reason: *reason,
+                limit: *limit,
+            },
             BridgeError::OffsetOutOfRange {
                 offset,
                 total_chars,
                 ..
-            } => json!({ "offset": offset, "total_chars": total_chars }),
+            } => Facts::PastEnd {
+                offset: *offset,
+                total_chars: *total_chars,
+            },
             _ => return None,
         })
     }
@@ -477,7 +467,7 @@ impl BridgeError {
                     object["input_schema"] = (**schema).clone();
                 }
                 if let Some(facts) = self.facts() {
-                    object["facts"] = mask_json(facts);
+                    object["facts"] = mask_json(facts.to_value());
                 }
                 if let BridgeError::InvalidServer { field, line, .. } = self {
                     object["field"] = json!(field);

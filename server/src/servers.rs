@@ -29,6 +29,7 @@ use crate::config::{ServerSpec, Transport};
 use crate::error::{BridgeError, code};
 use crate::redact::redact;
 use connect::{Client, StartFailure, connect};
+use mcp_bridge_protocol::health::ServerCounts;
 use stderr::StderrTail;
 
 /// The longest pause between restart attempts.
@@ -752,7 +753,7 @@ impl Server {
         let code = error.code.0;
         let error_type = text_field("type")
             .or_else(|| text_field("error_type"))
-            .unwrap_or_else(|| default_type_name(code).to_owned());
+            .unwrap_or_else(|| code::type_name(code).to_owned());
         let traceback = match text_field("traceback").or_else(|| text_field("stack")) {
             Some(traceback) => traceback,
             None => {
@@ -815,23 +816,6 @@ impl Drop for CancelOnDrop {
                     .await;
             });
         }
-    }
-}
-
-/// The class name for an MCP error without a `type` in its data.
-fn default_type_name(code: i32) -> &'static str {
-    match code {
-        code::INVALID_PARAMS => "InvalidParams",
-        code::METHOD_NOT_FOUND => "MethodNotFound",
-        code::INTERNAL_ERROR => "InternalError",
-        code::PARSE_ERROR => "ParseError",
-        code::INVALID_REQUEST => "InvalidRequest",
-        code::TIMEOUT => "TimeoutError",
-        code::RESOURCE_NOT_FOUND => "ResourceNotFound",
-        code::TOOL_NOT_FOUND => "ToolNotFound",
-        code::PERMISSION_DENIED => "PermissionError",
-        code::UNAUTHORIZED => "Unauthorized",
-        _ => "McpError",
     }
 }
 
@@ -1046,7 +1030,7 @@ impl Registry {
     }
 
     /// How many servers are starting, running, and failed (crashed or unavailable).
-    pub fn summary(&self) -> serde_json::Value {
+    pub fn summary(&self) -> ServerCounts {
         let servers = self.servers();
         let count = |wanted: &[Status]| {
             servers
@@ -1054,11 +1038,11 @@ impl Registry {
                 .filter(|s| wanted.contains(&s.status()))
                 .count()
         };
-        serde_json::json!({
-            "starting": count(&[Status::Starting]),
-            "running": count(&[Status::Running]),
-            "failed": count(&[Status::Crashed, Status::Unavailable]),
-        })
+        ServerCounts {
+            starting: count(&[Status::Starting]),
+            running: count(&[Status::Running]),
+            failed: count(&[Status::Crashed, Status::Unavailable]),
+        }
     }
 
     /// The servers now, in config order.
@@ -1141,12 +1125,5 @@ mod tests {
         assert_eq!(changes.removed, ["c", "b"]);
         assert!(registry.restart("a").await);
         assert!(!registry.restart("nope").await);
-    }
-
-    #[test]
-    fn type_names_for_codes() {
-        assert_eq!(default_type_name(-32602), "InvalidParams");
-        assert_eq!(default_type_name(-32603), "InternalError");
-        assert_eq!(default_type_name(1), "McpError");
     }
 }

@@ -5,6 +5,8 @@
 //! `pydantic_core._pydantic_core.ValidationError`), our bridge's own error types,
 //! JSON-RPC codes, HTTP statuses, FastAPI 422 lists, and the tool's name.
 
+use mcp_bridge_protocol::errors::{ErrorType, Facts, Refused, ResultGone, TokenProblem};
+use mcp_bridge_protocol::rpc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -74,9 +76,9 @@ pub enum Note {
 pub enum BridgeSaid {
     TokenMissing,
     TokenWrong,
-    /// A refused request: `what` is `origin`, `host`, `ambiguous` or `no-auth`.
+    /// A refused request: what was wrong with it, and the header value at fault.
     Refused {
-        what: String,
+        what: Refused,
         value: String,
     },
     TooLarge {
@@ -119,10 +121,10 @@ pub enum BridgeSaid {
     NoCall {
         call_id: String,
     },
-    /// `reason` is `unknown`, `expired` (`limit` seconds) or `evicted` (`limit` MiB).
+    /// `limit` is in seconds for an expired result, in MiB for an evicted one.
     NoResult {
         result_id: String,
-        reason: String,
+        reason: ResultGone,
         limit: u64,
     },
     PastEnd {
@@ -136,89 +138,62 @@ impl BridgeSaid {
     /// Reads the facts our bridge sends with an error of type `error_type`; `None` when the
     /// error has no facts (another bridge, or words that are not the bridge's own).
     pub fn read(error_type: &str, error: &crate::domain::outcome::ErrorObject) -> Option<Self> {
-        let facts = error.extra.get("facts")?.as_object()?;
+        let facts = Facts::read(error_type, error.extra.get("facts")?)?;
         let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
-        let fact = |key: &str| text(facts.get(key));
-        let number = |key: &str| facts.get(key).and_then(Value::as_u64).unwrap_or(0);
-        let names = |v: Option<&Value>| -> Vec<String> {
-            v.and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
         let server = error.server.clone().unwrap_or_default();
         let tool = text(error.extra.get("tool"));
         let result_id = text(error.extra.get("result_id"));
-        Some(match error_type {
-            "Unauthorized" if fact("reason") == "missing-token" => BridgeSaid::TokenMissing,
-            "Unauthorized" => BridgeSaid::TokenWrong,
-            "Forbidden" => BridgeSaid::Refused {
-                what: fact("refused"),
-                value: fact("value"),
+        Some(match facts {
+            Facts::Token {
+                reason: TokenProblem::MissingToken,
+            } => BridgeSaid::TokenMissing,
+            Facts::Token { .. } => BridgeSaid::TokenWrong,
+            Facts::Refused { refused, value } => BridgeSaid::Refused {
+                what: refused,
+                value,
             },
-            "PayloadTooLarge" => BridgeSaid::TooLarge {
-                limit: number("limit"),
+            Facts::TooLarge { limit } => BridgeSaid::TooLarge { limit },
+            Facts::NoServer { available } => BridgeSaid::NoServer { server, available },
+            Facts::NoTool { closest, services } => BridgeSaid::NoTool {
+                tool,
+                server: error.server.clone(),
+                closest: closest.into_iter().map(|c| (c.tool, c.server)).collect(),
+                services: services.into_iter().map(|s| (s.name, s.tools)).collect(),
             },
-            "ServerNotFound" => BridgeSaid::NoServer {
-                server,
-                available: names(facts.get("available")),
-            },
-            "ToolNotFound" => {
-                let list = |key: &str| facts.get(key).and_then(Value::as_array).cloned();
-                BridgeSaid::NoTool {
-                    tool,
-                    server: error.server.clone(),
-                    closest: list("closest")
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|c| (text(c.get("tool")), text(c.get("server"))))
-                        .collect(),
-                    services: list("services")
-                        .unwrap_or_default()
-                        .iter()
-                        .map(|s| {
-                            let tools = s.get("tools").filter(|t| t.is_array());
-                            (text(s.get("name")), tools.map(|t| names(Some(t))))
-                        })
-                        .collect(),
-                }
-            }
-            "CallLimitExceeded" => BridgeSaid::CallLimit {
+            Facts::CallLimit { failures, limit } => BridgeSaid::CallLimit {
                 server,
                 tool,
-                failures: number("failures"),
-                limit: number("limit"),
+                failures,
+                limit,
             },
-            "TimeoutError" => BridgeSaid::TimedOut {
+            Facts::TimedOut { seconds } => BridgeSaid::TimedOut {
                 server,
                 tool,
-                seconds: match facts.get("seconds").and_then(Value::as_f64) {
-                    Some(s) if s.fract() == 0.0 => (s as u64).to_string(),
-                    Some(s) => s.to_string(),
-                    None => "?".into(),
+                seconds: if seconds.fract() == 0.0 {
+                    (seconds as u64).to_string()
+                } else {
+                    seconds.to_string()
                 },
             },
-            "ServerCrashed" => BridgeSaid::Crashed { server, tool },
-            "BridgeShuttingDown" => BridgeSaid::ShuttingDown { server, tool },
-            "CancelledError" if fact("by") == "user" => BridgeSaid::CancelledByUser { tool },
-            "CallNotFound" => BridgeSaid::NoCall {
-                call_id: fact("call_id"),
-            },
-            "ResultNotFound" | "ResultExpired" => BridgeSaid::NoResult {
+            Facts::Nothing if error_type == ErrorType::ServerCrashed.as_str() => {
+                BridgeSaid::Crashed { server, tool }
+            }
+            Facts::Nothing => BridgeSaid::ShuttingDown { server, tool },
+            Facts::CancelledBy { .. } => BridgeSaid::CancelledByUser { tool },
+            Facts::NoCall { call_id } => BridgeSaid::NoCall { call_id },
+            Facts::NoResult { reason, limit } => BridgeSaid::NoResult {
                 result_id,
-                reason: fact("reason"),
-                limit: number("limit"),
+                reason,
+                limit,
             },
-            "OffsetOutOfRange" => BridgeSaid::PastEnd {
+            Facts::PastEnd {
+                offset,
+                total_chars,
+            } => BridgeSaid::PastEnd {
                 result_id,
-                offset: number("offset"),
-                total: number("total_chars"),
+                offset,
+                total: total_chars,
             },
-            _ => return None,
         })
     }
 }
@@ -349,7 +324,8 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
     let status = outcome.status();
     let trace_id = outcome.trace_id().map(String::from);
     let mut d = match outcome {
-        Outcome::Success { .. } => return None,
+        // Not a failure: the report says that the user declined (`report::render`).
+        Outcome::Success { .. } | Outcome::Denied => return None,
         Outcome::ToolError { result, .. } => tool_error(result),
         Outcome::HttpError { status, detail, .. } => http_error(*status, detail),
         Outcome::NotJson {
@@ -589,7 +565,10 @@ fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
             if let Some(c) = by_type(&d.error_type) {
                 d.category = c;
             }
-            if matches!(error.code, Some(-32003 | -32601))
+            if error
+                .code
+                .and_then(|c| i32::try_from(c).ok())
+                .is_some_and(rpc::is_not_found)
                 || matches!(
                     short_type(&d.error_type),
                     "ToolNotFound" | "ServerNotFound" | "UnknownService"
@@ -640,12 +619,17 @@ fn by_status(status: u16) -> Category {
 
 /// JSON-RPC / MCP error codes.
 fn by_code(code: i64) -> Option<Category> {
-    Some(match code {
-        -32602 | -32600 | -32700 | -32601 | -32003 | -32004 => Category::Validation,
-        -32001 => Category::Aborted,
-        -32002 | -32008 => Category::Runtime,
-        -32010 => Category::Unavailable,
-        -32603 | -32000 => Category::Exception,
+    Some(match i32::try_from(code).ok()? {
+        rpc::INVALID_PARAMS
+        | rpc::INVALID_REQUEST
+        | rpc::PARSE_ERROR
+        | rpc::METHOD_NOT_FOUND
+        | rpc::TOOL_NOT_FOUND
+        | rpc::PROMPT_NOT_FOUND => Category::Validation,
+        rpc::TIMEOUT => Category::Aborted,
+        rpc::RESOURCE_NOT_FOUND | rpc::PERMISSION_DENIED => Category::Runtime,
+        rpc::UNAUTHORIZED => Category::Unavailable,
+        rpc::INTERNAL_ERROR | rpc::SERVER_ERROR => Category::Exception,
         _ => return None,
     })
 }
@@ -856,7 +840,9 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
             }
         }
         Category::Runtime => {
-            let perm = t.contains("Permission") || d.status == Some(403) || d.code == Some(-32008);
+            let perm = t.contains("Permission")
+                || d.status == Some(403)
+                || d.code == Some(i64::from(rpc::PERMISSION_DENIED));
             if kind == ToolKind::File || t.contains("FileNotFound") || t.contains("Directory") {
                 v.push(A::ListPaths);
             }

@@ -163,6 +163,7 @@ impl Invalid {
                     "array" => says.kind_array,
                     "object" => says.kind_object,
                     "bool" => says.kind_bool,
+                    "number" => says.kind_float,
                     _ => says.kind_string,
                 };
                 fill(says.invalid_must_be, &[("kind", kind)])

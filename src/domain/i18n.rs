@@ -67,6 +67,8 @@ macro_rules! catalog {
 catalog! {
     // -- reports: the text typed into the chat for the AI --
     report_failure_title,
+    /// The heading of the report for a tool the user does not allow.
+    report_denied_title,
     report_success_title,
     report_malformed_title,
     label_tool,
@@ -177,6 +179,8 @@ catalog! {
     arg_plain,
     // -- the float's titles, the malformed-call and tool-list reports --
     float_failure_title,
+    /// The float's title when the user's policy kept a tool from running.
+    float_denied_title,
     float_success_title,
     float_masked,
     float_malformed_title,

@@ -54,7 +54,10 @@ impl Reply {
                 let seconds = after_ms.div_ceil(1000).to_string();
                 Reply::Unreachable(fill(says.reply_timed_out, &[("seconds", &seconds)]))
             }
-            Err(Outcome::Aborted) => Reply::Unreachable(says.reply_aborted.into()),
+            // A page's request is never denied: only the chat loop asks the user's policies.
+            Err(Outcome::Aborted | Outcome::Denied) => {
+                Reply::Unreachable(says.reply_aborted.into())
+            }
             Err(Outcome::HttpError { status, detail, .. }) => {
                 answered(status, None, Some(detail_line(&detail)), "")
             }

@@ -67,6 +67,8 @@ pub enum Outcome {
     Timeout { after_ms: u64 },
     /// The user stopped the call.
     Aborted,
+    /// The user does not allow the tool in the extension: it was never sent to the bridge.
+    Denied,
 }
 
 /// How a non-JSON body looked.
@@ -193,6 +195,11 @@ impl Outcome {
     /// The user stopped the call.
     pub fn aborted() -> Self {
         Outcome::Aborted
+    }
+
+    /// The user does not allow the tool.
+    pub fn denied() -> Self {
+        Outcome::Denied
     }
 
     /// Whether this is a tool result that is not an error.

@@ -114,8 +114,9 @@ pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOpt
             },
             _,
         ) => render_success(call_tool, result, page.as_ref(), *masked, opts),
+        (Outcome::Denied, _) => render_denied(call_tool, opts.lang),
         (_, Some(d)) => render_failure(call_tool, args, d, opts),
-        // `diagnose` only returns `None` for a success.
+        // `diagnose` only returns `None` for a success or a denial.
         (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
     }
 }
@@ -300,6 +301,27 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
         chat_text: Masked::new(&chat),
         float,
         record: Some(record),
+    }
+}
+
+/// The user does not allow the tool: not a failure of the tool, so no category, no advice
+/// to correct the arguments, no error record; the AI is told the user declined and not to
+/// call it again.
+fn render_denied(tool: &str, lang: Lang) -> Rendered {
+    let l = lang.says();
+    let tool_m = Masked::new(&cut_chars(tool, 200));
+    let note = fill(l.note_tool_denied, &[("tool", tool_m.as_str())]);
+    let chat = wrap(&format!(
+        "{}\n\n{}: `{}`\n{}",
+        l.report_denied_title, l.label_tool, tool_m, note
+    ));
+    let title = fill(l.float_denied_title, &[("tool", tool_m.as_str())]);
+    let mut float = crate::domain::float::new(FloatStatus::Error, &title, lang);
+    float.tool = Some(tool.to_string());
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float,
+        record: None,
     }
 }
 

@@ -6,6 +6,7 @@
 use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::options_views::{Problem, Reply, status_text};
+use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde_json::{Value, json};
 
 /// A name the bridge can hold as a config key and a path segment.
@@ -41,55 +42,18 @@ pub fn check_definition(text: &str) -> Result<Value, FieldError> {
         let problem = Invalid::MustBe { kind: "object" };
         return Err(FieldError::new("definition", problem));
     };
-    let kinds = [
-        ("type", "string"),
-        ("command", "string"),
-        ("url", "string"),
-        ("cwd", "string"),
-        ("description", "string"),
-        ("args", "array"),
-        ("env", "object"),
-        ("headers", "object"),
-        ("enabled", "bool"),
-        ("disabled", "bool"),
-    ];
-    for (key, kind) in kinds {
-        let Some(v) = entry.get(key) else { continue };
-        let fits = match kind {
-            "string" => v.is_string(),
-            "array" => v.is_array(),
-            "object" => v.is_object(),
-            _ => v.is_boolean(),
-        };
-        if !fits {
-            return Err(at(key, Invalid::MustBe { kind }));
-        }
-    }
-    let string = Invalid::MustBe { kind: "string" };
-    let args = entry.get("args").and_then(Value::as_array);
-    if let Some(i) = args.and_then(|a| a.iter().position(|v| !v.is_string())) {
-        return Err(at(&format!("args[{i}]"), string));
-    }
-    for key in ["env", "headers"] {
-        let values = entry.get(key).and_then(Value::as_object);
-        if let Some((name, _)) = values.and_then(|m| m.iter().find(|(_, v)| !v.is_string())) {
-            return Err(at(&format!("{key}.{name}"), string));
-        }
+    if let Some((path, kind)) = server_def::wrong_kind(entry) {
+        return Err(at(&path, Invalid::MustBe { kind }));
     }
     let text_of = |key| entry.get(key).and_then(Value::as_str).map(str::trim);
-    let kind = text_of("type").map(str::to_ascii_lowercase);
-    let remote = match kind.as_deref() {
-        None => text_of("command").is_none() && text_of("url").is_some(),
-        Some("stdio") => false,
-        Some("streamable-http" | "streamable_http" | "streamablehttp" | "http" | "sse") => true,
-        Some(other) => {
-            let kind = other.to_string();
-            return Err(at("type", Invalid::UnknownTransport { kind }));
-        }
+    let has = |key| text_of(key).is_some();
+    let remote = match TransportKind::of(text_of("type"), has("command"), has("url")) {
+        Ok(transport) => transport.is_remote(),
+        Err(kind) => return Err(at("type", Invalid::UnknownTransport { kind })),
     };
     if remote {
         let url = text_of("url").unwrap_or_default();
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
+        if !server_def::is_web_url(url) {
             let url = url.to_string();
             return Err(at("url", Invalid::RemoteUrl { url }));
         }

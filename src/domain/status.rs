@@ -5,6 +5,7 @@
 
 use crate::domain::bridge_api;
 use crate::domain::i18n::{Lang, fill};
+use mcp_bridge_protocol::health;
 use serde_json::{Value, json};
 
 /// What one request heard.
@@ -66,10 +67,10 @@ pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
         Heard::Nothing => return Status::NotRunning,
         Heard::Answer { status, json } => (*status, json),
     };
-    let ours = json
-        .as_ref()
-        .is_some_and(|v| v["status"] == "ok" && v["version"].is_string());
-    if status != 200 || !ours {
+    let Some(version) = json.as_ref().and_then(health::version_of) else {
+        return Status::WrongAddress { status };
+    };
+    if status != 200 {
         return Status::WrongAddress { status };
     }
     let refused = if token_empty {
@@ -86,11 +87,7 @@ pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
             json: Some(body),
         } => match bridge_api::services(body) {
             Ok(services) => Status::Connected {
-                version: json
-                    .as_ref()
-                    .and_then(|v| v["version"].as_str())
-                    .unwrap_or_default()
-                    .to_string(),
+                version: version.to_string(),
                 servers: services.len(),
                 tools: services
                     .iter()

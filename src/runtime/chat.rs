@@ -12,7 +12,7 @@ use crate::domain::custom_sites;
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
-use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
+use crate::domain::outcome::{ErrorDetail, Outcome};
 use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
@@ -509,7 +509,7 @@ impl<H: Host> ChatLoop<H> {
 
     async fn deny(&self, tab: i32, key: &str, call: &ToolCall, settings: &Settings) {
         self.store.mark_executed(key).await;
-        let outcome = denied(call, self.lang(settings));
+        let outcome = Outcome::denied();
         self.deliver(tab, call, &outcome, settings).await;
     }
 
@@ -1075,23 +1075,6 @@ impl<H: Host> ChatLoop<H> {
         sites.upsert(cfg.clone());
         self.store.save_custom_sites(&sites).await?;
         Ok(cfg)
-    }
-}
-
-/// The report for a call the user's policy does not allow.
-fn denied(call: &ToolCall, lang: Lang) -> Outcome {
-    let message = fill(lang.says().note_tool_denied, &[("tool", &call.tool_name)]);
-    Outcome::HttpError {
-        status: 403,
-        detail: ErrorDetail::Object {
-            error: ErrorObject {
-                message,
-                error_type: Some("ToolDenied".into()),
-                retryable: Some(false),
-                ..ErrorObject::default()
-            },
-        },
-        trace_id: None,
     }
 }
 

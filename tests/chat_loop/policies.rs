@@ -2,7 +2,22 @@
 //! cannot be read, and the calls the user starts by hand.
 
 use super::world::*;
+use mcp_bridge_core::runtime::host::Area;
 use serde_json::json;
+
+/// The report typed for a tool the user denied (exactly one).
+fn denial_report(w: &World, tab: i32, tool: &str) -> String {
+    let typed = w.typed(tab);
+    assert_eq!(typed.len(), 1, "{typed:?}");
+    let report = typed[0].clone();
+    assert!(
+        report.contains("# The user declined this tool call")
+            && report.contains(&format!("does not allow the tool {tool}"))
+            && report.contains("Do not call it again"),
+        "{report}"
+    );
+    report
+}
 
 #[test]
 fn a_denied_tool_is_not_run_and_the_ai_is_told_not_to_call_it_again() {
@@ -11,14 +26,24 @@ fn a_denied_tool_is_not_run_and_the_ai_is_told_not_to_call_it_again() {
     w.open_chat(1);
     w.answer(1, 1, &call("crash", json!({})));
     assert!(w.executes().is_empty());
-    let typed = w.typed(1);
-    assert_eq!(typed.len(), 1);
-    assert!(
-        typed[0].contains("does not allow the tool crash"),
-        "{}",
-        typed[0]
+    let report = denial_report(&w, 1, "crash");
+    // A denial is the user's choice, not a failure of the tool: no failure category, no
+    // advice to correct the arguments and try again, nothing in the error log.
+    for failure_words in [
+        "Category",
+        "failed",
+        "correct the arguments",
+        "call the tool again",
+    ] {
+        assert!(!report.contains(failure_words), "{failure_words}: {report}");
+    }
+    let float = w.last_float(1);
+    assert!(float["error"].is_null(), "{float}");
+    assert_eq!(
+        float["title"],
+        "Tool crash was not run: you do not allow it"
     );
-    assert_eq!(w.last_float(1)["error"]["errorType"], "ToolDenied");
+    assert_eq!(w.stored(Area::Local, "errorLog"), None);
 }
 
 #[test]
@@ -241,6 +266,8 @@ fn when_the_tool_lists_cannot_be_read_the_strictest_policy_for_the_tool_holds() 
     w.open_chat(1);
     w.answer(1, 1, &call("crash", json!({})));
     assert!(w.executes().is_empty());
+    // Nothing ran because the Deny held, not because the lists were unreadable.
+    denial_report(&w, 1, "crash");
 }
 
 #[test]

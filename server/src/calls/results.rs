@@ -297,16 +297,8 @@ impl Document {
     }
 }
 
-/// Why a result id is not in the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Missing {
-    /// Never kept (or the bridge restarted).
-    Unknown,
-    /// Not read within the time-to-live.
-    Expired,
-    /// Dropped to make room for newer results.
-    Evicted,
-}
+/// Why a result id is not in the store (the word the bridge sends in `facts.reason`).
+pub use mcp_bridge_protocol::errors::ResultGone as Missing;
 
 struct Entry {
     document: Arc<Document>,
@@ -645,9 +637,9 @@ impl ResultStore {
             ),
         };
         let (reason, limit) = match why {
-            Missing::Unknown => ("unknown", 0),
-            Missing::Expired => ("expired", self.limits.ttl.as_secs()),
-            Missing::Evicted => ("evicted", (self.limits.memory / (1024 * 1024)) as u64),
+            Missing::Unknown => (why, 0),
+            Missing::Expired => (why, self.limits.ttl.as_secs()),
+            Missing::Evicted => (why, (self.limits.memory / (1024 * 1024)) as u64),
         };
         BridgeError::ResultNotFound {
             result_id: result_id.to_owned(),

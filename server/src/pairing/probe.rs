@@ -54,7 +54,7 @@ pub fn get(url: &str, path: &str, bearer: Option<&str>, limit: Duration) -> Opti
 fn is_our_health(body: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(body.trim())
         .ok()
-        .is_some_and(|value| value["status"] == "ok" && value["version"].is_string())
+        .is_some_and(|value| mcp_bridge_protocol::health::is_ours(&value))
 }
 
 /// The port in `url` (`http://host:port`), which the proof covers.

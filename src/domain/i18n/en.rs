@@ -4,6 +4,7 @@ use super::Catalog;
 
 pub const EN: Catalog = Catalog {
     report_failure_title: "# Tool execution failed",
+    report_denied_title: "# The user declined this tool call",
     report_success_title: "# Tool execution result",
     report_malformed_title: "# Malformed tool call",
     label_tool: "**Tool**",
@@ -107,6 +108,7 @@ pub const EN: Catalog = Catalog {
     arg_expected_got: "argument `{path}`: expected {expected}, got {got}",
     arg_plain: "argument `{path}`: {what}",
     float_failure_title: "Tool {tool} failed",
+    float_denied_title: "Tool {tool} was not run: you do not allow it",
     float_success_title: "Tool {tool} succeeded",
     float_masked: "{count} secret-looking values were masked before the AI saw them. To pass this tool's results as they are, choose it in the options page's tool policies.",
     float_malformed_title: "Malformed tool call",

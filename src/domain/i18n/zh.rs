@@ -4,6 +4,7 @@ use super::Catalog;
 
 pub const ZH: Catalog = Catalog {
     report_failure_title: "# 工具执行失败",
+    report_denied_title: "# 用户拒绝了这次工具调用",
     report_success_title: "# 工具执行结果",
     report_malformed_title: "# 工具调用格式错误",
     label_tool: "**工具名称**",
@@ -107,6 +108,7 @@ pub const ZH: Catalog = Catalog {
     arg_expected_got: "参数 `{path}`: 应为{expected}，实际为 {got}",
     arg_plain: "参数 `{path}`: {what}",
     float_failure_title: "工具 {tool} 执行失败",
+    float_denied_title: "工具 {tool} 未执行：你不允许使用它",
     float_success_title: "工具 {tool} 执行成功",
     float_masked: "有 {count} 个疑似密钥的值在交给 AI 之前已被遮盖。如需原样传递此工具的结果，请在选项页的工具策略中设置。",
     float_malformed_title: "工具调用格式错误",

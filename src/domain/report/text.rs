@@ -2,6 +2,7 @@
 //! reader's language, from the catalog (`crate::domain::i18n`). No sentence lives here:
 //! only which catalog entry says what, and the values it is filled with.
 
+use mcp_bridge_protocol::errors::{Refused, ResultGone};
 use serde_json::Value;
 
 use crate::domain::classify::{Advice, BridgeSaid, Category, Note, Said, arg_path, python_repr};
@@ -155,11 +156,11 @@ fn bridge_said(said: &BridgeSaid, lang: Lang) -> String {
         BridgeSaid::TokenMissing => says.bridge_token_missing.into(),
         BridgeSaid::TokenWrong => says.bridge_token_wrong.into(),
         BridgeSaid::Refused { what, value } => {
-            let template = match what.as_str() {
-                "origin" => says.bridge_refused_origin,
-                "host" => says.bridge_refused_host,
-                "no-auth" => says.bridge_refused_no_auth,
-                _ => says.bridge_refused_ambiguous,
+            let template = match what {
+                Refused::Origin => says.bridge_refused_origin,
+                Refused::Host => says.bridge_refused_host,
+                Refused::NoAuth => says.bridge_refused_no_auth,
+                Refused::Ambiguous => says.bridge_refused_ambiguous,
             };
             fill(template, &[("value", value)])
         }
@@ -263,10 +264,10 @@ fn bridge_said(said: &BridgeSaid, lang: Lang) -> String {
             reason,
             limit,
         } => {
-            let template = match reason.as_str() {
-                "expired" => says.bridge_result_expired,
-                "evicted" => says.bridge_result_evicted,
-                _ => says.bridge_no_result,
+            let template = match reason {
+                ResultGone::Expired => says.bridge_result_expired,
+                ResultGone::Evicted => says.bridge_result_evicted,
+                ResultGone::Unknown => says.bridge_no_result,
             };
             fill(
                 template,

@@ -1,0 +1,447 @@
+//! The bridge's own errors as they travel: the `type` of each, and the `facts` it sends beside
+//! its English text — the values a client needs to say the same thing in its user's words.
+//! The bridge builds the facts from these types; the core reads them back with [`Facts::read`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The `type` of an error the bridge raises itself. A tool's own failure carries the type
+/// its MCP server named (`ValueError`, …), which is none of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorType {
+    NotFound,
+    MethodNotAllowed,
+    RequestValidationError,
+    Unauthorized,
+    Forbidden,
+    PayloadTooLarge,
+    ServerNotFound,
+    ToolNotFound,
+    TimeoutError,
+    ServerCrashed,
+    ServerUnavailable,
+    BridgeShuttingDown,
+    CallLimitExceeded,
+    CancelledError,
+    CallNotFound,
+    ResultNotFound,
+    ResultExpired,
+    OffsetOutOfRange,
+    TransportError,
+    InvalidServerDefinition,
+    ConfigFileInvalid,
+    InternalError,
+}
+
+impl ErrorType {
+    pub const ALL: [ErrorType; 22] = [
+        ErrorType::NotFound,
+        ErrorType::MethodNotAllowed,
+        ErrorType::RequestValidationError,
+        ErrorType::Unauthorized,
+        ErrorType::Forbidden,
+        ErrorType::PayloadTooLarge,
+        ErrorType::ServerNotFound,
+        ErrorType::ToolNotFound,
+        ErrorType::TimeoutError,
+        ErrorType::ServerCrashed,
+        ErrorType::ServerUnavailable,
+        ErrorType::BridgeShuttingDown,
+        ErrorType::CallLimitExceeded,
+        ErrorType::CancelledError,
+        ErrorType::CallNotFound,
+        ErrorType::ResultNotFound,
+        ErrorType::ResultExpired,
+        ErrorType::OffsetOutOfRange,
+        ErrorType::TransportError,
+        ErrorType::InvalidServerDefinition,
+        ErrorType::ConfigFileInvalid,
+        ErrorType::InternalError,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorType::NotFound => "NotFound",
+            ErrorType::MethodNotAllowed => "MethodNotAllowed",
+            ErrorType::RequestValidationError => "RequestValidationError",
+            ErrorType::Unauthorized => "Unauthorized",
+            ErrorType::Forbidden => "Forbidden",
+            ErrorType::PayloadTooLarge => "PayloadTooLarge",
+            ErrorType::ServerNotFound => "ServerNotFound",
+            ErrorType::ToolNotFound => "ToolNotFound",
+            ErrorType::TimeoutError => "TimeoutError",
+            ErrorType::ServerCrashed => "ServerCrashed",
+            ErrorType::ServerUnavailable => "ServerUnavailable",
+            ErrorType::BridgeShuttingDown => "BridgeShuttingDown",
+            ErrorType::CallLimitExceeded => "CallLimitExceeded",
+            ErrorType::CancelledError => "CancelledError",
+            ErrorType::CallNotFound => "CallNotFound",
+            ErrorType::ResultNotFound => "ResultNotFound",
+            ErrorType::ResultExpired => "ResultExpired",
+            ErrorType::OffsetOutOfRange => "OffsetOutOfRange",
+            ErrorType::TransportError => "TransportError",
+            ErrorType::InvalidServerDefinition => "InvalidServerDefinition",
+            ErrorType::ConfigFileInvalid => "ConfigFileInvalid",
+            ErrorType::InternalError => "InternalError",
+        }
+    }
+
+    /// The bridge's type of this name; `None` for any other name.
+    pub fn parse(name: &str) -> Option<ErrorType> {
+        ErrorType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// What a refused request had wrong with it (`facts.refused` of a 403).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Refused {
+    /// A `Host` the bridge does not answer to (DNS rebinding).
+    Host,
+    /// A web page's `Origin`.
+    Origin,
+    /// Server management asked of a bridge started with `--no-auth`.
+    NoAuth,
+    /// More than one `Host` or `Origin` header (and any reason a newer bridge may add).
+    #[serde(other)]
+    Ambiguous,
+}
+
+/// Why a token was refused (`facts.reason` of a 401).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenProblem {
+    MissingToken,
+    #[serde(other)]
+    WrongToken,
+}
+
+/// Why a kept result cannot be read (`facts.reason` of `ResultNotFound`/`ResultExpired`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ResultGone {
+    /// Older than the time it is kept (`limit` seconds).
+    Expired,
+    /// Dropped to make room (`limit` MiB).
+    Evicted,
+    /// Never kept under this id.
+    #[serde(other)]
+    Unknown,
+}
+
+/// Who cancelled a call (`facts.by` of `CancelledError`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CancelledBy {
+    User,
+}
+
+/// A tool whose name is close to the one asked for.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Closest {
+    pub tool: String,
+    pub server: String,
+}
+
+/// One MCP server and its tools (`None` while they are unknown).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServiceTools {
+    pub name: String,
+    pub tools: Option<Vec<String>>,
+}
+
+/// The `facts` of each error that has them. Each variant's fields are the object's keys;
+/// which variant an object is follows from the error's `type`, never from its keys.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Facts {
+    Token {
+        reason: TokenProblem,
+    },
+    Refused {
+        refused: Refused,
+        value: String,
+    },
+    TooLarge {
+        limit: u64,
+    },
+    NoServer {
+        available: Vec<String>,
+    },
+    NoTool {
+        closest: Vec<Closest>,
+        services: Vec<ServiceTools>,
+    },
+    TimedOut {
+        seconds: f64,
+    },
+    CallLimit {
+        failures: u64,
+        limit: u64,
+    },
+    CancelledBy {
+        by: CancelledBy,
+    },
+    /// A crash or a shutdown: the type says it all, `{}`.
+    Nothing,
+    NoCall {
+        call_id: String,
+    },
+    NoResult {
+        reason: ResultGone,
+        limit: u64,
+    },
+    PastEnd {
+        offset: u64,
+        total_chars: u64,
+    },
+}
+
+/// The objects themselves, one struct per shape (plain structs: no tagged enum to buffer).
+mod shape {
+    use super::*;
+
+    #[derive(Serialize, Deserialize)]
+    pub struct Token {
+        pub reason: TokenProblem,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct Refused {
+        pub refused: super::Refused,
+        #[serde(default)]
+        pub value: String,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct Limit {
+        #[serde(default)]
+        pub limit: u64,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct NoServer {
+        #[serde(default)]
+        pub available: Vec<String>,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct NoTool {
+        #[serde(default)]
+        pub closest: Vec<Closest>,
+        #[serde(default)]
+        pub services: Vec<ServiceTools>,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct TimedOut {
+        pub seconds: f64,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct CallLimit {
+        #[serde(default)]
+        pub failures: u64,
+        #[serde(default)]
+        pub limit: u64,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct Cancelled {
+        pub by: CancelledBy,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct Nothing {}
+    #[derive(Serialize, Deserialize)]
+    pub struct NoCall {
+        #[serde(default)]
+        pub call_id: String,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct NoResult {
+        pub reason: ResultGone,
+        #[serde(default)]
+        pub limit: u64,
+    }
+    #[derive(Serialize, Deserialize)]
+    pub struct PastEnd {
+        #[serde(default)]
+        pub offset: u64,
+        #[serde(default)]
+        pub total_chars: u64,
+    }
+}
+
+impl Facts {
+    /// The `facts` object as the bridge sends it.
+    pub fn to_value(&self) -> Value {
+        let value = match self.clone() {
+            Facts::Token { reason } => serde_json::to_value(shape::Token { reason }),
+            Facts::Refused { refused, value } => {
+                serde_json::to_value(shape::Refused { refused, value })
+            }
+            Facts::TooLarge { limit } => serde_json::to_value(shape::Limit { limit }),
+            Facts::NoServer { available } => serde_json::to_value(shape::NoServer { available }),
+            Facts::NoTool { closest, services } => {
+                serde_json::to_value(shape::NoTool { closest, services })
+            }
+            Facts::TimedOut { seconds } => serde_json::to_value(shape::TimedOut { seconds }),
+            Facts::CallLimit { failures, limit } => {
+                serde_json::to_value(shape::CallLimit { failures, limit })
+            }
+            Facts::CancelledBy { by } => serde_json::to_value(shape::Cancelled { by }),
+            Facts::Nothing => serde_json::to_value(shape::Nothing {}),
+            Facts::NoCall { call_id } => serde_json::to_value(shape::NoCall { call_id }),
+            Facts::NoResult { reason, limit } => {
+                serde_json::to_value(shape::NoResult { reason, limit })
+            }
+            Facts::PastEnd {
+                offset,
+                total_chars,
+            } => serde_json::to_value(shape::PastEnd {
+                offset,
+                total_chars,
+            }),
+        };
+        value.unwrap_or(Value::Null)
+    }
+
+    /// The facts of an error of `type` `error_type`; `None` when that type has none (a
+    /// tool's own failure, another bridge's error) or the object is not of its shape.
+    pub fn read(error_type: &str, facts: &Value) -> Option<Facts> {
+        fn of<T: for<'de> Deserialize<'de>>(facts: &Value) -> Option<T> {
+            T::deserialize(facts).ok()
+        }
+        if !facts.is_object() {
+            return None;
+        }
+        Some(match ErrorType::parse(error_type)? {
+            ErrorType::Unauthorized => {
+                let reason =
+                    of::<shape::Token>(facts).map_or(TokenProblem::WrongToken, |t| t.reason);
+                Facts::Token { reason }
+            }
+            ErrorType::Forbidden => {
+                let shape::Refused { refused, value } = of(facts)?;
+                Facts::Refused { refused, value }
+            }
+            ErrorType::PayloadTooLarge => Facts::TooLarge {
+                limit: of::<shape::Limit>(facts)?.limit,
+            },
+            ErrorType::ServerNotFound => Facts::NoServer {
+                available: of::<shape::NoServer>(facts)?.available,
+            },
+            ErrorType::ToolNotFound => {
+                let shape::NoTool { closest, services } = of(facts)?;
+                Facts::NoTool { closest, services }
+            }
+            ErrorType::TimeoutError => Facts::TimedOut {
+                seconds: of::<shape::TimedOut>(facts)?.seconds,
+            },
+            ErrorType::CallLimitExceeded => {
+                let shape::CallLimit { failures, limit } = of(facts)?;
+                Facts::CallLimit { failures, limit }
+            }
+            ErrorType::CancelledError => Facts::CancelledBy {
+                by: of::<shape::Cancelled>(facts)?.by,
+            },
+            ErrorType::ServerCrashed | ErrorType::BridgeShuttingDown => Facts::Nothing,
+            ErrorType::CallNotFound => Facts::NoCall {
+                call_id: of::<shape::NoCall>(facts)?.call_id,
+            },
+            ErrorType::ResultNotFound | ErrorType::ResultExpired => {
+                let shape::NoResult { reason, limit } = of(facts)?;
+                Facts::NoResult { reason, limit }
+            }
+            ErrorType::OffsetOutOfRange => {
+                let shape::PastEnd {
+                    offset,
+                    total_chars,
+                } = of(facts)?;
+                Facts::PastEnd {
+                    offset,
+                    total_chars,
+                }
+            }
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_type_reads_back_from_its_name() {
+        for t in ErrorType::ALL {
+            assert_eq!(ErrorType::parse(t.as_str()), Some(t));
+        }
+        assert_eq!(ErrorType::parse("ValueError"), None);
+    }
+
+    #[test]
+    fn facts_go_out_and_come_back_the_same() {
+        let cases = [
+            (
+                "Unauthorized",
+                Facts::Token {
+                    reason: TokenProblem::MissingToken,
+                },
+                json!({"reason": "missing-token"}),
+            ),
+            (
+                "Forbidden",
+                Facts::Refused {
+                    refused: Refused::NoAuth,
+                    value: String::new(),
+                },
+                json!({"refused": "no-auth", "value": ""}),
+            ),
+            (
+                "ToolNotFound",
+                Facts::NoTool {
+                    closest: vec![Closest {
+                        tool: "get_time".into(),
+                        server: "time".into(),
+                    }],
+                    services: vec![ServiceTools {
+                        name: "off".into(),
+                        tools: None,
+                    }],
+                },
+                json!({"closest": [{"tool": "get_time", "server": "time"}], "services": [{"name": "off", "tools": null}]}),
+            ),
+            (
+                "ResultExpired",
+                Facts::NoResult {
+                    reason: ResultGone::Expired,
+                    limit: 600,
+                },
+                json!({"reason": "expired", "limit": 600}),
+            ),
+            (
+                "CancelledError",
+                Facts::CancelledBy {
+                    by: CancelledBy::User,
+                },
+                json!({"by": "user"}),
+            ),
+            ("ServerCrashed", Facts::Nothing, json!({})),
+        ];
+        for (error_type, facts, value) in cases {
+            assert_eq!(facts.to_value(), value, "{error_type}");
+            assert_eq!(Facts::read(error_type, &value), Some(facts), "{error_type}");
+        }
+    }
+
+    #[test]
+    fn unknown_words_fall_back_and_foreign_types_have_no_facts() {
+        let odd = json!({"refused": "something-new", "value": "x"});
+        assert_eq!(
+            Facts::read("Forbidden", &odd),
+            Some(Facts::Refused {
+                refused: Refused::Ambiguous,
+                value: "x".into()
+            })
+        );
+        assert_eq!(Facts::read("ValueError", &json!({})), None);
+        assert_eq!(Facts::read("TimeoutError", &json!({})), None);
+        assert_eq!(Facts::read("TimeoutError", &json!("x")), None);
+    }
+}
