@@ -3,7 +3,6 @@
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
 pub mod counter;
-pub mod execute;
 pub mod results;
 
 use std::collections::HashMap;

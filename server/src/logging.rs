@@ -5,7 +5,7 @@ use std::io::IsTerminal as _;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::cli::LogFormat;
+use crate::options::LogFormat;
 
 /// Install the global subscriber (once; later calls are ignored).
 pub fn init(format: LogFormat) {

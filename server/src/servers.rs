@@ -5,6 +5,7 @@
 mod connect;
 pub mod demo;
 pub mod program;
+pub mod spec;
 pub mod stderr;
 pub mod watchdog;
 
@@ -18,11 +19,11 @@ use serde::Serialize;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use crate::config::{ServerSpec, Transport};
 use crate::error::{BridgeError, code};
 use crate::redact::redact;
 use connect::{Client, StartFailure, connect};
 use mcp_bridge_protocol::health::ServerCounts;
+pub use spec::{ServerSpec, Transport};
 use stderr::StderrTail;
 
 /// The longest pause between restart attempts.
