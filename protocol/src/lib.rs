@@ -8,3 +8,9 @@ pub mod health;
 pub mod rpc;
 pub mod secrets;
 pub mod server_def;
+
+/// The port the bridge listens on unless told otherwise, the one the extension tries first.
+pub const DEFAULT_PORT: u16 = 3849;
+
+/// The bridge's own tool that reads a large result page by page.
+pub const READ_RESULT: &str = "read_result";

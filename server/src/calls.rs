@@ -4,7 +4,6 @@
 
 pub mod activity;
 pub mod counter;
-pub mod execute;
 pub mod masking;
 pub mod results;
 pub mod schema;

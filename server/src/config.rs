@@ -19,14 +19,10 @@ pub const CONFIG_DIR_ENV: &str = "MCP_BRIDGE_CONFIG_DIR";
 pub const CONFIG_FILE_NAME: &str = "mcp-config.json";
 /// Start-up time allowed to a server that does not set `timeout`.
 pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
-/// Concurrent calls allowed to one server that does not set `max_concurrent_calls`.
-pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
 /// The most concurrent calls one server may be given.
 pub const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1024;
 /// The demo server's folder inside the config directory.
 pub const DEMO_FOLDER_NAME: &str = "demo-files";
-/// The name the built-in demo server gets when there is no config file.
-pub const DEMO_SERVER_NAME: &str = "demo";
 
 /// Why the config could not be used. Every message names the file.
 #[derive(Debug, thiserror::Error)]
@@ -83,129 +79,10 @@ pub fn config_dir() -> Result<PathBuf, ConfigError> {
         .ok_or(ConfigError::NoConfigDir)
 }
 
-/// How the bridge talks to one MCP server.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Transport {
-    /// A child process speaking JSON-RPC on stdin/stdout.
-    Stdio {
-        command: String,
-        args: Vec<String>,
-        /// Set over the bridge's own environment.
-        env: BTreeMap<String, String>,
-        cwd: Option<PathBuf>,
-    },
-    /// A remote server speaking MCP streamable HTTP.
-    StreamableHttp {
-        url: String,
-        headers: BTreeMap<String, String>,
-    },
-    /// A remote server speaking the legacy HTTP+SSE transport (not supported by rmcp 3).
-    Sse {
-        url: String,
-        headers: BTreeMap<String, String>,
-    },
-}
-
-/// One MCP server, resolved from its config entry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ServerSpec {
-    pub name: String,
-    pub transport: Transport,
-    pub description: String,
-    pub is_core: bool,
-    pub startup_timeout: Duration,
-    /// Overrides `--call-timeout` for this server.
-    pub call_timeout: Option<Duration>,
-    pub max_concurrent_calls: usize,
-    /// What the server does beyond tools: instructions, roots, progress and question limits.
-    pub mcp: McpOptions,
-}
-
-/// A server's settings for the parts of MCP beyond tools (`instructions`, `roots`,
-/// `max_call_time`, `answer_timeout` in its config entry).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct McpOptions {
-    /// Instructions for the AI about this server, added to the server's own.
-    pub instructions: String,
-    /// The roots `roots/list` answers with (none by default).
-    pub roots: Vec<RootSpec>,
-    /// The longest a call may run while progress keeps resetting its timeout (default
-    /// [`DEFAULT_MAX_CALL_TIME`], never less than the call timeout).
-    pub max_call_time: Option<Duration>,
-    /// How long the user has to answer a server's question (default [`DEFAULT_ANSWER_TIMEOUT`]).
-    pub answer_timeout: Option<Duration>,
-}
-
-/// One root offered to a server: a `file://` URI and an optional name.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum RootSpec {
-    Uri(String),
-    Named { uri: String, name: Option<String> },
-}
-
-impl RootSpec {
-    pub fn uri(&self) -> &str {
-        match self {
-            RootSpec::Uri(uri) | RootSpec::Named { uri, .. } => uri,
-        }
-    }
-
-    pub fn name(&self) -> Option<&str> {
-        match self {
-            RootSpec::Uri(_) => None,
-            RootSpec::Named { name, .. } => name.as_deref(),
-        }
-    }
-}
-
-/// The longest a call may run when progress keeps resetting its timeout, unless the server's
-/// `max_call_time` says otherwise.
-pub const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(30 * 60);
-/// How long the user has to answer a server's question, unless `answer_timeout` says otherwise.
-pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
-
-impl ServerSpec {
-    /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
-    pub fn demo(exe: &Path, root: &Path) -> Self {
-        ServerSpec {
-            name: DEMO_SERVER_NAME.to_owned(),
-            transport: Transport::Stdio {
-                command: exe.to_string_lossy().into_owned(),
-                args: vec![
-                    "demo-server".to_owned(),
-                    "--root".to_owned(),
-                    root.to_string_lossy().into_owned(),
-                ],
-                env: BTreeMap::new(),
-                cwd: None,
-            },
-            description: "Built-in demo tools of MCP Bridge (echo, add, get_time, read_text_file and one tool for each kind of failure)".to_owned(),
-            is_core: true,
-            startup_timeout: Duration::from_secs(20),
-            call_timeout: None,
-            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
-            mcp: McpOptions::default(),
-        }
-    }
-
-    /// Values that must never appear in logs or errors: `env` values, header values and the
-    /// credentials inside a remote server's `url`.
-    pub fn secrets(&self) -> Vec<String> {
-        let values: Vec<String> = match &self.transport {
-            Transport::Stdio { env, .. } => env.values().cloned().collect(),
-            Transport::StreamableHttp { headers, url } | Transport::Sse { headers, url } => headers
-                .values()
-                .cloned()
-                .chain(crate::redact::url_secrets(url))
-                .collect(),
-        };
-        values
-            .into_iter()
-            .filter(|value| value.len() >= crate::redact::MIN_SECRET_LEN)
-            .collect()
-    }
-}
+pub use crate::servers::spec::{
+    DEFAULT_ANSWER_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_CONCURRENT_CALLS, DEMO_SERVER_NAME,
+    McpOptions, RootSpec, ServerSpec, Transport,
+};
 
 #[derive(Debug, Deserialize)]
 struct RawConfig {

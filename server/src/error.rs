@@ -320,7 +320,7 @@ impl BridgeError {
             | BridgeError::ShuttingDown { tool, .. }
             | BridgeError::Transport { tool, .. } => Some(tool),
             BridgeError::ResultNotFound { .. } | BridgeError::OffsetOutOfRange { .. } => {
-                Some(crate::calls::results::READ_RESULT)
+                Some(mcp_bridge_protocol::READ_RESULT)
             }
             _ => None,
         }

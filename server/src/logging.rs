@@ -23,7 +23,7 @@ use tracing_subscriber::field::MakeExt as _;
 use tracing_subscriber::fmt::FormatFields;
 use tracing_subscriber::fmt::format::Writer;
 
-use crate::cli::LogFormat;
+use crate::options::LogFormat;
 
 /// The size at which the log file is rotated.
 pub const LOG_FILE_CAP: u64 = 1024 * 1024;

@@ -86,7 +86,7 @@ pub fn default_url() -> String {
     let port = std::env::var("MCP_BRIDGE_PORT")
         .ok()
         .and_then(|port| port.parse::<u16>().ok())
-        .unwrap_or(crate::cli::DEFAULT_PORT);
+        .unwrap_or(crate::options::DEFAULT_PORT);
     format!("http://127.0.0.1:{port}")
 }
 

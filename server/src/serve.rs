@@ -12,8 +12,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::ServeArgs;
 use crate::config::{self, Source};
+use crate::options::ServeArgs;
 use crate::security::Security;
 use crate::servers::{Registry, Status};
 use crate::state::AppState;

@@ -7,6 +7,7 @@ mod connect;
 pub mod demo;
 pub mod program;
 pub mod reaper;
+pub mod spec;
 pub mod stderr;
 pub mod watchdog;
 
@@ -25,11 +26,11 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use crate::calls::activity::CallActivity;
-use crate::config::{ServerSpec, Transport};
 use crate::error::{BridgeError, code};
 use crate::redact::redact;
 use connect::{Client, StartFailure, connect};
 use mcp_bridge_protocol::health::ServerCounts;
+pub use spec::{ServerSpec, Transport};
 use stderr::StderrTail;
 
 /// The longest pause between restart attempts.
@@ -542,7 +543,7 @@ impl Server {
             .spec
             .mcp
             .max_call_time
-            .unwrap_or(crate::config::DEFAULT_MAX_CALL_TIME)
+            .unwrap_or(crate::servers::spec::DEFAULT_MAX_CALL_TIME)
             .max(timeout);
         let mut cap = Instant::now() + most;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));

@@ -34,7 +34,7 @@ use crate::calls::masking;
 use crate::error::BridgeError;
 
 /// The name of the built-in tool that reads the next page of a kept result.
-pub const READ_RESULT: &str = "read_result";
+pub use mcp_bridge_protocol::READ_RESULT;
 /// Results whose text has more characters than this are paged.
 pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
 /// The characters of a page, at most.
@@ -760,7 +760,7 @@ fn with_masked(mut answer: Value, count: usize) -> Value {
 
 /// `/execute`'s answer for a result that is not paged.
 pub fn plain(result: &CallToolResult) -> Value {
-    json!({ "success": true, "result": crate::calls::execute::result_json(result) })
+    json!({ "success": true, "result": result_json(result) })
 }
 
 fn text_of(block: &ContentBlock) -> Option<&str> {
@@ -806,6 +806,15 @@ fn json_size(value: &Value) -> usize {
     let mut counter = Counter(0);
     let _ = serde_json::to_writer(&mut counter, value);
     counter.0
+}
+
+/// `result` of a successful `/execute`: the MCP `CallToolResult` in camelCase.
+pub fn result_json(result: &CallToolResult) -> Value {
+    json!({
+        "content": result.content,
+        "structuredContent": result.structured_content,
+        "isError": result.is_error.unwrap_or(false),
+    })
 }
 
 #[cfg(test)]

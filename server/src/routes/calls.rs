@@ -71,7 +71,7 @@ pub async fn cancel(
                     call.tool
                 ),
             };
-            crate::calls::execute::outcome(Err(err), &call.trace_id)
+            crate::execute::outcome(Err(err), &call.trace_id)
         })
         .ok_or_else(|| unknown(&call_id))?;
     if was_running {

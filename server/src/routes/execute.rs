@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::calls::PendingCall;
-use crate::calls::execute::{execute as run, outcome};
 use crate::error::BridgeError;
+use crate::execute::{execute as run, outcome};
 use crate::state::AppState;
 use crate::trace::TraceId;
 use crate::validation::{ExecuteRequest, JsonBody};
@@ -23,19 +23,16 @@ pub async fn execute(
 ) -> Result<Response, BridgeError> {
     let request = ExecuteRequest::from_body(body)?;
     // A page of a kept result is at hand: it never becomes a background call.
-    if crate::calls::execute::is_read_result(&state, &request) {
+    if crate::execute::is_read_result(&state, &request) {
         return Ok(Json(state.results.read(&request.arguments)?).into_response());
     }
     let Some(wait) = request.wait else {
         return Ok(Json(run(&state, &request).await?).into_response());
     };
     // Resolve now, so an unknown tool or server is answered at once and never becomes a call.
-    let server = crate::calls::execute::resolve_when_started(
-        &state,
-        &request.name,
-        request.server_name.as_deref(),
-    )
-    .await?;
+    let server =
+        crate::execute::resolve_when_started(&state, &request.name, request.server_name.as_deref())
+            .await?;
     let work = {
         let state = state.clone();
         let trace_id = trace_id.clone();

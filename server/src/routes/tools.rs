@@ -9,8 +9,8 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use serde_json::{Value, json};
 
-use crate::calls::execute::tool_not_found;
 use crate::error::BridgeError;
+use crate::execute::tool_not_found;
 use crate::servers::Status;
 use crate::state::AppState;
 use crate::validation::{error, required_query};
@@ -103,8 +103,7 @@ pub async fn detail(
     let query = params(query)?;
     let tool_name = required_query(&query, "toolName")?;
     let server_name = query.get("serverName").filter(|name| !name.is_empty());
-    let server =
-        crate::calls::execute::resolve(&state, &tool_name, server_name.map(String::as_str))?;
+    let server = crate::execute::resolve(&state, &tool_name, server_name.map(String::as_str))?;
     let Some(tool) = server.tool(&tool_name) else {
         return Err(tool_not_found(&state, &tool_name, Some(&server)));
     };

@@ -19,8 +19,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt as _;
 
-/// Connections open at once, by default.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+pub use crate::options::DEFAULT_MAX_CONNECTIONS;
 /// Seconds a client gets to send a request's headers (also the idle time of a kept-alive
 /// connection), by default.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(15);

@@ -17,8 +17,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
+use super::spec::{ServerSpec, Transport};
 use super::stderr::StderrTail;
-use crate::config::{ServerSpec, Transport};
 use crate::redact::redact;
 
 mod stdio_decode;

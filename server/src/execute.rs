@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use axum::http::StatusCode;
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::calls::Outcome;
 use crate::error::BridgeError;
@@ -18,15 +18,6 @@ use crate::validation::ExecuteRequest;
 
 /// How many similar names an unknown-tool error suggests.
 const SUGGESTIONS: usize = 3;
-
-/// `result` of a successful `/execute`: the MCP `CallToolResult` in camelCase.
-pub fn result_json(result: &CallToolResult) -> Value {
-    json!({
-        "content": result.content,
-        "structuredContent": result.structured_content,
-        "isError": result.is_error.unwrap_or(false),
-    })
-}
 
 /// Whether `request` is the built-in `read_result`: called without `serverName`, or naming a
 /// server that has no tool of that name (a server's own `read_result` is reached by naming it).
@@ -347,6 +338,8 @@ pub fn tool_not_found(state: &AppState, tool: &str, server: Option<&Arc<Server>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calls::results::result_json;
+    use rmcp::model::CallToolResult;
 
     #[test]
     fn similar_names_score_high() {
