@@ -22,7 +22,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, Peer};
 
 use crate::calls::activity::{CallActivity, Question, decline};
-use crate::config::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
+use crate::servers::spec::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
 
 /// A server's lists, as last fetched.
 #[derive(Debug, Clone, Default)]
