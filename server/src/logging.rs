@@ -8,7 +8,7 @@ use tracing_subscriber::EnvFilter;
 use crate::options::LogFormat;
 
 /// Install the global subscriber (once; later calls are ignored).
-pub fn init(format: LogFormat) {
+pub(crate) fn init(format: LogFormat) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
     let builder = tracing_subscriber::fmt()

@@ -3,10 +3,10 @@
 //! a credential (`password=…`, `api_key=…`, `user:password@` in a URL) by its shape.
 
 /// Shorter values (`"1"`, `"true"`, `"UTC"`) are too common to mask without mangling text.
-pub const MIN_SECRET_LEN: usize = 4;
+pub(crate) const MIN_SECRET_LEN: usize = 4;
 
 /// What a masked secret reads as.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 /// Key names whose `key=value` (or JSON `"key": "value"`) value is always masked; matched
 /// case-insensitively at the end of a longer name too (`db_password=`, `X-Api-Key=`).
@@ -28,7 +28,7 @@ const SECRET_KEYS: [&str; 12] = [
 /// Replace every occurrence of every secret in `text` with [`MASK`], longest secrets first
 /// so that a secret containing another is masked whole; then mask credential-shaped text
 /// (see [`mask_patterns`]).
-pub fn redact(text: &str, secrets: &[String]) -> String {
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     let mut ordered: Vec<&String> = secrets
         .iter()
         .filter(|secret| secret.len() >= MIN_SECRET_LEN)
@@ -45,13 +45,13 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
 
 /// Mask credential-shaped text that no configured secret covers: the value of `password=…`,
 /// `api_key=…`, `"token": "…"` and the like, and the password of a URL's `user:password@`.
-pub fn mask_patterns(text: &str) -> String {
+pub(crate) fn mask_patterns(text: &str) -> String {
     mask_url_userinfo(&mask_key_values(text))
 }
 
 /// [`mask_patterns`] over every string of a JSON value; a string under a secret-looking key
 /// (`{"password": "…"}`) is masked whole.
-pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
+pub(crate) fn mask_json(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
         Value::String(text) => Value::String(mask_patterns(&text)),
@@ -178,7 +178,7 @@ fn mask_url_userinfo(text: &str) -> String {
 
 /// The secrets inside a URL: the password (or bare user) of `user:password@`, and the values
 /// of query parameters whose names look secret (`api_key`, `token`, …).
-pub fn url_secrets(url: &str) -> Vec<String> {
+pub(crate) fn url_secrets(url: &str) -> Vec<String> {
     let mut found = Vec::new();
     if let Some((_, tail)) = url.split_once("://") {
         let authority = tail.split(['/', '?', '#']).next().unwrap_or("");
@@ -206,7 +206,7 @@ pub fn url_secrets(url: &str) -> Vec<String> {
 
 /// A log writer that masks credential-shaped text in every line before it reaches stderr.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct MaskingStderr;
+pub(crate) struct MaskingStderr;
 
 impl std::io::Write for MaskingStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

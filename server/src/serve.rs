@@ -2,7 +2,7 @@
 //! servers start in the background, until SIGINT/SIGTERM/SIGHUP; then drain, and stop every MCP
 //! server process (no orphans).
 
-pub mod listen;
+pub(crate) mod listen;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ fn say_unmasked(line: &str) {
 }
 
 /// Run the bridge with `args`; returns the exit code.
-pub fn run(args: ServeArgs) -> ExitCode {
+pub(crate) fn run(args: ServeArgs) -> ExitCode {
     crate::logging::init(args.log_format);
     if args.no_auth && !args.host.is_loopback() {
         eprintln!(

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 /// What answered at an address.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Probe {
+pub(crate) enum Probe {
     /// Nothing listens there.
     NotRunning,
     /// Something answers, but not with our `/health`.
@@ -17,7 +17,12 @@ pub enum Probe {
 }
 
 /// One `GET` on `url` (`http://host:port`), the status and body; `None` when nothing answers.
-pub fn get(url: &str, path: &str, bearer: Option<&str>, limit: Duration) -> Option<(u16, String)> {
+pub(crate) fn get(
+    url: &str,
+    path: &str,
+    bearer: Option<&str>,
+    limit: Duration,
+) -> Option<(u16, String)> {
     let authority = url.strip_prefix("http://")?.trim_end_matches('/');
     let address = authority.to_socket_addrs().ok()?.next()?;
     let mut stream = TcpStream::connect_timeout(&address, limit).ok()?;
@@ -53,7 +58,7 @@ fn is_our_health(body: &str) -> bool {
 }
 
 /// Is our bridge at `url`, and does it take `token` (none: `--no-auth` bridges take that)?
-pub fn probe(url: &str, token: Option<&str>) -> Probe {
+pub(crate) fn probe(url: &str, token: Option<&str>) -> Probe {
     let limit = Duration::from_secs(2);
     match get(url, "/health", None, limit) {
         None => Probe::NotRunning,

@@ -15,7 +15,7 @@ use crate::state::AppState;
 use crate::trace::TraceId;
 use crate::validation::{ExecuteRequest, JsonBody};
 
-pub async fn execute(
+pub(crate) async fn execute(
     State(state): State<AppState>,
     Extension(TraceId(trace_id)): Extension<TraceId>,
     JsonBody(body): JsonBody,
@@ -54,7 +54,7 @@ pub async fn execute(
 }
 
 /// The `202` answer for a call that is still running.
-pub fn pending(call_id: &str, trace_id: &str) -> Response {
+pub(crate) fn pending(call_id: &str, trace_id: &str) -> Response {
     (
         StatusCode::ACCEPTED,
         Json(json!({

@@ -7,7 +7,7 @@ use mcp_bridge_protocol::health::Health;
 
 use crate::state::AppState;
 
-pub async fn health(State(state): State<AppState>) -> Json<Health> {
+pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs_f64())
