@@ -3,9 +3,9 @@
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
 pub mod activity;
-pub mod counter;
+pub(crate) mod counter;
 pub mod masking;
-pub mod results;
+pub(crate) mod results;
 pub mod schema;
 
 use std::collections::HashMap;
@@ -22,14 +22,14 @@ use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 /// How long a finished call's result stays available to `GET /calls/{id}`.
-pub const RETAIN_FINISHED: Duration = Duration::from_secs(600);
+pub(crate) const RETAIN_FINISHED: Duration = Duration::from_secs(600);
 
 /// The final answer of a call, rendered exactly as `/execute` would have answered.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    pub status: StatusCode,
-    pub body: Value,
-    pub trace_id: String,
+pub(crate) struct Outcome {
+    pub(crate) status: StatusCode,
+    pub(crate) body: Value,
+    pub(crate) trace_id: String,
 }
 
 impl IntoResponse for Outcome {
@@ -44,11 +44,11 @@ impl IntoResponse for Outcome {
 
 /// One call running (or finished) in the background.
 #[derive(Debug)]
-pub struct PendingCall {
-    pub id: String,
-    pub server: Option<String>,
-    pub tool: String,
-    pub trace_id: String,
+pub(crate) struct PendingCall {
+    pub(crate) id: String,
+    pub(crate) server: Option<String>,
+    pub(crate) tool: String,
+    pub(crate) trace_id: String,
     outcome: watch::Sender<Option<Outcome>>,
     /// Its progress and the question it asks the user, while it runs.
     pub activity: Arc<activity::CallActivity>,
@@ -75,12 +75,13 @@ impl PendingCall {
         set
     }
 
-    pub fn outcome(&self) -> Option<Outcome> {
+    pub(crate) fn outcome(&self) -> Option<Outcome> {
         self.outcome.borrow().clone()
     }
 
     /// Wait up to `wait` for the outcome.
-    pub async fn wait(&self, wait: Duration) -> Option<Outcome> {
+    #[cfg(test)]
+    pub(crate) async fn wait(&self, wait: Duration) -> Option<Outcome> {
         let mut receiver = self.outcome.subscribe();
         match tokio::time::timeout(wait, receiver.wait_for(Option::is_some)).await {
             Ok(Ok(outcome)) => outcome.clone(),
@@ -115,7 +116,7 @@ impl PendingCall {
 
 /// The calls started with `wait`.
 #[derive(Debug, Default)]
-pub struct CallRegistry {
+pub(crate) struct CallRegistry {
     calls: Mutex<HashMap<String, Arc<PendingCall>>>,
 }
 
@@ -127,7 +128,7 @@ impl CallRegistry {
     }
 
     /// Run `work` in the background under `trace_id`.
-    pub fn spawn<F>(
+    pub(crate) fn spawn<F>(
         &self,
         server: Option<String>,
         tool: String,
@@ -167,7 +168,7 @@ impl CallRegistry {
     }
 
     /// The call `id`, unless it finished more than [`RETAIN_FINISHED`] ago.
-    pub fn get(&self, id: &str) -> Option<Arc<PendingCall>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<PendingCall>> {
         self.calls()
             .get(id)
             .filter(|call| !call.expired(Instant::now()))
@@ -175,13 +176,13 @@ impl CallRegistry {
     }
 
     /// Drop a call whose result was delivered directly.
-    pub fn forget(&self, id: &str) {
+    pub(crate) fn forget(&self, id: &str) {
         self.calls().remove(id);
     }
 
     /// Cancel a running call: its task is dropped, which cancels the MCP request. Returns
     /// whether it was still running (`false`: it had already finished), `None` if unknown.
-    pub fn cancel(
+    pub(crate) fn cancel(
         &self,
         id: &str,
         cancelled: impl FnOnce(&PendingCall) -> Outcome,
@@ -202,7 +203,8 @@ impl CallRegistry {
     }
 
     /// How many calls are still running.
-    pub fn running(&self) -> usize {
+    #[cfg(test)]
+    fn running(&self) -> usize {
         self.calls()
             .values()
             .filter(|call| call.outcome().is_none())

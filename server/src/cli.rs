@@ -17,14 +17,14 @@ use crate::options::ServeArgs;
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
 
     #[command(flatten)]
-    pub serve: ServeArgs,
+    pub(crate) serve: ServeArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the built-in demo MCP server on stdin/stdout (the bridge starts it when there is no
     /// config file; it is also the test server).
     DemoServer {

@@ -1,7 +1,7 @@
 //! The `mcpServers` config file (the format Claude Desktop, Cursor and mcpo use): where it
 //! lives, how it is parsed, and the errors that stop start-up with the file, line and field.
 
-pub mod command;
+pub(crate) mod command;
 pub mod import;
 pub mod manage;
 
@@ -14,19 +14,19 @@ use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde::Deserialize;
 
 /// The environment variable that moves the config directory (tests use temporary ones).
-pub const CONFIG_DIR_ENV: &str = "MCP_BRIDGE_CONFIG_DIR";
+pub(crate) const CONFIG_DIR_ENV: &str = "MCP_BRIDGE_CONFIG_DIR";
 /// The config file's name inside the config directory.
-pub const CONFIG_FILE_NAME: &str = "mcp-config.json";
+pub(crate) const CONFIG_FILE_NAME: &str = "mcp-config.json";
 /// Start-up time allowed to a server that does not set `timeout`.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most concurrent calls one server may be given.
-pub const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1024;
+pub(crate) const MAX_CONCURRENT_CALLS_LIMIT: u64 = 1024;
 /// The demo server's folder inside the config directory.
-pub const DEMO_FOLDER_NAME: &str = "demo-files";
+pub(crate) const DEMO_FOLDER_NAME: &str = "demo-files";
 
 /// Why the config could not be used. Every message names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
     Read {
         path: PathBuf,
@@ -70,7 +70,7 @@ pub enum ConfigError {
 }
 
 /// The config directory: `$MCP_BRIDGE_CONFIG_DIR`, else `<platform config dir>/mcp-bridge`.
-pub fn config_dir() -> Result<PathBuf, ConfigError> {
+pub(crate) fn config_dir() -> Result<PathBuf, ConfigError> {
     if let Some(dir) = std::env::var_os(CONFIG_DIR_ENV).filter(|dir| !dir.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
@@ -79,10 +79,8 @@ pub fn config_dir() -> Result<PathBuf, ConfigError> {
         .ok_or(ConfigError::NoConfigDir)
 }
 
-pub use crate::servers::spec::{
-    DEFAULT_ANSWER_TIMEOUT, DEFAULT_MAX_CALL_TIME, DEFAULT_MAX_CONCURRENT_CALLS, DEMO_SERVER_NAME,
-    McpOptions, RootSpec, ServerSpec, Transport,
-};
+use crate::servers::spec::{DEFAULT_MAX_CONCURRENT_CALLS, McpOptions};
+pub use crate::servers::spec::{RootSpec, ServerSpec, Transport};
 
 #[derive(Debug, Deserialize)]
 struct RawConfig {
@@ -138,7 +136,7 @@ fn enabled_by_default() -> bool {
 
 /// Parse config text; `path` only names the file in errors. Disabled servers are left out;
 /// the order of the file is kept (it decides which server answers a tool two servers have).
-pub fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
+pub(crate) fn parse(text: &str, path: &Path) -> Result<Vec<ServerSpec>, ConfigError> {
     // Syntax first, so a broken file is reported as such and not as a bad field.
     if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         return Err(ConfigError::Syntax {
@@ -207,7 +205,7 @@ fn with_line(err: ConfigError, text: &str) -> ConfigError {
 
 impl ConfigError {
     /// The dotted path of the field at fault (`mcpServers.time.command`), when there is one.
-    pub fn field(&self) -> Option<String> {
+    pub(crate) fn field(&self) -> Option<String> {
         match self {
             ConfigError::Field { field, .. } => Some(field.clone()),
             ConfigError::Key { key, .. } => Some(key.clone()),
@@ -222,7 +220,7 @@ impl ConfigError {
     }
 
     /// The line of the problem, when known.
-    pub fn line(&self) -> Option<usize> {
+    pub(crate) fn line(&self) -> Option<usize> {
         match self {
             ConfigError::Syntax { line, .. }
             | ConfigError::Field { line, .. }
@@ -234,7 +232,7 @@ impl ConfigError {
 }
 
 /// The config file to use: `explicit` (`--config`), else the default one in [`config_dir`].
-pub fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
+pub(crate) fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
     match explicit {
         Some(path) => Ok(path.to_owned()),
         None => Ok(config_dir()?.join(CONFIG_FILE_NAME)),
@@ -243,7 +241,7 @@ pub fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigError> {
 
 /// Whether a raw `mcpServers` entry is enabled (`enabled: false` or Cline's `disabled: true`
 /// turn it off).
-pub use mcp_bridge_protocol::server_def::is_enabled as entry_enabled;
+pub(crate) use mcp_bridge_protocol::server_def::is_enabled as entry_enabled;
 
 fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, ConfigError> {
     let fail = |field: &str, message: String| ConfigError::Server {
@@ -617,7 +615,7 @@ fn strip_position(message: &str) -> String {
 
 /// Where the servers come from: a config file, or the demo server when there is none.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Source {
+pub(crate) enum Source {
     File(PathBuf),
     /// No file at this (default) path: the demo server runs.
     Demo {
@@ -627,7 +625,10 @@ pub enum Source {
 
 /// Load the servers: `explicit` (from `--config`) must exist; the default file may be missing,
 /// and then the demo server (run from `exe`) is the one server.
-pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
+pub(crate) fn load(
+    explicit: Option<&Path>,
+    exe: &Path,
+) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
     let dir = match explicit {
         Some(_) => None,
         None => Some(config_dir()?),
@@ -653,6 +654,7 @@ pub fn load(explicit: Option<&Path>, exe: &Path) -> Result<(Vec<ServerSpec>, Sou
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::servers::spec::DEMO_SERVER_NAME;
 
     #[test]
     fn a_mistyped_value_is_not_echoed() {

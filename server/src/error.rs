@@ -8,21 +8,21 @@ use serde_json::{Value, json};
 
 use crate::redact::{mask_json, mask_patterns};
 
-pub use mcp_bridge_protocol::errors::Refused;
+pub(crate) use mcp_bridge_protocol::errors::Refused;
 use mcp_bridge_protocol::errors::{
     CancelledBy, Closest, ErrorType, Facts, ResultGone, ServiceTools, TokenProblem,
 };
 /// JSON-RPC and MCP error codes (the protocol crate's, shared with the extension's core).
-pub use mcp_bridge_protocol::rpc as code;
+pub(crate) use mcp_bridge_protocol::rpc as code;
 
 /// The HTTP status for a JSON-RPC error code, following the MCP adapter's mapping.
-pub fn status_for_code(code: i32) -> StatusCode {
+pub(crate) fn status_for_code(code: i32) -> StatusCode {
     StatusCode::from_u16(code::http_status(code)).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// Everything that can go wrong while answering a request.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum BridgeError {
+pub(crate) enum BridgeError {
     /// No such route (FastAPI's `{"detail":"Not Found"}`).
     #[error("Not Found")]
     RouteNotFound,
@@ -176,7 +176,7 @@ enum Detail {
 }
 
 impl BridgeError {
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             BridgeError::RouteNotFound
             | BridgeError::UnknownService(_)
@@ -208,7 +208,7 @@ impl BridgeError {
     }
 
     /// The `type` of the object form: the error's class name, as Python bridges send it.
-    pub fn type_name(&self) -> &str {
+    pub(crate) fn type_name(&self) -> &str {
         match self {
             BridgeError::ToolFailed { error_type, .. } => error_type,
             other => other.error_type().as_str(),
@@ -247,7 +247,7 @@ impl BridgeError {
     }
 
     /// The JSON-RPC/MCP code of the object form.
-    pub fn code(&self) -> i32 {
+    pub(crate) fn code(&self) -> i32 {
         match self {
             BridgeError::RouteNotFound | BridgeError::MethodNotAllowed => code::METHOD_NOT_FOUND,
             BridgeError::InvalidRequest(_) => code::INVALID_PARAMS,
@@ -277,7 +277,7 @@ impl BridgeError {
     }
 
     /// Whether the same request may succeed if sent again later.
-    pub fn retryable(&self) -> bool {
+    pub(crate) fn retryable(&self) -> bool {
         matches!(
             self,
             BridgeError::Timeout { .. }
@@ -290,7 +290,7 @@ impl BridgeError {
     }
 
     /// The MCP server the error is about.
-    pub fn server(&self) -> Option<&str> {
+    pub(crate) fn server(&self) -> Option<&str> {
         match self {
             BridgeError::ServerNotFound { server, .. }
             | BridgeError::ToolFailed { server, .. }
@@ -309,7 +309,7 @@ impl BridgeError {
     }
 
     /// The tool the error is about.
-    pub fn tool(&self) -> Option<&str> {
+    pub(crate) fn tool(&self) -> Option<&str> {
         match self {
             BridgeError::ToolNotFound { tool, .. }
             | BridgeError::ToolFailed { tool, .. }
@@ -327,7 +327,7 @@ impl BridgeError {
     }
 
     /// The kept result the error is about (`read_result`).
-    pub fn result_id(&self) -> Option<&str> {
+    pub(crate) fn result_id(&self) -> Option<&str> {
         match self {
             BridgeError::ResultNotFound { result_id, .. }
             | BridgeError::OffsetOutOfRange { result_id, .. } => Some(result_id),
@@ -338,7 +338,7 @@ impl BridgeError {
     /// What the object form's `facts` holds: the values behind the English `error` text, so
     /// that a client can say the same in its user's language (docs/ARCHITECTURE.md, "Bridge
     /// API"). `None` for errors whose text is not the bridge's own words (a tool's failure).
-    pub fn facts(&self) -> Option<Facts> {
+    pub(crate) fn facts(&self) -> Option<Facts> {
         Some(match self {
             BridgeError::Unauthorized { missing, .. } => Facts::Token {
                 reason: if *missing {
@@ -406,7 +406,7 @@ impl BridgeError {
     }
 
     /// The stack (or stderr tail) of the object form.
-    pub fn traceback(&self) -> &str {
+    pub(crate) fn traceback(&self) -> &str {
         match self {
             BridgeError::ToolFailed { traceback, .. }
             | BridgeError::ServerCrashed { traceback, .. }
@@ -417,7 +417,7 @@ impl BridgeError {
 
     /// Whether this outcome of a tool call counts towards the failure counter: the call reached
     /// the MCP server and failed there (not: refused, unknown, or the server was not running).
-    pub fn counts_as_failure(&self) -> bool {
+    pub(crate) fn counts_as_failure(&self) -> bool {
         matches!(
             self,
             BridgeError::ToolFailed { .. }
@@ -438,7 +438,7 @@ impl BridgeError {
     }
 
     /// The status and JSON body of this error, with `trace_id` in the object form.
-    pub fn render(&self, trace_id: &str) -> (StatusCode, Value) {
+    pub(crate) fn render(&self, trace_id: &str) -> (StatusCode, Value) {
         let detail = match self.detail() {
             Detail::Text(text) => json!(text),
             Detail::Owned(text) => json!(mask_patterns(&text)),
@@ -480,7 +480,7 @@ impl BridgeError {
     }
 
     /// The response, with an explicit trace id (for results of calls that outlive a request).
-    pub fn into_response_with_trace(self, trace_id: &str) -> Response {
+    pub(crate) fn into_response_with_trace(self, trace_id: &str) -> Response {
         let (status, body) = self.render(trace_id);
         let mut response = (status, axum::Json(body)).into_response();
         if let Ok(value) = HeaderValue::from_str(trace_id) {

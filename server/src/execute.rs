@@ -21,7 +21,7 @@ const SUGGESTIONS: usize = 3;
 
 /// Whether `request` is the built-in `read_result`: called without `serverName`, or naming a
 /// server that has no tool of that name (a server's own `read_result` is reached by naming it).
-pub fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool {
+pub(crate) fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool {
     request.name == crate::calls::results::READ_RESULT
         && request.server_name.as_deref().is_none_or(|name| {
             state
@@ -32,7 +32,10 @@ pub fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool {
 }
 
 /// Run the call and answer as `/execute` does.
-pub async fn execute(state: &AppState, request: &ExecuteRequest) -> Result<Value, BridgeError> {
+pub(crate) async fn execute(
+    state: &AppState,
+    request: &ExecuteRequest,
+) -> Result<Value, BridgeError> {
     if is_read_result(state, request) {
         return state.results.read(&request.arguments);
     }
@@ -146,7 +149,7 @@ fn check_output(
 }
 
 /// Render an `/execute` answer for a background call.
-pub fn outcome(result: Result<Value, BridgeError>, trace_id: &str) -> Outcome {
+pub(crate) fn outcome(result: Result<Value, BridgeError>, trace_id: &str) -> Outcome {
     let (status, body) = match result {
         Ok(body) => (StatusCode::OK, body),
         Err(err) => err.render(trace_id),
@@ -176,7 +179,7 @@ fn log_failure(err: &BridgeError, started: Instant) {
 
 /// [`resolve`], first waiting (up to the call timeout) for servers still starting when the tool
 /// is not known yet, since the tool may be theirs.
-pub async fn resolve_when_started(
+pub(crate) async fn resolve_when_started(
     state: &AppState,
     tool: &str,
     server_name: Option<&str>,
@@ -192,7 +195,7 @@ pub async fn resolve_when_started(
 }
 
 /// The server that runs `tool`: the named one, else the first in config order that has it.
-pub fn resolve(
+pub(crate) fn resolve(
     state: &AppState,
     tool: &str,
     server_name: Option<&str>,
@@ -261,7 +264,11 @@ fn similarity(a: &str, b: &str) -> f64 {
 }
 
 /// The unknown-tool error: what was asked, the closest names, and the tools there are.
-pub fn tool_not_found(state: &AppState, tool: &str, server: Option<&Arc<Server>>) -> BridgeError {
+pub(crate) fn tool_not_found(
+    state: &AppState,
+    tool: &str,
+    server: Option<&Arc<Server>>,
+) -> BridgeError {
     let mut scored: Vec<(f64, String, String)> = Vec::new();
     let servers: Vec<Arc<Server>> = match server {
         Some(server) => vec![server.clone()],

@@ -1,26 +1,26 @@
 //! MCP Bridge's local HTTP service: runs the user's MCP servers and executes their tools for
 //! the browser extension, with the API of the original Python bridge (see docs/ARCHITECTURE.md, "Bridge API").
 
-pub mod calls;
+mod calls;
 pub mod cli;
 pub mod config;
-pub mod error;
-pub mod execute;
-pub mod logging;
-pub mod options;
+mod error;
+mod execute;
+mod logging;
+mod options;
 pub mod pairing;
 pub mod proof;
 pub mod redact;
-pub mod routes;
+mod routes;
 pub mod security;
-pub mod serve;
+mod serve;
 pub mod servers;
-pub mod state;
-pub mod token;
-pub mod trace;
-pub mod validation;
+mod state;
+mod token;
+mod trace;
+mod validation;
 
-pub use error::BridgeError;
+pub use calls::results::Limits as ResultLimits;
 pub use state::AppState;
 
 use axum::Router;

@@ -34,7 +34,7 @@ static FILE: OnceLock<Mutex<Rotating>> = OnceLock::new();
 
 /// Install the global subscriber (once; later calls are ignored), writing to `file` when
 /// given (created private, or made private), else to stderr. Err: the file cannot be opened.
-pub fn init(format: LogFormat, file: Option<&Path>) -> std::io::Result<()> {
+pub(crate) fn init(format: LogFormat, file: Option<&Path>) -> std::io::Result<()> {
     if let Some(path) = file {
         let rotating = Rotating::open(path.to_owned(), LOG_FILE_CAP, LOG_FILES_KEPT)?;
         let _ = FILE.set(Mutex::new(rotating));

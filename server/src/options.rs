@@ -8,12 +8,12 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 /// The default port, the one the original bridge and both extensions use.
-pub const DEFAULT_PORT: u16 = mcp_bridge_protocol::DEFAULT_PORT;
+pub(crate) const DEFAULT_PORT: u16 = mcp_bridge_protocol::DEFAULT_PORT;
 /// Connections open at once, by default.
-pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+pub(crate) const DEFAULT_MAX_CONNECTIONS: usize = 256;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     /// Human-readable lines.
     Text,
     /// One JSON object per line.
@@ -21,64 +21,64 @@ pub enum LogFormat {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Port to listen on.
     #[arg(long, default_value_t = DEFAULT_PORT, env = "MCP_BRIDGE_PORT")]
-    pub port: u16,
+    pub(crate) port: u16,
 
     /// Address to listen on. Anything but loopback exposes your tools to the network.
     #[arg(long, default_value = "127.0.0.1")]
-    pub host: IpAddr,
+    pub(crate) host: IpAddr,
 
     /// The `mcpServers` config file [default: <config dir>/mcp-bridge/mcp-config.json].
     #[arg(long, env = "MCP_BRIDGE_CONFIG")]
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// Use this token instead of the one stored in the config directory.
     #[arg(long, env = "MCP_BRIDGE_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
 
     /// Accept requests without a token (for the original extension; loopback only).
     #[arg(long, conflicts_with = "token")]
-    pub no_auth: bool,
+    pub(crate) no_auth: bool,
 
     /// Seconds a tool call may run before it is cancelled (per-server `call_timeout` overrides).
     #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
-    pub call_timeout: f64,
+    pub(crate) call_timeout: f64,
 
     /// Connections open at once; one more is refused with a 503.
     #[arg(long, default_value_t = DEFAULT_MAX_CONNECTIONS, value_parser = parse_connections)]
-    pub max_connections: usize,
+    pub(crate) max_connections: usize,
 
     /// Seconds a client gets to send a request's headers (and a kept-alive connection may idle).
     #[arg(long, default_value_t = 15.0, value_parser = parse_header_seconds)]
-    pub header_timeout: f64,
+    pub(crate) header_timeout: f64,
 
     /// Results whose text has more characters than this are kept and answered page by page
     /// (read on with the built-in tool `read_result`).
     #[arg(long, value_name = "CHARS", default_value_t = crate::calls::results::DEFAULT_THRESHOLD,
           env = "MCP_BRIDGE_LARGE_RESULT_THRESHOLD", value_parser = parse_chars)]
-    pub large_result_threshold: usize,
+    pub(crate) large_result_threshold: usize,
 
     /// Characters in one page of a large result, at most (pages end at line breaks where they can).
     #[arg(long, value_name = "CHARS", default_value_t = crate::calls::results::DEFAULT_PAGE_CHARS,
           env = "MCP_BRIDGE_RESULT_PAGE_SIZE", value_parser = parse_chars)]
-    pub result_page_size: usize,
+    pub(crate) result_page_size: usize,
 
     /// Memory the kept large results may take together, in MiB; the least recently read go
     /// first. MCP messages up to twice this size (at least 16 MiB) are accepted.
     #[arg(long, value_name = "MIB", default_value_t = crate::calls::results::DEFAULT_STORE_MIB,
           env = "MCP_BRIDGE_RESULT_STORE_SIZE", value_parser = parse_store_mib)]
-    pub result_store_size: usize,
+    pub(crate) result_store_size: usize,
 
     /// Seconds a large result is kept after it was last read.
     #[arg(long, value_name = "SECONDS", default_value_t = crate::calls::results::DEFAULT_TTL.as_secs_f64(),
           env = "MCP_BRIDGE_RESULT_TTL", value_parser = parse_seconds)]
-    pub result_ttl: f64,
+    pub(crate) result_ttl: f64,
 
     /// Log format.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
-    pub log_format: LogFormat,
+    pub(crate) log_format: LogFormat,
 
     /// Write messages and logs to this file instead of stdout and stderr: created private
     /// (0600), rotated at 1 MiB (3 older files kept), and never holding the token.
@@ -87,16 +87,16 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn call_timeout(&self) -> Duration {
+    pub(crate) fn call_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.call_timeout)
     }
 
-    pub fn header_timeout(&self) -> Duration {
+    pub(crate) fn header_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.header_timeout)
     }
 
     /// The limits of the large-result store.
-    pub fn result_limits(&self) -> crate::calls::results::Limits {
+    pub(crate) fn result_limits(&self) -> crate::calls::results::Limits {
         crate::calls::results::Limits {
             threshold: self.large_result_threshold,
             page_chars: self.result_page_size,

@@ -4,9 +4,9 @@
 //! the bridge when it is not running). `uninstall` removes it, `status` says what is
 //! registered and how the bridge answers.
 
-pub mod host;
+pub(crate) mod host;
 pub mod paths;
-pub mod probe;
+pub(crate) mod probe;
 #[cfg(windows)]
 mod windows_registry;
 
@@ -19,11 +19,11 @@ use paths::{Browser, Os};
 
 /// The file in the config directory where a running bridge records its address and where
 /// its token comes from, for the host (which the browser starts with its own environment).
-pub const ENDPOINT_FILE_NAME: &str = "endpoint.json";
+pub(crate) const ENDPOINT_FILE_NAME: &str = "endpoint.json";
 
 /// Where the bridge's token comes from, as recorded in the endpoint file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenSource {
+pub(crate) enum TokenSource {
     /// The token file in the config directory.
     File,
     /// `--token` or `MCP_BRIDGE_TOKEN`: known only to whoever started the bridge.
@@ -44,7 +44,7 @@ impl TokenSource {
 
 /// Records the running bridge's address (best effort: a read-only config directory only
 /// means the host falls back to the default address).
-pub fn record_endpoint(dir: &Path, url: &str, source: TokenSource) {
+pub(crate) fn record_endpoint(dir: &Path, url: &str, source: TokenSource) {
     let body = json!({"url": url, "token": source.as_str(), "pid": std::process::id()});
     if let Err(err) = std::fs::write(dir.join(ENDPOINT_FILE_NAME), format!("{body}\n")) {
         tracing::warn!(error = %err, "cannot record the bridge's address for the native host");
@@ -82,7 +82,7 @@ impl ConfigBridge {
 }
 
 /// The address a bridge started with default options listens on.
-pub fn default_url() -> String {
+pub(crate) fn default_url() -> String {
     let port = std::env::var("MCP_BRIDGE_PORT")
         .ok()
         .and_then(|port| port.parse::<u16>().ok())
@@ -169,7 +169,7 @@ fn locations(home: &Path) -> Vec<(Browser, PathBuf)> {
 }
 
 /// Write every manifest (and, on Windows, the registry values naming them).
-pub fn install(home: &Path, exe: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
+pub(crate) fn install(home: &Path, exe: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
     let mut done = Vec::new();
     for (browser, path) in locations(home) {
         if let Some(dir) = path.parent() {
@@ -188,7 +188,7 @@ pub fn install(home: &Path, exe: &Path) -> Result<Vec<(Browser, PathBuf)>, Strin
 }
 
 /// Remove every manifest (and registry value) this program wrote; what was removed.
-pub fn uninstall(home: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
+pub(crate) fn uninstall(home: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
     let mut removed = Vec::new();
     for (browser, path) in locations(home) {
         #[cfg(windows)]
@@ -203,7 +203,7 @@ pub fn uninstall(home: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
 }
 
 /// The browsers whose registration names a host manifest that exists.
-pub fn registered(home: &Path) -> Vec<(Browser, PathBuf)> {
+pub(crate) fn registered(home: &Path) -> Vec<(Browser, PathBuf)> {
     locations(home)
         .into_iter()
         .filter(|(_browser, path)| {
@@ -217,7 +217,7 @@ pub fn registered(home: &Path) -> Vec<(Browser, PathBuf)> {
 }
 
 /// What the bridge should tell the user on start: paired, or paste the token.
-pub fn start_advice(source: TokenSource, token: Option<&str>) -> String {
+pub(crate) fn start_advice(source: TokenSource, token: Option<&str>) -> String {
     let browsers = home().map(|home| registered(&home)).unwrap_or_default();
     let names: Vec<&str> = browsers
         .iter()
@@ -227,7 +227,7 @@ pub fn start_advice(source: TokenSource, token: Option<&str>) -> String {
 }
 
 /// [`start_advice`] for the browsers `registered`.
-pub fn advice(source: TokenSource, token: Option<&str>, registered: &[&str]) -> String {
+pub(crate) fn advice(source: TokenSource, token: Option<&str>, registered: &[&str]) -> String {
     let paste =
         |token: &str| format!("paste this token into MCP Bridge → Options → Connection: {token}");
     match (source, token) {
@@ -248,7 +248,7 @@ pub fn advice(source: TokenSource, token: Option<&str>, registered: &[&str]) -> 
 }
 
 /// `mcp-bridge install`
-pub fn run_install() -> ExitCode {
+pub(crate) fn run_install() -> ExitCode {
     let result =
         home().and_then(|home| exe().and_then(|exe| install(&home, &exe).map(|done| (done, exe))));
     match result {
@@ -279,7 +279,7 @@ pub fn run_install() -> ExitCode {
 }
 
 /// `mcp-bridge uninstall`
-pub fn run_uninstall() -> ExitCode {
+pub(crate) fn run_uninstall() -> ExitCode {
     match home().and_then(|home| uninstall(&home)) {
         Ok(removed) if removed.is_empty() => {
             println!("No native messaging host was registered.");
@@ -300,7 +300,7 @@ pub fn run_uninstall() -> ExitCode {
 }
 
 /// `mcp-bridge status`
-pub fn run_status() -> ExitCode {
+pub(crate) fn run_status() -> ExitCode {
     let home = match home() {
         Ok(home) => home,
         Err(err) => {

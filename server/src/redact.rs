@@ -13,10 +13,10 @@ use std::borrow::Cow;
 use mcp_bridge_protocol::secrets::{self, Mask, Redaction, Rules};
 
 /// Shorter values (`"1"`, `"true"`, `"UTC"`) are too common to mask without mangling text.
-pub const MIN_SECRET_LEN: usize = secrets::MIN_KNOWN_LEN;
+pub(crate) const MIN_SECRET_LEN: usize = secrets::MIN_KNOWN_LEN;
 
 /// What a masked secret reads as.
-pub const MASK: &str = "***";
+pub(crate) const MASK: &str = "***";
 
 fn stars(out: &mut String, _: Mask) {
     out.push_str(MASK);
@@ -25,7 +25,7 @@ fn stars(out: &mut String, _: Mask) {
 /// Replace every occurrence of every secret in `text` with [`MASK`], longest secrets first
 /// so that a secret containing another is masked whole; then mask credential-shaped text
 /// (see [`mask_patterns`]).
-pub fn redact(text: &str, secrets: &[String]) -> String {
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     let known: Vec<&str> = secrets.iter().map(String::as_str).collect();
     let by_value = secrets::mask_known(text, &known, MASK);
     mask_patterns(&by_value.text)
@@ -34,7 +34,7 @@ pub fn redact(text: &str, secrets: &[String]) -> String {
 /// Mask credential-shaped text that no configured secret covers: the value of `password=…`,
 /// `api_key: …`, `"token": "…"`, `Authorization: Bearer …` and the like, private keys,
 /// provider keys, JWTs, and the credentials of a URL.
-pub fn mask_patterns(text: &str) -> String {
+pub(crate) fn mask_patterns(text: &str) -> String {
     secrets::mask(text, Rules::SECRETS, &mut stars)
         .text
         .into_owned()
@@ -66,7 +66,7 @@ pub fn mask_result<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
 
 /// [`mask_patterns`] over every string of a JSON value; a string under a secret-looking key
 /// (`{"password": "…"}`) is masked whole.
-pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
+pub(crate) fn mask_json(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
         Value::String(text) => Value::String(mask_patterns(&text)),
@@ -90,7 +90,7 @@ pub fn mask_json(value: serde_json::Value) -> serde_json::Value {
 
 /// The secrets inside a URL: the password (or bare user) of `user:password@`, and the values
 /// of query parameters whose names look secret (`api_key`, `token`, …).
-pub fn url_secrets(url: &str) -> Vec<String> {
+pub(crate) fn url_secrets(url: &str) -> Vec<String> {
     let mut found = Vec::new();
     if let Some((_, tail)) = url.split_once("://") {
         let authority = tail.split(['/', '?', '#']).next().unwrap_or("");

@@ -27,7 +27,7 @@ use crate::state::AppState;
 use crate::trace::{self, TraceId};
 
 /// The application: routes plus layers (outermost first: trace id, log, CORS, access, limit).
-pub fn router(state: AppState) -> Router {
+pub(crate) fn router(state: AppState) -> Router {
     let security = state.security.clone();
     Router::new()
         .route("/health", get(health::health))

@@ -18,10 +18,10 @@ use crate::error::{BridgeError, Refused};
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The only route open without a token.
-pub const OPEN_PATH: &str = "/health";
+pub(crate) const OPEN_PATH: &str = "/health";
 
 /// Origins of browser extensions: the only ones allowed to call the bridge from a browser.
-pub const EXTENSION_ORIGIN_PREFIXES: [&str; 2] = ["chrome-extension://", "moz-extension://"];
+pub(crate) const EXTENSION_ORIGIN_PREFIXES: [&str; 2] = ["chrome-extension://", "moz-extension://"];
 
 /// The bridge's access rules.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ impl Security {
         }
     }
 
-    pub fn requires_token(&self) -> bool {
+    pub(crate) fn requires_token(&self) -> bool {
         self.token.is_some()
     }
 
@@ -65,7 +65,7 @@ impl Security {
             .map(|token| crate::proof::answer(token, self.port, nonce))
     }
 
-    pub fn host_allowed(&self, host: &str) -> bool {
+    pub(crate) fn host_allowed(&self, host: &str) -> bool {
         self.allowed_hosts
             .iter()
             .any(|allowed| allowed.eq_ignore_ascii_case(host))
@@ -74,7 +74,7 @@ impl Security {
     /// Check where a request comes from and is addressed to: one `Host` the bridge answers
     /// to, at most one `Origin`, and that of an extension. Applies to every method, `OPTIONS`
     /// (a CORS preflight) included.
-    pub fn check_host_origin(&self, request: &Request) -> Result<(), BridgeError> {
+    pub(crate) fn check_host_origin(&self, request: &Request) -> Result<(), BridgeError> {
         let headers = request.headers();
         for name in [header::HOST, header::ORIGIN] {
             if headers.get_all(&name).iter().count() > 1 {
@@ -117,7 +117,7 @@ impl Security {
     }
 
     /// Check one request; `Err` is the refusal to send.
-    pub fn check(&self, request: &Request) -> Result<(), BridgeError> {
+    pub(crate) fn check(&self, request: &Request) -> Result<(), BridgeError> {
         self.check_host_origin(request)?;
         let headers = request.headers();
         if let Some(length) = headers
@@ -161,14 +161,14 @@ impl Security {
 }
 
 /// Whether a browser `Origin` belongs to an extension.
-pub fn origin_allowed(origin: &str) -> bool {
+pub(crate) fn origin_allowed(origin: &str) -> bool {
     EXTENSION_ORIGIN_PREFIXES
         .iter()
         .any(|prefix| origin.starts_with(prefix) && origin.len() > prefix.len())
 }
 
 /// Middleware applying [`Security::check`].
-pub async fn guard(
+pub(crate) async fn guard(
     State(security): State<Arc<Security>>,
     request: Request,
     next: Next,
@@ -193,7 +193,7 @@ fn refused(request: &Request, refusal: BridgeError) -> BridgeError {
 
 /// Middleware outside CORS: a preflight (`OPTIONS`) from a web origin, to a foreign host or
 /// with doubled headers is refused before the CORS layer could answer it.
-pub async fn preflight_guard(
+pub(crate) async fn preflight_guard(
     State(security): State<Arc<Security>>,
     request: Request,
     next: Next,
@@ -207,7 +207,7 @@ pub async fn preflight_guard(
 }
 
 /// CORS for extension pages only (a web origin never gets this far).
-pub fn cors() -> CorsLayer {
+pub(crate) fn cors() -> CorsLayer {
     CorsLayer::new()
         .allow_origin(AllowOrigin::predicate(
             |origin: &HeaderValue, _parts: &axum::http::request::Parts| {

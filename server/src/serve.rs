@@ -2,7 +2,7 @@
 //! servers start in the background, until SIGINT/SIGTERM/SIGHUP; then drain, and stop every MCP
 //! server process (no orphans).
 
-pub mod listen;
+pub(crate) mod listen;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -47,7 +47,7 @@ macro_rules! complain {
 }
 
 /// Run the bridge with `args`; returns the exit code.
-pub fn run(args: ServeArgs) -> ExitCode {
+pub(crate) fn run(args: ServeArgs) -> ExitCode {
     if let Err(err) = crate::logging::init(args.log_format, args.log_file.as_deref()) {
         eprintln!(
             "mcp-bridge: cannot open the log file {}: {err}",

@@ -4,12 +4,12 @@
 
 pub mod client;
 mod connect;
-pub mod demo;
-pub mod program;
+pub(crate) mod demo;
+pub(crate) mod program;
 pub mod reaper;
 pub mod spec;
-pub mod stderr;
-pub mod watchdog;
+pub(crate) mod stderr;
+pub(crate) mod watchdog;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -34,14 +34,14 @@ pub use spec::{ServerSpec, Transport};
 use stderr::StderrTail;
 
 /// The longest pause between restart attempts.
-pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+pub(crate) const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// How long a stopping server gets to exit before its process group is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 /// How long a crash report waits for the dead server's stderr to be fully read.
 const CRASH_STDERR_WAIT: Duration = Duration::from_secs(2);
 
 /// The wait before restart attempt number `failures` (1, 2, 4 … 60 s; none before the first).
-pub fn backoff(failures: u32) -> Duration {
+pub(crate) fn backoff(failures: u32) -> Duration {
     if failures == 0 {
         return Duration::ZERO;
     }
@@ -52,7 +52,7 @@ pub fn backoff(failures: u32) -> Duration {
 /// What `GET /tools` says about a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Its first start is under way (the bridge serves meanwhile).
     Starting,
     Running,
@@ -167,12 +167,12 @@ impl Server {
         &self.secrets
     }
 
-    pub fn spec(&self) -> &ServerSpec {
+    pub(crate) fn spec(&self) -> &ServerSpec {
         &self.spec
     }
 
     /// The configured description, else the server's own instructions.
-    pub fn description(&self) -> String {
+    pub(crate) fn description(&self) -> String {
         if !self.spec.description.is_empty() {
             return self.spec.description.clone();
         }
@@ -183,7 +183,7 @@ impl Server {
             .unwrap_or_default()
     }
 
-    pub fn status(&self) -> Status {
+    pub(crate) fn status(&self) -> Status {
         if let Some(live) = self.current()
             && live.alive()
         {
@@ -196,14 +196,14 @@ impl Server {
     }
 
     /// The last error that kept the server from running, with its stderr tail.
-    pub fn last_failure(&self) -> (String, String) {
+    pub(crate) fn last_failure(&self) -> (String, String) {
         let health = lock(&self.health);
         (health.reason.clone(), health.stderr.clone())
     }
 
     /// The tools of the last successful start, or of the last reload after the server said
     /// they changed (kept across a crash, for routing).
-    pub fn tools(&self) -> Arc<Vec<Tool>> {
+    pub(crate) fn tools(&self) -> Arc<Vec<Tool>> {
         self.shared.lists().tools
     }
 
@@ -234,7 +234,7 @@ impl Server {
             .join("\n\n")
     }
 
-    pub fn tool(&self, name: &str) -> Option<Tool> {
+    pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
         self.tools().iter().find(|tool| tool.name == name).cloned()
     }
 
@@ -244,7 +244,7 @@ impl Server {
     }
 
     /// How long the running child has been up.
-    pub fn uptime(&self) -> Option<Duration> {
+    pub(crate) fn uptime(&self) -> Option<Duration> {
         self.current()
             .filter(|live| live.alive())
             .map(|live| live.started.elapsed())
@@ -436,7 +436,7 @@ impl Server {
 
     /// Call `tool`; the whole call (restart, queueing, the call itself) gets `timeout`. When the
     /// time is up the MCP request is cancelled (`notifications/cancelled`).
-    pub async fn call(
+    pub(crate) async fn call(
         &self,
         tool: &str,
         arguments: JsonObject,
@@ -611,7 +611,7 @@ impl Server {
     /// Send an MCP request other than `tools/call` (`prompts/get`, `resources/read`,
     /// `completion/complete`) under `timeout`, starting the server if needed. `method` names it
     /// in errors.
-    pub async fn request(
+    pub(crate) async fn request(
         &self,
         method: &str,
         request: ClientRequest,
@@ -786,7 +786,7 @@ impl Server {
     }
 
     /// Stop the server and everything it started.
-    pub async fn stop(&self) {
+    pub(crate) async fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         let live = lock(&self.live).take();
         if let Some(live) = live {
@@ -864,15 +864,15 @@ pub struct Registry {
 
 /// What [`Registry::apply`] changed, by server name.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize)]
-pub struct Changes {
-    pub added: Vec<String>,
-    pub restarted: Vec<String>,
-    pub removed: Vec<String>,
-    pub unchanged: Vec<String>,
+pub(crate) struct Changes {
+    pub(crate) added: Vec<String>,
+    pub(crate) restarted: Vec<String>,
+    pub(crate) removed: Vec<String>,
+    pub(crate) unchanged: Vec<String>,
 }
 
 impl Changes {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.added.is_empty() && self.restarted.is_empty() && self.removed.is_empty()
     }
 }
@@ -893,7 +893,7 @@ impl Registry {
 
     /// The configured servers, not started yet; `withheld` (the bridge's token) is masked in
     /// everything they report and kept out of their environment.
-    pub fn withholding(specs: Vec<ServerSpec>, withheld: Vec<String>) -> Self {
+    pub(crate) fn withholding(specs: Vec<ServerSpec>, withheld: Vec<String>) -> Self {
         Self::limited(
             specs,
             withheld,
@@ -903,7 +903,11 @@ impl Registry {
 
     /// [`Registry::withholding`], accepting messages up to `max_message` bytes from the
     /// servers (a larger one is dropped by the transport and its call times out).
-    pub fn limited(specs: Vec<ServerSpec>, withheld: Vec<String>, max_message: usize) -> Self {
+    pub(crate) fn limited(
+        specs: Vec<ServerSpec>,
+        withheld: Vec<String>,
+        max_message: usize,
+    ) -> Self {
         let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
         let servers = specs
             .into_iter()
@@ -937,7 +941,7 @@ impl Registry {
     /// Make the servers those of `specs`, in that order: a server whose definition is the same
     /// keeps running; a new one is started and a changed one restarted (in the background); one
     /// that is gone is stopped.
-    pub async fn apply(&self, specs: Vec<ServerSpec>) -> Changes {
+    pub(crate) async fn apply(&self, specs: Vec<ServerSpec>) -> Changes {
         let mut changes = Changes::default();
         let mut fresh = Vec::new();
         let old = {
@@ -994,7 +998,7 @@ impl Registry {
     }
 
     /// Stop `name` and start it again with the same definition; `false` if there is none.
-    pub async fn restart(&self, name: &str) -> bool {
+    pub(crate) async fn restart(&self, name: &str) -> bool {
         let (old, fresh) = {
             let mut servers = self
                 .servers
@@ -1013,14 +1017,14 @@ impl Registry {
     }
 
     /// Whether a server's first start is still under way.
-    pub fn any_starting(&self) -> bool {
+    pub(crate) fn any_starting(&self) -> bool {
         self.servers()
             .iter()
             .any(|s| s.status() == Status::Starting)
     }
 
     /// Wait until no server is in its first start, at most until `deadline`.
-    pub async fn wait_started(&self, deadline: Instant) {
+    pub(crate) async fn wait_started(&self, deadline: Instant) {
         for server in self
             .servers()
             .iter()
@@ -1031,7 +1035,7 @@ impl Registry {
     }
 
     /// How many servers are starting, running, and failed (crashed or unavailable).
-    pub fn summary(&self) -> ServerCounts {
+    pub(crate) fn summary(&self) -> ServerCounts {
         let servers = self.servers();
         let count = |wanted: &[Status]| {
             servers
@@ -1061,7 +1065,7 @@ impl Registry {
     }
 
     /// The servers that have `tool`, in config order.
-    pub fn with_tool(&self, tool: &str) -> Vec<Arc<Server>> {
+    pub(crate) fn with_tool(&self, tool: &str) -> Vec<Arc<Server>> {
         self.servers()
             .into_iter()
             .filter(|server| server.tool(tool).is_some())

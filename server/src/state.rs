@@ -14,16 +14,16 @@ use crate::servers::Registry;
 /// The application state, cheap to clone.
 #[derive(Clone)]
 pub struct AppState {
-    pub servers: Arc<Registry>,
-    pub counter: Arc<FailureCounter>,
-    pub calls: Arc<CallRegistry>,
+    pub(crate) servers: Arc<Registry>,
+    pub(crate) counter: Arc<FailureCounter>,
+    pub(crate) calls: Arc<CallRegistry>,
     /// Large results, kept to be read page by page.
-    pub results: Arc<ResultStore>,
-    pub security: Arc<Security>,
+    pub(crate) results: Arc<ResultStore>,
+    pub(crate) security: Arc<Security>,
     /// The default per-call timeout (`--call-timeout`).
-    pub call_timeout: Duration,
+    pub(crate) call_timeout: Duration,
     /// The config file, for the routes that manage servers (none: they are unavailable).
-    pub manager: Option<Arc<Manager>>,
+    pub(crate) manager: Option<Arc<Manager>>,
 }
 
 impl AppState {

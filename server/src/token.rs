@@ -7,14 +7,14 @@ use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 
 /// The token file's name inside the config directory.
-pub const TOKEN_FILE_NAME: &str = "token";
+pub(crate) const TOKEN_FILE_NAME: &str = "token";
 
 /// Random bytes in a token (256 bits).
-pub const TOKEN_BYTES: usize = 32;
+pub(crate) const TOKEN_BYTES: usize = 32;
 
 /// Why the token could not be read or created.
 #[derive(Debug, thiserror::Error)]
-pub enum TokenError {
+pub(crate) enum TokenError {
     #[error(
         "{0} is a symbolic link; the bridge does not read or write its token through a link. \
          Delete it (the bridge then creates a new token) or pass --token"
@@ -39,7 +39,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TokenError + '_ {
 }
 
 /// A fresh random token: 64 hex digits encoding 32 bytes from the OS random source.
-pub fn generate() -> Result<String, TokenError> {
+pub(crate) fn generate() -> Result<String, TokenError> {
     let mut bytes = [0u8; TOKEN_BYTES];
     getrandom::fill(&mut bytes).map_err(|err| TokenError::Random(err.to_string()))?;
     Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
@@ -47,17 +47,17 @@ pub fn generate() -> Result<String, TokenError> {
 
 /// The stored token, and what happened on the way.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loaded {
-    pub token: String,
+pub(crate) struct Loaded {
+    pub(crate) token: String,
     /// It was created now.
-    pub created: bool,
+    pub(crate) created: bool,
     /// Permissions that were too open and were tightened, one line each, for the user.
-    pub repaired: Vec<String>,
+    pub(crate) repaired: Vec<String>,
 }
 
 /// The token stored in `dir`, creating the directory (0700) and the file (0600) if needed.
 /// A directory or file that others can read is made private again (and reported).
-pub fn load_or_create(dir: &Path) -> Result<Loaded, TokenError> {
+pub(crate) fn load_or_create(dir: &Path) -> Result<Loaded, TokenError> {
     let path = path_in(dir);
     let mut repaired = Vec::new();
     create_private_dir(dir)?;
@@ -82,7 +82,7 @@ pub fn load_or_create(dir: &Path) -> Result<Loaded, TokenError> {
 }
 
 /// The token file's path in `dir`.
-pub fn path_in(dir: &Path) -> PathBuf {
+pub(crate) fn path_in(dir: &Path) -> PathBuf {
     dir.join(TOKEN_FILE_NAME)
 }
 
@@ -174,7 +174,7 @@ fn write_private(dir: &Path, path: &Path, token: &str) -> Result<(), TokenError>
 }
 
 /// Compare without an early exit, so the time taken does not reveal how much matched.
-pub fn matches(expected: &str, given: &str) -> bool {
+pub(crate) fn matches(expected: &str, given: &str) -> bool {
     let (a, b) = (expected.as_bytes(), given.as_bytes());
     if a.len() != b.len() {
         return false;

@@ -9,7 +9,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 /// The response header that carries the trace id.
-pub const HEADER: &str = "x-trace-id";
+pub(crate) const HEADER: &str = "x-trace-id";
 
 tokio::task_local! {
     static TRACE_ID: String;
@@ -17,27 +17,27 @@ tokio::task_local! {
 
 /// The trace id of one request, also available as a request extension.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceId(pub String);
+pub(crate) struct TraceId(pub String);
 
 /// A new trace id: 16 hex digits.
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     let mut id = uuid::Uuid::new_v4().simple().to_string();
     id.truncate(16);
     id
 }
 
 /// The trace id of the request being handled, if any.
-pub fn current() -> Option<String> {
+pub(crate) fn current() -> Option<String> {
     TRACE_ID.try_with(Clone::clone).ok()
 }
 
 /// Run `future` with `id` as the current trace id (for work spawned off a request).
-pub fn scope<F: Future>(id: String, future: F) -> impl Future<Output = F::Output> {
+pub(crate) fn scope<F: Future>(id: String, future: F) -> impl Future<Output = F::Output> {
     TRACE_ID.scope(id, future)
 }
 
 /// Middleware: assign the trace id, make it current for the handler, echo it in the header.
-pub async fn assign(mut request: Request, next: Next) -> Response {
+pub(crate) async fn assign(mut request: Request, next: Next) -> Response {
     let id = new_id();
     request.extensions_mut().insert(TraceId(id.clone()));
     let mut response = scope(id.clone(), next.run(request)).await;

@@ -9,11 +9,11 @@ use serde_json::{Map, Value, json};
 use crate::error::BridgeError;
 
 /// The longest `wait` a long-poll may ask for, in seconds.
-pub const MAX_WAIT_SECONDS: f64 = 300.0;
+pub(crate) const MAX_WAIT_SECONDS: f64 = 300.0;
 
 /// A request body parsed as JSON; `None` when the body is empty.
 #[derive(Debug, Clone, PartialEq)]
-pub struct JsonBody(pub Option<Value>);
+pub(crate) struct JsonBody(pub Option<Value>);
 
 impl<S: Send + Sync> FromRequest<S> for JsonBody {
     type Rejection = BridgeError;
@@ -40,7 +40,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
 }
 
 /// Parse a body: empty is `None`, bad JSON is FastAPI's `json_invalid` error.
-pub fn parse_json(bytes: &[u8]) -> Result<Option<Value>, BridgeError> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Option<Value>, BridgeError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
@@ -75,7 +75,7 @@ fn char_position(bytes: &[u8], line: usize, column: usize) -> usize {
 }
 
 /// One FastAPI validation error.
-pub fn error(kind: &str, loc: &[Value], msg: &str, input: Value) -> Value {
+pub(crate) fn error(kind: &str, loc: &[Value], msg: &str, input: Value) -> Value {
     json!({ "type": kind, "loc": loc, "msg": msg, "input": input })
 }
 
@@ -242,19 +242,19 @@ impl<'a> Fields<'a> {
 
 /// The body of `POST /execute`: `{name, arguments, serverName?, wait?}`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ExecuteRequest {
-    pub name: String,
-    pub arguments: Map<String, Value>,
-    pub server_name: Option<String>,
+pub(crate) struct ExecuteRequest {
+    pub(crate) name: String,
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) server_name: Option<String>,
     /// Long-poll: answer `202 pending` if the call takes longer than this many seconds.
-    pub wait: Option<f64>,
+    pub(crate) wait: Option<f64>,
     /// Pass the result as the tool gave it, credential shapes unmasked (the user's choice for
     /// this tool, sent by the extension).
     pub unmasked: bool,
 }
 
 impl ExecuteRequest {
-    pub fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
+    pub(crate) fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
         let map = body_object(body)?;
         let mut fields = Fields::new(&map, "body");
         let name = fields.required_string("name");
@@ -274,13 +274,13 @@ impl ExecuteRequest {
 
 /// The body of `POST /reset-history`: empty (all counters) or `{serverName?, toolName?}`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ResetRequest {
-    pub server_name: Option<String>,
-    pub tool_name: Option<String>,
+pub(crate) struct ResetRequest {
+    pub(crate) server_name: Option<String>,
+    pub(crate) tool_name: Option<String>,
 }
 
 impl ResetRequest {
-    pub fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
+    pub(crate) fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
         let Some(body) = body else {
             return Ok(ResetRequest::default());
         };
@@ -296,7 +296,7 @@ impl ResetRequest {
 }
 
 /// A query parameter that must be present.
-pub fn required_query(
+pub(crate) fn required_query(
     query: &std::collections::HashMap<String, String>,
     name: &str,
 ) -> Result<String, BridgeError> {
@@ -312,7 +312,9 @@ pub fn required_query(
 }
 
 /// The `wait` query parameter of `GET /calls/{id}` (0 when absent).
-pub fn wait_query(query: &std::collections::HashMap<String, String>) -> Result<f64, BridgeError> {
+pub(crate) fn wait_query(
+    query: &std::collections::HashMap<String, String>,
+) -> Result<f64, BridgeError> {
     let Some(text) = query.get("wait") else {
         return Ok(0.0);
     };

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
 use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec};
-use mcp_bridge::calls::results::Limits;
+use mcp_bridge::ResultLimits as Limits;
 use mcp_bridge::config::{RootSpec, ServerSpec};
 use serde_json::{Value, json};
 

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 /// Failures in a row after which calls are refused.
-pub const DEFAULT_LIMIT: u32 = 3;
+pub(crate) const DEFAULT_LIMIT: u32 = 3;
 
 #[derive(Debug, Default, Clone, Copy)]
 struct Entry {
@@ -18,16 +18,16 @@ struct Entry {
 
 /// One row of `GET /history`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CounterRow {
-    pub server: String,
-    pub tool: String,
-    pub failures: u32,
-    pub refused: u32,
+pub(crate) struct CounterRow {
+    pub(crate) server: String,
+    pub(crate) tool: String,
+    pub(crate) failures: u32,
+    pub(crate) refused: u32,
 }
 
 /// Per `server:tool` failure counts.
 #[derive(Debug)]
-pub struct FailureCounter {
+pub(crate) struct FailureCounter {
     limit: u32,
     entries: Mutex<BTreeMap<(String, String), Entry>>,
 }
@@ -39,14 +39,14 @@ impl Default for FailureCounter {
 }
 
 impl FailureCounter {
-    pub fn new(limit: u32) -> Self {
+    pub(crate) fn new(limit: u32) -> Self {
         FailureCounter {
             limit,
             entries: Mutex::new(BTreeMap::new()),
         }
     }
 
-    pub fn limit(&self) -> u32 {
+    pub(crate) fn limit(&self) -> u32 {
         self.limit
     }
 
@@ -57,7 +57,7 @@ impl FailureCounter {
     }
 
     /// `Err(failures)` when the call must be refused (the refusal is counted).
-    pub fn check(&self, server: &str, tool: &str) -> Result<(), u32> {
+    pub(crate) fn check(&self, server: &str, tool: &str) -> Result<(), u32> {
         let mut entries = self.entries();
         match entries.get_mut(&(server.to_owned(), tool.to_owned())) {
             Some(entry) if entry.failures >= self.limit => {
@@ -68,7 +68,7 @@ impl FailureCounter {
         }
     }
 
-    pub fn record_success(&self, server: &str, tool: &str) {
+    pub(crate) fn record_success(&self, server: &str, tool: &str) {
         if let Some(entry) = self
             .entries()
             .get_mut(&(server.to_owned(), tool.to_owned()))
@@ -78,7 +78,7 @@ impl FailureCounter {
     }
 
     /// Count a failure; the new count comes back.
-    pub fn record_failure(&self, server: &str, tool: &str) -> u32 {
+    pub(crate) fn record_failure(&self, server: &str, tool: &str) -> u32 {
         let mut entries = self.entries();
         let entry = entries
             .entry((server.to_owned(), tool.to_owned()))
@@ -88,7 +88,7 @@ impl FailureCounter {
     }
 
     /// Clear the counters that match: `None` matches everything. Returns how many were cleared.
-    pub fn reset(&self, server: Option<&str>, tool: Option<&str>) -> usize {
+    pub(crate) fn reset(&self, server: Option<&str>, tool: Option<&str>) -> usize {
         let mut entries = self.entries();
         let before = entries.len();
         entries.retain(|(s, t), _| {
@@ -97,7 +97,7 @@ impl FailureCounter {
         before - entries.len()
     }
 
-    pub fn snapshot(&self) -> Vec<CounterRow> {
+    pub(crate) fn snapshot(&self) -> Vec<CounterRow> {
         self.entries()
             .iter()
             .map(|((server, tool), entry)| CounterRow {

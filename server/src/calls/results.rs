@@ -34,17 +34,17 @@ use crate::calls::masking;
 use crate::error::BridgeError;
 
 /// The name of the built-in tool that reads the next page of a kept result.
-pub use mcp_bridge_protocol::READ_RESULT;
+pub(crate) use mcp_bridge_protocol::READ_RESULT;
 /// Results whose text has more characters than this are paged.
-pub const DEFAULT_THRESHOLD: usize = 16 * 1024;
+pub(crate) const DEFAULT_THRESHOLD: usize = 16 * 1024;
 /// The characters of a page, at most.
-pub const DEFAULT_PAGE_CHARS: usize = 8 * 1024;
+pub(crate) const DEFAULT_PAGE_CHARS: usize = 8 * 1024;
 /// The memory the kept results may take, in MiB.
-pub const DEFAULT_STORE_MIB: usize = 256;
+pub(crate) const DEFAULT_STORE_MIB: usize = 256;
 /// How long a kept result stays after it was last read.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(30 * 60);
+pub(crate) const DEFAULT_TTL: Duration = Duration::from_secs(30 * 60);
 /// The most characters one `read_result` may ask for with `max_chars`.
-pub const MAX_PAGE_CHARS: usize = 1024 * 1024;
+pub(crate) const MAX_PAGE_CHARS: usize = 1024 * 1024;
 /// The smallest MCP message limit (rmcp's own default), whatever the store's size.
 const MIN_MESSAGE: usize = 16 * 1024 * 1024;
 /// Bytes between two checkpoints of a document's index.
@@ -79,7 +79,7 @@ impl Default for Limits {
 impl Limits {
     /// The largest message the bridge accepts from an MCP server: twice the store (JSON
     /// escapes make a text longer on the wire), and never less than 16 MiB.
-    pub fn max_message(&self) -> usize {
+    pub(crate) fn max_message(&self) -> usize {
         self.memory.saturating_mul(2).max(MIN_MESSAGE)
     }
 }
@@ -144,7 +144,7 @@ struct Checkpoint {
 
 /// A text to page, with an index from characters to bytes (and JSON state) every 64 KiB.
 #[derive(Debug)]
-pub struct Document {
+pub(crate) struct Document {
     text: String,
     json: bool,
     is_error: bool,
@@ -166,15 +166,15 @@ fn looks_like_json(text: &str) -> bool {
 
 /// One page: where it starts and ends (bytes), and its characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Page {
-    pub start: usize,
-    pub end: usize,
-    pub chars: usize,
+pub(crate) struct Page {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) chars: usize,
 }
 
 impl Document {
     /// Index `text` (one pass over it).
-    pub fn new(text: String, is_error: bool) -> Self {
+    pub(crate) fn new(text: String, is_error: bool) -> Self {
         let json = looks_like_json(&text);
         Self::with_kind(text, json, is_error)
     }
@@ -212,16 +212,12 @@ impl Document {
         }
     }
 
-    pub fn total_chars(&self) -> usize {
+    pub(crate) fn total_chars(&self) -> usize {
         self.total_chars
     }
 
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The memory this document takes, roughly.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.text.capacity()
             + self.checkpoints.capacity() * std::mem::size_of::<Checkpoint>()
             + std::mem::size_of::<Self>()
@@ -251,7 +247,7 @@ impl Document {
 
     /// The page starting at character `offset` with at most `max_chars` characters (at least
     /// one); `None` when `offset` is at or past the end.
-    pub fn page(&self, offset: usize, max_chars: usize) -> Option<Page> {
+    pub(crate) fn page(&self, offset: usize, max_chars: usize) -> Option<Page> {
         if offset >= self.total_chars {
             return None;
         }
@@ -292,13 +288,13 @@ impl Document {
     }
 
     /// The text of `page`.
-    pub fn slice(&self, page: Page) -> &str {
+    pub(crate) fn slice(&self, page: Page) -> &str {
         &self.text[page.start..page.end]
     }
 }
 
 /// Why a result id is not in the store (the word the bridge sends in `facts.reason`).
-pub use mcp_bridge_protocol::errors::ResultGone as Missing;
+pub(crate) use mcp_bridge_protocol::errors::ResultGone as Missing;
 
 struct Entry {
     document: Arc<Document>,
@@ -345,7 +341,7 @@ impl Inner {
 }
 
 /// The kept large results.
-pub struct ResultStore {
+pub(crate) struct ResultStore {
     limits: Limits,
     inner: Mutex<Inner>,
 }
@@ -361,14 +357,14 @@ impl std::fmt::Debug for ResultStore {
 }
 
 impl ResultStore {
-    pub fn new(limits: Limits) -> Self {
+    pub(crate) fn new(limits: Limits) -> Self {
         ResultStore {
             limits,
             inner: Mutex::new(Inner::default()),
         }
     }
 
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         self.limits
     }
 
@@ -379,22 +375,23 @@ impl ResultStore {
     }
 
     /// How many results are kept.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.inner().entries.len()
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// The bytes the kept results take.
-    pub fn used(&self) -> usize {
+    pub(crate) fn used(&self) -> usize {
         self.inner().used
     }
 
     /// Keep `document`; its id, or `None` when it is larger than the whole store. Expired
     /// results go first, then the least recently read ones until it fits.
-    pub fn insert_at(&self, document: Arc<Document>, now: Instant) -> Option<String> {
+    pub(crate) fn insert_at(&self, document: Arc<Document>, now: Instant) -> Option<String> {
         let size = document.size();
         if size > self.limits.memory {
             return None;
@@ -429,7 +426,7 @@ impl ResultStore {
     }
 
     /// The result `id`, marked as just read.
-    pub fn get_at(&self, id: &str, now: Instant) -> Result<Arc<Document>, Missing> {
+    pub(crate) fn get_at(&self, id: &str, now: Instant) -> Result<Arc<Document>, Missing> {
         let mut inner = self.inner();
         inner.sweep(now, self.limits.ttl);
         inner.clock += 1;
@@ -443,12 +440,12 @@ impl ResultStore {
     }
 
     /// Drop the results not read within the time-to-live.
-    pub fn sweep_at(&self, now: Instant) {
+    pub(crate) fn sweep_at(&self, now: Instant) {
         self.inner().sweep(now, self.limits.ttl);
     }
 
     /// Sweep every `period`, for ever (spawned by the server).
-    pub async fn sweep_every(self: Arc<Self>, period: Duration) {
+    pub(crate) async fn sweep_every(self: Arc<Self>, period: Duration) {
         let mut ticks = tokio::time::interval(period);
         loop {
             ticks.tick().await;
@@ -460,7 +457,7 @@ impl ResultStore {
     /// kept first, off the async threads, when it is over the threshold). With `masking` (the
     /// values known to be secret), secrets are masked first — before a large text is cut into
     /// pages, so no secret is split across two — and `"masked"` says how many were.
-    pub async fn answer(
+    pub(crate) async fn answer(
         self: &Arc<Self>,
         mut result: CallToolResult,
         masking: Option<Arc<[String]>>,
@@ -523,7 +520,7 @@ impl ResultStore {
     }
 
     /// The answer for a result over the threshold: keep its text, answer its first page.
-    pub fn first_page(&self, mut result: CallToolResult) -> Value {
+    pub(crate) fn first_page(&self, mut result: CallToolResult) -> Value {
         let threshold = self.limits.threshold;
         let is_error = result.is_error.unwrap_or(false);
         let mut structured_note = None;
@@ -592,7 +589,7 @@ impl ResultStore {
     }
 
     /// `read_result`: the page of a kept result at `offset`.
-    pub fn read(&self, arguments: &Map<String, Value>) -> Result<Value, BridgeError> {
+    pub(crate) fn read(&self, arguments: &Map<String, Value>) -> Result<Value, BridgeError> {
         let request = ReadRequest::from_arguments(arguments)?;
         let document = self
             .get_at(&request.result_id, Instant::now())
@@ -653,14 +650,14 @@ impl ResultStore {
 
 /// The arguments of `read_result`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadRequest {
-    pub result_id: String,
-    pub offset: usize,
-    pub max_chars: Option<usize>,
+pub(crate) struct ReadRequest {
+    pub(crate) result_id: String,
+    pub(crate) offset: usize,
+    pub(crate) max_chars: Option<usize>,
 }
 
 impl ReadRequest {
-    pub fn from_arguments(arguments: &Map<String, Value>) -> Result<Self, BridgeError> {
+    pub(crate) fn from_arguments(arguments: &Map<String, Value>) -> Result<Self, BridgeError> {
         let loc = |field: &str| [json!("body"), json!("arguments"), json!(field)];
         let mut errors = Vec::new();
         let result_id = match arguments.get("result_id") {
@@ -759,7 +756,7 @@ fn with_masked(mut answer: Value, count: usize) -> Value {
 }
 
 /// `/execute`'s answer for a result that is not paged.
-pub fn plain(result: &CallToolResult) -> Value {
+pub(crate) fn plain(result: &CallToolResult) -> Value {
     json!({ "success": true, "result": result_json(result) })
 }
 
@@ -809,7 +806,7 @@ fn json_size(value: &Value) -> usize {
 }
 
 /// `result` of a successful `/execute`: the MCP `CallToolResult` in camelCase.
-pub fn result_json(result: &CallToolResult) -> Value {
+pub(crate) fn result_json(result: &CallToolResult) -> Value {
     json!({
         "content": result.content,
         "structuredContent": result.structured_content,

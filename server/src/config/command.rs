@@ -13,7 +13,7 @@ use crate::config::import;
 use crate::config::manage::{edit_file, servers_of};
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print where the config file is on this machine.
     Path,
     /// Check a config file (default: the bridge's): the file, line and field of the first
@@ -36,7 +36,7 @@ pub enum ConfigCommand {
 }
 
 /// Run `mcp-bridge config …`; `explicit` is `--config`.
-pub fn run(command: ConfigCommand, explicit: Option<&Path>) -> ExitCode {
+pub(crate) fn run(command: ConfigCommand, explicit: Option<&Path>) -> ExitCode {
     let path = match config::config_path(explicit) {
         Ok(path) => path,
         Err(err) => {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use crate::config::manage::mask_definition;
 
 /// Where the other clients keep their MCP configs on this machine, existing or not.
-pub fn known_locations() -> Vec<(&'static str, PathBuf)> {
+pub(crate) fn known_locations() -> Vec<(&'static str, PathBuf)> {
     let mut places = Vec::new();
     // `dirs::config_dir()` is ~/.config (or $XDG_CONFIG_HOME) on Linux,
     // ~/Library/Application Support on macOS and %APPDATA% on Windows: Claude Desktop and
@@ -89,45 +89,45 @@ pub fn read_config_file(path: &Path) -> Result<String, ReadError> {
 
 /// One config file looked at.
 #[derive(Debug, Clone)]
-pub struct SourceFile {
-    pub client: String,
-    pub path: PathBuf,
-    pub exists: bool,
+pub(crate) struct SourceFile {
+    pub(crate) client: String,
+    pub(crate) path: PathBuf,
+    pub(crate) exists: bool,
     /// The caller named this file (rather than it being one of [`known_locations`]).
     pub given: bool,
     /// Why its servers could not be read.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 /// One server found in another client's config.
 #[derive(Debug, Clone)]
-pub struct Candidate {
-    pub name: String,
-    pub client: String,
-    pub path: PathBuf,
-    pub definition: Value,
+pub(crate) struct Candidate {
+    pub(crate) name: String,
+    pub(crate) client: String,
+    pub(crate) path: PathBuf,
+    pub(crate) definition: Value,
     /// Why it cannot be added under this name (already in the config, or found twice).
-    pub clash: Option<String>,
+    pub(crate) clash: Option<String>,
     /// Why it would not validate.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
 }
 
 impl Candidate {
-    pub fn addable(&self) -> bool {
+    pub(crate) fn addable(&self) -> bool {
         self.clash.is_none() && self.problem.is_none()
     }
 }
 
 /// What was found.
 #[derive(Debug, Clone, Default)]
-pub struct Found {
-    pub sources: Vec<SourceFile>,
-    pub servers: Vec<Candidate>,
+pub(crate) struct Found {
+    pub(crate) sources: Vec<SourceFile>,
+    pub(crate) servers: Vec<Candidate>,
 }
 
 /// The servers of an MCP client's config text: `mcpServers` (Claude Desktop, Cursor) or
 /// `servers` (VS Code).
-pub fn servers_in(text: &str) -> Result<Map<String, Value>, String> {
+pub(crate) fn servers_in(text: &str) -> Result<Map<String, Value>, String> {
     let doc: Value = serde_json::from_str(text)
         .or_else(|err| serde_json::from_str(&strip_jsonc(text)).map_err(|_| err.to_string()))?;
     for key in ["mcpServers", "servers"] {
@@ -242,7 +242,7 @@ fn problem(name: &str, definition: &Value, path: &Path) -> Option<String> {
 
 /// Look in `from`, or else in every [`known_locations`]; `existing` are the servers already
 /// in the bridge's config.
-pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
+pub(crate) fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
     let places = match from {
         Some(path) => vec![("file", path.to_owned())],
         None => known_locations(),
@@ -300,7 +300,7 @@ pub fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found {
 impl Found {
     /// The sources and servers, definitions masked. A file the caller named is not said to
     /// exist or not, and any reason it gave nothing is [`UNREADABLE_GIVEN_FILE`].
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         json!({
             "sources": self.sources.iter().map(|s| if s.given {
                 json!({
@@ -319,7 +319,7 @@ impl Found {
     }
 
     /// What happens to the servers asked for by `names`: clashes, invalid, not found.
-    pub fn report(&self, names: &[String]) -> Value {
+    pub(crate) fn report(&self, names: &[String]) -> Value {
         let mut clashes = Vec::new();
         let mut invalid = Vec::new();
         let mut not_found = Vec::new();
@@ -341,7 +341,7 @@ impl Found {
 }
 
 /// Add the `picked` servers that are not in `servers` yet; the names added come back.
-pub fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Vec<String> {
+pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Vec<String> {
     let mut added = Vec::new();
     for candidate in picked {
         if servers.contains_key(&candidate.name) {

@@ -23,7 +23,7 @@ use crate::redact::{MASK, redact, url_secrets};
 use crate::servers::{Changes, Registry};
 
 /// How often the watcher reads the config file.
-pub const WATCH_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const WATCH_INTERVAL: Duration = Duration::from_secs(1);
 /// How long a change waits for another process's change of the same file.
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
 
@@ -92,7 +92,7 @@ impl ConfigLock {
 }
 
 /// The backup of `path`: the same name with `.bak` appended.
-pub fn backup_path(path: &Path) -> PathBuf {
+pub(crate) fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".bak");
     path.with_file_name(name)
@@ -101,7 +101,7 @@ pub fn backup_path(path: &Path) -> PathBuf {
 /// Write `text` to `path` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `path`; the previous file (if any) is copied to [`backup_path`] first. The new
 /// file keeps the old one's permissions (it may hold secrets); a new file is private (0600).
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write as _;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir.to_owned(),
@@ -142,7 +142,7 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 }
 
 /// A config document and its `mcpServers` object (created when missing).
-pub fn servers_of(doc: &mut Value) -> &mut Map<String, Value> {
+pub(crate) fn servers_of(doc: &mut Value) -> &mut Map<String, Value> {
     if !doc.is_object() {
         *doc = json!({});
     }
@@ -157,7 +157,7 @@ pub fn servers_of(doc: &mut Value) -> &mut Map<String, Value> {
 }
 
 /// The text a document is written as.
-pub fn to_text(doc: &Value) -> String {
+pub(crate) fn to_text(doc: &Value) -> String {
     let mut text = serde_json::to_string_pretty(doc).unwrap_or_else(|_| "{}".to_owned());
     text.push('\n');
     text
@@ -174,7 +174,7 @@ fn read_text(path: &Path) -> std::io::Result<Option<String>> {
 
 /// Why an edit of the config file was refused.
 #[derive(Debug, thiserror::Error)]
-pub enum EditError {
+pub(crate) enum EditError {
     /// The file as it is now does not validate: it is not written over.
     #[error("the config file does not validate as it is, so it was not changed; fix it first: {0}")]
     Current(ConfigError),
@@ -193,7 +193,7 @@ pub enum EditError {
 
 /// Read `path`, let `edit` change its document, validate the result, and write it atomically,
 /// holding the file's [`ConfigLock`] throughout. Returns the new text and its enabled servers.
-pub fn edit_file<T>(
+pub(crate) fn edit_file<T>(
     path: &Path,
     edit: impl FnOnce(&mut Value) -> Result<T, BridgeError>,
 ) -> Result<(String, Vec<config::ServerSpec>, T), EditError> {
@@ -273,7 +273,7 @@ pub fn mask_args(args: &[Value]) -> Vec<Value> {
 
 /// `definition` with the values of `env` and `headers`, the secret-looking `args`
 /// ([`mask_args`]) and the credentials in `url` masked.
-pub fn mask_definition(definition: &Value) -> Value {
+pub(crate) fn mask_definition(definition: &Value) -> Value {
     let mut masked = definition.clone();
     if let Some(object) = masked.as_object_mut() {
         if let Some(Value::Array(args)) = object.get_mut("args") {
@@ -295,7 +295,7 @@ pub fn mask_definition(definition: &Value) -> Value {
 
 /// A definition sent back with masked values (as `GET /servers` showed it) keeps the stored
 /// secrets for those values.
-pub fn unmask_with(mut definition: Value, stored: Option<&Value>) -> Value {
+pub(crate) fn unmask_with(mut definition: Value, stored: Option<&Value>) -> Value {
     let Some(stored) = stored else {
         return definition;
     };
@@ -356,17 +356,13 @@ impl Manager {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
-    }
-
-    pub fn registry(&self) -> &Arc<Registry> {
-        &self.registry
     }
 
     /// The config document as it is on disk (an empty one when there is no file); `None` when
     /// the file is not valid JSON.
-    pub fn document(&self) -> Option<Value> {
+    pub(crate) fn document(&self) -> Option<Value> {
         match read_text(&self.path) {
             Ok(Some(text)) => serde_json::from_str(&text).ok(),
             Ok(None) => Some(json!({ "mcpServers": {} })),
@@ -375,7 +371,7 @@ impl Manager {
     }
 
     /// Edit the config file (see [`edit_file`]) and apply it to the running servers.
-    pub async fn change<T>(
+    pub(crate) async fn change<T>(
         &self,
         server: &str,
         edit: impl FnOnce(&mut Value) -> Result<T, BridgeError>,
@@ -409,7 +405,7 @@ impl Manager {
 
     /// Apply the file if it changed since it was last seen; an edit that does not validate is
     /// logged (file, line, field) and the running servers are kept.
-    pub async fn reload(&self) -> Option<Changes> {
+    pub(crate) async fn reload(&self) -> Option<Changes> {
         let mut seen = self.seen.lock().await;
         let text = match read_text(&self.path) {
             Ok(text) => text,
@@ -449,7 +445,7 @@ impl Manager {
     }
 
     /// Check the file every [`WATCH_INTERVAL`] until the task is dropped.
-    pub async fn watch(self: Arc<Self>) {
+    pub(crate) async fn watch(self: Arc<Self>) {
         let mut tick = tokio::time::interval(WATCH_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {

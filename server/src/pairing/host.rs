@@ -20,7 +20,7 @@ const MAX_REQUEST: u32 = 64 * 1024;
 const START_WAIT: Duration = Duration::from_secs(15);
 
 /// One message from `input`: `Ok(None)` at the end of the stream.
-pub fn read_message(input: &mut impl Read) -> std::io::Result<Option<Value>> {
+pub(crate) fn read_message(input: &mut impl Read) -> std::io::Result<Option<Value>> {
     let mut length = [0u8; 4];
     match input.read_exact(&mut length) {
         Ok(()) => {}
@@ -42,7 +42,7 @@ pub fn read_message(input: &mut impl Read) -> std::io::Result<Option<Value>> {
 }
 
 /// Writes one message to `output`.
-pub fn write_message(output: &mut impl Write, message: &Value) -> std::io::Result<()> {
+pub(crate) fn write_message(output: &mut impl Write, message: &Value) -> std::io::Result<()> {
     let body = serde_json::to_vec(message)?;
     output.write_all(&(body.len() as u32).to_ne_bytes())?;
     output.write_all(&body)?;
@@ -50,7 +50,7 @@ pub fn write_message(output: &mut impl Write, message: &Value) -> std::io::Resul
 }
 
 /// How to reach the bridge, and how to start it.
-pub trait Bridge {
+pub(crate) trait Bridge {
     /// The address the bridge listens on (what it last recorded, or the default).
     fn url(&self) -> String;
     /// The token it requires: `Ok(None)` for a bridge started with `--no-auth`; `Err` with
@@ -63,7 +63,7 @@ pub trait Bridge {
 }
 
 /// The answer to one request.
-pub fn answer(request: &Value, bridge: &impl Bridge) -> Value {
+pub(crate) fn answer(request: &Value, bridge: &impl Bridge) -> Value {
     if request["type"] != "pair" {
         return json!({"type": "error", "message": "this host answers only {\"type\": \"pair\"}"});
     }
@@ -119,7 +119,7 @@ pub fn answer(request: &Value, bridge: &impl Bridge) -> Value {
 }
 
 /// Serve requests until the browser closes stdin.
-pub fn serve(
+pub(crate) fn serve(
     input: &mut impl Read,
     output: &mut impl Write,
     bridge: &impl Bridge,
@@ -133,7 +133,7 @@ pub fn serve(
 /// Start `exe` (the bridge) in a session of its own, so that it outlives the browser that
 /// started the host; its messages and logs go to `log` (`--log-file`: private, rotated, and
 /// without the token).
-pub fn start_detached(exe: &Path, log: &Path) -> Result<(), String> {
+pub(crate) fn start_detached(exe: &Path, log: &Path) -> Result<(), String> {
     use std::process::{Command, Stdio};
     let mut command = Command::new(exe);
     command

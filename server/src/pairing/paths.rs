@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 /// The host's name: what the extension passes to `runtime.sendNativeMessage`.
-pub const HOST_NAME: &str = "dev.mcp_bridge.host";
+pub(crate) const HOST_NAME: &str = "dev.mcp_bridge.host";
 
 /// The Chromium extension's ID, fixed by the public `key` in the Chromium manifest
 /// (the first 32 hex digits of the key's SHA-256, each digit mapped 0-f → a-p).
@@ -16,7 +16,8 @@ pub const CHROMIUM_EXTENSION_ID: &str = "jdbdlgonhioplfeamjjapnhojcagahnf";
 pub const FIREFOX_EXTENSION_ID: &str = "mcp-bridge@mcp-bridge.dev";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Os {
+#[allow(clippy::enum_variant_names, reason = "macOS is spelled MacOs")]
+pub(crate) enum Os {
     Linux,
     MacOs,
     Windows,
@@ -24,7 +25,7 @@ pub enum Os {
 
 impl Os {
     /// The system this binary was built for (other unixes look like Linux).
-    pub fn current() -> Os {
+    pub(crate) fn current() -> Os {
         if cfg!(windows) {
             Os::Windows
         } else if cfg!(target_os = "macos") {
@@ -45,7 +46,7 @@ pub enum Browser {
 }
 
 impl Browser {
-    pub const ALL: [Browser; 5] = [
+    pub(crate) const ALL: [Browser; 5] = [
         Browser::Chrome,
         Browser::Chromium,
         Browser::Edge,
@@ -53,7 +54,7 @@ impl Browser {
         Browser::Firefox,
     ];
 
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             Browser::Chrome => "Chrome",
             Browser::Chromium => "Chromium",
@@ -64,7 +65,7 @@ impl Browser {
     }
 
     /// Chromium-based browsers share one manifest shape (`allowed_origins`).
-    pub fn is_chromium_family(self) -> bool {
+    pub(crate) fn is_chromium_family(self) -> bool {
         self != Browser::Firefox
     }
 }
@@ -72,7 +73,7 @@ impl Browser {
 /// Where the manifest file for `browser` goes under `home`. On Linux and macOS the browser
 /// reads this folder; on Windows the browser reads a registry value ([`registry_key`]) that
 /// names this file, kept with the bridge's own data.
-pub fn manifest_path(os: Os, browser: Browser, home: &Path) -> PathBuf {
+pub(crate) fn manifest_path(os: Os, browser: Browser, home: &Path) -> PathBuf {
     let file = format!("{HOST_NAME}.json");
     match os {
         Os::Linux => {
@@ -115,7 +116,11 @@ pub fn manifest_path(os: Os, browser: Browser, home: &Path) -> PathBuf {
 }
 
 /// The key under `HKEY_CURRENT_USER` whose default value names the manifest (Windows only).
-pub fn registry_key(browser: Browser) -> String {
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "used on Windows; its unit tests run on every OS")
+)]
+pub(crate) fn registry_key(browser: Browser) -> String {
     let vendor = match browser {
         Browser::Chrome => r"Software\Google\Chrome",
         Browser::Chromium => r"Software\Chromium",
@@ -127,7 +132,7 @@ pub fn registry_key(browser: Browser) -> String {
 }
 
 /// The manifest for `browser`: the host is `exe`, and only our extension may start it.
-pub fn manifest(browser: Browser, exe: &Path) -> Value {
+pub(crate) fn manifest(browser: Browser, exe: &Path) -> Value {
     let mut manifest = json!({
         "name": HOST_NAME,
         "description": "MCP Bridge: gives the MCP Bridge extension the local bridge's address and token",

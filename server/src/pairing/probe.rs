@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// What answered at an address.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Probe {
+pub(crate) enum Probe {
     /// Nothing listens there.
     NotRunning,
     /// Something answers, but not with our `/health`.
@@ -22,7 +22,12 @@ pub enum Probe {
 }
 
 /// One `GET` on `url` (`http://host:port`), the status and body; `None` when nothing answers.
-pub fn get(url: &str, path: &str, bearer: Option<&str>, limit: Duration) -> Option<(u16, String)> {
+pub(crate) fn get(
+    url: &str,
+    path: &str,
+    bearer: Option<&str>,
+    limit: Duration,
+) -> Option<(u16, String)> {
     let authority = url.strip_prefix("http://")?.trim_end_matches('/');
     let address = authority.to_socket_addrs().ok()?.next()?;
     let mut stream = TcpStream::connect_timeout(&address, limit).ok()?;
@@ -70,7 +75,7 @@ fn port_of(url: &str) -> Option<u16> {
 /// Is our bridge at `url`, and does it take `token` (none: `--no-auth` bridges take that)?
 /// With a token, `/health` is asked a fresh challenge first, and `/tools` (with the token) is
 /// asked only when the answer proves the server holds that token.
-pub fn probe(url: &str, token: Option<&str>) -> Probe {
+pub(crate) fn probe(url: &str, token: Option<&str>) -> Probe {
     let limit = Duration::from_secs(2);
     let nonce = crate::proof::new_nonce();
     let path = format!("/health?{}={nonce}", crate::proof::CHALLENGE_PARAM);

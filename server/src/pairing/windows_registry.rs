@@ -8,7 +8,7 @@ use winreg::enums::HKEY_CURRENT_USER;
 
 use super::paths::{Browser, registry_key};
 
-pub fn register(browser: Browser, manifest: &Path) -> Result<(), String> {
+pub(crate) fn register(browser: Browser, manifest: &Path) -> Result<(), String> {
     let key = registry_key(browser);
     let (entry, _) = RegKey::predef(HKEY_CURRENT_USER)
         .create_subkey(&key)
@@ -18,7 +18,7 @@ pub fn register(browser: Browser, manifest: &Path) -> Result<(), String> {
         .map_err(|err| format!("cannot write HKCU\\{key}: {err}"))
 }
 
-pub fn unregister(browser: Browser) -> Result<(), String> {
+pub(crate) fn unregister(browser: Browser) -> Result<(), String> {
     let key = registry_key(browser);
     match RegKey::predef(HKEY_CURRENT_USER).delete_subkey(&key) {
         Ok(()) => Ok(()),
@@ -27,7 +27,7 @@ pub fn unregister(browser: Browser) -> Result<(), String> {
     }
 }
 
-pub fn is_registered(browser: Browser, manifest: &Path) -> bool {
+pub(crate) fn is_registered(browser: Browser, manifest: &Path) -> bool {
     RegKey::predef(HKEY_CURRENT_USER)
         .open_subkey(registry_key(browser))
         .and_then(|entry| entry.get_value::<String, _>(""))

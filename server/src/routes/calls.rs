@@ -39,7 +39,7 @@ pub(super) fn unknown(call_id: &str) -> BridgeError {
     }
 }
 
-pub async fn fetch(
+pub(crate) async fn fetch(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
@@ -54,7 +54,7 @@ pub async fn fetch(
     }
 }
 
-pub async fn cancel(
+pub(crate) async fn cancel(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Json<Value>, BridgeError> {

@@ -16,7 +16,7 @@ use crate::state::AppState;
 use crate::trace::TraceId;
 use crate::validation::{ExecuteRequest, JsonBody};
 
-pub async fn execute(
+pub(crate) async fn execute(
     State(state): State<AppState>,
     Extension(TraceId(trace_id)): Extension<TraceId>,
     JsonBody(body): JsonBody,
@@ -57,7 +57,7 @@ pub async fn execute(
 
 /// The `202` answer for a call that is still running, with its latest progress and the
 /// question its server asks the user, if any (see `calls/activity.rs`).
-pub fn pending(call: &PendingCall) -> Response {
+pub(crate) fn pending(call: &PendingCall) -> Response {
     let mut body = json!({
         "success": true,
         "pending": true,

@@ -13,7 +13,7 @@ use crate::error::BridgeError;
 use crate::proof::{CHALLENGE_PARAM, valid_nonce};
 use crate::state::AppState;
 
-pub async fn health(
+pub(crate) async fn health(
     State(state): State<AppState>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, BridgeError> {

@@ -9,7 +9,7 @@ use crate::error::BridgeError;
 use crate::state::AppState;
 use crate::validation::{JsonBody, ResetRequest};
 
-pub async fn show(State(state): State<AppState>) -> Json<Value> {
+pub(crate) async fn show(State(state): State<AppState>) -> Json<Value> {
     Json(json!({
         "success": true,
         "counters": state.counter.snapshot(),
@@ -17,7 +17,7 @@ pub async fn show(State(state): State<AppState>) -> Json<Value> {
     }))
 }
 
-pub async fn reset(
+pub(crate) async fn reset(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, BridgeError> {

@@ -123,7 +123,7 @@ fn describe(
     entry
 }
 
-pub async fn list(
+pub(crate) async fn list(
     State(state): State<AppState>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, BridgeError> {
@@ -166,7 +166,7 @@ pub async fn list(
     })))
 }
 
-pub async fn restart(
+pub(crate) async fn restart(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, BridgeError> {
@@ -183,7 +183,7 @@ fn changed(name: &str, changes: crate::servers::Changes) -> Json<Value> {
     Json(json!({ "success": true, "server": name, "changes": changes }))
 }
 
-pub async fn set_enabled(
+pub(crate) async fn set_enabled(
     State(state): State<AppState>,
     Path(name): Path<String>,
     body: Bytes,
@@ -211,7 +211,7 @@ pub async fn set_enabled(
     Ok(changed(&name, changes))
 }
 
-pub async fn put(
+pub(crate) async fn put(
     State(state): State<AppState>,
     Path(name): Path<String>,
     body: Bytes,
@@ -237,7 +237,7 @@ pub async fn put(
     Ok(answer)
 }
 
-pub async fn delete(
+pub(crate) async fn delete(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, BridgeError> {
@@ -255,7 +255,7 @@ pub async fn delete(
 /// `POST /servers/import` with `{"from": path?, "names": [..]?}`: without `names`, what would
 /// be imported; with them, those servers are added (a name already in the config is reported,
 /// never overwritten).
-pub async fn import(
+pub(crate) async fn import(
     State(state): State<AppState>,
     body: Bytes,
 ) -> Result<Json<Value>, BridgeError> {

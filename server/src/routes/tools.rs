@@ -28,7 +28,7 @@ fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
     })
 }
 
-pub async fn list(
+pub(crate) async fn list(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<Value>, BridgeError> {
@@ -96,7 +96,7 @@ pub async fn list(
     }
 }
 
-pub async fn detail(
+pub(crate) async fn detail(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<Value>, BridgeError> {

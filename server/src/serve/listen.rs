@@ -19,16 +19,16 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt as _;
 
-pub use crate::options::DEFAULT_MAX_CONNECTIONS;
+pub(crate) use crate::options::DEFAULT_MAX_CONNECTIONS;
 /// Seconds a client gets to send a request's headers (also the idle time of a kept-alive
 /// connection), by default.
-pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The limits on connections.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub max_connections: usize,
-    pub header_timeout: Duration,
+pub(crate) struct Limits {
+    pub(crate) max_connections: usize,
+    pub(crate) header_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -41,11 +41,11 @@ impl Default for Limits {
 }
 
 /// The connections still open after the listener stopped accepting.
-pub struct Draining(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+pub(crate) struct Draining(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
 
 impl Draining {
     /// Wait at most `limit` for every open connection to finish; whether they all did.
-    pub async fn wait(&mut self, limit: Duration) -> bool {
+    pub(crate) async fn wait(&mut self, limit: Duration) -> bool {
         let Some(open) = self.0.as_mut() else {
             return true;
         };
@@ -59,7 +59,7 @@ impl Draining {
 
 /// Serve `app` on `listener` until `stop` is cancelled; then stop accepting and hand back the
 /// open connections, which are told to close once their current request is answered.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,

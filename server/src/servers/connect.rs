@@ -24,33 +24,33 @@ use crate::redact::redact;
 mod stdio_decode;
 
 /// The client side of one connection; [`BridgeClient`] answers the handshake and the server.
-pub type Client = RunningService<RoleClient, BridgeClient>;
+pub(crate) type Client = RunningService<RoleClient, BridgeClient>;
 
 /// A started server.
-pub struct Connected {
-    pub client: Client,
-    pub stderr: Arc<StderrTail>,
+pub(crate) struct Connected {
+    pub(crate) client: Client,
+    pub(crate) stderr: Arc<StderrTail>,
     /// The child's pid, which is also its process group id.
-    pub pid: Option<u32>,
+    pub(crate) pid: Option<u32>,
     /// The tag its processes carry (`super::reaper`).
     pub tag: Option<String>,
-    pub tools: usize,
-    pub instructions: Option<String>,
+    pub(crate) tools: usize,
+    pub(crate) instructions: Option<String>,
 }
 
 /// Why a server could not be started.
 #[derive(Debug, Clone)]
-pub struct StartFailure {
-    pub message: String,
-    pub stderr: String,
+pub(crate) struct StartFailure {
+    pub(crate) message: String,
+    pub(crate) stderr: String,
 }
 
 /// The prefix of the bridge's own environment variables, which no MCP server gets.
-pub const BRIDGE_ENV_PREFIX: &str = "MCP_BRIDGE_";
+pub(crate) const BRIDGE_ENV_PREFIX: &str = "MCP_BRIDGE_";
 
 /// The environment a child starts with: the bridge's own, less its `MCP_BRIDGE_*` variables and
 /// any variable whose name or value holds one of `withheld` (the token); then the server's `env`.
-pub fn child_env(
+pub(crate) fn child_env(
     configured: &std::collections::BTreeMap<String, String>,
     withheld: &[String],
 ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
@@ -77,7 +77,7 @@ pub fn child_env(
 
 /// Start the server described by `spec`, its lists stored in `shared`; `withheld` are values
 /// (the bridge's token) that must not reach the child through its environment.
-pub async fn connect(
+pub(crate) async fn connect(
     shared: &Arc<Shared>,
     spec: &ServerSpec,
     secrets: &[String],
@@ -304,7 +304,7 @@ where
 /// limit set (rmcp drops, and never answers, any message over 16 MiB by default, which would
 /// turn a large result into a timeout) and its own receive side (`stdio_decode.rs`), which
 /// decodes a large tool result without copying its text. Sending is rmcp's.
-pub struct ChildTransport {
+pub(crate) struct ChildTransport {
     child: Option<Box<dyn process_wrap::tokio::ChildWrapper>>,
     transport: AsyncRwTransport<RoleClient, tokio::io::Empty, tokio::process::ChildStdin>,
     lines: LineReader<tokio::io::BufReader<tokio::process::ChildStdout>>,

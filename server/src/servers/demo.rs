@@ -19,7 +19,7 @@ use serde_json::json;
 
 /// The demo server's tools. A new value serves one stdio session.
 #[derive(Debug, Clone)]
-pub struct DemoServer {
+pub(crate) struct DemoServer {
     /// Built once per session: rmcp's `#[tool_handler]` otherwise calls
     /// `Self::tool_router()` on every request, which regenerates every tool's JSON schema
     /// and was most of the demo server's time per call in `./build.sh bench`.
@@ -29,11 +29,11 @@ pub struct DemoServer {
 }
 
 /// The sample file the demo folder starts with.
-pub const SAMPLE_FILE: &str = "hello.txt";
+pub(crate) const SAMPLE_FILE: &str = "hello.txt";
 
 impl DemoServer {
     /// A server reading inside `root`, which is created (mode 0700) with a sample file.
-    pub fn new(root: &Path) -> std::io::Result<Self> {
+    pub(crate) fn new(root: &Path) -> std::io::Result<Self> {
         let mut builder = std::fs::DirBuilder::new();
         builder.recursive(true);
         #[cfg(unix)]
@@ -105,50 +105,50 @@ impl DemoServer {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct EchoArgs {
+pub(crate) struct EchoArgs {
     /// The text to send back.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct AddArgs {
+pub(crate) struct AddArgs {
     /// First addend.
-    pub a: f64,
+    pub(crate) a: f64,
     /// Second addend.
-    pub b: f64,
+    pub(crate) b: f64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct PathArgs {
+pub(crate) struct PathArgs {
     /// Path of a UTF-8 text file in the demo folder (relative to it, or absolute).
-    pub path: String,
+    pub(crate) path: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct DateArgs {
+pub(crate) struct DateArgs {
     /// A date in the form YYYY-MM-DD. The tool always rejects it, to show a validation error.
     #[serde(default)]
-    pub date: Option<String>,
+    pub(crate) date: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct MessageArgs {
+pub(crate) struct MessageArgs {
     /// Text to put into the error message (tests use it to plant secrets).
     #[serde(default)]
-    pub message: Option<String>,
+    pub(crate) message: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct QueryArgs {
+pub(crate) struct QueryArgs {
     /// What to look for. Nothing is ever found.
     #[serde(default)]
-    pub query: Option<String>,
+    pub(crate) query: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct SlowArgs {
+pub(crate) struct SlowArgs {
     /// How long to work before answering, in seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 fn python_like_traceback(tool: &str, kind: &str, message: &str) -> String {
@@ -364,7 +364,7 @@ impl DemoServer {
 impl ServerHandler for DemoServer {}
 
 /// Serve the demo tools on stdin/stdout until the client goes away; files are read in `root`.
-pub async fn run(root: &Path) -> std::io::Result<()> {
+pub(crate) async fn run(root: &Path) -> std::io::Result<()> {
     let server = DemoServer::new(root).map_err(|err| {
         std::io::Error::new(
             err.kind(),

@@ -9,14 +9,22 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// `PATHEXT` when the environment has none: the extensions `cmd.exe` tries by default.
-pub const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD";
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "used on Windows; its unit tests run on every OS")
+)]
+pub(crate) const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD";
 
 /// The file `command` names on Windows, searched in `path` (the child's `PATH`, `;`-separated)
 /// with the extensions of `pathext`; `None` when no such file exists (the caller then starts
 /// `command` as written, whose "not found" names it). A command with a directory part is
 /// looked up only there; one that already ends in an extension of `pathext` is tried as
 /// written first.
-pub fn find_on_windows(
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "used on Windows; its unit tests run on every OS")
+)]
+pub(crate) fn find_on_windows(
     command: &str,
     path: Option<&OsStr>,
     pathext: Option<&OsStr>,
@@ -67,7 +75,11 @@ pub fn find_on_windows(
 }
 
 /// The value of `name` in `env`, compared without case as Windows does (`Path` is `PATH`).
-pub fn env_value<'a>(
+#[cfg_attr(
+    not(windows),
+    allow(dead_code, reason = "used on Windows; its unit tests run on every OS")
+)]
+pub(crate) fn env_value<'a>(
     env: &'a [(std::ffi::OsString, std::ffi::OsString)],
     name: &str,
 ) -> Option<&'a OsStr> {

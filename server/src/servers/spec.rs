@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::Deserialize;
 
 /// Concurrent calls allowed to one server that does not set `max_concurrent_calls`.
-pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
+pub(crate) const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
 /// The name the built-in demo server gets when there is no config file.
-pub const DEMO_SERVER_NAME: &str = "demo";
+pub(crate) const DEMO_SERVER_NAME: &str = "demo";
 
 /// How the bridge talks to one MCP server.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,7 +121,7 @@ impl ServerSpec {
 
     /// Values that must never appear in logs or errors: `env` values, header values and the
     /// credentials inside a remote server's `url`.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         let values: Vec<String> = match &self.transport {
             Transport::Stdio { env, .. } => env.values().cloned().collect(),
             Transport::StreamableHttp { headers, url } | Transport::Sse { headers, url } => headers

@@ -13,13 +13,13 @@ use tokio::sync::watch;
 use crate::redact::redact;
 
 /// Lines kept per server process (the issue asks for the last 50 in crash reports).
-pub const TAIL_LINES: usize = 50;
+pub(crate) const TAIL_LINES: usize = 50;
 /// Longer lines are cut, so one runaway line cannot eat the memory.
 const MAX_LINE_BYTES: usize = 4096;
 
 /// The last lines one server process wrote to stderr.
 #[derive(Debug)]
-pub struct StderrTail {
+pub(crate) struct StderrTail {
     server: String,
     secrets: Vec<String>,
     lines: Mutex<VecDeque<(u64, String)>>,
@@ -28,7 +28,7 @@ pub struct StderrTail {
 }
 
 impl StderrTail {
-    pub fn new(server: &str, secrets: Vec<String>) -> Self {
+    pub(crate) fn new(server: &str, secrets: Vec<String>) -> Self {
         StderrTail {
             server: server.to_owned(),
             secrets,
@@ -45,7 +45,7 @@ impl StderrTail {
     }
 
     /// Record one line (masked before it is stored or logged).
-    pub fn push(&self, line: &str) {
+    pub(crate) fn push(&self, line: &str) {
         let line = redact(line.trim_end_matches(['\r', '\n']), &self.secrets);
         tracing::debug!(server = %self.server, stderr = %line, "MCP server stderr");
         let seq = self.written.fetch_add(1, Ordering::SeqCst);
@@ -57,12 +57,12 @@ impl StderrTail {
     }
 
     /// How many lines were written so far (a mark for [`Self::since`]).
-    pub fn mark(&self) -> u64 {
+    pub(crate) fn mark(&self) -> u64 {
         self.written.load(Ordering::SeqCst)
     }
 
     /// The kept lines written at or after `mark`.
-    pub fn since(&self, mark: u64) -> String {
+    pub(crate) fn since(&self, mark: u64) -> String {
         self.lines()
             .iter()
             .filter(|(seq, _)| *seq >= mark)
@@ -72,20 +72,20 @@ impl StderrTail {
     }
 
     /// All kept lines.
-    pub fn tail(&self) -> String {
+    pub(crate) fn tail(&self) -> String {
         self.since(0)
     }
 
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.closed.send_replace(true);
     }
 
-    pub fn is_closed(&self) -> bool {
+    pub(crate) fn is_closed(&self) -> bool {
         *self.closed.borrow()
     }
 
     /// Wait until the stream ended (the process exited), at most `limit`.
-    pub async fn wait_closed(&self, limit: Duration) {
+    pub(crate) async fn wait_closed(&self, limit: Duration) {
         let mut receiver = self.closed.subscribe();
         let _ = tokio::time::timeout(limit, receiver.wait_for(|closed| *closed)).await;
     }
@@ -93,7 +93,7 @@ impl StderrTail {
     /// Read `stream` line by line into this tail until it ends. At most [`MAX_LINE_BYTES`] of a
     /// line are kept and the rest is skipped as it arrives, so a server that writes without
     /// newlines costs no more memory than one long line.
-    pub async fn collect(&self, stream: impl AsyncRead + Unpin) {
+    pub(crate) async fn collect(&self, stream: impl AsyncRead + Unpin) {
         let mut reader = BufReader::new(stream);
         let mut line: Vec<u8> = Vec::with_capacity(256);
         let mut cut = false;

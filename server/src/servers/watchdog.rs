@@ -11,7 +11,7 @@ use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 
 /// The hidden subcommand that runs the watchdog.
-pub const SUBCOMMAND: &str = "watchdog";
+pub(crate) const SUBCOMMAND: &str = "watchdog";
 
 static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
 static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
@@ -35,7 +35,7 @@ fn send(line: &str) {
 
 /// Start the watchdog (from the bridge binary `exe`). Without it everything works, except the
 /// clean-up after the bridge is killed.
-pub fn start(exe: &Path) {
+pub(crate) fn start(exe: &Path) {
     let mut command = Command::new(exe);
     command
         .arg(SUBCOMMAND)
@@ -72,18 +72,18 @@ pub fn start(exe: &Path) {
 }
 
 /// An MCP server's process group to kill if the bridge dies.
-pub fn watch(pgid: u32) {
+pub(crate) fn watch(pgid: u32) {
     send(&format!("+{pgid}"));
 }
 
 /// A process group the bridge has stopped itself.
-pub fn forget(pgid: u32) {
+pub(crate) fn forget(pgid: u32) {
     send(&format!("-{pgid}"));
 }
 
 /// The watchdog itself: follow the bridge's messages on stdin; at their end, kill every group
 /// still listed.
-pub fn run() -> std::process::ExitCode {
+pub(crate) fn run() -> std::process::ExitCode {
     let mut groups = BTreeSet::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };

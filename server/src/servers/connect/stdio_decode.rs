@@ -26,7 +26,7 @@ use tokio_util::codec::Decoder as _;
 
 /// Text blocks at least this long (as JSON, in bytes) are unescaped by hand; shorter ones go
 /// through serde with the rest of the result.
-pub const LARGE_TEXT: usize = 64 * 1024;
+pub(crate) const LARGE_TEXT: usize = 64 * 1024;
 
 /// The UTF-8 byte order mark, which JSON parsers may skip (rmcp does).
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -34,7 +34,7 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The ids of the `tools/call` requests sent and not answered yet: their answers are decoded
 /// as `CallToolResult`s directly.
 #[derive(Debug, Clone, Default)]
-pub struct ToolCalls(Arc<Mutex<HashSet<RequestId>>>);
+pub(crate) struct ToolCalls(Arc<Mutex<HashSet<RequestId>>>);
 
 impl ToolCalls {
     fn ids(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
@@ -44,7 +44,7 @@ impl ToolCalls {
     }
 
     /// Note what an outgoing message means for the calls in flight.
-    pub fn sent(&self, message: &ClientJsonRpcMessage) {
+    pub(crate) fn sent(&self, message: &ClientJsonRpcMessage) {
         match message {
             JsonRpcMessage::Request(request)
                 if matches!(request.request, ClientRequest::CallToolRequest(_)) =>
@@ -76,7 +76,7 @@ impl ToolCalls {
 
 /// One line read from the child.
 #[derive(Debug)]
-pub enum LineRead {
+pub(crate) enum LineRead {
     /// A whole line, its `\n` removed; the buffer is the caller's now.
     Line(Vec<u8>),
     /// A line over the limit: dropped (the bytes read of it are freed), the rest of it is
@@ -89,7 +89,7 @@ pub enum LineRead {
 
 /// Lines from the child's stdout, each at most `max` bytes with its line break, read so that a
 /// cancelled read (the receive future is polled in a `select!`) resumes where it stopped.
-pub struct LineReader<R> {
+pub(crate) struct LineReader<R> {
     read: R,
     line: Vec<u8>,
     max: usize,
@@ -100,7 +100,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
-    pub fn new(read: R, max: usize) -> Self {
+    pub(crate) fn new(read: R, max: usize) -> Self {
         LineReader {
             read,
             line: Vec::new(),
@@ -111,13 +111,13 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 
     /// The longest line accepted, its line break included.
-    pub fn max(&self) -> usize {
+    pub(crate) fn max(&self) -> usize {
         self.max
     }
 
     /// The next line, and when its first byte arrived. The copy into the line and the matching
     /// `consume` have no await between them, so a dropped call loses nothing.
-    pub async fn next_line(&mut self) -> (LineRead, Option<std::time::Instant>) {
+    pub(crate) async fn next_line(&mut self) -> (LineRead, Option<std::time::Instant>) {
         loop {
             let (consumed, done) = {
                 let available = match self.read.fill_buf().await {
@@ -165,7 +165,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
 
 /// What a line decodes to.
 #[derive(Debug)]
-pub enum Decoded {
+pub(crate) enum Decoded {
     Message(Box<ServerJsonRpcMessage>),
     /// Nothing to deliver: an empty line, or a notification rmcp ignores for compatibility.
     Skip,
@@ -222,7 +222,7 @@ struct BlockShape<'a> {
 }
 
 /// Decode one line (without its `\n`); `calls` says which answers are tool results.
-pub fn decode(line: Vec<u8>, calls: &ToolCalls) -> Decoded {
+pub(crate) fn decode(line: Vec<u8>, calls: &ToolCalls) -> Decoded {
     decode_with(line, calls, LARGE_TEXT)
 }
 
