@@ -319,6 +319,41 @@ EOF
   exec "$ROOT/target/release/mcp-bridge" "$@"
 }
 
+# `cargo test ARGS`, failing unless every test `cargo test ARGS -- --list` names ran: a test
+# binary that stops early, or tests skipped or ignored, are not a pass.
+cargo_test_all_ran() {
+  local log listed ran
+  log=$(mktemp)
+  listed=$(cargo test "$@" -- --list --format terse 2>/dev/null | grep -c ': test$' || true)
+  cargo test "$@" 2>&1 | tee "$log"
+  ran=$(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1 \2/p' "$log" |
+    awk '{ s += $1 + $2 } END { print s + 0 }')
+  rm -f "$log"
+  [ "$ran" -eq "$listed" ] || die "cargo test $* ran $ran tests of the $listed it lists"
+  note "cargo test $*: all $listed listed tests ran"
+}
+
+# `node --test FILES`, failing unless every test node counted ran (none skipped, todo or
+# cancelled): its TAP summary is read from a second reporter.
+node_test_all_ran() {
+  local tap tests pass fail
+  tap=$(mktemp)
+  node --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=tap --test-reporter-destination="$tap" "$@"
+  tests=$(sed -nE 's/^# tests ([0-9]+)$/\1/p' "$tap" | tail -1)
+  pass=$(sed -nE 's/^# pass ([0-9]+)$/\1/p' "$tap" | tail -1)
+  fail=$(sed -nE 's/^# fail ([0-9]+)$/\1/p' "$tap" | tail -1)
+  rm -f "$tap"
+  [ -n "$tests" ] && [ "$tests" -gt 0 ] || die "node --test printed no summary"
+  [ "$((pass + fail))" -eq "$tests" ] || die "node --test ran $((pass + fail)) of its $tests tests"
+  note "node --test: all $tests tests ran"
+}
+
+# A port no one listens on now, for a test server.
+free_port() {
+  node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
+}
+
 test_all() {
   build
 
@@ -327,7 +362,7 @@ test_all() {
   cargo clippy --workspace --all-targets -- -D warnings
 
   step "test: native (cargo test --workspace)"
-  cargo test --workspace
+  cargo_test_all_ran --workspace
 
   step "test: the README's quick start, as written (tests/quickstart.sh)"
   # The quick start's build block is `./build.sh build`, which this command just ran.
@@ -343,11 +378,17 @@ test_all() {
   CANNED_URL="http://127.0.0.1:$canned_port" GECKODRIVER="$(command -v geckodriver)" wasm-pack test --headless --firefox
   kill $canned_pid 2>/dev/null || true
 
-  step "test: end to end, extension in Chromium and Firefox"
-  node --test --test-concurrency=1 tests/e2e/
+  step "test: the fixture pages' self-test (selectors and typing in headless Chromium)"
+  node tests/fixtures/build.mjs
+  # Node 20 needs the flag for its WebSocket client; later versions have it built in.
+  FIXTURE_PORT="$(free_port)" node --experimental-websocket tests/fixtures/selftest.mjs
 
-  step "test: web-ext lint dist/firefox"
-  web-ext lint --source-dir "$DIST/firefox" --self-hosted --output text
+  step "test: end to end, extension in Chromium and Firefox"
+  # An explicit pattern: from Node 21 on, a directory argument is read as a glob.
+  node_test_all_ran tests/e2e/*.test.mjs
+
+  step "test: web-ext lint dist/firefox (warnings are errors)"
+  web-ext lint --source-dir "$DIST/firefox" --self-hosted --output text --warnings-as-errors
 }
 
 bench() {

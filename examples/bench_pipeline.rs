@@ -114,6 +114,33 @@ fn main() {
         );
     }
 
+    // 2b. Inputs that would make a backtracking matcher quadratic: the slowest one.
+    let unit = 200_000;
+    let adversarial = [
+        "-----BEGIN ".repeat(unit / 10),
+        "://a:b".repeat(unit / 4),
+        "eyJaaaaaaaaaaaa.".repeat(unit / 10),
+        "password=".repeat(unit / 8),
+        "Bearer ".repeat(unit / 6),
+        "/home/".repeat(unit / 5),
+        "10.10.10.".repeat(unit / 8),
+        "fd00:".repeat(unit / 4),
+        "sk-".repeat(unit / 2),
+    ];
+    let (slowest, worst) = adversarial
+        .iter()
+        .map(|text| (text, best(3, || redact(text).len())))
+        .max_by_key(|(_, d)| *d)
+        .expect("inputs");
+    println!(
+        "masking, adversarial input (slowest of {}: {:?}…) {:.2} MB in {:.2} ms = {:.1} MB/s",
+        adversarial.len(),
+        &slowest[..12],
+        slowest.len() as f64 / 1048576.0,
+        ms(worst),
+        slowest.len() as f64 / 1048576.0 / worst.as_secs_f64()
+    );
+
     // 3. Tool-call parser on a long assistant message.
     let mut msg = "Here is a long answer. ".repeat(40_000);
     msg.push_str("\n<tool_code>\n{\"tool_name\": \"get_current_time\", \"arguments\": {\"timezone\": \"Asia/Shanghai\"}}\n</tool_code>");

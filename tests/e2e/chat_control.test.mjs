@@ -120,10 +120,9 @@ for (const browser of BROWSERS) {
       await fresh(w, { toolPolicies: { 'demo:slow': 'allow' } });
       await userSays(w, 'Wait a while.', [`Waiting.\n${call('slow', { seconds: 40 })}`, 'Stopped.']);
       await sleep(3000);
-      const t0 = Date.now();
       await clickFloatButton(w, 0); // Cancel
+      // Within 25 s, well before the 40 s call would end by itself.
       const msgs = await userMessages(w, 2, 25000);
-      assert.ok(Date.now() - t0 < 25000);
       assert.match(msgs[1], /\*\*Category\*\*: aborted /);
     });
 

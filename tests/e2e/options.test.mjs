@@ -197,7 +197,14 @@ for (const name of BROWSERS) {
         stack: document.getElementById('stack-lines').value, lang: document.getElementById('language').value,
         autoSend: document.getElementById('auto-send').checked }`);
       assert.deepEqual(values, { url: bridgeUrl, token: bridge.token, stack: '7', lang: 'en', autoSend: false });
-      assert.match(await text(session, 'bridge-health'), /0\.|\d/);
+      // The header names the connection exactly as the core words it for this bridge.
+      const health = await (await fetch(`${bridgeUrl}/health`)).json();
+      const listed = await (await fetch(`${bridgeUrl}/tools`, { headers: { authorization: `Bearer ${bridge.token}` } })).json();
+      const running = listed.services.filter((s) => s.status === 'running');
+      const tools = running.reduce((sum, s) => sum + s.tool_count, 0);
+      assert.equal(await session.exec(`return document.getElementById('bridge-health').dataset.status`), 'connected');
+      assert.equal(await text(session, 'bridge-health'),
+        `Connected — bridge ${health.version} · ${listed.services.length} servers, ${tools} tools`);
     });
 
     test('saved settings that no longer validate are named; a save replaces them', async () => {
@@ -300,8 +307,10 @@ for (const name of BROWSERS) {
           document.body.style.zoom = '1'; window.scrollTo(0, 0);`);
         await session.cmd('POST', '/window/rect', { width: 1280, height: 3000 }).catch(() => {});
         const png = await session.screenshot();
-        fs.mkdirSync(path.join(ROOT, 'docs'), { recursive: true });
-        fs.writeFileSync(path.join(ROOT, 'docs/options.png'), Buffer.from(png, 'base64'));
+        // A build artifact, never the tracked docs/options.png (copy it there by hand).
+        const shots = path.join(ROOT, 'target', 'screenshots');
+        fs.mkdirSync(shots, { recursive: true });
+        fs.writeFileSync(path.join(shots, 'options.png'), Buffer.from(png, 'base64'));
       }
 
       await click(session, '#clear-log');
