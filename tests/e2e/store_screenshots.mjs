@@ -48,7 +48,7 @@ try {
     `Now the sum.\n${call('add', { a: 17, b: 25 })}`,
     'It is the time shown above, and 17 + 25 = 42.',
   ]);
-  await userMessages(w, 3, 60000);
+  await userMessages(w, 3, 180000);
   await sleep(1500);
   await save('1-tool-calls.png');
 
@@ -56,7 +56,7 @@ try {
     `Reading it.\n${call('read_text_file', { path: '/home/demo/notes/todo.txt' })}`,
     'The file does not exist — shall I look for it in another folder?',
   ]);
-  await userMessages(w, 5, 60000);
+  await userMessages(w, 5, 180000);
   await sleep(1500);
   await save('2-error-report.png');
 
@@ -65,6 +65,12 @@ try {
   await fit();
   await sleep(1500);
   await save('3-options.png');
+} catch (e) {
+  // What the page showed when it went wrong, for the person running the command.
+  const file = path.join(dir, 'failed.png');
+  fs.writeFileSync(file, Buffer.from(await w.session.screenshot(), 'base64'));
+  console.error(`store_screenshots: ${e.message}; the page then: ${file}`);
+  process.exitCode = 1;
 } finally {
   await w.close();
 }

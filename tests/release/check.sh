@@ -68,7 +68,12 @@ zips() {
   done
   node tests/release/chrome_rules.mjs "$WORK/chrome" dev "$VERSION"
   node tests/release/chrome_rules.mjs "$WORK/chrome-store" store "$VERSION"
-  ok "Chrome manifest rules: development zip (with key) and store zip (without)"
+  # The rules can fail: the development build, taken for a store upload, is refused.
+  if node tests/release/chrome_rules.mjs "$WORK/chrome" store "$VERSION" >"$WORK/rules.txt" 2>&1 \
+    || ! grep -q 'carries `key`' "$WORK/rules.txt"; then
+    fail "chrome_rules passed the development zip as a store upload: $(cat "$WORK/rules.txt")"
+  fi
+  ok "Chrome manifest rules: development zip (with key) and store zip (without); a key in a store upload is refused"
   web-ext lint --source-dir "$WORK/firefox" --warnings-as-errors --output text >"$WORK/web-ext.txt" 2>&1 \
     || { cat "$WORK/web-ext.txt" >&2; fail "web-ext lint (for addons.mozilla.org) of mcp-bridge-firefox.zip"; }
   grep -E '^(errors|notices|warnings) ' "$WORK/web-ext.txt" | sed 's/^/      /'
