@@ -233,11 +233,12 @@ source_date_epoch() {
 # directory entries or extra attributes (uid/gid, extended timestamps): the bytes depend only
 # on the files' contents and names. zip stores local time, hence TZ=UTC.
 reproducible_zip() {
-  local dir="$1" out="$2" epoch
-  epoch="$(source_date_epoch)"
+  local dir="$1" out="$2" stamp
+  # touch -t [[CC]YY]MMDDhhmm[.SS] is the form GNU and BSD (macOS) touch share.
+  stamp="$(node -p "new Date($(source_date_epoch) * 1000).toISOString().replace(/^(\\d+)-(\\d+)-(\\d+)T(\\d+):(\\d+):(\\d+).*/, '\$1\$2\$3\$4\$5.\$6')")"
   rm -f "$out"
   find "$dir" \( -type d -exec chmod 755 {} + \) -o \( -type f -exec chmod 644 {} + \)
-  find "$dir" -exec touch -h -d "@$epoch" {} +
+  find "$dir" -exec env TZ=UTC touch -h -t "$stamp" {} +
   (cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort \
     | TZ=UTC zip -X -D -q -9 "$out" -@)
 }
