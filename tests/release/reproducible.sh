@@ -77,8 +77,12 @@ esac
 
 for package in chrome chrome-store firefox; do
   zip="mcp-bridge-$package.zip"
-  cmp -s "$A/dist/$zip" "$B/dist/$zip" \
-    || fail "$zip differs between $A and $B: $(cmp "$A/dist/$zip" "$B/dist/$zip" || true)"
+  if ! cmp -s "$A/dist/$zip" "$B/dist/$zip"; then
+    # Which files differ, kept for a look: the temp directory is removed on exit.
+    keep="$(mktemp -d /tmp/mcp-bridge-repro-diff.XXXXXX)"
+    cp -r "$A/dist/$package" "$keep/a"; cp -r "$B/dist/$package" "$keep/b"
+    fail "$zip differs between $A and $B: $(diff -rq "$keep/a" "$keep/b" | tr '\n' ' ') (kept in $keep)"
+  fi
   if [ "$MODE" = quick ]; then
     cmp -s "$A/dist/$zip" "dist/$zip" || fail "$zip differs from dist/$zip (was dist/ built from this tree?)"
   fi
