@@ -114,7 +114,19 @@ impl host::Bridge for ConfigBridge {
 fn exe() -> Result<PathBuf, String> {
     std::env::current_exe()
         .and_then(|exe| exe.canonicalize())
+        .map(|exe| without_verbatim_prefix(&exe))
         .map_err(|err| format!("cannot find this program's own path: {err}"))
+}
+
+/// On Windows `canonicalize` answers the verbatim form `\\?\C:\…`; the host manifests get
+/// the plain drive path instead, the form the browsers' documentation shows (Chromium starts
+/// the host through `cmd.exe`). Any other path is kept as it is.
+fn without_verbatim_prefix(path: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) if rest.get(1..3) == Some(r":\") => PathBuf::from(rest),
+        _ => path.to_path_buf(),
+    }
 }
 
 fn home() -> Result<PathBuf, String> {
@@ -399,6 +411,19 @@ mod tests {
             "{flag}"
         );
         assert!(advice(TokenSource::None, None, &[]).contains("leave the token empty"));
+    }
+
+    #[test]
+    fn the_host_path_is_a_plain_drive_path() {
+        assert_eq!(
+            without_verbatim_prefix(Path::new(r"\\?\C:\Users\me\mcp-bridge.exe")),
+            PathBuf::from(r"C:\Users\me\mcp-bridge.exe")
+        );
+        // A verbatim UNC path has no plain drive form: kept.
+        let unc = Path::new(r"\\?\UNC\server\share\mcp-bridge.exe");
+        assert_eq!(without_verbatim_prefix(unc), unc);
+        let unix = Path::new("/opt/mcp-bridge");
+        assert_eq!(without_verbatim_prefix(unix), unix);
     }
 
     // On Windows this would write the user's real registry.

@@ -120,6 +120,7 @@ for browser in "${BROWSERS[@]}"; do
       || fail "$browser: allowed_origins $(json_field "$file" allowed_origins)"
   fi
   path=$(json_field "$file" path | sed 's/^"//; s/"$//; s/\\\\/\\/g')
+  case "$path" in '\\?\'*) fail "$browser: the manifest runs the verbatim path $path, not a plain one" ;; esac
   [ "$(basename "$(to_unix "$path")")" = "$(basename "$BIN")" ] || fail "$browser: the manifest runs $path, not $BIN"
   if [ "$(expected "$browser")" = "$file" ]; then ok "$browser: $file"; else ok "$browser: HKCU\\$(expected "$browser") → $file"; fi
 done
