@@ -5,11 +5,14 @@
 #   ./build.sh [build] core → wasm, bridge in release, dist/chrome, dist/firefox and zips
 #                      (installs only the build toolchain; see setup_build)
 #   ./build.sh run     build, then start the bridge in the foreground
-#   ./build.sh release dist/release: both extension zips, mcp-bridge for Linux, Windows and
-#                      macOS where buildable, SHA256SUMS; then a smoke test of each binary
+#   ./build.sh release dist/release: the extension zips (development, Chrome Web Store,
+#                      Firefox), the source archive, mcp-bridge for Linux, Windows and macOS,
+#                      SHA256SUMS, Homebrew formula, Scoop manifest; then their checks
 #   ./build.sh test    every test: native, the README's quick start, wasm in Chromium and
 #                      Firefox, end to end, lint
 #   ./build.sh bench   the benchmarks (print figures)
+#   ./build.sh store-screenshots  store/screenshots/: the store listings' pictures, taken of
+#                      the real extension in Chromium
 #   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
 #   ./build.sh sign-sites LIST KEYFILE [OUT]
 #                      sign a site list for subscribers with the Ed25519 key in KEYFILE
@@ -181,6 +184,7 @@ setup() {
   else
     note "Python packages up to date"
   fi
+  setup_lint
   await_wasm_bindgen
 }
 
@@ -188,25 +192,60 @@ setup() {
 # build
 # ---------------------------------------------------------------------------------------
 
-# Writes the manifest for one browser. Chromium wants `background.service_worker`, Firefox
-# `background.scripts`; each warns about the other's key, so each gets only its own. `key`
-# (the public key that fixes the Chromium extension's ID, which the native host allows) is
-# Chromium's; Firefox has the fixed gecko ID instead.
+# Writes the manifest for one package: `chrome` (development: keeps `key`, the public key
+# that fixes the Chromium extension's ID, which the native host allows), `chrome-store` (the
+# Chrome Web Store refuses `key`: the store assigns the ID) and `firefox` (the fixed gecko ID
+# instead). Chromium wants `background.service_worker`, Firefox `background.scripts`; each
+# warns about the other's key, so each gets only its own. The version is the workspace's
+# (Cargo.toml), the one `mcp-bridge --version` prints.
 write_manifest() {
   local browser="$1" out="$2"
-  node - "$browser" "$out" <<'JS'
+  node - "$browser" "$out" "$(workspace_version)" <<'JS'
 const fs = require('fs');
-const [browser, out] = process.argv.slice(2);
+const [browser, out, version] = process.argv.slice(2);
 const m = JSON.parse(fs.readFileSync('manifest.json', 'utf8'));
-if (browser === 'chrome') {
+m.version = version;
+if (browser === 'chrome' || browser === 'chrome-store') {
   delete m.background.scripts;
   delete m.browser_specific_settings;
+  if (browser === 'chrome-store') delete m.key;
 } else {
   delete m.background.service_worker;
   delete m.key;
 }
 fs.writeFileSync(out, JSON.stringify(m, null, 2) + '\n');
 JS
+}
+
+# The version in one place: `[workspace.package] version` in Cargo.toml.
+workspace_version() {
+  sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' "$ROOT/Cargo.toml"
+}
+
+# The time every packaged file carries: the commit's (SOURCE_DATE_EPOCH when set, as
+# reproducible-builds.org defines it), so two builds of one commit are byte-identical.
+source_date_epoch() {
+  if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    echo "$SOURCE_DATE_EPOCH"
+  elif git -C "$ROOT" rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    git -C "$ROOT" log -1 --format=%ct
+  else
+    echo 315532800 # 1980-01-01, the earliest time a zip can hold
+  fi
+}
+
+# reproducible_zip DIR ZIP: DIR's files, sorted, all with one time and mode, without
+# directory entries or extra attributes (uid/gid, extended timestamps): the bytes depend only
+# on the files' contents and names. zip stores local time, hence TZ=UTC.
+reproducible_zip() {
+  local dir="$1" out="$2" stamp
+  # touch -t [[CC]YY]MMDDhhmm[.SS] is the form GNU and BSD (macOS) touch share.
+  stamp="$(node -p "new Date($(source_date_epoch) * 1000).toISOString().replace(/^(\\d+)-(\\d+)-(\\d+)T(\\d+):(\\d+):(\\d+).*/, '\$1\$2\$3\$4\$5.\$6')")"
+  rm -f "$out"
+  find "$dir" \( -type d -exec chmod 755 {} + \) -o \( -type f -exec chmod 644 {} + \)
+  find "$dir" -exec env TZ=UTC touch -h -t "$stamp" {} +
+  (cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort \
+    | TZ=UTC zip -X -D -q -9 "$out" -@)
 }
 
 assemble() {
@@ -227,12 +266,29 @@ assemble() {
   write_manifest "$browser" "$dir/manifest.json"
 }
 
+# The three extension packages in OUT (default dist/) from the bound cores in target/: the
+# development Chromium build (with `key`), the Chrome Web Store's (without) and Firefox's,
+# each as a folder and a reproducible zip.
+EXTENSION_PACKAGES=(chrome chrome-store firefox)
+package_extension() {
+  local out="${1:-$DIST}" package
+  mkdir -p "$out" && out="$(cd "$out" && pwd)"
+  rm -f "$out"/mcp-bridge-*.zip
+  for package in "${EXTENSION_PACKAGES[@]}"; do
+    assemble "$package" "$out/$package"
+    reproducible_zip "$out/$package" "$out/mcp-bridge-$package.zip"
+  done
+}
+
 # One wasm build of the core: `$1` is the feature (`worker`: the background's chat loop;
 # `pages`: the extension pages' backend), kept as target/core-$1.wasm.
 compile_core() {
   local feature="$1"
   step "build: core ($feature) → wasm (profile wasm-release: size first)"
-  cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core \
+  # The checkout's and the registry's paths are remapped out of the wasm (panic locations
+  # would carry them), so it is the same wherever it is built.
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$ROOT=/build --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo" \
+    cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core \
     --no-default-features --features "$feature"
   cp target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm "target/core-$feature.wasm"
 }
@@ -277,12 +333,8 @@ build() {
   bind_core worker target/wasm-out
 
   step "build: assemble dist/"
-  assemble chrome "$DIST/chrome"
-  assemble firefox "$DIST/firefox"
-  rm -f "$DIST"/mcp-bridge-*.zip
-  (cd "$DIST/chrome" && zip -qr "$DIST/mcp-bridge-chrome.zip" .)
-  (cd "$DIST/firefox" && zip -qr "$DIST/mcp-bridge-firefox.zip" .)
-  note "dist/chrome, dist/firefox, dist/mcp-bridge-chrome.zip, dist/mcp-bridge-firefox.zip"
+  package_extension "$DIST"
+  note "dist/{chrome,chrome-store,firefox} and their zips dist/mcp-bridge-{chrome,chrome-store,firefox}.zip"
 
   # The core's budget counts what the worker loads: its wasm, wasm-bindgen's glue,
   # background.js and the contract it imports. The content script runs in the chat page and
@@ -389,6 +441,9 @@ test_all() {
 
   step "test: web-ext lint dist/firefox (warnings are errors)"
   web-ext lint --source-dir "$DIST/firefox" --self-hosted --output text --warnings-as-errors
+
+  step "test: release machinery (tests/release/check.sh)"
+  tests/release/check.sh
 }
 
 bench() {
@@ -459,14 +514,33 @@ setup_release() {
   fi
 }
 
-# The bridge for every release target (profile `dist`: release, stripped), both extension
-# zips and SHA256SUMS in dist/release; then tests/release/smoke.sh runs the Linux binary and
-# the Windows .exe. A target that cannot be built here is reported and left out.
+# The workflow linters tests/release/check.sh runs: actionlint and zizmor from PyPI in
+# .tools/lint-venv (tests/release/lint-requirements.txt), shellcheck for the workflows'
+# scripts.
+setup_lint() {
+  step "setup: workflow linters (actionlint, zizmor, shellcheck)"
+  if command -v apt-get >/dev/null; then apt_install shellcheck; else require shellcheck; fi
+  if [ ! -x "$TOOLS/lint-venv/bin/python" ]; then python3 -m venv "$TOOLS/lint-venv"; fi
+  if ! cmp -s tests/release/lint-requirements.txt "$TOOLS/lint-venv/.installed" 2>/dev/null; then
+    "$TOOLS/lint-venv/bin/pip" install -q -r tests/release/lint-requirements.txt
+    cp tests/release/lint-requirements.txt "$TOOLS/lint-venv/.installed"
+  else
+    note "actionlint and zizmor up to date"
+  fi
+}
+
+# The bridge for every release target (profile `dist`: release, stripped), the extension
+# zips, the source archive and SHA256SUMS in dist/release, and the Homebrew formula and Scoop
+# manifest written from those checksums; then tests/release/smoke.sh runs the Linux binary
+# and the Windows .exe, and tests/release/verify.sh checks versions, names and checksums. A
+# target that cannot be built here is reported and left out. The release workflow
+# (.github/workflows/release.yml) builds the same files, each binary on its own platform,
+# with the same functions.
 release() {
   build
   setup_release
   rm -rf "$RELEASE"; mkdir -p "$RELEASE"
-  cp "$DIST/mcp-bridge-chrome.zip" "$DIST/mcp-bridge-firefox.zip" "$RELEASE/"
+  release_extension "$RELEASE"
   local entry target name built=() failed=()
   for entry in "${RELEASE_TARGETS[@]}"; do
     target="${entry%%:*}" name="${entry#*:}"
@@ -496,11 +570,7 @@ release() {
       failed+=("$name")
     fi
   done
-  if command -v sha256sum >/dev/null; then
-    (cd "$RELEASE" && sha256sum -- * >SHA256SUMS)
-  else
-    (cd "$RELEASE" && shasum -a 256 -- * >SHA256SUMS)
-  fi
+  release_checksums "$RELEASE"
   step "release: dist/release"
   (cd "$RELEASE" && ls -l --block-size=K -- * | awk '{print "    " $5 "  " $9}')
   [ ${#failed[@]} -gt 0 ] && note "NOT built: ${failed[*]} (see the errors above)"
@@ -508,6 +578,52 @@ release() {
   step "release: smoke test (tests/release/smoke.sh)"
   REQUIRE_WINE=1 tests/release/smoke.sh "$RELEASE"
   [ ${#failed[@]} -eq 0 ] || die "release incomplete: ${failed[*]} not built"
+  step "release: versions, names, checksums, formula and manifest (tests/release/verify.sh)"
+  tests/release/verify.sh "$RELEASE"
+  step "release: reproducible extension zips, rebuilt from the source twice (tests/release/reproducible.sh full)"
+  tests/release/reproducible.sh full
+}
+
+# release_extension DIR: the extension zips from dist/ under their release names, which
+# carry the version, and the source archive of HEAD that addons.mozilla.org's review asks
+# for (store/firefox/SOURCE.md inside says how to build the zips from it).
+release_extension() {
+  local dir="$1" version package
+  version="$(workspace_version)"
+  mkdir -p "$dir"
+  for package in "${EXTENSION_PACKAGES[@]}"; do
+    cp "$DIST/mcp-bridge-$package.zip" "$dir/mcp-bridge-$package-$version.zip"
+  done
+  if ! git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null; then
+    note "the source archive is the last commit ($(git -C "$ROOT" rev-parse --short HEAD)); uncommitted changes are not in it"
+  fi
+  git -C "$ROOT" archive --format=tar.gz --prefix="mcp-bridge-$version/" \
+    -o "$dir/mcp-bridge-source-$version.tar.gz" HEAD
+}
+
+# release_checksums DIR: SHA256SUMS of every artifact in DIR, then the Homebrew formula and
+# the Scoop manifest, which take their checksums from it. Their download links point at the
+# GitHub release of the tag in $GITHUB_REPOSITORY (set on GitHub's runners; elsewhere set
+# MCP_BRIDGE_REPOSITORY=owner/name, or the links name OWNER/mcp-bridge).
+release_checksums() {
+  local dir="$1" repo
+  repo="${MCP_BRIDGE_REPOSITORY:-${GITHUB_REPOSITORY:-OWNER/mcp-bridge}}"
+  rm -f "$dir/SHA256SUMS" "$dir/mcp-bridge.rb" "$dir/mcp-bridge.json"
+  if command -v sha256sum >/dev/null; then
+    (cd "$dir" && sha256sum -- * >SHA256SUMS.tmp)
+  else
+    (cd "$dir" && shasum -a 256 -- * >SHA256SUMS.tmp)
+  fi
+  mv "$dir/SHA256SUMS.tmp" "$dir/SHA256SUMS"
+  node tests/release/package_managers.mjs write "$dir" "$repo" "$(workspace_version)"
+}
+
+# The store listings' screenshots (store/screenshots/), taken of the real extension in
+# Chromium with the real bridge; only this command writes them.
+store_screenshots() {
+  build
+  step "store: screenshots of the extension in Chromium (tests/e2e/store_screenshots.mjs)"
+  node tests/e2e/store_screenshots.mjs "$ROOT/store/screenshots"
 }
 
 # Sourcing the script (for its functions) runs nothing.
@@ -523,5 +639,6 @@ case "$cmd" in
   demo) setup; demo "$@" ;;
   release) setup_build; release ;;
   sign-sites) require node; (cd "$CALLER_DIR" && node "$ROOT/tools/sign_sites.mjs" "$@") ;;
-  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release | sign-sites)" ;;
+  store-screenshots) setup; store_screenshots ;;
+  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release | sign-sites | store-screenshots)" ;;
 esac

@@ -40,7 +40,14 @@ pub(crate) enum Command {
     },
     /// Register this program as the native messaging host of Chrome, Chromium, Edge, Brave
     /// and Firefox, so the extension pairs itself (no token to copy).
-    Install,
+    Install {
+        /// Also let the extension with this ID start the host (repeatable): a Chromium ID
+        /// (32 letters a-p, as chrome://extensions shows it — e.g. the Chrome Web Store's or
+        /// an unpacked load without the development key) or a Firefox ID. Kept in the host
+        /// manifests, so a later `install` keeps it.
+        #[arg(long = "extension-id", value_name = "ID", value_parser = crate::pairing::paths::ExtensionId::parse)]
+        extension_ids: Vec<crate::pairing::paths::ExtensionId>,
+    },
     /// Remove the native messaging host registration.
     Uninstall,
     /// What is registered, per browser, and whether the bridge runs and takes its token.
@@ -55,7 +62,7 @@ pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Some(Command::DemoServer { root }) => run_demo_server(root),
         Some(Command::Watchdog) => crate::servers::watchdog::run(),
-        Some(Command::Install) => crate::pairing::run_install(),
+        Some(Command::Install { extension_ids }) => crate::pairing::run_install(&extension_ids),
         Some(Command::Uninstall) => crate::pairing::run_uninstall(),
         Some(Command::Status) => crate::pairing::run_status(),
         Some(Command::Config { action }) => {
@@ -192,13 +199,30 @@ mod tests {
         for (word, expected) in [("install", 0), ("uninstall", 1), ("status", 2)] {
             let cli = Cli::try_parse_from(["mcp-bridge", word]).unwrap();
             let index = match cli.command {
-                Some(Command::Install) => 0,
+                Some(Command::Install { .. }) => 0,
                 Some(Command::Uninstall) => 1,
                 Some(Command::Status) => 2,
                 other => panic!("{word}: {other:?}"),
             };
             assert_eq!(index, expected);
         }
+        let cli = Cli::try_parse_from([
+            "mcp-bridge",
+            "install",
+            "--extension-id",
+            "abcdefghijklmnopabcdefghijklmnop",
+            "--extension-id",
+            "fork@example.org",
+        ])
+        .unwrap();
+        let Some(Command::Install { extension_ids }) = cli.command else {
+            panic!("{:?}", cli.command);
+        };
+        assert_eq!(extension_ids.len(), 2);
+        let err = Cli::try_parse_from(["mcp-bridge", "install", "--extension-id", "nope"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is not an extension ID"), "{err}");
     }
 
     #[test]

@@ -9,10 +9,14 @@ use mcp_bridge::pairing;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
-    if pairing::paths::started_by_browser(&args).is_some() {
-        return pairing::run_host();
-    }
     if pairing::paths::looks_started_by_browser(&args) {
+        // The IDs `install --extension-id` added live in the installed host manifests.
+        let extra = dirs::home_dir()
+            .map(|home| pairing::installed_extra_ids(&home))
+            .unwrap_or_default();
+        if pairing::paths::started_by_browser(&args, &extra).is_some() {
+            return pairing::run_host();
+        }
         eprintln!(
             "mcp-bridge: started as a native messaging host for an extension that is not MCP Bridge; refused"
         );

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use paths::{Browser, Os};
+use paths::{Browser, ExtensionId, Os};
 
 /// The file in the config directory where a running bridge records its address and where
 /// its token comes from, for the host (which the browser starts with its own environment).
@@ -127,7 +127,19 @@ impl host::Bridge for ConfigBridge {
 fn exe() -> Result<PathBuf, String> {
     std::env::current_exe()
         .and_then(|exe| exe.canonicalize())
+        .map(|exe| without_verbatim_prefix(&exe))
         .map_err(|err| format!("cannot find this program's own path: {err}"))
+}
+
+/// On Windows `canonicalize` answers the verbatim form `\\?\C:\…`; the host manifests get
+/// the plain drive path instead, the form the browsers' documentation shows (Chromium starts
+/// the host through `cmd.exe`). Any other path is kept as it is.
+fn without_verbatim_prefix(path: &Path) -> PathBuf {
+    let text = path.to_string_lossy();
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) if rest.get(1..3) == Some(r":\") => PathBuf::from(rest),
+        _ => path.to_path_buf(),
+    }
 }
 
 fn home() -> Result<PathBuf, String> {
@@ -168,15 +180,46 @@ fn locations(home: &Path) -> Vec<(Browser, PathBuf)> {
         .collect()
 }
 
-/// Write every manifest (and, on Windows, the registry values naming them).
-pub(crate) fn install(home: &Path, exe: &Path) -> Result<Vec<(Browser, PathBuf)>, String> {
+/// The extension IDs the installed host manifests allow beyond the built-in ones (added by
+/// `install --extension-id`): the manifests are where they are kept.
+pub fn installed_extra_ids(home: &Path) -> Vec<ExtensionId> {
+    let mut ids = Vec::new();
+    for (_browser, path) in locations(home) {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let Ok(manifest) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        for id in paths::extra_ids(&manifest) {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+    ids
+}
+
+/// Write every manifest (and, on Windows, the registry values naming them), allowing the
+/// built-in extension IDs, those an earlier install added, and `added`.
+pub(crate) fn install(
+    home: &Path,
+    exe: &Path,
+    added: &[ExtensionId],
+) -> Result<Vec<(Browser, PathBuf)>, String> {
+    let mut extra = installed_extra_ids(home);
+    for id in added {
+        if !extra.contains(id) {
+            extra.push(id.clone());
+        }
+    }
     let mut done = Vec::new();
     for (browser, path) in locations(home) {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
         }
-        let text = serde_json::to_string_pretty(&paths::manifest(browser, exe))
+        let text = serde_json::to_string_pretty(&paths::manifest(browser, exe, &extra))
             .map_err(|err| err.to_string())?;
         std::fs::write(&path, text + "\n")
             .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
@@ -247,12 +290,13 @@ pub(crate) fn advice(source: TokenSource, token: Option<&str>, registered: &[&st
     }
 }
 
-/// `mcp-bridge install`
-pub(crate) fn run_install() -> ExitCode {
-    let result =
-        home().and_then(|home| exe().and_then(|exe| install(&home, &exe).map(|done| (done, exe))));
+/// `mcp-bridge install [--extension-id ID]...`
+pub(crate) fn run_install(added: &[ExtensionId]) -> ExitCode {
+    let result = home().and_then(|home| {
+        exe().and_then(|exe| install(&home, &exe, added).map(|done| (done, exe, home)))
+    });
     match result {
-        Ok((done, exe)) => {
+        Ok((done, exe, home)) => {
             println!(
                 "Registered {} as the native messaging host {}:",
                 exe.display(),
@@ -261,10 +305,20 @@ pub(crate) fn run_install() -> ExitCode {
             for (browser, path) in done {
                 println!("  {:<9} {}", browser.label(), path.display());
             }
+            let mut allowed: Vec<String> = paths::CHROMIUM_EXTENSION_IDS
+                .iter()
+                .map(|id| format!("chrome-extension://{id}/"))
+                .collect();
+            allowed.push(paths::FIREFOX_EXTENSION_ID.to_owned());
+            for id in installed_extra_ids(&home) {
+                allowed.push(match id {
+                    ExtensionId::Chromium(id) => format!("chrome-extension://{id}/"),
+                    ExtensionId::Firefox(id) => id,
+                });
+            }
             println!(
-                "Only the MCP Bridge extension may start it (chrome-extension://{}/, {}).",
-                paths::CHROMIUM_EXTENSION_ID,
-                paths::FIREFOX_EXTENSION_ID
+                "Only these extensions may start it: {}.",
+                allowed.join(", ")
             );
             println!(
                 "The extension now pairs itself; it starts the bridge when it is not running."
@@ -375,6 +429,19 @@ mod tests {
         assert!(advice(TokenSource::None, None, &[]).contains("leave the token empty"));
     }
 
+    #[test]
+    fn the_host_path_is_a_plain_drive_path() {
+        assert_eq!(
+            without_verbatim_prefix(Path::new(r"\\?\C:\Users\me\mcp-bridge.exe")),
+            PathBuf::from(r"C:\Users\me\mcp-bridge.exe")
+        );
+        // A verbatim UNC path has no plain drive form: kept.
+        let unc = Path::new(r"\\?\UNC\server\share\mcp-bridge.exe");
+        assert_eq!(without_verbatim_prefix(unc), unc);
+        let unix = Path::new("/opt/mcp-bridge");
+        assert_eq!(without_verbatim_prefix(unix), unix);
+    }
+
     // On Windows this would write the user's real registry.
     #[cfg(not(windows))]
     #[test]
@@ -382,7 +449,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let exe = Path::new("/opt/mcp-bridge");
         assert!(registered(home.path()).is_empty());
-        let done = install(home.path(), exe).unwrap();
+        let done = install(home.path(), exe, &[]).unwrap();
         assert_eq!(done.len(), 5);
         assert_eq!(registered(home.path()).len(), 5);
         let removed = uninstall(home.path()).unwrap();

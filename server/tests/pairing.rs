@@ -332,6 +332,115 @@ fn a_stranger_listening_on_the_port_learns_nothing() {
     }
 }
 
+/// `install --extension-id` lets one more extension start the host (the Chrome Web Store
+/// build, whose ID the store assigns, or a fork): kept in the manifests, so a plain
+/// `install` later keeps it; a malformed ID is refused before anything is written.
+#[cfg(target_os = "linux")]
+#[test]
+fn install_extension_id_allows_one_more_extension() {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("cfg");
+    let port = free_port();
+    let chrome = home
+        .path()
+        .join(".config/google-chrome/NativeMessagingHosts/dev.mcp_bridge.host.json");
+    let firefox = home
+        .path()
+        .join(".mozilla/native-messaging-hosts/dev.mcp_bridge.host.json");
+    let read = |file: &Path| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap()
+    };
+
+    let (ok, out) = run(
+        home.path(),
+        &config,
+        port,
+        &["install", "--extension-id", "not-an-id"],
+    );
+    assert!(!ok, "{out}");
+    assert!(out.contains("`not-an-id` is not an extension ID"), "{out}");
+    assert!(
+        !home.path().join(".config").exists() && !home.path().join(".mozilla").exists(),
+        "a refused install writes nothing"
+    );
+
+    let store_id = "abcdefghijklmnopabcdefghijklmnop";
+    let (ok, out) = run(
+        home.path(),
+        &config,
+        port,
+        &["install", "--extension-id", store_id],
+    );
+    assert!(ok, "{out}");
+    assert!(
+        out.contains(&format!("chrome-extension://{store_id}/")),
+        "{out}"
+    );
+    let store_origin = format!("chrome-extension://{store_id}/");
+    assert_eq!(
+        read(&chrome)["allowed_origins"],
+        json!([CHROMIUM_ORIGIN, store_origin])
+    );
+    assert_eq!(
+        read(&firefox)["allowed_extensions"],
+        json!(["mcp-bridge@mcp-bridge.dev"])
+    );
+
+    // A later install adds a Firefox ID and keeps the Chromium one.
+    let (ok, out) = run(
+        home.path(),
+        &config,
+        port,
+        &["install", "--extension-id", "fork@example.org"],
+    );
+    assert!(ok, "{out}");
+    assert_eq!(
+        read(&chrome)["allowed_origins"],
+        json!([CHROMIUM_ORIGIN, store_origin])
+    );
+    assert_eq!(
+        read(&firefox)["allowed_extensions"],
+        json!(["mcp-bridge@mcp-bridge.dev", "fork@example.org"])
+    );
+
+    // The host, started by the browser for the added ID, answers (the bridge is not running
+    // and its port is free, so it says so rather than starting one: the answer proves the
+    // caller was accepted, where a stranger gets no answer at all).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 2048];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            );
+        }
+    });
+    for args in [
+        vec![store_origin.as_str()],
+        vec![firefox.to_str().unwrap(), "fork@example.org"],
+    ] {
+        let (answer, _) = ask_host(home.path(), &config, busy, &args, &json!({"type": "pair"}));
+        let answer = answer.unwrap_or_else(|| panic!("no answer for {args:?}"));
+        assert_eq!(answer["type"], "unavailable", "{args:?}: {answer}");
+    }
+    // Still refused: an ID nobody added.
+    let (answer, ok) = ask_host(
+        home.path(),
+        &config,
+        busy,
+        &["chrome-extension://ponmlkjihgfedcbaponmlkjihgfedcba/"],
+        &json!({"type": "pair"}),
+    );
+    assert!(!ok && answer.is_none());
+
+    let (ok, out) = run(home.path(), &config, port, &["uninstall"]);
+    assert!(ok, "{out}");
+    assert!(!chrome.exists() && !firefox.exists());
+}
+
 #[test]
 fn another_extension_gets_nothing() {
     let home = tempfile::tempdir().unwrap();

@@ -4,7 +4,10 @@
 # the platform's own place (XDG_CONFIG_HOME on Linux; %APPDATA% in a fresh wine prefix for the
 # Windows .exe). Checked: `config path` names that place, `/health` answers, the token file the
 # bridge wrote there is accepted and `/tools` lists the demo server running, `/execute` runs
-# `echo`, a wrong token gets 401, and the bridge stops on request. Linux binary natively,
+# `echo`, a wrong token gets 401, and the bridge stops on request; then
+# tests/release/pairing_smoke.sh runs install/status/uninstall against the platform's real
+# native-messaging locations in a throwaway profile (a temp HOME; for the .exe, the registry
+# of the temporary wine prefix). Linux binary natively,
 # Windows .exe under wine (skipped, and said so, when wine or mingw is missing unless
 # REQUIRE_WINE=1). Ports 3961-3962, never the shared 3849.
 set -euo pipefail
@@ -90,6 +93,9 @@ if [ -f "$linux" ]; then
   BRIDGE_PID=$!
   check linux 3961 "$XDG_CONFIG_HOME/mcp-bridge/token"
   stop linux
+  MCP_BRIDGE_CONFIG_DIR="$WORK/linux-pairing" "$ROOT/tests/release/pairing_smoke.sh" "$linux" \
+    || fail "linux: pairing"
+  passed=$((passed + 1))
   unset XDG_CONFIG_HOME
 else
   missing+=("$linux")
@@ -121,6 +127,9 @@ else
   BRIDGE_PID=$!
   check windows 3962 "$appdata_unix/mcp-bridge/token"
   stop windows
+  env -u MCP_BRIDGE_CONFIG_DIR "$ROOT/tests/release/pairing_smoke.sh" --wine "$WORK/win/mcp-bridge.exe" \
+    || fail "windows: pairing under wine"
+  passed=$((passed + 1))
 fi
 
 echo "smoke: $passed checks passed"
