@@ -586,7 +586,10 @@ impl<H: Host> ChatLoop<H> {
         } else {
             let unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
             let shown = (lang, started);
-            Some(self.execute(tab, &client, &call, resume, unmasked, shown).await)
+            Some(
+                self.execute(tab, &client, &call, resume, unmasked, shown)
+                    .await,
+            )
         };
         if let Some(outcome) = &outcome
             && let Some(why) = self.setup_problem(outcome, &settings)

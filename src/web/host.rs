@@ -288,9 +288,15 @@ impl Host for WebHost {
         let usages = js_sys::Array::of1(&JsValue::from_str("verify"));
         // Chromium ≥ 137 and Firefox ≥ 129 know Ed25519; an older browser throws
         // NotSupportedError here, which the user is told as it is.
-        let key = subtle_import_key("raw", &raw_key, &JsValue::from_str("Ed25519"), false, &usages)
-            .await
-            .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
+        let key = subtle_import_key(
+            "raw",
+            &raw_key,
+            &JsValue::from_str("Ed25519"),
+            false,
+            &usages,
+        )
+        .await
+        .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
         let Some(signature) = bytes(signature) else {
             return Ok(false);
         };

@@ -95,7 +95,7 @@ pub async fn read_resource(
         _ => return Err(unexpected(&server, "resources/read")),
     };
     // A resource goes to the chat like a tool's result: the same secrets are masked in it.
-    let masked = crate::calls::masking::mask_resource(&mut result.contents, &server.secrets());
+    let masked = crate::calls::masking::mask_resource(&mut result.contents, server.secrets());
     let text_bytes: usize = result
         .contents
         .iter()
@@ -132,7 +132,10 @@ pub async fn read_resource(
             blob => ContentBlock::resource(blob),
         })
         .collect();
-    let answer = state.results.answer(CallToolResult::success(blocks), None).await;
+    let answer = state
+        .results
+        .answer(CallToolResult::success(blocks), None)
+        .await;
     let contents: Vec<Value> = answer["result"]["content"]
         .as_array()
         .map(|blocks| {

@@ -94,7 +94,6 @@ pub const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(30 * 60);
 /// How long the user has to answer a server's question, unless `answer_timeout` says otherwise.
 pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-
 impl ServerSpec {
     /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
     pub fn demo(exe: &Path, root: &Path) -> Self {
