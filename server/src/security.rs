@@ -141,7 +141,7 @@ impl Security {
                 None => {
                     return Err(BridgeError::Unauthorized {
                         missing: true,
-                        message: "Missing token: send `Authorization: Bearer <token>`. The token is printed when the bridge starts \
+                        message: "Missing token. Send `Authorization: Bearer <token>`. The token is printed when the bridge starts \
                          and stored in the file `token` in the bridge's config directory; paste it into the extension's options."
                             .to_owned(),
                     });
@@ -149,7 +149,7 @@ impl Security {
                 Some(token) if !crate::token::matches(expected, token) => {
                     return Err(BridgeError::Unauthorized {
                         missing: false,
-                        message: "Wrong token: the bearer token does not match this bridge's token (see the file `token` in the bridge's config directory)."
+                        message: "Wrong token. The bearer token does not match this bridge's token (see the file `token` in the bridge's config directory)."
                             .to_owned(),
                     });
                 }

@@ -21,10 +21,11 @@ use mcp_bridge::servers::Registry;
 use serde_json::{Map, Value, json};
 
 /// Keys whose values differ from run to run.
-const VOLATILE: [&str; 7] = [
+const VOLATILE: [&str; 8] = [
     "trace_id",
     "timestamp",
     "uptime_seconds",
+    "elapsed_seconds",
     "pid",
     "call_id",
     "version",

@@ -26,7 +26,7 @@ fn manager(state: &AppState) -> Result<Arc<Manager>, BridgeError> {
         return Err(BridgeError::Forbidden {
             refused: Refused::NoAuth,
             value: String::new(),
-            message: "Managing servers needs the token: the bridge runs with --no-auth, and it never runs \
+            message: "Managing servers needs the token, and the bridge runs with --no-auth; it never runs \
              commands for a caller it cannot authenticate. Restart it without --no-auth."
                 .to_owned(),
         });
