@@ -150,7 +150,9 @@ pub fn float_question(q: &Question, lang: Lang) -> FloatQuestion {
                 .iter()
                 .map(|(name, p)| field(name, p, required.contains(&name.as_str())))
                 .collect();
-            fields.sort_by_key(|f| !f.required);
+            // Required ones first, then by name: the order must not depend on how the JSON
+            // map keeps its keys (`preserve_order` may be on in a native build).
+            fields.sort_by(|a, b| (!a.required, &a.name).cmp(&(!b.required, &b.name)));
             fields
         })
         .unwrap_or_default();
