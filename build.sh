@@ -212,6 +212,8 @@ if (browser === 'chrome' || browser === 'chrome-store') {
 } else {
   delete m.background.service_worker;
   delete m.key;
+  // Firefox gives every install its own random origin already; the key is Chromium's.
+  for (const war of m.web_accessible_resources || []) delete war.use_dynamic_url;
 }
 fs.writeFileSync(out, JSON.stringify(m, null, 2) + '\n');
 JS
