@@ -26,6 +26,30 @@ for (const browser of BROWSERS) {
       assert.deepEqual(marks, []);
     });
 
+    // Chromium's extension ID is fixed (the development key), so a page could ask for a
+    // web-accessible file at chrome-extension://<id>/ to learn the extension is installed.
+    // The picker is listed under the session's dynamic URL only; Firefox's moz-extension
+    // host is a random UUID per profile already.
+    if (browser === 'chromium') {
+      test('a page cannot find the extension at its fixed ID', async () => {
+        await openChat(w, 'chat.deepseek.com');
+        const fromPage = await w.session.execAsync(`
+          const done = arguments[arguments.length - 1];
+          fetch(arguments[0]).then((r) => done('loaded ' + r.status), (e) => done('refused ' + e.name));
+        `, `${w.extensionBase}picker.js`);
+        assert.equal(fromPage, 'refused TypeError');
+        // The file is in the build and loads for the extension itself (the content script
+        // imports it through its dynamic URL when the user picks: sites.test.mjs).
+        await w.session.navigate(`${w.extensionBase}options/options.html`);
+        const own = await w.session.execAsync(`
+          const done = arguments[arguments.length - 1];
+          const url = chrome.runtime.getURL('picker.js');
+          fetch(url).then((r) => r.text()).then((t) => done({ url, loaded: t.includes('export') }), (e) => done({ url, error: String(e) }));
+        `);
+        assert.equal(own.loaded, true, JSON.stringify(own));
+      });
+    }
+
     test('the options page shows the core version and the bridge health', async () => {
       await w.session.navigate(`${w.extensionBase}options/options.html`);
       const core = await w.session.waitForScript(
