@@ -146,13 +146,14 @@ pub fn float_question(q: &Question, lang: Lang) -> FloatQuestion {
         .get("properties")
         .and_then(Value::as_object)
         .map(|props| {
-            let mut fields: Vec<FloatField> = props
-                .iter()
-                .map(|(name, p)| field(name, p, required.contains(&name.as_str())))
-                .collect();
-            // Required ones first, then by name: the order must not depend on how the JSON
-            // map keeps its keys (`preserve_order` may be on in a native build).
-            fields.sort_by(|a, b| (!a.required, &a.name).cmp(&(!b.required, &b.name)));
+            // Required ones first, each group by name: the order must not depend on how the
+            // JSON map keeps its keys (`preserve_order` may be on in a native build).
+            let (mut fields, optional): (Vec<FloatField>, Vec<FloatField>) =
+                crate::domain::json_read::sorted_members(props)
+                    .into_iter()
+                    .map(|(name, p)| field(name, p, required.contains(&name.as_str())))
+                    .partition(|f| f.required);
+            fields.extend(optional);
             fields
         })
         .unwrap_or_default();

@@ -30,6 +30,24 @@ pub fn read<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json:
     from_value(&serde_json::from_str::<serde_json::Value>(text)?)
 }
 
+/// An object's members ordered by key as JavaScript sorts strings (by UTF-16 code units),
+/// whatever order the map keeps: serde_json keeps insertion order when another crate of the
+/// build turns on its `preserve_order` feature. An insertion sort: objects here have a
+/// handful of keys, and std's sort routines would add about 10 KB to the worker's wasm.
+pub fn sorted_members(
+    map: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<(&String, &serde_json::Value)> {
+    let mut members: Vec<(&String, &serde_json::Value)> = Vec::with_capacity(map.len());
+    for (key, value) in map {
+        let at = members
+            .iter()
+            .position(|(k, _)| key.encode_utf16().lt(k.encode_utf16()))
+            .unwrap_or(members.len());
+        members.insert(at, (key, value));
+    }
+    members
+}
+
 /// serde_json's message without the " at line L column C" it appends (for a text the user
 /// never saw, or where the field path says it better).
 fn without_position(e: &serde_json::Error) -> String {
@@ -209,6 +227,17 @@ mod tests {
         assert!(message.contains("missing field `flag`"), "{message}");
         assert_eq!(err(r#"{"list": [1]}"#).0, "");
         assert_eq!(err(r#"{}"#).0, "");
+    }
+
+    #[test]
+    fn members_are_sorted_by_utf16_code_units() {
+        // U+FF21 sorts after U+1F600 in UTF-8 but before it in UTF-16 (a surrogate pair).
+        let map = serde_json::json!({"b": 1, "\u{1F600}": 2, "a": 3, "\u{FF21}": 4, "B": 5});
+        let keys: Vec<&str> = sorted_members(map.as_object().unwrap())
+            .into_iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(keys, ["B", "a", "b", "\u{1F600}", "\u{FF21}"]);
     }
 
     #[test]

@@ -147,11 +147,8 @@ pub fn canonical(value: &Value) -> Vec<u8> {
 fn write_canonical(value: &Value, out: &mut String) {
     match value {
         Value::Object(map) => {
-            // Sorted here, by UTF-16 code units as the signer's JavaScript sorts them: serde_json
-            // keeps a map's insertion order when another crate of the build turns on its
-            // `preserve_order` feature, so its own order cannot be relied on.
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|(a, _), (b, _)| a.encode_utf16().cmp(b.encode_utf16()));
+            // In the order the signer's JavaScript sorts keys, whatever order the map keeps.
+            let entries = crate::domain::json_read::sorted_members(map);
             out.push('{');
             for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
