@@ -33,7 +33,7 @@ pub fn read<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json:
 /// An object's members ordered by key as JavaScript sorts strings (by UTF-16 code units),
 /// whatever order the map keeps: serde_json keeps insertion order when another crate of the
 /// build turns on its `preserve_order` feature. An insertion sort: objects here have a
-/// handful of keys, and std's sort routines would add about 10 KB to the worker's wasm.
+/// handful of keys, and std's sort routines add about 7 KB to the worker's wasm.
 pub fn sorted_members(
     map: &serde_json::Map<String, serde_json::Value>,
 ) -> Vec<(&String, &serde_json::Value)> {
