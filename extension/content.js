@@ -725,7 +725,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     node.style.bottom = `${bottom}px`;
     node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
-    node.classList.add('docked');
+    node.classList.toggle('docked', node.dataset.status !== 'confirm');
   }
 
   // A running call's progress, as the core worded it.
@@ -952,13 +952,16 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const images = (state.media || []).filter((m) => m.mimeType.startsWith('image/'));
     if (images.length && site?.imagePaste) {
       // One click puts every image of the result into the chat input, as a paste would.
-      row.append(el('button', { type: 'button', 'data-tool': 'attach', onclick: async () => {
+      row.append(el('button', { type: 'button', 'data-action': 'floatAttach', onclick: async () => {
         float.attached = await attachFiles(images.map(mediaFile));
         render(floatState);
       } }, T('floatAttach')));
     }
-    box.append(bar, body);
-    if (row.childElementCount) box.append(row);
+    // The buttons sit next to the title bar, so they keep their place as the text grows; a
+    // prompt reads top-down instead: question, arguments, choices.
+    if (!row.childElementCount) box.append(bar, body);
+    else if (state.consent) box.append(bar, body, row);
+    else box.append(bar, row, body);
     if (float.menu && !state.consent && state.status !== 'disabled') box.append(toolsRow());
     if (float.manual && !state.consent) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>', 'aria-label': T('floatManual') });
