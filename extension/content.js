@@ -635,7 +635,7 @@ button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .cmd code{flex:1;padding:4px 6px}
 .why{margin-top:4px}
 .args{margin:6px 0 0;display:grid;grid-template-columns:auto 1fr;gap:2px 8px;max-height:200px;overflow:auto}
-.args dt{font-weight:600}.args dd{margin:0;font:12px ui-monospace,monospace}
+.args dt{font-weight:600}.args dd{margin:0}.args dd code{background:none;padding:0}
 .args summary{cursor:pointer;min-height:24px}
 textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
 .manual{display:flex;gap:4px;padding:4px 10px;flex:none}
@@ -854,7 +854,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const box = el('div', { class: 'consent' }, el('div', { class: 'why', id: 'mcpb-why' }, ...rich(c.why)));
     const args = el('dl', { class: 'args' });
     for (const a of c.args || []) {
-      const value = a.short ? el('details', {}, el('summary', {}, a.short), a.value) : a.value;
+      const value = a.short ? el('details', {}, el('summary', {}, el('code', {}, a.short)), el('code', {}, a.value)) : el('code', {}, a.value);
       args.append(el('dt', {}, el('code', {}, a.name)), el('dd', {}, value));
     }
     box.append(c.noArgs ? el('div', { class: 'why' }, c.noArgs) : args);
