@@ -891,33 +891,27 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
         float.minimized = false; render(floatState); root.querySelector('.bar button')?.focus();
       } });
       wrap.append(ring);
-      drag(ring, ring);
       placeFloat();
       return;
     }
-    const box = el('div', { class: 'box', 'data-status': state.status, 'data-tone': state.tone, lang: state.lang === 'zh' ? 'zh-CN' : 'en' });
-    const title = el('span', { class: 'title', id: 'mcpb-title', title: plain(state.title) }, ...rich(state.title));
+    // A prompt is an alert dialog named by its question; any other title is a live status.
+    const box = el('div', { class: 'box', 'data-status': state.status, 'data-tone': state.tone, lang: state.lang === 'zh' ? 'zh-CN' : 'en',
+      ...(state.consent ? { role: 'alertdialog', 'aria-live': 'assertive', 'aria-labelledby': 'mcpb-title', 'aria-describedby': 'mcpb-why' } : {}) });
+    const title = el('span', { class: 'title', id: 'mcpb-title', title: plain(state.title), ...(state.consent ? {} : { role: 'status', 'aria-live': 'polite' }) },
+      ...rich(state.title));
     const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title);
+    const barButton = (cls, key, text, onclick, more = {}) => bar.append(el('button', { type: 'button', class: cls, title: T(key), 'aria-label': T(key), onclick, ...more }, text));
     if (!state.consent && state.status !== 'disabled') {
-      bar.append(el('button', { type: 'button', class: 'more', title: T('floatMore'), 'aria-label': T('floatMore'), 'aria-expanded': String(float.menu),
-        onclick: () => { float.menu = !float.menu; render(floatState); } }, '⋯'));
+      barButton('more', 'floatMore', '⋯', () => { float.menu = !float.menu; render(floatState); }, { 'aria-expanded': String(float.menu) });
     }
-    bar.append(el('button', { type: 'button', class: 'min', title: T('floatMinimize'), 'aria-label': T('floatMinimize'), onclick: () => {
-      float.minimized = true; render(floatState); root.querySelector('.ring')?.focus();
-    } }, '–'));
+    barButton('min', 'floatMinimize', '–', () => { float.minimized = true; render(floatState); root.querySelector('.ring')?.focus(); });
     drag(bar, box);
     const body = el('div', { class: 'body' });
     if (state.consent) {
       // Only the prompt and its choices while asking; Esc declines this one call.
-      box.setAttribute('role', 'alertdialog');
-      box.setAttribute('aria-live', 'assertive');
-      box.setAttribute('aria-labelledby', 'mcpb-title');
-      box.setAttribute('aria-describedby', 'mcpb-why');
       box.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); act('skip'); } });
       body.append(consentSection(state.consent));
     } else {
-      title.setAttribute('role', 'status');
-      title.setAttribute('aria-live', 'polite');
       if (state.detail) body.append(el('div', { class: 'detail' }, ...rich(state.detail)));
       if (state.command) body.append(el('div', { class: 'cmd' }, el('code', {}, state.command), copyButton(state.command, 'floatCopyCommand')));
       if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
