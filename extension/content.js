@@ -838,7 +838,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   // The secondary tools, behind one button in the title bar.
   function toolsRow() {
     const row = el('div', { class: 'tools' });
-    const tool = (key, action) => row.append(el('button', { type: 'button', 'data-tool': key, onclick: action }, T(key)));
+    const tool = (key, action) => row.append(el('button', { type: 'button', 'data-action': key, onclick: action }, T(key)));
     tool('floatRedetect', () => {
       const msg = newestMessage();
       if (msg) send({ type: TAB.USER_ACTION, action: { action: ACTION.REDETECT, index: msg.index, text: msg.text } });

@@ -197,7 +197,7 @@ for (const browser of BROWSERS) {
             labelled: root.getElementById(box.getAttribute('aria-labelledby'))?.textContent,
             focused: root.activeElement?.dataset.id ?? null, host: document.activeElement === document.querySelector('mcp-bridge-float'),
             buttons: [...root.querySelectorAll('.row button')].map((b) => ({ id: b.dataset.id, primary: b.classList.contains('primary') })),
-            tools: root.querySelectorAll('.more, .tools, [data-tool]').length,
+            tools: root.querySelectorAll('.more, .tools, [data-tool], [data-action]').length,
             args: [...root.querySelectorAll('.args dt')].map((d) => d.textContent),
             folded: root.querySelector('.args details') && !root.querySelector('.args details').open,
             text: root.querySelector('.box').innerText }`);
