@@ -220,7 +220,8 @@ impl<H: Host> ChatLoop<H> {
 
     async fn page_ready(self: &Rc<Self>, tab: i32, url: &str) -> Response {
         let settings = self.store.chat_settings().await;
-        let lang = self.lang(&settings);
+        // Everything here is said to the user: the interface language.
+        let lang = self.ui();
         let Some(site) = self.site_for(url).await else {
             let problem = self
                 .broken_config_for(url, lang)
@@ -228,7 +229,7 @@ impl<H: Host> ChatLoop<H> {
                 .unwrap_or_else(|| lang.says().page_no_site.into());
             return Response::PageSetup {
                 site: None,
-                float: Box::new(float::disabled(self.ui(), &problem)),
+                float: Box::new(float::disabled(lang, &problem)),
                 problem: Some(problem),
             };
         };
@@ -236,7 +237,7 @@ impl<H: Host> ChatLoop<H> {
             return Response::PageSetup {
                 site: None,
                 problem: Some("turned off in the options".into()),
-                float: Box::new(float::disabled(self.ui(), &site.name)),
+                float: Box::new(float::disabled(lang, &float::code(&site.name))),
             };
         }
         // A fresh page: forget the previous page's message, keep the round counter.
