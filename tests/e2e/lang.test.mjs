@@ -29,7 +29,11 @@ const WRONG = `
   const walk = (node) => { for (const n of node.childNodes) {
     if (n.nodeType === 3 && n.textContent.trim() && !exempt(n.parentElement) && shownEl(n.parentElement)) texts.push(n.textContent.trim());
     else if (n.nodeType === 1 && !exempt(n)) {
-      for (const a of ['title', 'aria-label', 'placeholder']) if (n.getAttribute(a)) texts.push(unnamed(n.getAttribute(a)));
+      for (const a of ['title', 'aria-label', 'placeholder']) {
+        // One token (an example address, a name) is code, which an attribute cannot mark.
+        const v = unnamed(n.getAttribute(a) ?? '');
+        if (v && !/^[\\w.:\\/@-]+$/.test(v)) texts.push(v);
+      }
       walk(n.shadowRoot || n);
     } } };
   walk(scope);
