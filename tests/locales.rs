@@ -65,3 +65,74 @@ fn the_chinese_catalog_is_chinese() {
         .collect();
     assert!(english.is_empty(), "English in zh_CN: {english:?}");
 }
+
+/// The keys a page's script or markup names in quotes (`T('key')`, `t('key')`,
+/// `data-i18n="key"`, and the content script's key tables).
+fn keys_used(file: &str) -> BTreeSet<String> {
+    let path = format!("{}/extension/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect(&path);
+    let mut out = BTreeSet::new();
+    for (open, close) in [
+        ("T('", '\''),
+        ("t('", '\''),
+        ("data-i18n=\"", '"'),
+        ("'part", '\''),
+        ("'found", '\''),
+        ("'missing", '\''),
+    ] {
+        let table = open.starts_with('\'');
+        for (at, _) in text.match_indices(open) {
+            // `T(` and `t(` as calls of their own, not the end of `act(` or `list(`.
+            let before = text[..at].chars().next_back().unwrap_or(' ');
+            if !table && (before.is_ascii_alphanumeric() || "_.$".contains(before)) {
+                continue;
+            }
+            let start = if table { at + 1 } else { at + open.len() };
+            let key: String = text[start..].chars().take_while(|c| *c != close).collect();
+            let named = key.chars().all(|c| c.is_ascii_alphanumeric()) && !key.is_empty();
+            // A table's keys go on past their prefix (`partInput`), unlike `missing` or `parts`.
+            let prefix = open.len() - 1;
+            if named && (!table || key[prefix..].starts_with(|c: char| c.is_ascii_uppercase())) {
+                out.insert(key);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_float_and_the_popup_take_every_word_from_the_catalog() {
+    let (en, zh) = (catalog("en"), catalog("zh_CN"));
+    let mut used = BTreeSet::new();
+    for file in ["content.js", "popup/popup.js", "popup/popup.html"] {
+        used.extend(keys_used(file));
+    }
+    assert!(used.len() > 30, "{used:?}");
+    let missing: Vec<&String> = used
+        .iter()
+        .filter(|k| !en.contains_key(*k) || !zh.contains_key(*k))
+        .collect();
+    assert!(missing.is_empty(), "not in both catalogs: {missing:?}");
+    // No English fallback beside a key: `T('key', 'Words')`.
+    let content = std::fs::read_to_string(format!(
+        "{}/extension/content.js",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let fallbacks: Vec<&str> = content
+        .match_indices("T('")
+        .map(|(at, _)| &content[at..(at + 60).min(content.len())])
+        .filter(|s| s.split_once("', '").is_some_and(|(k, _)| !k.contains(')')))
+        .collect();
+    assert!(fallbacks.is_empty(), "fallback strings: {fallbacks:?}");
+    // The popup's markup holds no words of its own.
+    let html = std::fs::read_to_string(format!(
+        "{}/extension/popup/popup.html",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    assert!(
+        !html.contains("\">Insert") && !html.contains("Checking"),
+        "{html}"
+    );
+}

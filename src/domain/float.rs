@@ -1,7 +1,9 @@
 //! What the status float in the chat page shows: the one view of the float, built here for
-//! pages and calls and by [`crate::domain::report`] for a call's outcome. The core decides
-//! every word; the content script only draws it (as text, never HTML). Every text field is
-//! [`Masked`], so nothing here skipped the masker.
+//! pages, calls and their outcomes. The core decides every word, the tone and the buttons;
+//! the content script only draws them (as text, never HTML). The float speaks to the user in
+//! the interface language; the report for the AI (in the report language) rides along for
+//! *Show report* and *Copy report*. Text that quotes a tool, the page or the bridge is
+//! [`Masked`]; names and commands are marked `like this` (drawn as code).
 
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +14,7 @@ pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::policy::AskReason;
 use crate::domain::redact::Masked;
+use crate::domain::status::{PairingNote, Status};
 use crate::domain::toolcall::ToolCall;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -30,6 +33,79 @@ pub enum FloatStatus {
     Held,
     /// The extension is off on this site, or the site config is broken.
     Disabled,
+    /// The user declined the call: nothing failed.
+    Denied,
+}
+
+/// How the float looks: the colour of its dot and ring. Chosen here with the state, so the
+/// content script keeps no colour per status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tone {
+    /// Idle, or a choice the user made.
+    #[default]
+    Neutral,
+    /// Something waits for the user (a question, the bridge).
+    Attention,
+    Busy,
+    Good,
+    Bad,
+    /// The extension is off here.
+    Off,
+}
+
+/// What a float button does; the content script maps each to its message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ActionId {
+    AllowOnce,
+    /// Run, and keep "allow" for this tool.
+    AlwaysAllow,
+    /// Do not run, and keep "deny" for this tool.
+    Deny,
+    /// Do not run this call (nothing kept).
+    Skip,
+    Cancel,
+    /// A held call: tell the AI it cannot run now.
+    TellAi,
+    /// A held call: drop it.
+    Drop,
+    OpenSettings,
+    InsertInstructions,
+    CopyReport,
+}
+
+/// One button of the float: at most one per state is `primary`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FloatAction {
+    pub id: ActionId,
+    pub label: String,
+    #[serde(default)]
+    pub primary: bool,
+}
+
+/// The consent prompt: the question first, why it is asked, and the call's arguments as a
+/// list (masked; a long value also comes shortened, for the folded view).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Consent {
+    pub question: Masked,
+    pub why: Masked,
+    pub args: Vec<ConsentArg>,
+    /// Said when the call has no arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub no_args: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ConsentArg {
+    pub name: Masked,
+    pub value: Masked,
+    /// The first line of a long value, shown until the user unfolds it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub short: Option<Masked>,
 }
 
 /// The error part of the float ("错误详情" in the original MCP Bridge).
@@ -52,27 +128,33 @@ pub struct FloatError {
 #[serde(rename_all = "camelCase", default)]
 pub struct FloatState {
     pub status: FloatStatus,
-    /// One line, e.g. "❌ 工具 get_time 执行失败".
+    pub tone: Tone,
+    /// The one plain sentence for the user, e.g. "`get_time` finished; the result is in the chat."
     pub title: Masked,
-    /// A second line of explanation (how to start the bridge, why a site is off, how far
-    /// the AI has read a large result …).
+    /// A second line, when needed (why a site is off, what the bridge refused …).
     pub detail: Option<Masked>,
+    /// A command for the user to run on this machine, with a copy button.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// The buttons, in order; at most one is primary.
+    pub actions: Vec<FloatAction>,
+    /// While asking: the prompt, and nothing else.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consent: Option<Consent>,
     pub tool: Option<String>,
     /// `Date.now()` when execution started, for the elapsed-time display.
     pub started_at_ms: Option<f64>,
     pub error: Option<FloatError>,
-    /// The last report typed (or to be typed) into the chat, for "copy".
+    /// The last report typed (or to be typed) into the chat, for *Show report* and "copy";
+    /// in the report language, written for the AI.
     pub report: Option<Masked>,
-    /// UI language for the float's own labels: "zh" or "en".
+    /// The interface language the float speaks: "zh" or "en".
     pub lang: String,
-    /// A prompt that offers to keep the choice (Allow once, Always allow, Deny) rather than
-    /// Run and Skip.
-    pub remember: bool,
     /// How many secret-looking values were masked in the result shown (by the bridge and the
     /// core together).
     #[serde(skip_serializing_if = "is_zero")]
     pub masked: u32,
-    /// The line that tells the user so, in their language.
+    /// The line that tells the user so, in the interface language.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masked_note: Option<Masked>,
     /// The images and sounds the tool returned, for the float to show, save and attach.
@@ -138,10 +220,11 @@ pub fn media<'a>(items: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<FloatMe
     out
 }
 
-/// A float with a status and a title (masked here) in `lang`.
+/// A float with a status and a title (masked here) in `lang`, in the status's usual tone.
 pub fn new(status: FloatStatus, title: &str, lang: Lang) -> FloatState {
     FloatState {
         status,
+        tone: tone_of(status),
         title: Masked::new(title),
         lang: match lang {
             Lang::Zh => "zh",
@@ -152,33 +235,159 @@ pub fn new(status: FloatStatus, title: &str, lang: Lang) -> FloatState {
     }
 }
 
+/// The tone each status shows.
+fn tone_of(status: FloatStatus) -> Tone {
+    match status {
+        FloatStatus::Ready | FloatStatus::Denied => Tone::Neutral,
+        FloatStatus::Confirm | FloatStatus::Held | FloatStatus::Unreachable => Tone::Attention,
+        FloatStatus::Executing => Tone::Busy,
+        FloatStatus::Success => Tone::Good,
+        FloatStatus::Error => Tone::Bad,
+        FloatStatus::Disabled => Tone::Off,
+    }
+}
+
 fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
     new(status, &title, lang)
 }
 
-/// The connection is not ready (`domain::status`): what is wrong, and how to connect.
-pub fn status(lang: Lang, title: &str, detail: Option<String>) -> FloatState {
-    let mut s = base(FloatStatus::Unreachable, title.to_string(), lang);
-    s.detail = detail.map(|d| Masked::new(&d));
+/// `name` marked as code for the float (a backtick in a name cannot end the mark early).
+pub fn code(name: &str) -> String {
+    format!("`{}`", name.replace('`', "'"))
+}
+
+fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
+    let says = lang.says();
+    let label = match id {
+        ActionId::AllowOnce => says.ui_allow_once,
+        ActionId::AlwaysAllow => says.ui_always_allow,
+        ActionId::Deny => says.ui_deny,
+        ActionId::Skip => says.ui_skip,
+        ActionId::Cancel => says.ui_cancel,
+        ActionId::TellAi => says.ui_tell_ai,
+        ActionId::Drop => says.ui_drop,
+        ActionId::OpenSettings => says.ui_open_settings,
+        ActionId::InsertInstructions => says.ui_insert_instructions,
+        ActionId::CopyReport => says.ui_copy_report,
+    };
+    FloatAction {
+        id,
+        label: label.into(),
+        primary,
+    }
+}
+
+/// What keeps the extension from the bridge, as the float tells the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setup {
+    /// Nothing answers at the address (`host:port`).
+    NotRunning {
+        address: String,
+    },
+    /// Something else answers there.
+    WrongAddress {
+        address: String,
+    },
+    TokenMissing,
+    TokenRejected,
+    /// The bridge refused the extension's request (its origin or host check).
+    Refused {
+        address: String,
+    },
+    /// The native host answered but could not hand out the bridge.
+    HelperFailed {
+        reason: String,
+        command: String,
+    },
+}
+
+impl Setup {
+    /// The float's setup problem for a connection verdict that is not "connected".
+    pub fn of_status(status: &Status, address: &str, note: &PairingNote) -> Option<Setup> {
+        if let (PairingNote::Failed { reason, command }, true) = (note, status.wants_pairing()) {
+            return Some(Setup::HelperFailed {
+                reason: reason.clone(),
+                command: command.clone(),
+            });
+        }
+        let address = address.to_string();
+        Some(match status {
+            Status::NotRunning => Setup::NotRunning { address },
+            Status::WrongAddress { .. } => Setup::WrongAddress { address },
+            Status::TokenMissing => Setup::TokenMissing,
+            Status::TokenRejected => Setup::TokenRejected,
+            Status::Connected { .. } => return None,
+        })
+    }
+
+    /// The sentence and the command to run, in `lang`.
+    fn say(&self, lang: Lang) -> (String, Option<String>) {
+        let says = lang.says();
+        match self {
+            Setup::NotRunning { address } => {
+                (says.ui_not_running.into(), Some(start_command(address)))
+            }
+            Setup::WrongAddress { address } => (
+                fill(says.ui_wrong_address, &[("address", &code(address))]),
+                None,
+            ),
+            Setup::TokenMissing => (says.ui_token_missing.into(), Some(PAIR_COMMAND.into())),
+            Setup::TokenRejected => (says.ui_token_rejected.into(), Some(PAIR_COMMAND.into())),
+            Setup::Refused { address } => {
+                (fill(says.ui_refused, &[("address", &code(address))]), None)
+            }
+            Setup::HelperFailed { reason, command } => (
+                fill(says.ui_helper_failed, &[("reason", &code(reason))]),
+                Some(command.clone()),
+            ),
+        }
+    }
+}
+
+/// Pairs the extension with the bridge once (it then starts the bridge by itself).
+const PAIR_COMMAND: &str = "mcp-bridge install";
+
+/// The command that starts the bridge at `address` (`host:port`): the bridge's defaults
+/// are left out.
+pub fn start_command(address: &str) -> String {
+    let (host, port) = address.rsplit_once(':').unwrap_or((address, ""));
+    let mut cmd = String::from("mcp-bridge");
+    let host = host.trim_matches(['[', ']']);
+    if !host.is_empty() && !["127.0.0.1", "localhost", "::1"].contains(&host) {
+        cmd.push_str(" --host ");
+        cmd.push_str(host);
+    }
+    if !port.is_empty() && port != mcp_bridge_protocol::DEFAULT_PORT.to_string() {
+        cmd.push_str(" --port ");
+        cmd.push_str(port);
+    }
+    cmd
+}
+
+/// The connection is not ready (`domain::status`): what is wrong, and the command that
+/// fixes it on this machine.
+pub fn status(lang: Lang, problem: &Setup) -> FloatState {
+    let (title, command) = problem.say(lang);
+    let mut s = base(FloatStatus::Unreachable, title, lang);
+    s.command = command;
+    s.actions = vec![action(lang, ActionId::OpenSettings, false)];
     s
 }
 
 /// The float of a page where the extension is active and idle.
 pub fn ready(lang: Lang, site_name: &str) -> FloatState {
-    base(
+    let mut s = base(
         FloatStatus::Ready,
-        fill(lang.says().float_ready, &[("site", site_name)]),
+        fill(lang.says().ui_ready, &[("site", &code(site_name))]),
         lang,
-    )
+    );
+    s.actions = vec![action(lang, ActionId::InsertInstructions, true)];
+    s
 }
 
 /// The extension is off here: the user turned it off, or the site config is broken.
 pub fn disabled(lang: Lang, why: &str) -> FloatState {
-    let mut s = base(
-        FloatStatus::Disabled,
-        lang.says().float_disabled.to_string(),
-        lang,
-    );
+    let mut s = base(FloatStatus::Disabled, lang.says().ui_off.to_string(), lang);
     s.detail = Some(Masked::new(why));
     s
 }
@@ -186,11 +395,12 @@ pub fn disabled(lang: Lang, why: &str) -> FloatState {
 pub fn executing(lang: Lang, tool: &str, started_at_ms: f64) -> FloatState {
     let mut s = base(
         FloatStatus::Executing,
-        fill(lang.says().float_running, &[("tool", tool)]),
+        fill(lang.says().ui_running, &[("tool", &code(tool))]),
         lang,
     );
     s.tool = Some(tool.to_string());
     s.started_at_ms = Some(started_at_ms);
+    s.actions = vec![action(lang, ActionId::Cancel, false)];
     s
 }
 
@@ -215,35 +425,109 @@ pub fn running(
     s
 }
 
-/// Arguments shown in a prompt: at most this many characters.
-const PROMPT_ARGS_CHARS: usize = 600;
+/// All of a prompt's arguments together: at most this many characters.
+const PROMPT_ARGS_CHARS: usize = 2000;
+/// A value longer than this (or with a line break) is folded to its start.
+const FOLD_CHARS: usize = 80;
+/// At most this many arguments are listed.
+const PROMPT_ARGS: usize = 20;
 
-/// A detected call waits for the user: the server, the tool, its arguments (masked and
-/// shortened), and `why` it was not run by itself.
-pub fn confirm(lang: Lang, call: &ToolCall, why: &str) -> FloatState {
+/// A detected call waits for the user: "Let `DeepSeek` run `write_file` on `filesystem`?",
+/// `why` it was not run by itself, and its arguments as a list (masked; secret-named ones
+/// hidden; long values folded). `remember`: the choice can be kept (Allow once, Always
+/// allow, Deny) rather than made for this call only (Allow once, Skip).
+pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: bool) -> FloatState {
     let says = lang.says();
     let tool = call.tool_name.as_str();
-    let title = match &call.server_name {
-        Some(server) => fill(says.float_confirm_on, &[("tool", tool), ("server", server)]),
-        None => fill(says.float_confirm, &[("tool", tool)]),
+    let (site, tool_c) = (code(site), code(tool));
+    let question = match &call.server_name {
+        Some(server) => fill(
+            says.ui_ask_on,
+            &[
+                ("site", &site),
+                ("tool", &tool_c),
+                ("server", &code(server)),
+            ],
+        ),
+        None => fill(says.ui_ask, &[("site", &site), ("tool", &tool_c)]),
     };
-    let mut s = base(FloatStatus::Confirm, title, lang);
+    let mut s = base(FloatStatus::Confirm, question.clone(), lang);
     s.tool = Some(tool.to_string());
-    let args = serde_json::to_string(&call.arguments).unwrap_or_default();
-    let args = crate::domain::outcome::cut_chars(&args, PROMPT_ARGS_CHARS);
-    s.detail = Some(Masked::new(&format!("{why}\n{args}")));
+    let args = arg_list(&call.arguments);
+    s.consent = Some(Consent {
+        question: Masked::new(&question),
+        why: Masked::new(why),
+        no_args: args.is_empty().then(|| says.ui_no_args.to_string()),
+        args,
+    });
+    s.actions = if remember {
+        vec![
+            action(lang, ActionId::AllowOnce, true),
+            action(lang, ActionId::AlwaysAllow, false),
+            action(lang, ActionId::Deny, false),
+        ]
+    } else {
+        vec![
+            action(lang, ActionId::AllowOnce, true),
+            action(lang, ActionId::Skip, false),
+        ]
+    };
     s
 }
 
-/// A call that waits for the bridge: `why` says what is wrong and how to fix it.
-pub fn held(lang: Lang, tool: &str, why: &str) -> FloatState {
+/// The arguments of a call as name and value lines: strings as they are, anything else as
+/// compact JSON; a value under a secret-looking name is hidden whole.
+fn arg_list(arguments: &serde_json::Value) -> Vec<ConsentArg> {
+    let pairs: Vec<(String, &serde_json::Value)> = match arguments {
+        serde_json::Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
+        serde_json::Value::Null => Vec::new(),
+        other => vec![(String::new(), other)],
+    };
+    let mut left = PROMPT_ARGS_CHARS;
+    let mut out = Vec::new();
+    for (name, value) in pairs.into_iter().take(PROMPT_ARGS) {
+        let text = match value {
+            serde_json::Value::String(s) => s.clone(),
+            v => serde_json::to_string(v).unwrap_or_default(),
+        };
+        let text = crate::domain::outcome::cut_chars(&text, left.max(FOLD_CHARS));
+        left = left.saturating_sub(text.chars().count());
+        let value = if mcp_bridge_protocol::secrets::is_secret_key(&name) {
+            Masked::new("[REDACTED:secret]")
+        } else {
+            Masked::new(&text)
+        };
+        let first = value.as_str().lines().next().unwrap_or_default();
+        let short = (value.as_str().chars().count() > FOLD_CHARS
+            || first.len() < value.as_str().len())
+        .then(|| {
+            let cut: String = first.chars().take(FOLD_CHARS).collect();
+            Masked::new(&format!("{cut}…"))
+        });
+        out.push(ConsentArg {
+            name: Masked::new(&name),
+            value,
+            short,
+        });
+    }
+    out
+}
+
+/// A call that waits for the bridge: which tool waits, and what to do on this machine.
+pub fn held(lang: Lang, tool: &str, problem: &Setup) -> FloatState {
+    let (why, command) = problem.say(lang);
     let mut s = base(
         FloatStatus::Held,
-        fill(lang.says().float_held, &[("tool", tool)]),
+        fill(lang.says().ui_held, &[("tool", &code(tool)), ("why", &why)]),
         lang,
     );
     s.tool = Some(tool.to_string());
-    s.detail = Some(Masked::new(why));
+    s.command = command;
+    s.actions = vec![
+        action(lang, ActionId::TellAi, false),
+        action(lang, ActionId::Drop, false),
+        action(lang, ActionId::OpenSettings, false),
+    ];
     s
 }
 
@@ -257,14 +541,16 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
         ConfirmReason::FirstUse => says.confirm_first_use.into(),
         ConfirmReason::RoundCap => fill(says.confirm_round_cap, &[("cap", &cap.to_string())]),
         ConfirmReason::Ambiguous(servers) => {
-            let first = servers.first().map(String::as_str).unwrap_or_default();
-            let all = servers.join(", ");
+            let first = servers.first().map(|s| code(s)).unwrap_or_default();
+            let all: Vec<String> = servers.iter().map(|s| code(s)).collect();
             fill(
                 says.confirm_ambiguous,
-                &[("servers", &all), ("first", first)],
+                &[("servers", &all.join(says.list_sep)), ("first", &first)],
             )
         }
-        ConfirmReason::Unreadable(why) => fill(says.confirm_unreadable, &[("why", &why.say(lang))]),
+        ConfirmReason::Unreadable(why) => {
+            fill(says.confirm_unreadable, &[("why", &code(&why.say(lang)))])
+        }
     }
 }
 
@@ -293,27 +579,62 @@ impl From<AskReason> for ConfirmReason {
     }
 }
 
-/// The float after a call: the report's own view (`outcome`), the report text itself for
-/// "copy", and what happened to it. `delivery_problem` is set when the report could not be
-/// typed or sent; `unreachable` when the bridge did not answer.
-pub fn finished(
-    lang: Lang,
-    outcome: FloatState,
-    report: &Masked,
-    unreachable: bool,
-    delivery_problem: Option<String>,
-) -> FloatState {
-    let mut s = outcome;
-    if unreachable {
-        s.status = FloatStatus::Unreachable;
-        s.detail = Some(Masked::new(lang.says().float_not_running));
+/// What became of a call, for [`finished`].
+#[derive(Debug, Clone, Copy)]
+pub struct Finished<'a> {
+    /// The tool that was called (`None` for a call that could not be read).
+    pub tool: Option<&'a str>,
+    /// The bridge could not be reached: the float is the setup problem instead.
+    pub setup: Option<&'a Setup>,
+    /// Why the report could not be typed or sent, when it could not.
+    pub delivery_problem: Option<&'a str>,
+}
+
+/// The float after a call, in the interface language `lang`: one sentence for the user
+/// built from the report's own view (`outcome`: its status, the masked count and media),
+/// the report itself behind *Show report*, and what happened to it. A report that did not
+/// reach the chat makes *Copy report* the primary button, so a result is never lost.
+pub fn finished(lang: Lang, outcome: FloatState, report: &Masked, how: Finished<'_>) -> FloatState {
+    let says = lang.says();
+    let tool = how.tool.map(code).unwrap_or_default();
+    let mut s = match (how.setup, outcome.status, how.tool) {
+        (Some(problem), _, _) => status(lang, problem),
+        (None, FloatStatus::Success, _) => base(
+            FloatStatus::Success,
+            fill(says.ui_done, &[("tool", &tool)]),
+            lang,
+        ),
+        (None, FloatStatus::Denied, _) => base(
+            FloatStatus::Denied,
+            fill(says.ui_denied, &[("tool", &tool)]),
+            lang,
+        ),
+        (None, _, Some(_)) => base(
+            FloatStatus::Error,
+            fill(says.ui_failed, &[("tool", &tool)]),
+            lang,
+        ),
+        (None, _, None) => base(FloatStatus::Error, says.ui_malformed.into(), lang),
+    };
+    s.tool = how.tool.map(str::to_string);
+    s.masked = outcome.masked;
+    if outcome.masked > 0 {
+        let count = outcome.masked.to_string();
+        s.masked_note = Some(Masked::new(&fill(says.float_masked, &[("count", &count)])));
     }
-    if let Some(p) = delivery_problem {
-        let why = crate::domain::redact::redact_owned(&p);
+    s.media = outcome.media;
+    if how.setup.is_none() && s.status == FloatStatus::Success {
+        // How far a large result was read, how many tools a list holds.
+        s.detail = outcome.detail;
+    }
+    if let Some(p) = how.delivery_problem {
+        let why = crate::domain::redact::redact_owned(p);
         s.detail = Some(Masked::new(&fill(
-            lang.says().float_not_delivered,
-            &[("why", &why)],
+            says.ui_not_delivered,
+            &[("why", &code(&why))],
         )));
+        s.actions
+            .insert(0, action(lang, ActionId::CopyReport, true));
     }
     s.report = Some(report.clone());
     s
@@ -373,10 +694,13 @@ mod tests {
                 arguments: json!({"text": "hi"}),
                 server_name: None,
             };
-            let f = confirm(lang, &call, &text);
-            let detail = f.detail.unwrap().into_string();
-            assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "{detail}");
-            assert!(detail.ends_with("\n{\"text\":\"hi\"}"), "{detail}");
+            let f = confirm(lang, "DeepSeek", &call, &text, false);
+            let consent = f.consent.unwrap();
+            let why = consent.why.as_str();
+            assert!(!why.contains("AAAAAAAAAAAAAAAA"), "{why}");
+            assert_eq!(consent.args.len(), 1);
+            assert_eq!(consent.args[0].name.as_str(), "text");
+            assert_eq!(consent.args[0].value.as_str(), "hi");
         }
         let en = confirm_reason(
             Lang::En,
@@ -387,5 +711,189 @@ mod tests {
             10,
         );
         assert!(en.contains("options page"), "{en}");
+    }
+
+    fn ids(f: &FloatState) -> Vec<(ActionId, bool)> {
+        f.actions.iter().map(|a| (a.id, a.primary)).collect()
+    }
+
+    #[test]
+    fn the_consent_prompt_asks_one_question_with_allow_once_first() {
+        let call = ToolCall {
+            tool_name: "write_file".into(),
+            arguments: json!({
+                "path": "/tmp/a.txt",
+                "content": "line one\nline two",
+                "api_key": "plain-looking-value",
+                "big": "x".repeat(300),
+            }),
+            server_name: Some("filesystem".into()),
+        };
+        let f = confirm(Lang::En, "DeepSeek", &call, "why", true);
+        let consent = f.consent.as_ref().unwrap();
+        assert_eq!(
+            consent.question.as_str(),
+            "Let `DeepSeek` run `write_file` on `filesystem`?"
+        );
+        assert_eq!(f.tone, Tone::Attention);
+        assert_eq!(
+            ids(&f),
+            [
+                (ActionId::AllowOnce, true),
+                (ActionId::AlwaysAllow, false),
+                (ActionId::Deny, false)
+            ]
+        );
+        let arg = |name: &str| {
+            consent
+                .args
+                .iter()
+                .find(|a| a.name.as_str() == name)
+                .unwrap()
+        };
+        assert_eq!(arg("path").value.as_str(), "/tmp/a.txt");
+        assert!(arg("path").short.is_none());
+        assert!(!arg("api_key").value.as_str().contains("plain-looking"));
+        assert_eq!(arg("content").short.as_ref().unwrap().as_str(), "line one…");
+        let big = arg("big");
+        assert_eq!(big.value.as_str().len(), 300);
+        assert_eq!(
+            big.short.as_ref().unwrap().as_str().chars().count(),
+            FOLD_CHARS + 1
+        );
+        let zh = confirm(Lang::Zh, "DeepSeek", &call, "why", false);
+        assert_eq!(
+            zh.consent.as_ref().unwrap().question.as_str(),
+            "允许 `DeepSeek` 在 `filesystem` 上运行 `write_file` 吗？"
+        );
+        assert_eq!(
+            ids(&zh),
+            [(ActionId::AllowOnce, true), (ActionId::Skip, false)]
+        );
+    }
+
+    #[test]
+    fn every_state_has_at_most_one_primary_action() {
+        let call = ToolCall {
+            tool_name: "t".into(),
+            arguments: json!({}),
+            server_name: None,
+        };
+        let report = Masked::new("report for the AI");
+        let problem = Setup::NotRunning {
+            address: "127.0.0.1:3849".into(),
+        };
+        let outcome = new(FloatStatus::Success, "x", Lang::En);
+        let undelivered = Finished {
+            tool: Some("t"),
+            setup: None,
+            delivery_problem: Some("input-not-found"),
+        };
+        for lang in [Lang::En, Lang::Zh] {
+            let states = [
+                ready(lang, "DeepSeek"),
+                disabled(lang, "off"),
+                executing(lang, "t", 0.0),
+                confirm(lang, "DeepSeek", &call, "why", true),
+                confirm(lang, "DeepSeek", &call, "why", false),
+                held(lang, "t", &problem),
+                status(lang, &problem),
+                finished(lang, outcome.clone(), &report, undelivered),
+            ];
+            for s in &states {
+                let primaries = s.actions.iter().filter(|a| a.primary).count();
+                assert!(primaries <= 1, "{:?}: {:?}", s.status, s.actions);
+                assert!(!s.title.as_str().is_empty());
+            }
+            let last = states.last().unwrap();
+            assert_eq!(ids(last)[0], (ActionId::CopyReport, true));
+            assert_eq!(last.report.as_ref(), Some(&report));
+        }
+    }
+
+    #[test]
+    fn a_declined_call_is_neutral_and_a_failure_says_so_in_the_interface_language() {
+        let report = Masked::new("# 用户拒绝了这次工具调用");
+        let how = Finished {
+            tool: Some("write_file"),
+            setup: None,
+            delivery_problem: None,
+        };
+        let denied = finished(
+            Lang::En,
+            new(FloatStatus::Denied, "拒绝", Lang::Zh),
+            &report,
+            how,
+        );
+        assert_eq!(
+            (denied.status, denied.tone),
+            (FloatStatus::Denied, Tone::Neutral)
+        );
+        assert_eq!(
+            denied.title.as_str(),
+            "`write_file` did not run, as you chose; the AI has been told."
+        );
+        assert_eq!(
+            denied.report.as_ref(),
+            Some(&report),
+            "the report keeps its language"
+        );
+        let failed = finished(
+            Lang::Zh,
+            new(FloatStatus::Error, "failed", Lang::En),
+            &report,
+            how,
+        );
+        assert_eq!(
+            (failed.status, failed.tone),
+            (FloatStatus::Error, Tone::Bad)
+        );
+        assert_eq!(
+            failed.title.as_str(),
+            "`write_file` 没有成功，已把原因告诉助手。"
+        );
+        assert_eq!(failed.lang, "zh");
+    }
+
+    #[test]
+    fn a_setup_problem_gives_the_command_for_the_configured_address() {
+        let at = |address: &str| Setup::NotRunning {
+            address: address.into(),
+        };
+        assert_eq!(
+            status(Lang::En, &at("127.0.0.1:3849")).command.as_deref(),
+            Some("mcp-bridge")
+        );
+        assert_eq!(
+            status(Lang::En, &at("127.0.0.1:4000")).command.as_deref(),
+            Some("mcp-bridge --port 4000")
+        );
+        assert_eq!(
+            status(Lang::En, &at("localhost:4000")).command.as_deref(),
+            Some("mcp-bridge --port 4000")
+        );
+        assert_eq!(
+            status(Lang::En, &at("10.0.0.2:3849")).command.as_deref(),
+            Some("mcp-bridge --host 10.0.0.2")
+        );
+        let held_float = held(Lang::Zh, "get_time", &Setup::TokenRejected);
+        assert_eq!(held_float.command.as_deref(), Some("mcp-bridge install"));
+        assert!(held_float.title.as_str().starts_with("`get_time` 正在等待"));
+        for s in [held_float, status(Lang::En, &at("127.0.0.1:3849"))] {
+            let title = s.title.as_str();
+            assert!(
+                !title.contains("build.sh") && !title.contains("HTTP"),
+                "{title}"
+            );
+        }
+        let note = PairingNote::Failed {
+            reason: "no host".into(),
+            command: "mcp-bridge install --extension-id abc".into(),
+        };
+        let s = Setup::of_status(&Status::NotRunning, "127.0.0.1:3849", &note).unwrap();
+        assert_eq!(
+            status(Lang::En, &s).command.as_deref(),
+            Some("mcp-bridge install --extension-id abc")
+        );
     }
 }

@@ -219,30 +219,58 @@ catalog! {
     /// How to read a resource (`read_resource`); `{services}` are those that offer some.
     instructions_resources,
     // -- the float in the chat page --
-    float_ready,
-    float_disabled,
-    float_running,
     /// A running call's progress: `{amount}` is `3 / 12` or `3`.
     float_progress,
     /// The title of a server's question: `{server}`.
     float_question,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
-    float_confirm,
-    float_not_running,
-    float_not_delivered,
     confirm_policy,
     confirm_manual,
     confirm_round_cap,
     confirm_ambiguous,
     confirm_unreadable,
-    float_confirm_on,
     confirm_first_use,
-    float_held,
-    held_not_running,
-    held_no_token,
-    held_wrong_token,
-    held_refused,
+    // -- the float: one sentence for the user, in the interface language; names and
+    // commands marked `like this` --
+    /// `{site}`.
+    ui_ready,
+    ui_off,
+    /// `{tool}`.
+    ui_running,
+    /// The consent question: `{site}`, `{tool}`.
+    ui_ask,
+    /// The consent question naming the server: `{site}`, `{tool}`, `{server}`.
+    ui_ask_on,
+    ui_no_args,
+    ui_done,
+    ui_denied,
+    ui_failed,
+    ui_malformed,
+    /// The report did not reach the chat: `{why}`.
+    ui_not_delivered,
+    /// A call waits for the bridge: `{tool}`, `{why}` (one of the setup sentences).
+    ui_held,
+    /// Followed by the command that starts the bridge.
+    ui_not_running,
+    ui_wrong_address,
+    ui_token_missing,
+    ui_token_rejected,
+    ui_refused,
+    /// `{reason}`; followed by the command the helper suggests.
+    ui_helper_failed,
+    /// Between the items of a list of names.
+    list_sep,
+    ui_allow_once,
+    ui_always_allow,
+    ui_deny,
+    ui_skip,
+    ui_cancel,
+    ui_tell_ai,
+    ui_drop,
+    ui_open_settings,
+    ui_insert_instructions,
+    ui_copy_report,
     // -- the connection status (options header, popup, float) --
     status_not_running,
     status_wrong_address,

@@ -29,6 +29,9 @@ use crate::domain::toolcall::MalformedCall;
 #[serde(rename_all = "camelCase", default)]
 pub struct ReportOptions {
     pub lang: Lang,
+    /// The interface language: the float's own lines (how far a large result was read, how
+    /// many tools a list holds) are for the user.
+    pub ui: Lang,
     /// At most this many non-empty traceback lines (the last ones). Default 10.
     pub max_stack_lines: usize,
     /// Upper bound of the chat text in bytes, markers included. Default 8192; values
@@ -45,6 +48,7 @@ impl Default for ReportOptions {
     fn default() -> Self {
         ReportOptions {
             lang: Lang::Zh,
+            ui: Lang::Zh,
             max_stack_lines: 10,
             max_len: 8192,
             bridge_url: crate::domain::settings::DEFAULT_BRIDGE_URL.into(),
@@ -316,7 +320,7 @@ fn render_denied(tool: &str, lang: Lang) -> Rendered {
         l.report_denied_title, l.label_tool, tool_m, note
     ));
     let title = fill(l.float_denied_title, &[("tool", tool_m.as_str())]);
-    let mut float = crate::domain::float::new(FloatStatus::Error, &title, lang);
+    let mut float = crate::domain::float::new(FloatStatus::Denied, &title, lang);
     float.tool = Some(tool.to_string());
     Rendered {
         chat_text: Masked::new(&chat),
@@ -400,7 +404,7 @@ fn render_success(
     let chat = wrap(&format!("{head}{shown}{tail}"));
     let title = fill(l.float_success_title, &[("tool", tool_m.as_str())]);
     let mut float = crate::domain::float::new(FloatStatus::Success, &title, lang);
-    float.detail = page.map(|p| Masked::new(&progress_line(p, lang)));
+    float.detail = page.map(|p| Masked::new(&progress_line(p, opts.ui)));
     float.masked = masked_by_bridge.saturating_add(u32::try_from(masked_here).unwrap_or(u32::MAX));
     if float.masked > 0 {
         let count = float.masked.to_string();
@@ -669,7 +673,10 @@ pub fn render_tool_list(
     let chat = wrap(&format!("{listing}{closing}"));
     let shown = title.trim_start_matches("# ").replace('`', "");
     let mut float = crate::domain::float::new(FloatStatus::Success, &shown, lang);
-    let count = fill(l.tool_count, &[("count", &list.len().to_string())]);
+    let count = fill(
+        opts.ui.says().tool_count,
+        &[("count", &list.len().to_string())],
+    );
     float.detail = Some(Masked::new(&count));
     Rendered {
         chat_text: Masked::new(&chat),
@@ -929,6 +936,7 @@ mod paging_tests {
     fn en() -> ReportOptions {
         ReportOptions {
             lang: Lang::En,
+            ui: Lang::En,
             ..ReportOptions::default()
         }
     }

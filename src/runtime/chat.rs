@@ -107,13 +107,20 @@ impl<H: Host> ChatLoop<H> {
         })
     }
 
+    /// The report language: the text for the AI.
     fn lang(&self, settings: &Settings) -> Lang {
         lang_of(settings, &self.host.ui_language())
+    }
+
+    /// The interface language: everything the float says to the user.
+    fn ui(&self) -> Lang {
+        Lang::of_ui(&self.host.ui_language())
     }
 
     fn report_options(&self, settings: &Settings) -> ReportOptions {
         ReportOptions {
             lang: self.lang(settings),
+            ui: self.ui(),
             max_stack_lines: settings.stack_lines as usize,
             bridge_url: settings.base_url().to_string(),
             ..ReportOptions::default()
@@ -213,7 +220,8 @@ impl<H: Host> ChatLoop<H> {
 
     async fn page_ready(self: &Rc<Self>, tab: i32, url: &str) -> Response {
         let settings = self.store.chat_settings().await;
-        let lang = self.lang(&settings);
+        // Everything here is said to the user: the interface language.
+        let lang = self.ui();
         let Some(site) = self.site_for(url).await else {
             let problem = self
                 .broken_config_for(url, lang)
@@ -229,7 +237,7 @@ impl<H: Host> ChatLoop<H> {
             return Response::PageSetup {
                 site: None,
                 problem: Some("turned off in the options".into()),
-                float: Box::new(float::disabled(lang, &site.name)),
+                float: Box::new(float::disabled(lang, &float::code(&site.name))),
             };
         }
         // A fresh page: forget the previous page's message, keep the round counter.
@@ -239,13 +247,13 @@ impl<H: Host> ChatLoop<H> {
             auto_rounds: old.auto_rounds,
             ..TabState::default()
         };
-        let mut ready = float::ready(lang, &site.name);
+        let mut ready = float::ready(self.ui(), &site.name);
         if let Phase::Executing {
             tool, started_ms, ..
         } = &old.phase
         {
             // The page was reloaded while a call ran: keep showing it; the result still comes.
-            ready = float::executing(lang, tool, *started_ms);
+            ready = float::executing(self.ui(), tool, *started_ms);
             state.phase = old.phase.clone();
         }
         self.store.save_tab(tab, &state).await;
@@ -267,15 +275,14 @@ impl<H: Host> ChatLoop<H> {
         if matches!(status, Status::Connected { .. }) {
             return;
         }
-        let lang = self.lang(&settings);
+        let _ = settings;
         let address = Address {
             url: after.base_url(),
         }
         .host();
-        let view = crate::domain::status::view(lang, &status, address, &note);
-        let text = |key: &str| view[key].as_str().map(str::to_string);
-        let f = float::status(lang, &text("title").unwrap_or_default(), text("detail"));
-        self.show(tab, f).await;
+        if let Some(problem) = float::Setup::of_status(&status, address, &note) {
+            self.show(tab, float::status(self.ui(), &problem)).await;
+        }
     }
 
     async fn message_updated(self: &Rc<Self>, tab: i32, u: Update<'_>) -> Response {
@@ -346,7 +353,6 @@ impl<H: Host> ChatLoop<H> {
         decision: Decision,
         settings: Settings,
     ) {
-        let lang = self.lang(&settings);
         match decision {
             Decision::Wait { .. } | Decision::Nothing => {}
             Decision::Call { key, call, by_user } => {
@@ -363,7 +369,12 @@ impl<H: Host> ChatLoop<H> {
                 let r = report::render_malformed(&malformed, &self.report_options(&settings));
                 let text = r.chat_text.to_string();
                 let problem = self.type_and_send(tab, &text, &settings).await;
-                let f = float::finished(lang, r.float, &r.chat_text, false, problem);
+                let how = float::Finished {
+                    tool: None,
+                    setup: None,
+                    delivery_problem: problem.as_deref(),
+                };
+                let f = float::finished(self.ui(), r.float, &r.chat_text, how);
                 self.show(tab, f).await;
             }
         }
@@ -383,8 +394,7 @@ impl<H: Host> ChatLoop<H> {
             Ok(target) => target,
             Err((outcome, why)) => {
                 // The bridge is out of reach: hold the call; it is judged when it answers.
-                let lang = self.lang(&settings);
-                self.hold(tab, key, call, outcome, &why, lang, false).await;
+                self.hold(tab, key, call, outcome, &why, false).await;
                 return;
             }
         };
@@ -411,7 +421,7 @@ impl<H: Host> ChatLoop<H> {
         &self,
         call: &ToolCall,
         settings: &Settings,
-    ) -> Result<Target, (Outcome, String)> {
+    ) -> Result<Target, (Outcome, float::Setup)> {
         if call.tool_name == LIST_TOOLS {
             // Answered by the core from the tool lists: nothing runs.
             return Ok(Target::NotOffered(None));
@@ -522,11 +532,14 @@ impl<H: Host> ChatLoop<H> {
         reason: ConfirmReason,
         settings: &Settings,
     ) {
-        let lang = self.lang(settings);
+        let ui = self.ui();
         let remember = matches!(reason, ConfirmReason::FirstUse);
-        let why = float::confirm_reason(lang, reason, settings.max_auto_rounds);
-        let mut f = float::confirm(lang, &call, &why);
-        f.remember = remember;
+        let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
+        let site = match self.site_for(&state.url).await {
+            Some(site) => site.name,
+            None => host_of(&state.url),
+        };
+        let f = float::confirm(ui, &site, &call, &why, remember);
         state.phase = Phase::Detected { key, call };
         self.store.save_tab(tab, state).await;
         self.show(tab, f).await;
@@ -553,7 +566,7 @@ impl<H: Host> ChatLoop<H> {
         }
         self.cancelled.remove(tab);
         self.store.mark_executed(&key).await;
-        let lang = self.lang(&settings);
+        let lang = self.ui();
         let started = self.host.now_ms();
         let (fresh, resume) = match &start {
             Start::Fresh => (true, None),
@@ -595,8 +608,7 @@ impl<H: Host> ChatLoop<H> {
             && let Some(why) = self.setup_problem(outcome, &settings)
         {
             self.running.remove(tab);
-            self.hold(tab, key, call, outcome.clone(), &why, lang, true)
-                .await;
+            self.hold(tab, key, call, outcome.clone(), &why, true).await;
             return;
         }
         self.store
@@ -614,34 +626,24 @@ impl<H: Host> ChatLoop<H> {
     /// the address, no or a wrong token, the bridge refusing the extension — what to tell
     /// the user, in words with the fix. Nothing ran, so the call can run later. Failures the
     /// bridge reported about the tool or its server are the AI's, as always.
-    fn setup_problem(&self, outcome: &Outcome, settings: &Settings) -> Option<String> {
-        let says = self.lang(settings).says();
+    fn setup_problem(&self, outcome: &Outcome, settings: &Settings) -> Option<float::Setup> {
         let address = Address {
             url: settings.base_url(),
         }
-        .host();
+        .host()
+        .to_string();
         match outcome {
-            Outcome::Unreachable { .. } => {
-                let port = address.rsplit_once(':').map(|(_, p)| p).unwrap_or("3849");
-                let command = if port == "3849" {
-                    "`mcp-bridge`".to_string()
-                } else {
-                    format!("`mcp-bridge --port {port}`")
-                };
-                let args = [("address", address), ("command", command.as_str())];
-                Some(fill(says.held_not_running, &args))
-            }
+            Outcome::Unreachable { .. } => Some(float::Setup::NotRunning { address }),
             Outcome::HttpError { status: 401, .. } if settings.token.is_empty() => {
-                Some(says.held_no_token.into())
+                Some(float::Setup::TokenMissing)
             }
-            Outcome::HttpError { status: 401, .. } => Some(says.held_wrong_token.into()),
+            Outcome::HttpError { status: 401, .. } => Some(float::Setup::TokenRejected),
             Outcome::HttpError {
                 status: 403,
                 detail: ErrorDetail::Object { error },
                 ..
             } if error.error_type.as_deref() == Some("Forbidden") => {
-                let args = [("address", address), ("why", error.message.as_str())];
-                Some(fill(says.held_refused, &args))
+                Some(float::Setup::Refused { address })
             }
             _ => None,
         }
@@ -656,11 +658,10 @@ impl<H: Host> ChatLoop<H> {
         key: String,
         call: ToolCall,
         outcome: Outcome,
-        why: &str,
-        lang: Lang,
+        why: &float::Setup,
         judged: bool,
     ) {
-        let f = float::held(lang, &call.tool_name, why);
+        let f = float::held(self.ui(), &call.tool_name, why);
         let problem = SetupProblem::of(&outcome).unwrap_or(SetupProblem::Unreachable {
             message: String::new(),
         });
@@ -685,7 +686,7 @@ impl<H: Host> ChatLoop<H> {
             return;
         }
         let mut wait = HELD_FIRST_WAIT_MS;
-        let mut told: Option<String> = None;
+        let mut told: Option<float::Setup> = None;
         let mut asked_host = false;
         loop {
             self.host.sleep(wait).await;
@@ -729,12 +730,10 @@ impl<H: Host> ChatLoop<H> {
             // The problem may change while the user fixes it (the bridge starts, but the
             // token is still wrong): the float says the current one.
             if why.is_some() && why != told {
-                let f = float::held(
-                    self.lang(&settings),
-                    &call.tool_name,
-                    why.as_deref().unwrap_or_default(),
-                );
-                self.show(tab, f).await;
+                if let Some(problem) = &why {
+                    let f = float::held(self.ui(), &call.tool_name, problem);
+                    self.show(tab, f).await;
+                }
                 told = why;
             }
         }
@@ -814,7 +813,16 @@ impl<H: Host> ChatLoop<H> {
         let r = report::render_tool_list(&service, status, trace, &body, &opts);
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
-        let f = float::finished(opts.lang, r.float, &r.chat_text, status == 0, problem);
+        let setup = match status {
+            0 => self.setup_problem(&Outcome::unreachable(""), settings),
+            _ => None,
+        };
+        let how = float::Finished {
+            tool: Some(&call.tool_name),
+            setup: setup.as_ref(),
+            delivery_problem: problem.as_deref(),
+        };
+        let f = float::finished(self.ui(), r.float, &r.chat_text, how);
         self.finish(tab, f, false).await;
     }
 
@@ -833,8 +841,16 @@ impl<H: Host> ChatLoop<H> {
         }
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
-        let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-        let f = float::finished(opts.lang, r.float, &r.chat_text, unreachable, problem);
+        let setup = match outcome {
+            Outcome::Unreachable { .. } => self.setup_problem(outcome, settings),
+            _ => None,
+        };
+        let how = float::Finished {
+            tool: Some(&call.tool_name),
+            setup: setup.as_ref(),
+            delivery_problem: problem.as_deref(),
+        };
+        let f = float::finished(self.ui(), r.float, &r.chat_text, how);
         self.finish(tab, f, r.record.is_some()).await;
     }
 
@@ -847,7 +863,7 @@ impl<H: Host> ChatLoop<H> {
     /// Types `text`, checks it landed, and submits when asked. `Some(reason)` when the text
     /// did not make it; the float then offers it for copying, so a result is never lost.
     async fn type_and_send(&self, tab: i32, text: &str, settings: &Settings) -> Option<String> {
-        let says = self.lang(settings).says();
+        let says = self.ui().says();
         let cmd = Command::TypeText {
             text: text.to_string(),
         };
@@ -883,8 +899,15 @@ impl<H: Host> ChatLoop<H> {
                 let opts = self.report_options(settings);
                 let null = serde_json::Value::Null;
                 let r = report::render("list_services", &null, &outcome, &opts);
-                let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-                let f = float::finished(lang, r.float, &r.chat_text, unreachable, None);
+                // The bridge is out of reach or refuses: what to do on this machine; any
+                // other answer is the bridge's report (behind *Show report*).
+                let setup = self.setup_problem(&outcome, settings);
+                let how = float::Finished {
+                    tool: Some("list_services"),
+                    setup: setup.as_ref(),
+                    delivery_problem: None,
+                };
+                let f = float::finished(self.ui(), r.float, &r.chat_text, how);
                 self.show(tab, f).await;
                 Ok(())
             }
@@ -893,7 +916,8 @@ impl<H: Host> ChatLoop<H> {
 
     async fn user_action(self: &Rc<Self>, tab: i32, action: UserAction) -> Response {
         let settings = self.store.chat_settings().await;
-        let lang = self.lang(&settings);
+        // Everything said here is for the user: the interface language.
+        let lang = self.ui();
         let mut state = self.store.tab(tab).await;
         match action {
             UserAction::InsertInstructions => {
@@ -928,7 +952,12 @@ impl<H: Host> ChatLoop<H> {
                 }
                 Some(Err(malformed)) => {
                     let r = report::render_malformed(&malformed, &self.report_options(&settings));
-                    let f = float::finished(lang, r.float, &r.chat_text, false, None);
+                    let how = float::Finished {
+                        tool: None,
+                        setup: None,
+                        delivery_problem: None,
+                    };
+                    let f = float::finished(lang, r.float, &r.chat_text, how);
                     self.show(tab, f).await;
                 }
                 None => return Response::error("no complete <tool_code> call in the text"),

@@ -133,5 +133,10 @@ fn a_bridge_that_does_not_answer_in_time_is_a_timeout_report() {
     });
     w.open_chat(1);
     w.answer(1, 1, &call("slow", json!({})));
-    assert_eq!(w.last_float(1)["error"]["errorType"], "TimeoutError");
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "error");
+    assert!(
+        f["report"].as_str().unwrap().contains("TimeoutError"),
+        "{f}"
+    );
 }

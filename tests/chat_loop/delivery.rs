@@ -160,11 +160,8 @@ fn reports_name_the_configured_bridge_address() {
     w.open_chat(1);
     w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
     w.answer(1, 1, &call("get_current_time", json!({})));
-    let held = w.last_float(1)["detail"].as_str().unwrap().to_string();
-    assert!(
-        held.contains("127.0.0.1:4000") && held.contains("--port 4000"),
-        "{held}"
-    );
+    let held = w.last_float(1)["command"].as_str().unwrap().to_string();
+    assert!(held == "mcp-bridge --port 4000", "{held}");
     w.action(1, json!({"action": "held", "tellAi": true}));
     let typed = &w.typed(1)[0];
     assert!(typed.contains("(127.0.0.1:4000)"), "{typed}");

@@ -59,9 +59,9 @@ fn a_call_the_bridge_never_got_is_held_not_reported() {
     assert!(w.typed(1).is_empty(), "nothing reaches the AI");
     let f = w.last_float(1);
     assert_eq!(f["status"], "held");
-    let detail = f["detail"].as_str().unwrap();
-    assert!(detail.contains("not running at 127.0.0.1:3849"), "{detail}");
-    assert!(detail.contains("`mcp-bridge`"), "{detail}");
+    let title = f["title"].as_str().unwrap();
+    assert!(title.contains("not running on this computer"), "{title}");
+    assert_eq!(f["command"], "mcp-bridge", "the default address: no flags");
     assert!(w.tab_state(1)["phase"]["held"].is_object());
 }
 
@@ -105,13 +105,15 @@ fn a_missing_token_is_held_with_the_fix_and_runs_once_the_token_is_saved() {
     w.bridge(wants_token("right"));
     w.proves(Prover::Token("right".into()));
     w.answer(1, 1, &call("get_current_time", json!({})));
-    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
-    assert!(detail.contains("No token is set"), "{detail}");
+    let f = w.last_float(1);
+    let title = f["title"].as_str().unwrap().to_string();
+    assert!(title.contains("needs a token"), "{title}");
+    assert_eq!(f["command"], "mcp-bridge install");
     w.settings(json!({"token": "wrong"}));
     w.advance(2000.0);
-    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    let detail = w.last_float(1)["title"].as_str().unwrap().to_string();
     assert!(
-        detail.contains("refused the token"),
+        detail.contains("refused this token"),
         "the float says the current problem: {detail}"
     );
     assert!(w.typed(1).is_empty());

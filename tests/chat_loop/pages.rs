@@ -78,6 +78,32 @@ fn insert_instructions_types_the_services_without_sending() {
 }
 
 #[test]
+fn insert_instructions_without_a_bridge_says_what_to_run_not_the_ais_report() {
+    let mut w = World::new();
+    w.settings(json!({"bridgeUrl": "http://127.0.0.1:4100"}));
+    w.open_chat(1);
+    w.bridge(|_| {
+        Answer::Now(Err(mcp_bridge_core::runtime::host::Transport::Unreachable(
+            "connection refused".into(),
+        )))
+    });
+    w.action(1, json!({"action": "insert-instructions"}));
+    assert!(w.typed(1).is_empty());
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "unreachable", "{f}");
+    assert!(
+        f["report"].is_string(),
+        "the float of the failed request: {f}"
+    );
+    let title = f["title"].as_str().unwrap();
+    assert!(
+        !title.contains("list_services") && !title.contains("build.sh"),
+        "{title}"
+    );
+    assert_eq!(f["command"], "mcp-bridge --port 4100");
+}
+
+#[test]
 fn an_empty_chat_gets_the_instructions_only_when_the_user_asked_for_that() {
     let mut w = World::new();
     w.open_chat(1);

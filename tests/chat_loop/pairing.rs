@@ -73,9 +73,10 @@ fn a_refused_token_is_replaced_by_the_hosts_and_the_held_call_runs() {
     let f = w.last_float(1);
     assert_eq!(f["status"], "unreachable");
     assert!(
-        f["title"].as_str().unwrap().contains("refused the token"),
+        f["title"].as_str().unwrap().contains("refused this token"),
         "{f}"
     );
+    assert_eq!(f["command"], "mcp-bridge install");
     // The user runs `mcp-bridge install`; the next call is held, the host asked, and it runs.
     *w.host.0.native.borrow_mut() = Some(paired("new"));
     w.answer(1, 1, &call("get_current_time", json!({})));
@@ -90,7 +91,7 @@ fn a_refused_token_is_replaced_by_the_hosts_and_the_held_call_runs() {
 }
 
 #[test]
-fn without_a_host_the_float_says_the_two_ways_to_connect() {
+fn without_a_host_the_float_gives_the_command_that_starts_the_bridge_in_the_users_language() {
     for lang in ["en-US", "zh-CN"] {
         let mut w = World::new();
         w.ui_language(lang);
@@ -99,9 +100,15 @@ fn without_a_host_the_float_says_the_two_ways_to_connect() {
         assert_eq!(w.host.0.native_asks.get(), 1);
         let f = w.last_float(1);
         assert_eq!(f["status"], "unreachable", "{f}");
-        let detail = f["detail"].as_str().unwrap();
-        assert!(detail.contains("`mcp-bridge install`"), "{detail}");
-        assert!(detail.contains("MCP Bridge →"), "{detail}");
+        let title = f["title"].as_str().unwrap();
+        let said = if lang == "en-US" {
+            "not running on this computer"
+        } else {
+            "没有运行"
+        };
+        assert!(title.contains(said), "{title}");
+        assert_eq!(f["command"], "mcp-bridge", "{f}");
+        assert_eq!(f["lang"], &lang[..2]);
         assert_eq!(stored_token(&w), Value::Null, "nothing was stored");
     }
 }

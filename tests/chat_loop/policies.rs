@@ -40,8 +40,12 @@ fn a_denied_tool_is_not_run_and_the_ai_is_told_not_to_call_it_again() {
     let float = w.last_float(1);
     assert!(float["error"].is_null(), "{float}");
     assert_eq!(
+        (&float["status"], &float["tone"]),
+        (&json!("denied"), &json!("neutral"))
+    );
+    assert_eq!(
         float["title"],
-        "Tool crash was not run: you do not allow it"
+        "`crash` did not run, as you chose; the AI has been told."
     );
     assert_eq!(w.stored(Area::Local, "errorLog"), None);
 }
@@ -64,8 +68,16 @@ fn an_ask_tool_waits_for_the_user_and_runs_on_their_go() {
     assert!(w.executes().is_empty());
     let f = w.last_float(1);
     assert_eq!(f["status"], "confirm");
-    assert!(f["detail"].as_str().unwrap().contains("ask before running"));
-    assert!(f["detail"].as_str().unwrap().contains("{\"text\":\"hi\"}"));
+    assert!(
+        f["consent"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("ask before running")
+    );
+    assert_eq!(
+        f["consent"]["args"],
+        json!([{"name": "text", "value": "hi"}])
+    );
     w.action(1, json!({"action": "confirm", "run": true}));
     assert_eq!(w.executes().len(), 1);
     // A second go for the same prompt does nothing.
@@ -97,7 +109,7 @@ fn with_automatic_execution_off_every_call_asks_first() {
     assert!(w.executes().is_empty());
     let f = w.last_float(1);
     assert!(
-        f["detail"]
+        f["consent"]["why"]
             .as_str()
             .unwrap()
             .contains("Automatic execution is off")
@@ -115,7 +127,10 @@ fn settings_that_no_longer_validate_hold_every_call_and_say_why() {
     w.open_chat(1);
     w.answer(1, 1, &call("get_current_time", json!({})));
     assert!(w.executes().is_empty());
-    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    let detail = w.last_float(1)["consent"]["why"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(detail.contains("stackLines"), "{detail}");
     w.action(1, json!({"action": "confirm", "run": true}));
     let r = w.host.0.requests.borrow().last().cloned().unwrap();
@@ -241,9 +256,12 @@ fn a_tool_two_servers_offer_asks_naming_both_and_runs_where_it_says() {
     w.open_chat(1);
     w.answer(1, 1, &call("echo", json!({"text": "hi"})));
     assert!(w.executes().is_empty());
-    let detail = w.last_float(1)["detail"].as_str().unwrap().to_string();
+    let detail = w.last_float(1)["consent"]["why"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(
-        detail.contains("demo, demo2") && detail.contains("runs on demo"),
+        detail.contains("`demo`, `demo2`") && detail.contains("runs on `demo`"),
         "{detail}"
     );
     w.action(1, json!({"action": "confirm", "run": true}));
@@ -304,12 +322,33 @@ fn a_tool_that_may_change_things_asks_the_first_time_naming_server_and_arguments
     assert!(w.executes().is_empty());
     let f = w.last_float(1);
     assert_eq!(f["status"], "confirm");
-    assert_eq!(f["remember"], true, "Allow once, Always allow, Deny");
-    assert_eq!(f["title"], "Run write_note on demo?");
-    let detail = f["detail"].as_str().unwrap();
-    assert!(detail.contains("may change things"), "{detail}");
-    assert!(!detail.contains("AAAAAAAAAAAAAAAA"), "masked: {detail}");
-    assert!(detail.len() < 1200, "shortened: {} bytes", detail.len());
+    let ids: Vec<&str> = f["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["allow-once", "always-allow", "deny"]);
+    assert_eq!(f["actions"][0]["primary"], true);
+    assert_eq!(f["title"], "Let `DeepSeek` run `write_note` on `demo`?");
+    let consent = &f["consent"];
+    assert!(
+        consent["why"]
+            .as_str()
+            .unwrap()
+            .contains("may change things"),
+        "{consent}"
+    );
+    let all = consent.to_string();
+    assert!(!all.contains("AAAAAAAAAAAAAAAA"), "masked: {all}");
+    assert!(all.len() < 2600, "shortened: {} bytes", all.len());
+    let text = &consent["args"][1];
+    assert_eq!(text["name"], "text");
+    assert_eq!(
+        text["short"].as_str().unwrap().chars().count(),
+        81,
+        "folded: {text}"
+    );
 }
 
 #[test]

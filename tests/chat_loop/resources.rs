@@ -72,7 +72,7 @@ fn reading_a_resource_asks_first_then_reports_its_text() {
     assert!(reads(&w).is_empty(), "asked first: nothing read yet");
     let f = w.last_float(1);
     assert_eq!(f["status"], "confirm");
-    assert_eq!(f["remember"], true);
+    assert_eq!(f["actions"][1]["id"], "always-allow");
     w.action(1, json!({"action": "confirm", "run": true, "always": true}));
     assert_eq!(
         reads(&w),

@@ -19,7 +19,12 @@ fn the_loop_pauses_after_the_cap() {
     assert_eq!(w.executes().len(), 3);
     let f = w.last_float(1);
     assert_eq!(f["status"], "confirm");
-    assert!(f["detail"].as_str().unwrap().contains("3 automatic rounds"));
+    assert!(
+        f["consent"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("3 automatic rounds")
+    );
 }
 
 #[test]

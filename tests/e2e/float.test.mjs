@@ -1,12 +1,14 @@
 // The float, measured in the page: where it sits (never over the chat input or its send
-// button), that its button row keeps its place and its labels fit, that the minimized float
-// is reached with Tab, and the contrast of all its text in the light and the dark theme.
+// button, also where the user put it), that its title bar keeps its place and its labels
+// fit, that every state can be minimised and the ring is reached with Tab, the consent
+// dialog (role, focus, Esc), and the contrast of its text and the size of its targets in
+// its states in the light and the dark theme.
 // support/hooks.js (in a copy of the built extension) attaches the float's shadow root open,
 // so the page can measure it; nothing else changes.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, configure } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { sleep } from './support/webdriver.mjs';
 
@@ -32,13 +34,23 @@ const MEASURE = `
     return { left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width, height: r.height }; };
   const box = root?.querySelector('.box');
   return {
-    box: rect(box), ring: rect(root?.querySelector('.ring')), row: rect(root?.querySelector('.row')),
+    box: rect(box), ring: rect(root?.querySelector('.ring')), bar: rect(root?.querySelector('.bar')),
     status: box?.dataset.status ?? null,
-    buttons: [...(root?.querySelectorAll('.row button') ?? [])].map((b) => ({
+    buttons: [...(root?.querySelectorAll('button') ?? [])].map((b) => ({
       label: b.textContent, fits: b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1 })),
     others: arguments[0].map((sel) => rect(document.querySelector(sel))),
     window: { width: innerWidth, height: innerHeight },
   };`;
+
+// Runs in the page: the size of every control in the float.
+const TARGETS = `
+  const root = document.querySelector('mcp-bridge-float').shadowRoot;
+  return [...root.querySelectorAll('button, summary, a, input, select')].filter((e) => e.getClientRects().length)
+    .map((e) => { const r = e.getBoundingClientRect(); return { what: e.dataset.id || e.dataset.tool || e.className || e.tagName, width: r.width, height: r.height }; });`;
+
+/** One key press (WebDriver key code). */
+const key = (w, k) => w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'kb', actions: [
+  { type: 'keyDown', value: k }, { type: 'keyUp', value: k }] }] });
 
 const overlap = (a, b) => a && b && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
@@ -110,7 +122,7 @@ for (const browser of BROWSERS) {
       });
     }
 
-    test('the button row keeps its place from ready to an error with a stack', async () => {
+    test('the title bar keeps its place from ready to an error', async () => {
       await longChat('chat.deepseek.com');
       const before = await measure('deepseek');
       assert.equal(before.status, 'ready');
@@ -120,52 +132,131 @@ for (const browser of BROWSERS) {
       await sleep(2500); // the input is empty again and the float has been placed
       const after = await measure('deepseek');
       assert.equal(after.status, 'error');
-      assert.ok(after.box.height > before.box.height, 'the error float shows more');
-      for (const k of ['left', 'top', 'right', 'bottom']) {
-        assert.ok(Math.abs(after.row[k] - before.row[k]) <= 1, `row ${k}: ${before.row[k]} → ${after.row[k]}`);
+      // A longer title may take a second line; the edge by the input stays.
+      for (const k of ['left', 'right', 'bottom']) {
+        assert.ok(Math.abs(after.bar[k] - before.bar[k]) <= 1, `bar ${k}: ${before.bar[k]} → ${after.bar[k]}`);
       }
       assert.ok(!overlap(after.box, after.others[0]) && !overlap(after.box, after.others[1]), JSON.stringify(after));
     });
 
-    test('the minimized float is reached with Tab and opened with Enter', async () => {
+    test('an error float is minimised, stays so while it redraws, and opens again with Tab and Enter', async () => {
       await openChat(w, 'www.kimi.com');
-      await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.bar button').click()`);
-      await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring')`);
+      await userSays(w, 'Fail.', [`Trying.\n${call('fail_runtime', { message: 'boom' })}`, 'It failed.']);
+      await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the error float' });
+      await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.bar button.min').click()`);
+      await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring[data-tone=bad]')`, { what: 'the ring' });
+      await sleep(2500); // the float is placed again: it stays minimised, and off the input
+      const got = await measure('kimi');
+      assert.ok(got.ring && !got.box, JSON.stringify(got));
+      assert.ok(!overlap(got.ring, got.others[0]) && !overlap(got.ring, got.others[1]), JSON.stringify(got));
       await w.session.exec('document.activeElement?.blur(); document.body.focus()');
       let reached = false;
       for (let i = 0; i < 40 && !reached; i++) {
-        await w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'kb', actions: [
-          { type: 'keyDown', value: '\uE004' }, { type: 'keyUp', value: '\uE004' }] }] });
+        await key(w, '\uE004');
         reached = await w.session.exec(`const host = document.querySelector('mcp-bridge-float');
           return document.activeElement === host && host.shadowRoot.activeElement?.classList.contains('ring')`);
       }
       assert.ok(reached, 'Tab never reached the minimized float');
-      await w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'kb', actions: [
-        { type: 'keyDown', value: '\uE007' }, { type: 'keyUp', value: '\uE007' }] }] });
-      await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box')`, { what: 'the float to open' });
+      await key(w, '\uE007');
+      await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the float to open' });
+    });
+
+    test('a float the user put over the input moves clear of it, where they put it otherwise', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      const input = await w.session.exec(`const r = document.querySelector('textarea#chat-input').getBoundingClientRect(); return { left: r.left, top: r.top }`);
+      const store = async (script, arg) => {
+        await w.session.navigate(`${w.extensionBase}options/options.html`);
+        await w.session.waitForScript("return document.readyState === 'complete' && !!globalThis.chrome?.storage", { what: 'the options page' });
+        await w.session.execAsync(`const done = arguments[arguments.length - 1]; ${script}.then(() => done(true));`, arg);
+      };
+      try {
+        await store(`chrome.storage.local.set({ 'floatPos:deepseek': arguments[0] })`, { left: Math.round(input.left) + 4, top: Math.round(input.top) + 2 });
+        await openChat(w, 'chat.deepseek.com');
+        await sleep(2500);
+        const got = await measure('deepseek');
+        assert.ok(got.box, 'the float is open');
+        assert.ok(!overlap(got.box, got.others[0]) && !overlap(got.box, got.others[1]), JSON.stringify(got));
+        assert.ok(Math.abs(got.box.left - (Math.round(input.left) + 4)) <= 1, 'it kept its place across');
+      } finally {
+        await store(`chrome.storage.local.remove('floatPos:deepseek')`);
+      }
+    });
+
+    test('consent is a dialog: the question first, the arguments as a list, focus in and back, Esc declines', async () => {
+      await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
+      try {
+        await openChat(w, 'chat.deepseek.com');
+        await w.session.exec('window.fixtureAI.reset()');
+        await openChat(w, 'chat.deepseek.com');
+        const long = 'word '.repeat(60);
+        await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: long, password: 'hunter2-hunter2' })}`, 'Done.']);
+        await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' });
+        const got = await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+          const box = root.querySelector('.box');
+          return { role: box.getAttribute('role'), live: box.getAttribute('aria-live'), question: root.querySelector('.title').textContent,
+            labelled: root.getElementById(box.getAttribute('aria-labelledby'))?.textContent,
+            focused: root.activeElement?.dataset.id ?? null, host: document.activeElement === document.querySelector('mcp-bridge-float'),
+            buttons: [...root.querySelectorAll('.row button')].map((b) => ({ id: b.dataset.id, primary: b.classList.contains('primary') })),
+            tools: root.querySelectorAll('.more, .tools, [data-tool], [data-action]').length,
+            args: [...root.querySelectorAll('.args dt')].map((d) => d.textContent),
+            folded: root.querySelector('.args details') && !root.querySelector('.args details').open,
+            text: root.querySelector('.box').innerText }`);
+        assert.equal(got.role, 'alertdialog');
+        assert.equal(got.live, 'assertive');
+        assert.equal(got.question, 'Let DeepSeek run echo on demo?');
+        assert.equal(got.labelled, got.question);
+        assert.ok(got.host && got.focused === 'allow-once', `focus is on Allow once: ${JSON.stringify(got)}`);
+        assert.deepEqual(got.buttons, [{ id: 'allow-once', primary: true }, { id: 'skip', primary: false }]);
+        assert.equal(got.tools, 0, 'only the consent choices show');
+        assert.deepEqual(got.args, ['password', 'text']);
+        assert.ok(got.folded, 'the long value is folded');
+        assert.ok(!got.text.includes('hunter2'), 'the secret-named value is masked');
+        await key(w, '\uE00C'); // Escape
+        await w.session.waitForScript(`return !document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt to close' });
+        const back = await w.session.exec(`return document.activeElement === document.querySelector('textarea#chat-input')`);
+        assert.ok(back, 'focus is back in the chat input');
+        assert.equal(await w.session.exec('return window.fixtureAI.messages().length'), 1, 'nothing was run or sent');
+      } finally {
+        await configure(w, { toolPolicies: {} });
+      }
     });
 
     for (const theme of ['light', 'dark']) {
-      test(`all float text is at least 4.5:1 in the ${theme} theme`, async () => {
+      test(`every float state's text is at least 4.5:1 and every target at least 24×24 in the ${theme} theme`, async () => {
         await setTheme(w, browser, theme);
+        await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
         try {
-          // An error float: title, message, category, stack, buttons.
           await openChat(w, 'chat.deepseek.com');
           await w.session.exec('window.fixtureAI.reset()');
           await openChat(w, 'chat.deepseek.com');
-          await userSays(w, 'Fail please.', [`Trying.\n${call('fail_runtime', { message: `boom in the ${theme} theme` })}`, 'It failed.']);
+          const states = {};
+          const check = async (name) => {
+            const texts = await w.session.exec(CONTRAST, 'float');
+            const targets = await w.session.exec(TARGETS);
+            states[name] = { texts: texts.length, min: Math.min(...texts.map((t) => t.ratio)) };
+            assert.ok(texts.length > 1, `${name}: ${JSON.stringify(texts)}`);
+            assert.deepEqual(texts.filter((t) => t.ratio < 4.5), [], `${name}: below 4.5:1`);
+            assert.deepEqual(targets.filter((t) => t.width < 24 || t.height < 24), [], `${name}: targets below 24×24`);
+          };
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.more').click()`);
+          await check('ready with its tools');
+          await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `hi in the ${theme} theme `.repeat(20) })}`, 'Done.']);
+          await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' });
+          await check('consent');
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-id=allow-once]').click()`);
           await userMessages(w, 2);
+          await userSays(w, 'Fail please.', [`Trying.\n${call('fail_runtime', { message: `boom in the ${theme} theme` })}`, 'It failed.']);
+          await userMessages(w, 3);
           await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the error float' });
-          const texts = await w.session.exec(CONTRAST, 'float');
-          assert.ok(texts.length > 3, JSON.stringify(texts));
-          const low = texts.filter((t) => t.ratio < 4.5);
-          console.log(`${browser} ${theme}: float text contrast min ${Math.min(...texts.map((t) => t.ratio))}`);
-          assert.deepEqual(low, [], `below 4.5:1: ${JSON.stringify(low)}`);
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-tool=report]').click()`);
+          await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('pre.report')`, { what: 'the report' });
+          await check('error with its report');
+          console.log(`${browser} ${theme}: float contrast`, JSON.stringify(states));
         } finally {
+          await configure(w, { toolPolicies: {} });
           await setTheme(w, browser, 'light');
         }
       });
-
       test(`the options page's results are at least 4.5:1 in the ${theme} theme`, async () => {
         await setTheme(w, browser, theme);
         try {

@@ -115,7 +115,7 @@ for (const name of BROWSERS) {
       assert.equal(p.status, 'connected');
     });
 
-    test('without the host and without a bridge, the float, header and popup say the two ways to connect', async () => {
+    test('without the host and without a bridge, the header and popup say the two ways to connect, the float the command', async () => {
       env = await home({ install: false });
       fixtures = await startFixtures();
       b = await launch(name, { fixtures });
@@ -133,10 +133,10 @@ for (const name of BROWSERS) {
         await openChat(b, 'chat.deepseek.com');
         const html = await waitFor(async () => {
           const h = await floatHtml(b);
-          return h.includes('mcp-bridge install') && h;
+          return h.includes('<code>mcp-bridge --port ') && h;
         }, { timeoutMs: 20000, what: 'the float to say how to connect' });
-        assert.match(html, /not running/);
-        assert.match(html, /Options/);
+        assert.match(html, /not running on this computer/);
+        assert.match(html, new RegExp(`<code>mcp-bridge --port ${new URL(env.url).port}</code>`));
       }
     });
 

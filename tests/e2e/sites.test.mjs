@@ -179,6 +179,7 @@ for (const name of BROWSERS) {
       await userSays(w, 'Hello.', ['Hello there.']);
       await w.session.waitForScript('return window.fixtureAI.answers().length === 1 && !window.fixtureAI.isGenerating()');
 
+      await clickAt(w, await floatWait(w, 'button.more', 'More tools'));
       await clickAt(w, await floatWait(w, 'button[data-action="floatPick"]', 'Pick button'));
       await clickAt(w, { e: await w.session.find('textarea#chat-input') });
       await pickerButton('use');

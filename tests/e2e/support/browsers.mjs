@@ -28,13 +28,14 @@ function which(bin) {
  * is the (fresh, empty) folder the browser saves downloads into without asking. With `profile` (a
  * directory) the browser keeps its data there across launches (a browser restart);
  * otherwise a fresh profile is made and removed on close. `extension` replaces the built
- * extension directory (dist/chrome or dist/firefox).
+ * extension directory (dist/chrome or dist/firefox). `lang` ('zh-CN', Chromium only) is the
+ * browser's interface language, which the extension's pages and float follow.
  */
-export async function launch(name, { fixtures, headless = true, profile, extension } = {}) {
+export async function launch(name, { fixtures, headless = true, profile, extension, lang } = {}) {
   const keep = !!profile;
   const dir = profile || fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-downloads-${name}-`));
-  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension, downloads)
+  const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension, downloads, lang)
     : name === 'firefox' ? await launchFirefox(dir, fixtures, extension, downloads)
       : null;
   if (!b) throw new Error(`unknown browser ${name}`);
@@ -48,14 +49,16 @@ export async function launch(name, { fixtures, headless = true, profile, extensi
   return b;
 }
 
-async function launchChromium(profile, fixtures, headless, extension, downloads) {
+async function launchChromium(profile, fixtures, headless, extension, downloads, lang = 'en-US') {
   const ext = extension || path.join(ROOT, 'dist/chrome');
-  const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver');
+  // On Linux, Chromium takes its interface language from LANGUAGE (with its locale pack).
+  const driver = await startDriver(process.env.CHROMEDRIVER || which('chromedriver') || '/usr/bin/chromedriver', [],
+    { LANGUAGE: lang.replace('-', '_') });
   const args = [
     ...(headless ? ['--headless=new'] : []), '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
     '--no-first-run', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-quic', `--user-data-dir=${profile}`,
-    '--window-size=1280,900',
+    '--window-size=1280,900', `--lang=${lang}`,
     // Chromium ≥ 137 ignores --load-extension unless this feature is off.
     '--disable-features=DisableLoadExtensionCommandLineSwitch',
     `--load-extension=${ext}`, `--disable-extensions-except=${ext}`,

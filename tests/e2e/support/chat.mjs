@@ -9,12 +9,12 @@ import { waitFor } from './webdriver.mjs';
  * Starts bridge + fixtures + browser; `settings` are stored through the options page;
  * `bridgeConfig` (optional) is the bridge's mcp-config.json (its demo server without it).
  */
-export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [], bridgeConfig, extension } = {}) {
+export async function startWorld(browser, { settings = {}, bridge = true, headless = true, bridgeArgs = [], bridgeConfig, extension, lang } = {}) {
   const fixtures = await startFixtures();
   const br = bridge ? await startBridge({ args: bridgeArgs, config: bridgeConfig }) : null;
   let b;
   try {
-    b = await launch(browser, { fixtures, headless, extension });
+    b = await launch(browser, { fixtures, headless, extension, lang });
     const address = br ? { bridgeUrl: br.url } : {};
     await configure(b, { ...address, token: br?.token ?? '', language: 'en', ...settings });
   } catch (e) {
@@ -61,24 +61,15 @@ export async function configure(b, settings) {
 }
 
 /**
- * Clicks the `i`-th button of the float's action row. The float lives in a closed shadow
- * root (no selector reaches it), so this clicks where the button is: the row sits right
- * under the 32 px title bar and its buttons are 96 px wide with 4 px gaps.
+ * Clicks the `i`-th button of the float's action row with the pointer, as a user would
+ * (WebDriver reaches into the closed shadow root through its host element).
  */
 export async function clickFloatButton(b, i) {
-  const x = FLOAT_AT.left + 1 + 10 + i * 100 + 48;
-  const y = FLOAT_AT.top + 1 + 32 + 4 + 12;
-  await b.session.cmd('POST', '/actions', {
-    actions: [{
-      type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' },
-      actions: [
-        { type: 'pointerMove', x, y, origin: 'viewport', duration: 0 },
-        { type: 'pointerDown', button: 0 },
-        { type: 'pointerUp', button: 0 },
-      ],
-    }],
-  });
-  await b.session.cmd('DELETE', '/actions');
+  const buttons = await waitFor(async () => {
+    const found = await floatFind(b, '.row button');
+    return found.length > i && found;
+  }, { what: `the float's button ${i}` });
+  await clickAt(b, buttons[i]);
 }
 
 /**

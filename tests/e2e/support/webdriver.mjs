@@ -36,10 +36,10 @@ export async function waitFor(fn, { timeoutMs = 15000, intervalMs = 100, what = 
 }
 
 /** Starts a driver binary on a free port and resolves once it answers /status. */
-export async function startDriver(binary, args = []) {
+export async function startDriver(binary, args = [], env = {}) {
   const port = await freePort();
   const portArg = binary.includes('gecko') ? ['--port', String(port)] : [`--port=${port}`];
-  const proc = spawn(binary, [...portArg, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(binary, [...portArg, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   proc.stderr.on('data', (d) => { stderr += d; });
   const base = `http://127.0.0.1:${port}`;

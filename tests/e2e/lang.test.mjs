@@ -1,0 +1,132 @@
+// One language throughout: with the browser in English and then in Chinese — and the report
+// language set to the other one each time — every float state, the popup and the options page
+// speak the interface language only. The check reads every shown text (and title, aria-label)
+// outside code: in the English interface no Chinese character; in the Chinese one no Latin
+// letter (the product name aside) and no half-width punctuation. Names, commands and code are
+// marked up as code, and the report behind *Show report* is the AI's text, in the report
+// language, so both are exempt — and the report is checked to be in the other language.
+// (A name in a tooltip or label, which cannot mark code, counts as code where the same
+// name is shown as code.)
+// Chromium only: Firefox shows an extension the Chinese interface only with a language pack.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startWorld, openChat, userSays, userMessages, call, configure } from './support/chat.mjs';
+import { instrumentedExtension } from './support/instrumented.mjs';
+import { freePort } from './support/bridge.mjs';
+
+// Runs in the page: the texts of `arguments[0]` (a selector; the float's shadow root when
+// 'float') in the wrong language for `arguments[1]` ('en' or 'zh').
+const WRONG = `
+  const [where, lang] = arguments;
+  const scope = where === 'float' ? document.querySelector('mcp-bridge-float').shadowRoot : document.body;
+  const exempt = (e) => !!e.closest('code, pre.report, textarea, script, style, [data-lang-exempt]');
+  const shownEl = (e) => { const cs = getComputedStyle(e); return cs.display !== 'none' && cs.visibility !== 'hidden' && e.getClientRects().length > 0; };
+  // An attribute (a tooltip, a label) cannot mark code: the names the float shows as code
+  // are taken out of it first.
+  const names = [...scope.querySelectorAll('code')].map((c) => c.textContent).filter(Boolean).sort((a, b) => b.length - a.length);
+  const unnamed = (t) => names.reduce((s, n) => s.replaceAll(n, ''), t);
+  const texts = [];
+  const walk = (node) => { for (const n of node.childNodes) {
+    if (n.nodeType === 3 && n.textContent.trim() && !exempt(n.parentElement) && shownEl(n.parentElement)) texts.push(n.textContent.trim());
+    else if (n.nodeType === 1 && !exempt(n)) {
+      for (const a of ['title', 'aria-label', 'placeholder']) {
+        // One token (an example address, a name) is code, which an attribute cannot mark.
+        const v = unnamed(n.getAttribute(a) ?? '');
+        if (v && !/^[\\w.:\\/@-]+$/.test(v)) texts.push(v);
+      }
+      walk(n.shadowRoot || n);
+    } } };
+  walk(scope);
+  const cjk = /[\\u3000-\\u303f\\u3400-\\u9fff\\uff00-\\uffef]/;
+  const bad = lang === 'en'
+    ? (t) => cjk.test(t)
+    : (t) => { const s = t.replaceAll('MCP Bridge', ''); return /[A-Za-z]/.test(s) || /[,;:?!()]/.test(s) || /\\.(?!\\d)/.test(s.replace(/\\d\\.\\d/g, '')); };
+  return { count: texts.length, wrong: texts.filter(bad) };`;
+
+const LANGS = [['en-US', 'en', 'zh'], ['zh-CN', 'zh', 'en']];
+
+for (const [locale, ui, report] of LANGS) {
+  describe(`the ${ui} interface (reports in ${report}) in chromium`, () => {
+    let w;
+    let ext;
+    const root = `document.querySelector('mcp-bridge-float').shadowRoot`;
+    const check = async (name, where = 'float') => {
+      const got = await w.session.exec(WRONG, where, ui);
+      assert.ok(got.count > 0, `${name}: nothing to read`);
+      assert.deepEqual(got.wrong, [], `${name}: text not in ${ui}`);
+      return got.count;
+    };
+    const waitStatus = (status) => w.session.waitForScript(`return !!${root}.querySelector('.box[data-status=${status}]')`, { what: `the ${status} float` });
+    before(async () => {
+      ext = instrumentedExtension('chromium');
+      w = await startWorld('chromium', {
+        extension: ext.dir, lang: locale,
+        settings: { language: report, toolPolicies: { 'demo:echo': 'ask', 'demo:crash': 'deny' } },
+      });
+      const ui2 = await w.session.exec('return chrome.i18n.getUILanguage()');
+      assert.ok(ui2.startsWith(ui), `the browser runs in ${ui2}`);
+    });
+    after(async () => {
+      await w?.close();
+      ext?.remove();
+    });
+
+    test('every float state speaks the interface language; the report is in the report language', async () => {
+      const seen = {};
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      await waitStatus('ready');
+      await w.session.exec(`${root}.querySelector('.more').click()`);
+      seen.ready = await check('ready, its tools open');
+
+      await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: 'hello '.repeat(30) })}`, 'Done.']);
+      await waitStatus('confirm');
+      seen.consent = await check('consent');
+      await w.session.exec(`${root}.querySelector('[data-id=allow-once]').click()`);
+      await userMessages(w, 2);
+      await waitStatus('success');
+      seen.success = await check('success');
+      await w.session.exec(`${root}.querySelector('[data-tool=report]').click()`);
+      const text = await w.session.exec(`return ${root}.querySelector('pre.report').textContent`);
+      const chinese = /[\u4e00-\u9fff]/.test(text.replace(/hello/g, ''));
+      assert.equal(chinese, report === 'zh', `the report is in ${report}: ${text.slice(0, 200)}`);
+      seen.report = await check('success, its report open');
+
+      await userSays(w, 'Fail.', [`Trying.\n${call('fail_runtime', { message: 'boom' })}`, 'It failed.']);
+      await userMessages(w, 3);
+      await waitStatus('error');
+      seen.error = await check('error');
+
+      await userSays(w, 'Crash.', [`Trying.\n${call('crash', {})}`, 'Declined.']);
+      await userMessages(w, 4);
+      await waitStatus('denied');
+      seen.denied = await check('denied');
+
+      // Nothing answers at the address: the setup problem, with its command.
+      await configure(w, { bridgeUrl: `http://127.0.0.1:${await freePort()}` });
+      await openChat(w, 'chat.deepseek.com');
+      await waitStatus('unreachable');
+      const command = await w.session.exec(`return ${root}.querySelector('.cmd code').textContent`);
+      assert.match(command, /^mcp-bridge --port \d+$/);
+      seen.unreachable = await check('unreachable');
+      await w.session.exec(`${root}.querySelector('.bar button.min').click()`);
+      await w.session.waitForScript(`return !!${root}.querySelector('.ring')`, { what: 'the ring' });
+      seen.minimised = await check('minimised');
+      console.log(`${ui}: texts read per float state`, JSON.stringify(seen));
+      await configure(w, { bridgeUrl: w.bridge.url });
+    });
+
+    test('the popup speaks the interface language', async () => {
+      await w.session.navigate(`${w.extensionBase}popup/popup.html`);
+      await w.session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000, what: 'the popup' });
+      await check('popup', 'page');
+    });
+
+    test('the options page speaks the interface language', async () => {
+      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      await w.session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000, what: 'the options page' });
+      await check('options', 'page');
+    });
+  });
+}
