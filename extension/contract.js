@@ -78,6 +78,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     LIST_SERVERS: 'list-servers',
     REVEAL_SERVER: 'reveal-server',
     CHECK_SERVER: 'check-server',
+    SERVER_TEMPLATE: 'server-template',
     SAVE_SERVER: 'save-server',
     RESTART_SERVER: 'restart-server',
     SET_SERVER_ENABLED: 'set-server-enabled',

@@ -65,11 +65,10 @@ impl<H: Host> OptionsBackend<H> {
         self.store.settings().await.map_err(storage_problem)
     }
 
-    /// The stored address and token, refusing to call the bridge without a token.
+    /// The stored address and token, checked before the bridge is called.
     async fn connection(&self) -> Result<(String, String), Problem> {
         let s = self.load_settings().await?;
-        let base = views::check_connection_input(self.lang(), &s.bridge_url, &s.token)?;
-        Ok((base, s.token))
+        views::check_connection_input(self.lang(), &s.bridge_url, &s.token)
     }
 
     pub async fn handle(&self, req: PageRequest) -> Response {
@@ -89,7 +88,7 @@ impl<H: Host> OptionsBackend<H> {
                 tool_name,
             } => self.reset_history(server_name, tool_name).await,
             PageRequest::GetHistory => self.history().await,
-            PageRequest::GetTools => self.tools().await,
+            PageRequest::GetTools => self.tools().await.map(|t| json!(t)),
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
             PageRequest::SetToolUnmasked { key, unmasked } => {
                 self.set_unmasked(key, unmasked).await
@@ -127,6 +126,7 @@ impl<H: Host> OptionsBackend<H> {
                     .map_err(storage_problem)
             }
             PageRequest::CheckServer { name, json } => self.check_server(&name, &json),
+            PageRequest::ServerTemplate { kind } => self.server_template(&kind).await,
             r @ (PageRequest::ListServers
             | PageRequest::RevealServer { .. }
             | PageRequest::SaveServer { .. }
@@ -157,8 +157,8 @@ impl<H: Host> OptionsBackend<H> {
             Err(p) if p.kind == "not-running" => {
                 let health = Reply::from_client(client.health().await, self.lang());
                 match (views::health_verdict(lang, base, &health), &reply) {
-                    (Ok(version), Reply::Unreachable(why)) => {
-                        Err(views::hidden_refusal(lang, base, &version, why))
+                    (Ok(version), Reply::Unreachable(_)) => {
+                        Err(views::hidden_refusal(lang, base, &version))
                     }
                     _ => Err(p),
                 }
@@ -183,17 +183,38 @@ impl<H: Host> OptionsBackend<H> {
             url: settings.base_url(),
         }
         .host();
-        crate::domain::status::view(self.lang(), &status, address, &note)
+        let mut view = crate::domain::status::view(self.lang(), &status, address, &note);
+        // Said on the options page itself: where to put the token is the field below.
+        if let Some(detail) = views::header_detail(self.lang(), &status, &note, settings.base_url())
+        {
+            view["detail"] = json!(detail);
+        }
+        view
     }
 
-    async fn set_policy(&self, key: String, policy: ToolPolicy) -> Result<Value, Problem> {
+    /// Sets (or, with `None`, clears) one tool's policy and answers the tool's row as it is
+    /// now, read again from the bridge, so the page redraws it in place.
+    async fn set_policy(&self, key: String, policy: Option<ToolPolicy>) -> Result<Value, Problem> {
+        let lang = self.lang();
         let current = self.load_settings().await?;
-        let updated = views::set_policy(&current, &key, policy, self.lang())?;
+        let updated = views::set_policy(&current, &key, policy, lang)?;
         self.store
             .save_settings(&updated)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "key": key, "policy": policy }))
+        let (server, name) = key.split_once(':').unwrap_or_default();
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let answer = client.service_tools_raw(server).await;
+        let reply = Reply::from_raw(answer.status, &answer.body, lang);
+        let tool = views::authed_verdict(lang, &base, &reply)
+            .ok()
+            .and_then(|body| {
+                let tools = crate::domain::bridge_api::tools(&body)?;
+                let tool = tools.into_iter().find(|t| t.name == name)?;
+                Some(views::tool_view(server, &tool, &updated, lang))
+            });
+        Ok(json!({ "key": key, "tool": tool }))
     }
 
     async fn set_unmasked(&self, key: String, unmasked: bool) -> Result<Value, Problem> {
@@ -218,14 +239,16 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn test_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
         let lang = self.lang();
-        let base = views::check_connection_input(lang, bridge_url, token)?;
-        let client = self.client(&base, token);
+        let (base, token) = views::check_connection_input(lang, bridge_url, token)?;
+        let client = self.client(&base, &token);
         let health = Reply::from_client(client.health().await, self.lang());
         let version = views::health_verdict(lang, &base, &health)?;
         let services = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, services).await?;
         let services = views::services(&body, self.lang())?;
-        Ok(views::connection_report(&version, &base, services))
+        Ok(json!(views::connection_report(
+            lang, &version, &base, services
+        )))
     }
 
     async fn history(&self) -> Result<Value, Problem> {
@@ -261,7 +284,7 @@ impl<H: Host> OptionsBackend<H> {
         Ok(out)
     }
 
-    async fn tools(&self) -> Result<Value, Problem> {
+    async fn tools(&self) -> Result<views::ToolsAnswer, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
         let settings = self.load_settings().await?;
@@ -275,7 +298,7 @@ impl<H: Host> OptionsBackend<H> {
             let verdict = views::authed_verdict(self.lang(), &base, &reply);
             out.push(views::service_tools(svc, verdict, &settings, self.lang()));
         }
-        Ok(json!({ "services": out }))
+        Ok(views::ToolsAnswer { services: out })
     }
 
     async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
@@ -501,12 +524,25 @@ impl<H: Host> OptionsBackend<H> {
             .map_err(|e| Problem::invalid(e, self.lang()))
     }
 
+    /// A template for the editor, saying whether saving it sets the demo server aside (the
+    /// list cannot be read: nothing is said about the demo).
+    async fn server_template(&self, kind: &str) -> Result<Value, Problem> {
+        let lang = self.lang();
+        let demo_only = match self.servers(PageRequest::ListServers).await {
+            Ok(list) => servers::demo_only(&list),
+            Err(_) => false,
+        };
+        servers::template(kind, demo_only, lang)
+            .map(|t| json!(t))
+            .ok_or_else(|| problem("invalid", Some("kind"), kind.to_string()))
+    }
+
     /// The requests about the bridge's MCP servers: each is one route of the bridge, whose
     /// refusals [`servers::refusal`] puts into words before the general verdict.
     async fn servers(&self, req: PageRequest) -> Result<Value, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
-        let (mut list, mut reveal) = (false, false);
+        let (mut list, mut reveal, mut saving_first) = (false, false, false);
         let call = match &req {
             PageRequest::ListServers => {
                 list = true;
@@ -518,6 +554,12 @@ impl<H: Host> OptionsBackend<H> {
             }
             PageRequest::SaveServer { name, json } => {
                 let entry = self.check_server(name, json)?["definition"].take();
+                // Whether the demo server is the only one, for the message after the save.
+                let before = client.manage(ServerCall::List { reveal: None }).await;
+                saving_first = before.is_ok_and(|r| {
+                    let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
+                    r.status == 200 && servers::demo_only(&body)
+                });
                 ServerCall::Put { name, entry }
             }
             PageRequest::RestartServer { name } => ServerCall::Restart { name },
@@ -546,6 +588,11 @@ impl<H: Host> OptionsBackend<H> {
             servers::list_view(&body, lang)
         } else if reveal {
             servers::revealed(&body, name)
+        } else if matches!(req, PageRequest::SaveServer { .. }) {
+            let created = body["created"].as_bool().unwrap_or(false);
+            let mut body = body;
+            body["message"] = json!(servers::saved_message(name, created, saving_first, lang));
+            body
         } else {
             body
         })
