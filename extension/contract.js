@@ -56,6 +56,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     GET_SETTINGS: 'get-settings',
     SAVE_SETTINGS: 'save-settings',
     TEST_CONNECTION: 'test-connection',
+    SAVE_CONNECTION: 'save-connection',
     RESET_HISTORY: 'reset-history',
     GET_HISTORY: 'get-history',
     GET_TOOLS: 'get-tools',

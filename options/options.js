@@ -117,24 +117,17 @@ $('test-connection').addEventListener('click', async () => {
   }));
 });
 
-// Saving tests the connection first and says what it found: a failed test still saves
-// (the bridge may simply not run yet), but says so.
+// Saving tests the connection first and says what it found (the core's order and words).
 $('save-connection').addEventListener('click', async () => {
   const out = $('connection-result');
-  const bridgeUrl = $('bridge-url').value;
-  const token = $('token').value;
   out.dataset.state = 'checking';
   out.textContent = t('checking');
-  const test = await ask({ type: PAGE.TEST_CONNECTION, bridgeUrl, token });
-  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { bridgeUrl, token } });
-  if (!report($('connection'), out, answer)) return;
-  fillSettings(answer.data);
-  if (test?.type === RESPONSE.DATA) {
-    say(out, `${t('saved')} ${test.data.summary}`);
-  } else {
-    out.dataset.state = 'warn';
-    say(out, t('savedNotConnected', [test?.message ?? t('noAnswer')]));
-  }
+  const answer = await ask({ type: PAGE.SAVE_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
+  const data = report($('connection'), out, answer, '');
+  if (!data) return;
+  fillSettings(data.settings);
+  say(out, data.message);
+  if (!data.connected) out.dataset.state = 'warn';
   refreshHealth();
 });
 

@@ -376,6 +376,10 @@ catalog! {
     connection_ok,
     /// The two ways to connect, said on the options page itself: `{command}` starts the bridge.
     status_two_ways_here,
+    /// The connection was saved: `{summary}` is what the test found.
+    saved_connected,
+    /// Saved, but the test failed: `{why}`.
+    saved_not_connected,
 }
 
 /// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English

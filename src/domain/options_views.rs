@@ -406,6 +406,36 @@ pub fn connection_report(
     }
 }
 
+/// What saving the connection did: the settings as stored, and what the test before found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SavedConnection {
+    pub settings: Value,
+    pub connected: bool,
+    /// One sentence: saved and connected, or saved and why the connection does not work yet.
+    pub message: String,
+}
+
+/// The answer to saving the connection, from the test made before it (its summary, or why).
+pub fn saved_connection(
+    lang: Lang,
+    settings: Value,
+    test: Result<String, Problem>,
+) -> SavedConnection {
+    let says = lang.says();
+    let (connected, message) = match test {
+        Ok(summary) => (true, fill(says.saved_connected, &[("summary", &summary)])),
+        Err(p) => (
+            false,
+            fill(says.saved_not_connected, &[("why", &p.message)]),
+        ),
+    };
+    SavedConnection {
+        settings,
+        connected,
+        message,
+    }
+}
+
 /// The header's advice on the options page itself, where the status's general advice
 /// ("paste it into Options") would point at the page the user is on: the two ways to
 /// connect, with the command for the configured address. `None`: the status's own detail
@@ -872,6 +902,30 @@ mod tests {
         assert_eq!(
             start_command("http://[::1]:5000/"),
             "mcp-bridge --port 5000"
+        );
+    }
+
+    #[test]
+    fn saving_the_connection_says_what_the_test_before_found() {
+        let ok = saved_connection(
+            EN,
+            json!({"token": "t"}),
+            Ok("Connected to bridge 1.0: 1 server, 1 running.".into()),
+        );
+        assert!(ok.connected);
+        assert_eq!(
+            ok.message,
+            "Saved. Connected to bridge 1.0: 1 server, 1 running."
+        );
+        let refused = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
+        let bad = saved_connection(EN, json!({}), Err(refused));
+        assert!(!bad.connected);
+        assert!(
+            bad.message.starts_with(
+                "Saved, but the connection does not work yet: The bridge refused this token"
+            ),
+            "{}",
+            bad.message
         );
     }
 

@@ -83,6 +83,9 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::TestConnection { bridge_url, token } => {
                 self.test_connection(&bridge_url, &token).await
             }
+            PageRequest::SaveConnection { bridge_url, token } => {
+                self.save_connection(&bridge_url, &token).await
+            }
             PageRequest::ResetHistory {
                 server_name,
                 tool_name,
@@ -249,6 +252,15 @@ impl<H: Host> OptionsBackend<H> {
         Ok(json!(views::connection_report(
             lang, &version, &base, services
         )))
+    }
+
+    /// Tests first, then saves: a failed test still saves, and the answer says what it found.
+    async fn save_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
+        let test = self.test_connection(bridge_url, token).await;
+        let submitted = json!({ "bridgeUrl": bridge_url, "token": token });
+        let settings = self.save_settings(submitted).await?;
+        let test = test.map(|t| t["summary"].as_str().unwrap_or_default().to_string());
+        Ok(json!(views::saved_connection(self.lang(), settings, test)))
     }
 
     async fn history(&self) -> Result<Value, Problem> {

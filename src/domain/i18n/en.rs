@@ -271,4 +271,6 @@ Services with resources: {services}",
     install_other: "Check the program named in `command`, or give its full path.",
     connection_ok: "Connected to bridge {version}: {servers}, {running} running.",
     status_two_ways_here: "Run `mcp-bridge install` once in a terminal to pair this browser with the bridge, or start `{command}` and copy the token it prints into the Token field.",
+    saved_connected: "Saved. {summary}",
+    saved_not_connected: "Saved, but the connection does not work yet: {why}",
 };

@@ -270,4 +270,6 @@ pub const ZH: Catalog = Catalog {
     install_other: "请检查 `command` 中的程序，或写出它的完整路径。",
     connection_ok: "已连接桥接服务 {version}：{servers}，其中 {running} 个正在运行。",
     status_two_ways_here: "在终端运行一次 `mcp-bridge install`，让浏览器与桥接服务配对；或者启动 `{command}`，把它打印的令牌复制到“访问令牌”一栏。",
+    saved_connected: "已保存。{summary}",
+    saved_not_connected: "已保存，但连接尚不可用：{why}",
 };

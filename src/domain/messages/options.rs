@@ -27,6 +27,12 @@ pub enum PageRequest {
         bridge_url: String,
         token: String,
     },
+    /// Test an address and token, then save them either way (the bridge may simply not run
+    /// yet), saying what the test found; a value that does not validate saves nothing.
+    SaveConnection {
+        bridge_url: String,
+        token: String,
+    },
     /// `POST /reset-history`: all counters, or one `server:tool`.
     ResetHistory {
         #[serde(default)]
