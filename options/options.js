@@ -310,8 +310,8 @@ let listing = Promise.resolve();
 let reading = 0;
 // The server the editor holds (null: a new one).
 let editing = null;
-// The server the message under the buttons is about: once its row shows how it went (it
-// finished starting, or failed), the row speaks for it and the message goes.
+// The server the message under the buttons is about: once its row shows that it failed, the
+// row speaks for it in red and the message is no longer drawn as a success.
 let messageAbout = null;
 
 /** Reads the servers; redraws the list when it changed, the tools when the fingerprint did. */
@@ -350,10 +350,7 @@ async function readServers({ quiet = false } = {}) {
   const about = data.servers.find((s) => s.name === messageAbout);
   if (messageAbout && (!about || about.status !== 'starting')) {
     messageAbout = null;
-    if (about && about.status !== 'running' && out.dataset.state === 'ok') {
-      out.textContent = '';
-      delete out.dataset.state;
-    }
+    if (about && about.status !== 'running' && out.dataset.state === 'ok') delete out.dataset.state;
   }
   const before = fingerprint;
   fingerprint = data.fingerprint;

@@ -460,10 +460,7 @@ mod tests {
         assert_eq!(template("uvx", false, EN).unwrap().notice, None);
         assert!(template("docker", false, EN).is_none());
         assert!(saved_message("time", true, true, EN).contains("demo server steps aside"));
-        assert_eq!(
-            saved_message("time", true, false, EN),
-            "Added time; it is starting."
-        );
+        assert_eq!(saved_message("time", true, false, EN), "Added time.");
         assert_eq!(
             saved_message("time", false, true, EN),
             "Saved time; it restarts with the change."

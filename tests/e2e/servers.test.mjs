@@ -113,7 +113,7 @@ for (const name of BROWSERS) {
       // The template's example path is refused until it is replaced.
       const example = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && r.textContent`);
-      assert.match(example, /definition\.command: '\/path\/to\/server' is the template's example; replace it with your own/, example);
+      assert.match(example, /\(definition\.command\): '\/path\/to\/server' is the template's example; replace it with your own/, example);
       // A config that lists servers already: nothing is said about the demo server.
       assert.equal(await session.exec(`return document.getElementById('editor-notice').hidden`), true);
       await setValue(session, 'server-name', 'time');
@@ -291,9 +291,10 @@ describe('the first server of one\'s own, in chromium', () => {
     assert.equal(said, 'Added time. The built-in demo server steps aside now that the config lists a server of your own.');
     const hint = await textOf(session, `${row('time')} .server-hint`, { timeoutMs: 40000 });
     assert.equal(hint, `${missing} is not installed on this computer. Install uv, which provides uvx: https://docs.astral.sh/uv/getting-started/installation/`);
-    // One message per action: once the row says how it went, the green "Added" goes.
-    await session.waitForScript(`return document.getElementById('servers-result').textContent === ''`,
-      { what: 'the added message to give way to the row' });
+    // One message per action, and not a green one beside the row's red failure.
+    await session.waitForScript(`return !document.getElementById('servers-result').dataset.state`,
+      { what: 'the added message to stop reading as a success' });
+    assert.equal(await session.exec(`return document.getElementById('servers-result').textContent`), said);
     assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'demo'), 'the demo server stepped aside');
   });
 });

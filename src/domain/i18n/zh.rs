@@ -261,7 +261,7 @@ pub const ZH: Catalog = Catalog {
     invalid_unknown_key: "“{key}”不是服务器定义中的键；你是不是想写 `{known}`？",
     invalid_placeholder: "“{value}”是模板中的示例，请换成你自己的值",
     server_added_demo_aside: "已添加 {server}。配置中有了你自己的服务，内置演示服务随之退出。",
-    server_added: "已添加 {server}，正在启动。",
+    server_added: "已添加 {server}。",
     server_saved: "已保存 {server}，它会带着修改重新启动。",
     server_demo_notice: "这是你的第一个服务：保存后，内置演示服务会退出，它的工具也会从列表中移除。",
     program_missing: "本机没有安装 `{program}`。{how}",
