@@ -336,13 +336,13 @@ async function readServers({ quiet = false } = {}) {
     out.textContent = '';
   }
   const data = answer.data;
-  $('config-path').textContent = data.config_path ? t('configPath', [data.config_path]) : '';
-  if (data.config_valid === false) {
+  $('config-path').textContent = data.configPath ? t('configPath', [data.configPath]) : '';
+  if (!data.configValid) {
     $('servers-result').dataset.state = 'down';
     $('servers-result').textContent = t('configInvalid');
   }
-  // The uptime changes at every read; a redraw would drop an open confirmation.
-  const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
+  // Redrawn only on a change: a redraw would drop an open confirmation.
+  const text = JSON.stringify(data.servers);
   if (text !== shownServers) {
     shownServers = text;
     showServers(data.servers);
@@ -415,8 +415,8 @@ function showServers(list) {
     li.append(actions);
     if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
     if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);
-    if (s.last_error || s.stderr) {
-      const why = [s.last_error, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
+    if (s.lastError || s.stderr) {
+      const why = [s.lastError, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
       li.append(el('pre', why, { class: 'stderr' }));
     }
     return li;

@@ -235,6 +235,46 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
     assert_eq!(tools["tools"][0]["paramsText"], "text*: string");
     assert_eq!(tools["tools"][0]["hints"], json!(["only reads"]));
 
+    // `s.` is a server row, a site row or a connection's server, by where it is read: every
+    // field read is one of theirs.
+    let body = json!({"config_path": "/c.json", "config_valid": true, "servers": [{"name": "time",
+        "enabled": true, "definition": {"command": "uvx"}, "status": "running", "pid": 7,
+        "tool_count": 2, "last_error": null, "stderr": ""}]});
+    let list =
+        serde_json::to_value(mcp_bridge_core::domain::servers::list_view(&body, Lang::En)).unwrap();
+    check_shape(
+        "server list",
+        &list,
+        &read_by_options_js("data")
+            .intersection(
+                &["configPath", "configValid", "servers", "fingerprint"]
+                    .map(String::from)
+                    .into(),
+            )
+            .cloned()
+            .collect(),
+    );
+    let row = mcp_bridge_core::domain::options_views::answers::SiteRow {
+        id: "x".into(),
+        name: "X".into(),
+        hosts: vec![],
+        builtin: true,
+        overrides: false,
+        enabled: true,
+        auto_insert: false,
+        json: None,
+    };
+    let site = serde_json::to_value(row).unwrap();
+    let mut known: BTreeSet<String> = list["servers"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    known.extend(site.as_object().unwrap().keys().cloned());
+    check_shape("server row", &list["servers"][0], &BTreeSet::new());
+    check_shape("site row", &site, &BTreeSet::new());
+
     let report = serde_json::to_value(connection_report(
         Lang::En,
         "1.0",
@@ -257,5 +297,22 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
             "toolCountText".to_string(),
             "description".to_string(),
         ]),
+    );
+    known.extend(report["services"][0].as_object().unwrap().keys().cloned());
+    // `fillSettings(s)` reads the settings answer.
+    let settings = serde_json::to_value(mcp_bridge_core::domain::options_views::settings_answer(
+        &Settings::default(),
+        Lang::En,
+    ))
+    .unwrap();
+    check_shape("settings", &settings, &BTreeSet::new());
+    known.extend(settings.as_object().unwrap().keys().cloned());
+    let unknown: Vec<String> = read_by_options_js("s")
+        .difference(&known)
+        .cloned()
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "options.js reads s.{unknown:?}, which no row has"
     );
 }

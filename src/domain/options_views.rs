@@ -4,6 +4,8 @@
 //! Pure, so every verdict is tested natively; the HTTP calls themselves live in
 //! `options_api`.
 
+pub mod answers;
+
 use crate::domain::bridge_api;
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::{count_servers, count_tools, fill};
@@ -468,8 +470,18 @@ pub struct CounterView {
     pub blocked: bool,
 }
 
+/// The failure counters as the page shows them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryView {
+    /// Failures in a row after which a tool is refused.
+    pub limit: u64,
+    pub counters: Vec<CounterView>,
+    /// `server:tool` of each refused tool.
+    pub blocked: Vec<String>,
+}
+
 /// `GET /history`: the counters with the tools that are refused first.
-pub fn history_view(body: &Value) -> Value {
+pub fn history_view(body: &Value) -> HistoryView {
     let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(3);
     let mut rows: Vec<CounterView> = body
         .get("counters")
@@ -497,16 +509,31 @@ pub fn history_view(body: &Value) -> Value {
         .filter(|r| r.blocked)
         .map(|r| format!("{}:{}", r.server, r.tool))
         .collect();
-    json!({ "limit": limit, "counters": rows, "blocked": blocked })
+    HistoryView {
+        limit,
+        counters: rows,
+        blocked,
+    }
+}
+
+/// What a reset of the call history did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResetView {
+    pub message: String,
+    /// How many counters were cleared, as the bridge says (none from an older bridge).
+    pub cleared: Option<u64>,
+    /// The counters as they are after the reset, when they could be read.
+    pub history: Option<HistoryView>,
 }
 
 /// `POST /reset-history`: what was done, in the page's language (the bridge's own words
 /// are in its language, not the user's).
-pub fn reset_view(body: &Value, lang: Lang) -> Value {
-    json!({
-        "message": lang.says().history_reset,
-        "cleared": body.get("cleared").cloned().unwrap_or(Value::Null),
-    })
+pub fn reset_view(body: &Value, lang: Lang, history: Option<HistoryView>) -> ResetView {
+    ResetView {
+        message: lang.says().history_reset.to_string(),
+        cleared: body.get("cleared").and_then(Value::as_u64),
+        history,
+    }
 }
 
 /// One choice of a tool's policy menu.
@@ -679,14 +706,24 @@ pub fn service_tools(
     }
 }
 
+/// The settings as the options page shows them (their stored shape), and why the stored
+/// ones could not be used, if they could not (the page then shows what the chat loop uses
+/// instead).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SettingsAnswer {
+    #[serde(flatten)]
+    pub settings: Settings,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+}
+
 /// The settings as the options page shows them; `unreadable` says why the stored ones could
-/// not be used (the page then shows what the chat loop uses instead).
-pub fn settings_answer(settings: &Settings, lang: Lang) -> Value {
-    let mut answer = json!(settings);
-    if let Some(why) = &settings.unreadable {
-        answer["unreadable"] = json!(why.say(lang));
+/// not be used.
+pub fn settings_answer(settings: &Settings, lang: Lang) -> SettingsAnswer {
+    SettingsAnswer {
+        settings: settings.clone(),
+        unreadable: settings.unreadable.as_ref().map(|why| why.say(lang)),
     }
-    answer
 }
 
 /// The settings after the form's values are laid over the stored ones. Keys the form does
@@ -1077,11 +1114,11 @@ mod tests {
 
     #[test]
     fn history_puts_refused_tools_first() {
-        let v = history_view(&json!({"success":true,"limit":3,"counters":[
+        let v = json!(history_view(&json!({"success":true,"limit":3,"counters":[
             {"server":"a","tool":"ok","failures":1,"refused":0},
             {"server":"demo","tool":"fail_runtime","failures":3,"refused":2},
             {"server":"z","tool":"clean","failures":0,"refused":0}
-        ]}));
+        ]})));
         assert_eq!(v["counters"][0]["tool"], "fail_runtime");
         assert_eq!(v["counters"][0]["blocked"], true);
         assert_eq!(v["counters"][1]["blocked"], false);
@@ -1091,14 +1128,14 @@ mod tests {
             "zero rows hidden"
         );
         assert_eq!(v["blocked"], json!(["demo:fail_runtime"]));
-        assert_eq!(history_view(&json!({}))["counters"], json!([]));
-        let v = history_view(&json!({"limit":3,"counters":[
+        assert_eq!(history_view(&json!({})).counters, vec![]);
+        let v = json!(history_view(&json!({"limit":3,"counters":[
             {"server":"s","tool":"d","failures":1},
             {"server":"s","tool":"c","failures":3},
             {"server":"r","tool":"z","failures":2},
             {"server":"a","tool":"b","failures":4},
             {"server":"s","tool":"a","failures":1}
-        ]}));
+        ]})));
         let order: Vec<String> = v["counters"]
             .as_array()
             .unwrap()
@@ -1114,8 +1151,8 @@ mod tests {
         assert_eq!(order, ["a:b", "s:c", "r:z", "s:a", "s:d"]);
         // The bridge's words are in its language; the page says it in the user's.
         let done = json!({"message":"调用历史已重置","cleared":2});
-        assert_eq!(reset_view(&done, EN)["message"], "call history reset");
-        assert_eq!(reset_view(&done, EN)["cleared"], 2);
+        assert_eq!(reset_view(&done, EN, None).message, "call history reset");
+        assert_eq!(reset_view(&done, EN, None).cleared, Some(2));
     }
 
     #[test]
@@ -1221,7 +1258,7 @@ mod tests {
     fn unusable_stored_settings_are_named_and_a_save_replaces_them() {
         let stored = json!({"token": "t0", "maxAutoRounds": 0});
         let shown = Settings::from_stored(Ok(Some(stored)));
-        let answer = settings_answer(&shown, EN);
+        let answer = json!(settings_answer(&shown, EN));
         assert_eq!(answer["token"], "t0");
         assert_eq!(answer["autoExecute"], false);
         assert_eq!(
@@ -1232,7 +1269,11 @@ mod tests {
         assert!(merge_settings(&shown, &json!({"unreadable": "x"}), EN).is_err());
         let saved = merge_settings(&shown, &json!({"autoExecute": true}), EN).unwrap();
         assert_eq!(saved.unreadable, None);
-        assert!(settings_answer(&saved, EN).get("unreadable").is_none());
+        assert!(
+            json!(settings_answer(&saved, EN))
+                .get("unreadable")
+                .is_none()
+        );
         assert!(Settings::from_json(&json!(saved)).is_ok());
     }
 

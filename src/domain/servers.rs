@@ -223,25 +223,72 @@ pub fn missing_program(server: &Value, lang: Lang) -> Option<String> {
     ))
 }
 
+/// One server of the Servers section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRow {
+    pub name: String,
+    pub enabled: bool,
+    /// Its `mcpServers` entry, secrets masked; none for a server not in the file (the demo).
+    pub definition: Value,
+    /// `running`, `starting`, `crashed`, `unavailable`, `disabled`, `not_loaded`, … as the
+    /// bridge says.
+    pub status: String,
+    pub status_text: String,
+    pub pid: Option<u64>,
+    pub tool_count_text: String,
+    /// Why it is not running, as the bridge says.
+    pub last_error: Option<String>,
+    /// The last lines it wrote to stderr.
+    pub stderr: String,
+    /// What to install when its program is missing.
+    pub hint: Option<String>,
+}
+
+/// The Servers section's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerList {
+    pub config_path: Option<String>,
+    /// Whether the config file validates as it is now.
+    pub config_valid: bool,
+    pub servers: Vec<ServerRow>,
+    /// Names, statuses and tool counts: when it changes, the tools list is read again.
+    pub fingerprint: String,
+}
+
 /// `GET /servers` as the page shows it: each server's status and tool count in words, what
 /// to install when its program is missing, and a fingerprint of the names, statuses and tool
 /// counts; when it changes, the tools list is read again.
-pub fn list_view(body: &Value, lang: Lang) -> Value {
-    let mut out = body.clone();
+pub fn list_view(body: &Value, lang: Lang) -> ServerList {
     let mut fingerprint = String::new();
-    let list = out.get_mut("servers").and_then(Value::as_array_mut);
-    for server in list.into_iter().flatten() {
-        let status = server["status"].as_str().map(str::to_string);
-        let tools = server["tool_count"].as_u64().unwrap_or(0);
-        let name = server["name"].as_str().unwrap_or_default();
-        let status = status.as_deref();
-        fingerprint.push_str(&format!("{name}={}:{tools};", status.unwrap_or("?")));
-        server["statusText"] = json!(status_text(status, lang));
-        server["toolCountText"] = json!(count_tools(lang, tools));
-        server["hint"] = json!(missing_program(server, lang));
+    let list = body["servers"].as_array().into_iter().flatten();
+    let servers = list
+        .map(|server| {
+            let status = server["status"].as_str();
+            let tools = server["tool_count"].as_u64().unwrap_or(0);
+            let name = server["name"].as_str().unwrap_or_default();
+            fingerprint.push_str(&format!("{name}={}:{tools};", status.unwrap_or("?")));
+            ServerRow {
+                name: name.to_string(),
+                enabled: server["enabled"].as_bool().unwrap_or(true),
+                definition: server["definition"].clone(),
+                status: status.unwrap_or("unknown").to_string(),
+                status_text: status_text(status, lang),
+                pid: server["pid"].as_u64(),
+                tool_count_text: count_tools(lang, tools),
+                last_error: server["last_error"].as_str().map(str::to_string),
+                stderr: server["stderr"].as_str().unwrap_or_default().to_string(),
+                hint: missing_program(server, lang),
+            }
+        })
+        .collect();
+    ServerList {
+        config_path: body["config_path"].as_str().map(str::to_string),
+        config_valid: body["config_valid"].as_bool().unwrap_or(true),
+        servers,
+        fingerprint,
     }
-    out["fingerprint"] = json!(fingerprint);
-    out
 }
 
 /// What the page says after a server was saved: added or saved, and whether the built-in
@@ -256,12 +303,22 @@ pub fn saved_message(name: &str, created: bool, was_demo_only: bool, lang: Lang)
     fill(template, &[("server", name)])
 }
 
+/// One server's definition, revealed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Revealed {
+    pub name: String,
+    pub definition: Value,
+}
+
 /// One server's definition from a `GET /servers?reveal=NAME` body.
-pub fn revealed(body: &Value, name: &str) -> Value {
+pub fn revealed(body: &Value, name: &str) -> Revealed {
     let list = body["servers"].as_array().into_iter().flatten();
     let found = list.into_iter().find(|s| s["name"] == name);
     let definition = found.map_or(Value::Null, |s| s["definition"].clone());
-    json!({ "name": name, "definition": definition })
+    Revealed {
+        name: name.to_string(),
+        definition,
+    }
 }
 
 #[cfg(test)]
@@ -490,7 +547,7 @@ mod tests {
         );
         // A program that ran and failed is not a missing one.
         assert_eq!(missing_program(&server("uvx", "exit status 1"), EN), None);
-        let listed = list_view(&json!({"servers": [uvx]}), EN);
+        let listed = json!(list_view(&json!({"servers": [uvx]}), EN));
         assert!(
             listed["servers"][0]["hint"]
                 .as_str()
@@ -505,21 +562,21 @@ mod tests {
         let body = json!({"success": true, "servers": [
             {"name": "time", "status": "running", "tool_count": 2},
             {"name": "off", "status": "disabled", "tool_count": 0}]});
-        let v = list_view(&body, EN);
+        let v = json!(list_view(&body, EN));
         assert_eq!(v["servers"][0]["statusText"], "running");
         assert_eq!(v["servers"][1]["statusText"], "turned off");
         assert_eq!(
-            list_view(&body, Lang::Zh)["servers"][1]["statusText"],
+            json!(list_view(&body, Lang::Zh))["servers"][1]["statusText"],
             "已关闭"
         );
         let mut fewer = body.clone();
         fewer["servers"][0]["tool_count"] = json!(1);
-        assert_ne!(list_view(&fewer, EN)["fingerprint"], v["fingerprint"]);
-        assert_eq!(list_view(&body, EN)["fingerprint"], v["fingerprint"]);
+        assert_ne!(list_view(&fewer, EN).fingerprint, v["fingerprint"]);
+        assert_eq!(list_view(&body, EN).fingerprint, v["fingerprint"]);
         let shown = revealed(
             &json!({"servers": [{"name": "a", "definition": {"env": {"K": "v"}}}]}),
             "a",
         );
-        assert_eq!(shown["definition"]["env"]["K"], "v");
+        assert_eq!(shown.definition["env"]["K"], "v");
     }
 }

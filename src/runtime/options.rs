@@ -11,13 +11,23 @@ use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
+use crate::domain::options_views::answers::{
+    Cleared, Download, Health, ServerChecked, SiteChecked, SiteRemoved, SiteRow, SiteRows,
+    SiteSaved, SitesImported, UnmaskedSet,
+};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
 use crate::domain::report::text::Address;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::rc::Rc;
+
+/// A typed answer as the JSON the page reads.
+fn data<T: Serialize>(answer: T) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
+}
 
 /// The options page's backend in one worker.
 pub struct OptionsBackend<H: Host> {
@@ -78,7 +88,7 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::GetSettings => self
                 .load_settings()
                 .await
-                .map(|s| views::settings_answer(&s, self.lang())),
+                .map(|s| data(views::settings_answer(&s, self.lang()))),
             PageRequest::SaveSettings { settings } => self.save_settings(settings).await,
             PageRequest::TestConnection { bridge_url, token } => {
                 self.test_connection(&bridge_url, &token).await
@@ -91,7 +101,7 @@ impl<H: Host> OptionsBackend<H> {
                 tool_name,
             } => self.reset_history(server_name, tool_name).await,
             PageRequest::GetHistory => self.history().await,
-            PageRequest::GetTools => self.tools().await.map(|t| json!(t)),
+            PageRequest::GetTools => self.tools().await.map(data),
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
             PageRequest::SetToolUnmasked { key, unmasked } => {
                 self.set_unmasked(key, unmasked).await
@@ -100,9 +110,13 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::ExportErrorLog { filter } => self.export_log(&filter).await,
             PageRequest::ClearErrorLog => self.clear_log().await,
             PageRequest::CheckCustomSite { json } => {
-                self.check_site(&json).await.map(|(cfg, replaces)| {
-                    let origins = custom_sites::origins(&cfg);
-                    json!({ "site": cfg, "origins": origins, "replaces": replaces })
+                self.check_site(&json).await.map(|(site, replaces)| {
+                    let origins = custom_sites::origins(&site);
+                    data(SiteChecked {
+                        site,
+                        origins,
+                        replaces,
+                    })
                 })
             }
             PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
@@ -111,9 +125,9 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::EnableSite { url } => self.enable_site(&url).await,
             PageRequest::ExportCustomSites => {
                 let sites = self.store.custom_sites().await;
-                Ok(json!({
-                    "filename": "mcp-bridge-sites.json",
-                    "json": custom_sites::export(&sites),
+                Ok(data(Download {
+                    filename: "mcp-bridge-sites.json".into(),
+                    json: custom_sites::export(&sites),
                 }))
             }
             PageRequest::ImportCustomSites { json, check } => self.import_sites(&json, check).await,
@@ -175,7 +189,7 @@ impl<H: Host> OptionsBackend<H> {
         let base = s.base_url().to_string();
         let reply = Reply::from_client(self.client(&base, "").health().await, self.lang());
         let version = views::health_verdict(self.lang(), &base, &reply)?;
-        Ok(json!({ "url": base, "version": version }))
+        Ok(data(Health { url: base, version }))
     }
 
     /// The connection's status for the options header and the popup, pairing through the
@@ -227,7 +241,7 @@ impl<H: Host> OptionsBackend<H> {
             .save_settings(&updated)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "key": key, "unmasked": unmasked }))
+        Ok(data(UnmaskedSet { key, unmasked }))
     }
 
     async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {
@@ -237,7 +251,7 @@ impl<H: Host> OptionsBackend<H> {
             .save_settings(&merged)
             .await
             .map_err(storage_problem)?;
-        Ok(json!(merged))
+        Ok(data(merged))
     }
 
     async fn test_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
@@ -249,8 +263,8 @@ impl<H: Host> OptionsBackend<H> {
         let services = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, services).await?;
         let services = views::services(&body, self.lang())?;
-        Ok(json!(views::connection_report(
-            lang, &version, &base, services
+        Ok(data(views::connection_report(
+            lang, &version, &base, services,
         )))
     }
 
@@ -260,7 +274,7 @@ impl<H: Host> OptionsBackend<H> {
         let submitted = json!({ "bridgeUrl": bridge_url, "token": token });
         let settings = self.save_settings(submitted).await?;
         let test = test.map(|t| t["summary"].as_str().unwrap_or_default().to_string());
-        Ok(json!(views::saved_connection(self.lang(), settings, test)))
+        Ok(data(views::saved_connection(self.lang(), settings, test)))
     }
 
     async fn history(&self) -> Result<Value, Problem> {
@@ -268,7 +282,7 @@ impl<H: Host> OptionsBackend<H> {
         let client = self.client(&base, &token);
         let reply = Reply::from_client(client.history().await, self.lang());
         let body = self.authed(&base, &client, reply).await?;
-        Ok(views::history_view(&body))
+        Ok(data(views::history_view(&body)))
     }
 
     async fn reset_history(
@@ -289,11 +303,9 @@ impl<H: Host> OptionsBackend<H> {
         // Show the counters as they are now, so the page never shows a stale refusal.
         let after = Reply::from_client(client.history().await, self.lang());
         let after = views::authed_verdict(self.lang(), &base, &after)
-            .map(|b| views::history_view(&b))
-            .unwrap_or(Value::Null);
-        let mut out = views::reset_view(&done, self.lang());
-        out["history"] = after;
-        Ok(out)
+            .ok()
+            .map(|b| views::history_view(&b));
+        Ok(data(views::reset_view(&done, self.lang(), after)))
     }
 
     async fn tools(&self) -> Result<views::ToolsAnswer, Problem> {
@@ -315,16 +327,17 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
         ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
-        Ok(json!(
-            self.store.error_log().await.view(filter, self.lang())
-        ))
+        Ok(data(self.store.error_log().await.view(filter, self.lang())))
     }
 
     async fn export_log(&self, filter: &Filter) -> Result<Value, Problem> {
         ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
         let log = self.store.error_log().await;
         let (filename, text) = log.export(filter, self.host.now_ms());
-        Ok(json!({ "filename": filename, "json": text }))
+        Ok(data(Download {
+            filename,
+            json: text,
+        }))
     }
 
     async fn clear_log(&self) -> Result<Value, Problem> {
@@ -335,7 +348,7 @@ impl<H: Host> OptionsBackend<H> {
             .save_error_log(&log)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "cleared": cleared }))
+        Ok(data(Cleared { cleared }))
     }
 
     async fn check_site(&self, json_text: &str) -> Result<(SiteConfig, bool), Problem> {
@@ -356,7 +369,12 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+        Ok(data(SiteSaved {
+            site: cfg,
+            origins,
+            replaced: replaces,
+            already: false,
+        }))
     }
 
     /// Registers a checked site's content script once its origins are granted; an override
@@ -397,7 +415,12 @@ impl<H: Host> OptionsBackend<H> {
             && let Some(cfg) = self.store.site_for_host(&host).await
         {
             let origins = custom_sites::origins(&cfg);
-            return Ok(json!({ "site": cfg, "origins": origins, "already": true }));
+            return Ok(data(SiteSaved {
+                site: cfg,
+                origins,
+                replaced: false,
+                already: true,
+            }));
         }
         let Some(cfg) = custom_sites::for_address(url) else {
             let message = fill(self.lang().says().site_no_address, &[("url", url)]);
@@ -416,7 +439,12 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "site": cfg, "origins": origins, "already": false }))
+        Ok(data(SiteSaved {
+            site: cfg,
+            origins,
+            replaced: false,
+            already: false,
+        }))
     }
 
     /// An exported file of custom sites: checked as a whole (`check`: answers the sites and
@@ -431,9 +459,12 @@ impl<H: Host> OptionsBackend<H> {
             .filter(|c| !custom_sites::is_override(c, &builtin))
             .flat_map(custom_sites::origins)
             .collect();
-        let ids: Vec<&str> = found.iter().map(|c| c.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|c| c.id.clone()).collect();
         if check {
-            return Ok(json!({ "sites": ids, "origins": origins }));
+            return Ok(data(SitesImported {
+                sites: ids,
+                origins,
+            }));
         }
         if !self.host.origins_granted(&origins).await {
             let origins = origins.join(", ");
@@ -453,7 +484,10 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "sites": ids, "origins": origins }))
+        Ok(data(SitesImported {
+            sites: ids,
+            origins,
+        }))
     }
 
     async fn subscribe(&self, url: &str) -> Result<Value, Problem> {
@@ -495,7 +529,10 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "removed": id, "origins": origins }))
+        Ok(data(SiteRemoved {
+            removed: id.to_string(),
+            origins,
+        }))
     }
 
     async fn list_sites(&self) -> Result<Value, Problem> {
@@ -510,29 +547,30 @@ impl<H: Host> OptionsBackend<H> {
             .chain(custom.0.into_iter().map(|c| (c, false)));
         for (cfg, builtin) in all {
             let s = settings.site(&cfg.id);
-            let json = if builtin {
-                Value::Null
-            } else {
-                Value::String(serde_json::to_string_pretty(&cfg).unwrap_or_default())
-            };
-            rows.push(json!({
-                "id": cfg.id,
-                "name": cfg.name,
-                "hosts": cfg.hosts,
-                "builtin": builtin,
-                "overrides": !builtin && overridden.contains(&cfg.id),
-                "enabled": !s.disabled,
-                "autoInsert": s.auto_insert_instructions,
-                "json": json,
-            }));
+            let json = (!builtin).then(|| serde_json::to_string_pretty(&cfg).unwrap_or_default());
+            rows.push(SiteRow {
+                overrides: !builtin && overridden.contains(&cfg.id),
+                id: cfg.id,
+                name: cfg.name,
+                hosts: cfg.hosts,
+                builtin,
+                enabled: !s.disabled,
+                auto_insert: s.auto_insert_instructions,
+                json,
+            });
         }
-        Ok(json!({ "sites": rows }))
+        Ok(data(SiteRows { sites: rows }))
     }
 
     fn check_server(&self, name: &str, text: &str) -> Result<Value, Problem> {
         servers::check_name(name)
             .and_then(|()| servers::check_definition(text))
-            .map(|definition| json!({ "name": name, "definition": definition }))
+            .map(|definition| {
+                data(ServerChecked {
+                    name: name.to_string(),
+                    definition,
+                })
+            })
             .map_err(|e| Problem::invalid(e, self.lang()))
     }
 
@@ -545,7 +583,7 @@ impl<H: Host> OptionsBackend<H> {
             Err(_) => false,
         };
         servers::template(kind, demo_only, lang)
-            .map(|t| json!(t))
+            .map(data)
             .ok_or_else(|| problem("invalid", Some("kind"), kind.to_string()))
     }
 
@@ -597,9 +635,9 @@ impl<H: Host> OptionsBackend<H> {
         }
         let body = self.authed(&base, &client, reply).await?;
         Ok(if list {
-            servers::list_view(&body, lang)
+            data(servers::list_view(&body, lang))
         } else if reveal {
-            servers::revealed(&body, name)
+            data(servers::revealed(&body, name))
         } else if matches!(req, PageRequest::SaveServer { .. }) {
             let created = body["created"].as_bool().unwrap_or(false);
             let mut body = body;
