@@ -12,6 +12,15 @@ const $ = (id) => document.getElementById(id);
 
 translate();
 
+/** A name (of a server, a site, a host) marked up as code, in bold when `strong`. */
+function named(text, strong = true) {
+  const code = el('code', text);
+  if (!strong) return code;
+  const b = el('strong');
+  b.append(code);
+  return b;
+}
+
 /** The visible label of the form field the core named, or the field path itself. */
 function fieldLabel(section, field) {
   const root = String(field).split(/[.[]/)[0];
@@ -110,7 +119,7 @@ $('test-connection').addEventListener('click', async () => {
   say(out, data.summary);
   $('services').replaceChildren(...data.services.map((s) => {
     const li = el('li', null, { 'data-status': s.status });
-    li.append(el('strong', s.name), el('span', ` — ${s.statusText}`));
+    li.append(named(s.name), el('span', ` — ${s.statusText}`));
     if (s.toolCountText) li.append(el('span', ` · ${s.toolCountText}`));
     if (s.description) li.append(el('small', ` ${s.description}`));
     return li;
@@ -185,7 +194,11 @@ async function loadSites() {
     enabled.append(checkbox('enabled', s.enabled));
     const insert = el('td');
     insert.append(checkbox('autoInsert', s.autoInsert));
-    tr.append(el('td', s.builtin ? s.name : `${s.name} ★`), el('td', s.hosts.join(', ')), enabled, insert);
+    const site = el('td');
+    site.append(named(s.name, false), s.builtin ? '' : ' ★');
+    const hosts = el('td');
+    hosts.append(...s.hosts.flatMap((h, i) => (i ? [', ', named(h, false)] : [named(h, false)])));
+    tr.append(site, hosts, enabled, insert);
     return tr;
   }));
   $('custom-site-list').replaceChildren(...answer.data.sites.filter((s) => !s.builtin).map((s) => {
@@ -200,7 +213,8 @@ async function loadSites() {
         loadSites();
       }
     });
-    li.append(el('strong', s.name), el('span', ` (${s.id}) ${s.hosts.join(', ')} ${s.overrides ? `· ${t('overrides')} ` : ''}`), edit, remove);
+    li.append(named(s.name), ' (', named(s.id, false), ') ', named(s.hosts.join(', '), false),
+      el('span', s.overrides ? ` · ${t('overrides')} ` : ' '), edit, remove);
     return li;
   }));
 }
@@ -283,7 +297,9 @@ async function loadTools() {
   if (!data) { $('tool-list').replaceChildren(); return; }
   $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
-    box.append(el('h3', `${service.name} — ${service.statusText}`));
+    const title = el('h3');
+    title.append(named(service.name, false), ` — ${service.statusText}`);
+    box.append(title);
     if (service.description) box.append(el('p', service.description));
     if (problem) say(box.appendChild(el('p', null, { class: 'result', 'data-state': 'down' })), problem);
     const table = el('table', null, { class: 'tool-list' });
@@ -336,7 +352,7 @@ async function readServers({ quiet = false } = {}) {
     out.textContent = '';
   }
   const data = answer.data;
-  $('config-path').textContent = data.configPath ? t('configPath', [data.configPath]) : '';
+  say($('config-path'), data.configPath ? t('configPath', [`\`${data.configPath}\``]) : '');
   if (!data.configValid) {
     $('servers-result').dataset.state = 'down';
     $('servers-result').textContent = t('configInvalid');
@@ -376,9 +392,9 @@ async function changed(answer, okText, server) {
 function showServers(list) {
   $('server-list').replaceChildren(...list.map((s) => {
     const li = el('li', null, { 'data-server': s.name, 'data-status': s.status });
-    li.append(el('strong', s.name), el('span', ` — ${s.statusText ?? s.status}`, { class: 'status', 'data-status': s.status }));
+    li.append(named(s.name), el('span', ` — ${s.statusText}`, { class: 'status', 'data-status': s.status }));
     li.append(el('span', ` · ${s.toolCountText}`, { class: 'tool-count' }));
-    if (s.pid) li.append(el('small', ` · pid ${s.pid}`));
+    if (s.pid) li.append(el('small', ' · '), el('code', `pid ${s.pid}`));
     const toggle = el('label', null, { class: 'switch' });
     const box = el('input', null, { type: 'checkbox', 'data-kind': 'enabled' });
     box.checked = s.enabled;
@@ -499,7 +515,7 @@ $('import-servers').addEventListener('click', async () => {
     box.checked = c.addable;
     box.disabled = !c.addable;
     const label = el('label');
-    label.append(box, el('strong', ` ${c.name}`), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
+    label.append(box, ' ', named(c.name), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
     li.append(label);
     if (c.clash || c.error) say(li.appendChild(el('small', null, { class: 'confirm' })), ` — ${c.clash ?? c.error}`);
     return li;
