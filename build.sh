@@ -254,7 +254,7 @@ reproducible_zip() {
 assemble() {
   local browser="$1" dir="$2"
   rm -rf "$dir"; mkdir -p "$dir/core" "$dir/page-core" "$dir/options" "$dir/sites"
-  cp extension/background.js extension/contract.js extension/content.js extension/picker.js "$dir/"
+  cp extension/background.js extension/contract.js extension/content.js extension/picker.js extension/pages.js "$dir/"
   # The key that site lists must be signed with (a build setting: base64 of the 32 raw
   # bytes of an Ed25519 public key; `./build.sh sign-sites` prints it). Without one the
   # extension refuses every list and says so.

@@ -1,47 +1,24 @@
 // Options page glue: collects form values, hands them to the Rust core as `PageRequest`s, and
 // writes the answers into the page as text (never as HTML). The page runs its own build of
 // the core (`page-core/`, the options backend; the worker's build has only the chat loop),
-// over the same storage and bridge. Every check and decision is the core's; the only
-// browser call made here is the host-permission request, which must happen inside the
-// click that asks for it.
-import init, * as core from '../page-core/mcp_bridge_core.js';
+// over the same storage and bridge. Every check, decision and sentence is the core's or the
+// catalog's; the only browser call made here is the host-permission request, which must
+// happen inside the click that asks for it.
+import { ask, core, el, ready, say, t, translate } from '../pages.js';
 
 // Message names, from ../contract.js (loaded by options.html before this module).
 const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
 const $ = (id) => document.getElementById(id);
-const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
 
-for (const el of document.querySelectorAll('[data-i18n]')) {
-  const text = chrome.i18n.getMessage(el.dataset.i18n);
-  if (text) el.textContent = text;
-}
-for (const el of document.querySelectorAll('[data-i18n-aria-label]')) {
-  const text = chrome.i18n.getMessage(el.dataset.i18nAriaLabel);
-  if (text) el.setAttribute('aria-label', text);
-}
-for (const el of document.querySelectorAll('[data-i18n-placeholder]')) {
-  const text = chrome.i18n.getMessage(el.dataset.i18nPlaceholder);
-  if (text) el.placeholder = text;
-}
+translate();
 
-const ready = init({ module_or_path: new URL('../page-core/mcp_bridge_core_bg.wasm', import.meta.url) });
-
-/** Hands one request to the core; a failure becomes an error answer. */
-async function ask(request) {
-  try {
-    await ready;
-    return (await core.handlePageRequest(JSON.stringify(request))) ?? { type: RESPONSE.ERROR, message: 'no answer' };
-  } catch (e) {
-    return { type: RESPONSE.ERROR, message: String(e?.message ?? e) };
-  }
-}
-
-/** Creates an element with text content. */
-function el(tag, text, attrs = {}) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
+/** A name (of a server, a site, a host) marked up as code, in bold when `strong`. */
+function named(text, strong = true) {
+  const code = el('code', text);
+  if (!strong) return code;
+  const b = el('strong');
+  b.append(code);
+  return b;
 }
 
 /** The visible label of the form field the core named, or the field path itself. */
@@ -60,7 +37,7 @@ function report(section, out, answer, okText) {
   for (const bad of section.querySelectorAll('[aria-invalid="true"]')) bad.removeAttribute('aria-invalid');
   if (answer?.type === RESPONSE.DATA) {
     out.dataset.state = 'ok';
-    out.textContent = okText ?? t('saved');
+    say(out, okText ?? t('saved'));
     return answer.data;
   }
   out.dataset.state = 'down';
@@ -69,10 +46,10 @@ function report(section, out, answer, okText) {
     const root = String(field).split(/[.[]/)[0];
     section.querySelector(`[data-field="${CSS.escape(root)}"]`)?.setAttribute('aria-invalid', 'true');
     out.dataset.field = field;
-    out.textContent = `${fieldLabel(section, field)}: ${answer.message} — ${t('nothingChanged')}`;
+    say(out, `${fieldLabel(section, field)}: ${answer.message} — ${t('nothingChanged')}`);
   } else {
     delete out.dataset.field;
-    out.textContent = answer?.message ?? t('noAnswer');
+    say(out, answer?.message ?? t('noAnswer'));
   }
   return null;
 }
@@ -80,6 +57,18 @@ function report(section, out, answer, okText) {
 $('extension-version').textContent = chrome.runtime.getManifest().version;
 await ready;
 $('core-version').textContent = core.version();
+
+// ---- menu -----------------------------------------------------------------------------
+
+// The menu marks the section in view.
+const links = [...document.querySelectorAll('#menu a')];
+const seen = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    for (const a of links) a.setAttribute('aria-current', String(a.hash === `#${entry.target.id}`));
+  }
+}, { rootMargin: '0px 0px -70% 0px' });
+for (const section of document.querySelectorAll('main > section')) seen.observe(section);
 
 // ---- status ---------------------------------------------------------------------------
 
@@ -94,15 +83,15 @@ async function refreshHealth() {
   const detail = $('bridge-detail');
   if (answer?.type !== RESPONSE.DATA) {
     out.dataset.state = 'down';
-    out.textContent = `${t('bridgeDown')}: ${answer?.message ?? ''}`;
+    say(out, `${t('bridgeDown')}: ${answer?.message ?? ''}`);
     detail.textContent = '';
     return null;
   }
   const status = answer.data;
   out.dataset.state = status.state === 'connected' ? (status.failed?.length ? 'warn' : 'ok') : 'down';
   out.dataset.status = status.state;
-  out.textContent = status.title;
-  detail.textContent = status.detail ?? '';
+  say(out, status.title);
+  say(detail, status.detail ?? '');
   const settings = await ask({ type: PAGE.GET_SETTINGS });
   if (settings?.type === RESPONSE.DATA && !$('connection').contains(document.activeElement)) {
     $('bridge-url').value = settings.data.bridgeUrl ?? '';
@@ -127,34 +116,27 @@ $('test-connection').addEventListener('click', async () => {
   const answer = await ask({ type: PAGE.TEST_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
   const data = report($('connection'), out, answer, '');
   if (!data) return;
-  out.textContent = t('connectionOk', [data.version, String(data.services.length), String(data.running)]);
+  say(out, data.summary);
   $('services').replaceChildren(...data.services.map((s) => {
     const li = el('li', null, { 'data-status': s.status });
-    li.append(el('strong', s.name), el('span', ` — ${s.statusText ?? s.status}`));
-    if (s.toolCount !== null && s.toolCount !== undefined) li.append(el('span', ` · ${t('toolCount', [String(s.toolCount)])}`));
+    li.append(named(s.name), el('span', ` — ${s.statusText}`));
+    if (s.toolCountText) li.append(el('span', ` · ${s.toolCountText}`));
     if (s.description) li.append(el('small', ` ${s.description}`));
     return li;
   }));
 });
 
-// Saving tests the connection first and says what it found: a failed test still saves
-// (the bridge may simply not run yet), but says so.
+// Saving tests the connection first and says what it found (the core's order and words).
 $('save-connection').addEventListener('click', async () => {
   const out = $('connection-result');
-  const bridgeUrl = $('bridge-url').value;
-  const token = $('token').value;
   out.dataset.state = 'checking';
   out.textContent = t('checking');
-  const test = await ask({ type: PAGE.TEST_CONNECTION, bridgeUrl, token });
-  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { bridgeUrl, token } });
-  if (!report($('connection'), out, answer)) return;
-  fillSettings(answer.data);
-  if (test?.type === RESPONSE.DATA) {
-    out.textContent = t('savedConnected', [test.data.version, String(test.data.services.length), String(test.data.running)]);
-  } else {
-    out.dataset.state = 'warn';
-    out.textContent = t('savedNotConnected', [test?.message ?? t('noAnswer')]);
-  }
+  const answer = await ask({ type: PAGE.SAVE_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
+  const data = report($('connection'), out, answer, '');
+  if (!data) return;
+  fillSettings(data.settings);
+  say(out, data.message);
+  if (!data.connected) out.dataset.state = 'warn';
   refreshHealth();
 });
 
@@ -173,13 +155,6 @@ function fillSettings(s) {
 const numberOrText = (input) => (Number.isNaN(input.valueAsNumber) ? input.value : input.valueAsNumber);
 
 $('save-behaviour').addEventListener('click', async () => {
-  const sites = {};
-  for (const row of $('sites').tBodies[0].rows) {
-    sites[row.dataset.site] = {
-      disabled: !row.querySelector('[data-kind="enabled"]').checked,
-      autoInsertInstructions: row.querySelector('[data-kind="autoInsert"]').checked,
-    };
-  }
   const answer = await ask({
     type: PAGE.SAVE_SETTINGS,
     settings: {
@@ -188,10 +163,21 @@ $('save-behaviour').addEventListener('click', async () => {
       autoExecute: $('auto-execute').checked,
       stackLines: numberOrText($('stack-lines')),
       maxAutoRounds: numberOrText($('max-auto-rounds')),
-      sites,
     },
   });
-  if (report($('behaviour'), $('behaviour-result'), answer)) fillSettings(answer.data);
+  if (report($('advanced'), $('behaviour-result'), answer)) fillSettings(answer.data);
+});
+
+$('save-sites').addEventListener('click', async () => {
+  const sites = {};
+  for (const row of $('site-table').tBodies[0].rows) {
+    sites[row.dataset.site] = {
+      disabled: !row.querySelector('[data-kind="enabled"]').checked,
+      autoInsertInstructions: row.querySelector('[data-kind="autoInsert"]').checked,
+    };
+  }
+  const answer = await ask({ type: PAGE.SAVE_SETTINGS, settings: { sites } });
+  if (report($('sites'), $('sites-result'), answer)) fillSettings(answer.data);
 });
 
 async function loadSites() {
@@ -202,13 +188,17 @@ async function loadSites() {
     box.checked = checked;
     return box;
   };
-  $('sites').tBodies[0].replaceChildren(...answer.data.sites.map((s) => {
+  $('site-table').tBodies[0].replaceChildren(...answer.data.sites.map((s) => {
     const tr = el('tr', null, { 'data-site': s.id });
     const enabled = el('td');
     enabled.append(checkbox('enabled', s.enabled));
     const insert = el('td');
     insert.append(checkbox('autoInsert', s.autoInsert));
-    tr.append(el('td', s.builtin ? s.name : `${s.name} ★`), el('td', s.hosts.join(', ')), enabled, insert);
+    const site = el('td');
+    site.append(named(s.name, false), s.builtin ? '' : ' ★');
+    const hosts = el('td');
+    hosts.append(...s.hosts.flatMap((h, i) => (i ? [', ', named(h, false)] : [named(h, false)])));
+    tr.append(site, hosts, enabled, insert);
     return tr;
   }));
   $('custom-site-list').replaceChildren(...answer.data.sites.filter((s) => !s.builtin).map((s) => {
@@ -223,7 +213,8 @@ async function loadSites() {
         loadSites();
       }
     });
-    li.append(el('strong', s.name), el('span', ` (${s.id}) ${s.hosts.join(', ')} ${s.overrides ? `· ${t('overrides')} ` : ''}`), edit, remove);
+    li.append(named(s.name), ' (', named(s.id, false), ') ', named(s.hosts.join(', '), false),
+      el('span', s.overrides ? ` · ${t('overrides')} ` : ' '), edit, remove);
     return li;
   }));
 }
@@ -254,72 +245,77 @@ $('reset-history').addEventListener('click', async () => {
   const answer = await ask({ type: PAGE.RESET_HISTORY });
   const data = report($('history'), $('history-result'), answer, '');
   if (!data) return;
-  $('history-result').textContent = t('historyReset', [data.message]);
+  say($('history-result'), t('historyReset', [data.message]));
   if (data.history) showHistory(data.history);
 });
 
 // ---- tools ----------------------------------------------------------------------------
 
-async function loadTools() {
+/** One tool's row, as the core describes it; a policy change redraws it from the answer. */
+function toolRow(tool) {
   const out = $('tools-result');
-  out.textContent = t('checking');
-  const data = report($('tools'), out, await ask({ type: PAGE.GET_TOOLS }), '');
+  const tr = el('tr', null, { 'data-tool': tool.key, 'data-policy': tool.policy });
+  const name = el('td');
+  name.append(el('code', tool.name));
+  if (tool.paramsText) name.append(el('small', ` (${tool.paramsText})`, { class: 'params' }));
+  if (tool.hints.length) name.append(el('small', ` · ${tool.hints.join(', ')}`, { class: 'annotations' }));
+  const policy = el('select', null, { 'aria-label': `${t('colPolicy')}: ${tool.name}` });
+  for (const c of tool.choices) policy.append(el('option', c.label, { value: c.value }));
+  policy.value = tool.choice;
+  policy.addEventListener('change', async () => {
+    const chosen = policy.value === 'default' ? null : policy.value;
+    const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: chosen });
+    const data = report($('tools'), out, answer, t('policySaved', [tool.key, policy.selectedOptions[0].textContent]));
+    if (data?.tool) tr.replaceWith(toolRow(data.tool));
+    else if (!data) policy.value = tool.choice;
+  });
+  const cell = el('td', null, { class: 'policy' });
+  // Why this policy is in force: the user's choice, or what the tool says about itself.
+  cell.append(policy, el('small', tool.policyWhy, { class: 'policy-why', 'data-source': tool.policySource }));
+  // The user alone chooses to let this tool's results through with secrets unmasked.
+  const unmasked = el('input', null, { type: 'checkbox', class: 'unmasked' });
+  unmasked.checked = tool.unmasked;
+  unmasked.addEventListener('change', async () => {
+    const answer = await ask({ type: PAGE.SET_TOOL_UNMASKED, key: tool.key, unmasked: unmasked.checked });
+    report($('tools'), out, answer, t(unmasked.checked ? 'unmaskedOn' : 'unmaskedOff', [tool.key]));
+  });
+  const label = el('label', null, { class: 'unmasked-label' });
+  label.append(unmasked, ` ${t('unmaskedLabel')}`);
+  cell.append(label);
+  tr.append(name, el('td', tool.description), cell);
+  return tr;
+}
+
+let toolsSeq = 0;
+/** Reads every server's tools; a read started later wins over one still on its way. */
+async function loadTools() {
+  const seq = ++toolsSeq;
+  const out = $('tools-result');
+  const answer = await ask({ type: PAGE.GET_TOOLS });
+  if (seq !== toolsSeq) return;
+  const data = report($('tools'), out, answer, '');
   if (!data) { $('tool-list').replaceChildren(); return; }
   $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
-    box.append(el('h3', `${service.name} — ${service.statusText ?? service.status}`));
+    const title = el('h3');
+    title.append(named(service.name, false), ` — ${service.statusText}`);
+    box.append(title);
     if (service.description) box.append(el('p', service.description));
-    if (problem) box.append(el('p', problem, { class: 'result', 'data-state': 'down' }));
-    const table = el('table');
-    for (const tool of tools) {
-      const tr = el('tr', null, { 'data-tool': tool.key });
-      const params = tool.params.map((p) => `${p.name}${p.required ? '*' : ''}: ${p.type}`).join(', ');
-      const policy = el('select', null, { 'aria-label': tool.key });
-      for (const v of ['allow', 'ask', 'deny']) policy.append(el('option', t(`policy_${v}`), { value: v }));
-      policy.value = tool.policy;
-      policy.addEventListener('change', async () => {
-        const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: policy.value });
-        report($('tools'), out, answer, t('policySaved', [tool.key, t(`policy_${policy.value}`)]));
-      });
-      const cell = el('td');
-      // Why this policy is in force: set by the user, or the tool's own annotations.
-      cell.append(policy, el('small', ` ${tool.policyWhy ?? ''}`, { class: 'policy-why', 'data-source': tool.policySource ?? '' }));
-      // The user alone chooses to let this tool's results through with secrets unmasked.
-      const unmasked = el('input', null, { type: 'checkbox', class: 'unmasked', 'aria-label': t('unmaskedLabel') });
-      unmasked.checked = !!tool.unmasked;
-      unmasked.addEventListener('change', async () => {
-        const answer = await ask({ type: PAGE.SET_TOOL_UNMASKED, key: tool.key, unmasked: unmasked.checked });
-        report($('tools'), out, answer, t(unmasked.checked ? 'unmaskedOn' : 'unmaskedOff', [tool.key]));
-      });
-      const label = el('label', null, { class: 'unmasked-label' });
-      label.append(unmasked, ` ${t('unmaskedLabel')}`);
-      cell.append(el('br'), label);
-      const name = el('td');
-      name.append(el('code', tool.name), el('small', params ? ` (${params})` : ''));
-      // What the tool declares about itself (MCP annotations), as the policy defaults read it.
-      const a = tool.annotations || {};
-      const hints = [a.readOnly && 'annReadOnly', a.destructive && 'annDestructive', a.idempotent && 'annIdempotent', a.openWorld && 'annOpenWorld'].filter(Boolean);
-      if (hints.length) name.append(el('small', ` · ${hints.map((k) => t(k)).join(', ')}`, { class: 'annotations' }));
-      tr.append(name, el('td', tool.description), cell);
-      table.append(tr);
-    }
+    if (problem) say(box.appendChild(el('p', null, { class: 'result', 'data-state': 'down' })), problem);
+    const table = el('table', null, { class: 'tool-list' });
+    table.append(...tools.map(toolRow));
     box.append(table);
     return box;
   }));
   out.textContent = '';
+  delete out.dataset.state;
+  document.body.dataset.tools = 'loaded';
 }
 
 $('load-tools').addEventListener('click', loadTools);
 
 // ---- servers -------------------------------------------------------------------------
 
-// What each template puts into the editor: a name and one `mcpServers` entry.
-const TEMPLATES = {
-  npx: ['everything', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] }],
-  uvx: ['time', { command: 'uvx', args: ['mcp-server-time'] }],
-  local: ['my-server', { command: '/path/to/server', args: [], env: {} }],
-  remote: ['remote', { type: 'streamable-http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer YOUR_TOKEN' } }],
-};
 const POLL_MS = 3000;
 // The last list shown (to redraw only on a change) and the core's fingerprint of names,
 // statuses and tool counts (the tools list is read again when it changes).
@@ -330,6 +326,9 @@ let listing = Promise.resolve();
 let reading = 0;
 // The server the editor holds (null: a new one).
 let editing = null;
+// The server the message under the buttons is about: once its row shows that it failed, the
+// row speaks for it in red and the message is no longer drawn as a success.
+let messageAbout = null;
 
 /** Reads the servers; redraws the list when it changed, the tools when the fingerprint did. */
 function loadServers(options) {
@@ -345,7 +344,7 @@ async function readServers({ quiet = false } = {}) {
     // Only the text: a poll must not clear the field the editor marked.
     out.dataset.state = 'down';
     out.dataset.poll = 'true';
-    out.textContent = answer?.message ?? t('noAnswer');
+    say(out, answer?.message ?? t('noAnswer'));
     return;
   }
   if (!quiet || out.dataset.poll) {
@@ -353,27 +352,38 @@ async function readServers({ quiet = false } = {}) {
     out.textContent = '';
   }
   const data = answer.data;
-  $('config-path').textContent = data.config_path ? t('configPath', [data.config_path]) : '';
-  if (data.config_valid === false) {
+  say($('config-path'), data.configPath ? t('configPath', [`\`${data.configPath}\``]) : '');
+  if (!data.configValid) {
     $('servers-result').dataset.state = 'down';
     $('servers-result').textContent = t('configInvalid');
   }
-  // The uptime changes at every read; a redraw would drop an open confirmation.
-  const text = JSON.stringify(data.servers.map(({ uptime_seconds: _, ...rest }) => rest));
+  // Redrawn only on a change: a redraw would drop an open confirmation.
+  const text = JSON.stringify(data.servers);
   if (text !== shownServers) {
     shownServers = text;
     showServers(data.servers);
+  }
+  const about = data.servers.find((s) => s.name === messageAbout);
+  if (messageAbout && (!about || about.status !== 'starting')) {
+    messageAbout = null;
+    if (about && about.status !== 'running' && out.dataset.state === 'ok') delete out.dataset.state;
   }
   const before = fingerprint;
   fingerprint = data.fingerprint;
   if (before !== null && before !== fingerprint) loadTools();
 }
 
-/** After a change made here: the list and the tools at once. */
-async function changed(answer, okText) {
+/**
+ * After a change made here: one message for it (replacing the one before, the editor's
+ * included), then the list and the tools at once.
+ */
+async function changed(answer, okText, server) {
   const out = $('servers-result');
   delete out.dataset.poll;
+  $('editor-result').textContent = '';
+  messageAbout = null;
   if (!report($('server-list'), out, answer, okText)) return false;
+  messageAbout = server ?? null;
   await loadServers({ quiet: true });
   loadTools();
   return true;
@@ -382,21 +392,21 @@ async function changed(answer, okText) {
 function showServers(list) {
   $('server-list').replaceChildren(...list.map((s) => {
     const li = el('li', null, { 'data-server': s.name, 'data-status': s.status });
-    li.append(el('strong', s.name), el('span', ` — ${s.statusText ?? s.status}`, { class: 'status', 'data-status': s.status }));
-    li.append(el('span', ` · ${t('toolCount', [String(s.tool_count ?? 0)])}`, { class: 'tool-count' }));
-    if (s.pid) li.append(el('small', ` · pid ${s.pid}`));
+    li.append(named(s.name), el('span', ` — ${s.statusText}`, { class: 'status', 'data-status': s.status }));
+    li.append(el('span', ` · ${s.toolCountText}`, { class: 'tool-count' }));
+    if (s.pid) li.append(el('small', ' · '), el('code', `pid ${s.pid}`));
     const toggle = el('label', null, { class: 'switch' });
     const box = el('input', null, { type: 'checkbox', 'data-kind': 'enabled' });
     box.checked = s.enabled;
     box.disabled = !s.definition;
     box.addEventListener('change', async () => {
       const answer = await ask({ type: PAGE.SET_SERVER_ENABLED, name: s.name, enabled: box.checked });
-      if (!await changed(answer, t(box.checked ? 'serverEnabled' : 'serverDisabled', [s.name]))) box.checked = !box.checked;
+      if (!await changed(answer, t(box.checked ? 'serverEnabled' : 'serverDisabled', [s.name]), s.name)) box.checked = !box.checked;
     });
     toggle.append(box, el('span', ` ${t('colEnabled')}`));
     const restart = el('button', t('restart'), { type: 'button', 'data-action': 'restart' });
     restart.addEventListener('click', async () => {
-      changed(await ask({ type: PAGE.RESTART_SERVER, name: s.name }), t('serverRestarted', [s.name]));
+      changed(await ask({ type: PAGE.RESTART_SERVER, name: s.name }), t('serverRestarted', [s.name]), s.name);
     });
     const edit = el('button', t('edit'), { type: 'button', 'data-action': 'edit' });
     edit.addEventListener('click', () => openEditor(s.name, s.definition));
@@ -415,18 +425,24 @@ function showServers(list) {
       li.querySelector('.confirm')?.remove();
       remove.after(sure);
     });
-    li.append(toggle, restart, edit, remove);
+    // The row's controls in one group, so a control added later sits with them.
+    const actions = el('span', null, { class: 'actions' });
+    actions.append(toggle, restart, edit, remove);
+    li.append(actions);
     if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
-    if (s.last_error || s.stderr) {
-      const why = [s.last_error, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
+    if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);
+    if (s.lastError || s.stderr) {
+      const why = [s.lastError, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
       li.append(el('pre', why, { class: 'stderr' }));
     }
     return li;
   }));
 }
 
-function openEditor(name, definition) {
+function openEditor(name, definition, notice) {
   editing = name;
+  $('editor-notice').hidden = !notice;
+  say($('editor-notice'), notice ?? '');
   $('import-box').hidden = true;
   $('server-editor').hidden = false;
   $('editor-title').textContent = name ? t('editServer', [name]) : t('addServer');
@@ -454,10 +470,13 @@ for (const id of ['server-name', 'server-json']) {
     serverTyping = setTimeout(checkServer, 300);
   });
 }
-$('add-server').addEventListener('click', () => {
-  const [name, definition] = TEMPLATES[$('server-template').value];
-  openEditor(null, definition);
-  $('server-name').value = name;
+$('add-server').addEventListener('click', async () => {
+  const answer = await ask({ type: PAGE.SERVER_TEMPLATE, kind: $('server-template').value });
+  const template = report($('servers'), $('servers-result'), answer, '');
+  if (!template) return;
+  $('servers-result').textContent = '';
+  openEditor(null, template.definition, template.notice);
+  $('server-name').value = template.name;
   checkServer();
 });
 $('close-editor').addEventListener('click', () => { $('server-editor').hidden = true; editing = null; });
@@ -469,7 +488,7 @@ $('save-server').addEventListener('click', async () => {
   const ok = report($('server-editor'), $('editor-result'), answer, '');
   if (!ok) return;
   // Closed once the list shows the change, so an Edit right after opens what was saved.
-  await changed(answer, t(ok.created ? 'serverAdded' : 'serverSaved', [name]));
+  await changed(answer, ok.message, name);
   $('server-editor').hidden = true;
   editing = null;
 });
@@ -496,9 +515,9 @@ $('import-servers').addEventListener('click', async () => {
     box.checked = c.addable;
     box.disabled = !c.addable;
     const label = el('label');
-    label.append(box, el('strong', ` ${c.name}`), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
+    label.append(box, ' ', named(c.name), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
     li.append(label);
-    if (c.clash || c.error) li.append(el('small', ` — ${c.clash ?? c.error}`, { class: 'confirm' }));
+    if (c.clash || c.error) say(li.appendChild(el('small', null, { class: 'confirm' })), ` — ${c.clash ?? c.error}`);
     return li;
   }));
   if (!servers.length) out.textContent = t('importNothing');
@@ -513,7 +532,7 @@ $('import-picked').addEventListener('click', async () => {
   const lines = [t('importAdded', [data.added.join(', ') || '—'])];
   for (const c of data.clashes ?? []) lines.push(t('importClash', [c.name, c.reason ?? '']));
   for (const c of data.invalid ?? []) lines.push(t('importInvalid', [c.name, c.error ?? '']));
-  out.textContent = lines.join('\n');
+  say(out, lines.join('\n'));
   if (data.clashes?.length || data.invalid?.length) out.dataset.state = 'warn';
   await loadServers({ quiet: true });
   loadTools();
@@ -534,6 +553,11 @@ async function loadErrors() {
   const data = report($('errors'), out, await ask({ type: PAGE.GET_ERROR_LOG, filter: logFilter() }), '');
   if (!data) return;
   out.textContent = t('logSummary', [String(data.entries.length), String(data.kept), String(data.capacity), String(data.total)]);
+  // The category filter's choices, in the page's language, from the core.
+  const filter = $('log-category');
+  if (filter.options.length === 1) {
+    filter.append(...Object.entries(data.labels ?? {}).map(([code, label]) => el('option', label, { value: code })));
+  }
   $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', data.labels?.[cat] ?? cat), el('dd', n, { 'data-category': cat })]));
   $('log-entries').replaceChildren(...data.entries.map((e) => {
     const d = el('details', null, { class: 'entry', 'data-category': e.category });
@@ -726,5 +750,6 @@ if (settings?.data?.unreadable) {
 }
 const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors(),
   ask({ type: PAGE.GET_SITE_LIST }).then(showSiteList)]);
-if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers()]);
+// The everyday sections fill themselves: servers and their tools as soon as the bridge answers.
+if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers(), loadTools()]);
 document.body.dataset.ready = 'true';

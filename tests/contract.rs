@@ -149,3 +149,170 @@ fn every_response_name_is_a_response() {
         .to_string();
     assert_eq!(variants(&err), js, "contract.js `response` vs Response");
 }
+
+/// The fields `options.js` reads through `name.` (`tool.policyWhy`, `service.statusText`):
+/// the names after the dot, method calls left out.
+fn read_by_options_js(name: &str) -> BTreeSet<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/options/options.js");
+    let text = std::fs::read_to_string(path).expect("options/options.js");
+    let needle = format!("{name}.");
+    let mut found = BTreeSet::new();
+    for (i, _) in text.match_indices(&needle) {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+            continue;
+        }
+        let field: String = text[i + needle.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let rest = &text[i + needle.len() + field.len()..];
+        if !field.is_empty() && !rest.starts_with('(') {
+            found.insert(field);
+        }
+    }
+    found
+}
+
+/// The keys of a typed answer: each in camelCase, and a superset of what the page reads.
+fn check_shape(what: &str, answer: &Value, read: &BTreeSet<String>) {
+    let keys: BTreeSet<String> = answer
+        .as_object()
+        .unwrap_or_else(|| panic!("{what} is not an object: {answer}"))
+        .keys()
+        .cloned()
+        .collect();
+    for key in &keys {
+        assert!(
+            !key.contains('_') && key.starts_with(|c: char| c.is_ascii_lowercase()),
+            "{what}.{key} is not camelCase"
+        );
+    }
+    let missing: Vec<&String> = read.difference(&keys).collect();
+    assert!(
+        missing.is_empty(),
+        "options.js reads {what}.{missing:?}, which the core does not answer (it has {keys:?})"
+    );
+}
+
+#[test]
+fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
+    use mcp_bridge_core::domain::i18n::Lang;
+    use mcp_bridge_core::domain::options_views::{ServiceView, connection_report, service_tools};
+    use mcp_bridge_core::domain::settings::Settings;
+
+    let service = ServiceView {
+        name: "demo".into(),
+        description: String::new(),
+        status: "running".into(),
+        status_text: "running".into(),
+        tool_count: Some(1),
+        is_core: false,
+    };
+    let body = json!({"tools": {"tools": [{"name": "echo", "description": "Echo",
+        "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+        "annotations": {"readOnlyHint": true}}]}});
+    let tools = serde_json::to_value(service_tools(
+        &service,
+        Ok(body),
+        &Settings::default(),
+        Lang::En,
+    ))
+    .unwrap();
+    // The shape, and that it is what the page draws from.
+    check_shape("service tools", &tools, &BTreeSet::new());
+    check_shape("tool", &tools["tools"][0], &read_by_options_js("tool"));
+    check_shape("service", &tools["service"], &read_by_options_js("service"));
+    check_shape(
+        "policy choice",
+        &tools["tools"][0]["choices"][0],
+        &read_by_options_js("c")
+            .intersection(&["value".to_string(), "label".to_string()].into())
+            .cloned()
+            .collect(),
+    );
+    assert_eq!(tools["tools"][0]["choice"], "default");
+    assert_eq!(tools["tools"][0]["paramsText"], "text*: string");
+    assert_eq!(tools["tools"][0]["hints"], json!(["only reads"]));
+
+    // `s.` is a server row, a site row or a connection's server, by where it is read: every
+    // field read is one of theirs.
+    let body = json!({"config_path": "/c.json", "config_valid": true, "servers": [{"name": "time",
+        "enabled": true, "definition": {"command": "uvx"}, "status": "running", "pid": 7,
+        "tool_count": 2, "last_error": null, "stderr": ""}]});
+    let list =
+        serde_json::to_value(mcp_bridge_core::domain::servers::list_view(&body, Lang::En)).unwrap();
+    check_shape(
+        "server list",
+        &list,
+        &read_by_options_js("data")
+            .intersection(
+                &["configPath", "configValid", "servers", "fingerprint"]
+                    .map(String::from)
+                    .into(),
+            )
+            .cloned()
+            .collect(),
+    );
+    let row = mcp_bridge_core::domain::options_views::answers::SiteRow {
+        id: "x".into(),
+        name: "X".into(),
+        hosts: vec![],
+        builtin: true,
+        overrides: false,
+        enabled: true,
+        auto_insert: false,
+        json: None,
+    };
+    let site = serde_json::to_value(row).unwrap();
+    let mut known: BTreeSet<String> = list["servers"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    known.extend(site.as_object().unwrap().keys().cloned());
+    check_shape("server row", &list["servers"][0], &BTreeSet::new());
+    check_shape("site row", &site, &BTreeSet::new());
+
+    let report = serde_json::to_value(connection_report(
+        Lang::En,
+        "1.0",
+        "http://x",
+        vec![service],
+    ))
+    .unwrap();
+    check_shape(
+        "connection report",
+        &report,
+        &BTreeSet::from(["summary".to_string(), "services".to_string()]),
+    );
+    check_shape(
+        "connection service",
+        &report["services"][0],
+        &BTreeSet::from([
+            "name".to_string(),
+            "status".to_string(),
+            "statusText".to_string(),
+            "toolCountText".to_string(),
+            "description".to_string(),
+        ]),
+    );
+    known.extend(report["services"][0].as_object().unwrap().keys().cloned());
+    // `fillSettings(s)` reads the settings answer.
+    let settings = serde_json::to_value(mcp_bridge_core::domain::options_views::settings_answer(
+        &Settings::default(),
+        Lang::En,
+    ))
+    .unwrap();
+    check_shape("settings", &settings, &BTreeSet::new());
+    known.extend(settings.as_object().unwrap().keys().cloned());
+    let unknown: Vec<String> = read_by_options_js("s")
+        .difference(&known)
+        .cloned()
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "options.js reads s.{unknown:?}, which no row has"
+    );
+}

@@ -340,3 +340,70 @@ fn import_lists_first_and_adds_only_the_picked() {
     assert_eq!(r["data"]["added"], json!(["fetch"]));
     assert_eq!(last_request(&w).json, Some(json!({"names": ["fetch"]})));
 }
+
+#[test]
+fn the_first_server_of_ones_own_says_the_demo_steps_aside() {
+    // Only the built-in demo server runs: it is listed with no definition.
+    let (mut w, _) = world_with(&[("demo", Value::Null)]);
+    let t = answer(&mut w, json!({"type": "server-template", "kind": "uvx"}));
+    assert_eq!(t["data"]["name"], "time", "{t}");
+    assert_eq!(t["data"]["definition"]["command"], "uvx");
+    assert_eq!(
+        t["data"]["notice"],
+        "This is your first server: once it is saved, the built-in demo server steps aside and its tools leave the list."
+    );
+    let saved = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "time", "json": time_server().to_string()}),
+    );
+    assert_eq!(
+        saved["data"]["message"],
+        "Added time. The built-in demo server steps aside now that the config lists a server of your own.",
+        "{saved}"
+    );
+    // With a server of one's own, nothing is said about the demo.
+    let t = answer(&mut w, json!({"type": "server-template", "kind": "local"}));
+    assert_eq!(t["data"]["notice"], Value::Null, "{t}");
+    assert_eq!(t["data"]["definition"]["command"], "/path/to/server");
+    let saved = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "clock", "json": time_server().to_string()}),
+    );
+    assert_eq!(saved["data"]["message"], "Added clock.");
+    let r = answer(&mut w, json!({"type": "server-template", "kind": "docker"}));
+    assert_eq!(
+        (r["type"].as_str(), r["field"].as_str()),
+        (Some("error"), Some("kind"))
+    );
+}
+
+#[test]
+fn saving_the_connection_tests_first_trims_the_token_and_saves_either_way() {
+    let (mut w, _) = world_with(&[]);
+    // This scripted bridge has no `/tools`: the test fails, the save happens, both are said.
+    let r = answer(
+        &mut w,
+        json!({"type": "save-connection", "bridgeUrl": "http://127.0.0.1:3849", "token": " tok-456\n"}),
+    );
+    assert_eq!(r["type"], "data", "{r}");
+    assert_eq!(r["data"]["connected"], false);
+    assert_eq!(r["data"]["settings"]["token"], "tok-456");
+    let message = r["data"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Saved, but the connection does not work yet: "),
+        "{message}"
+    );
+    let s = answer(&mut w, json!({"type": "get-settings"}));
+    assert_eq!(s["data"]["token"], "tok-456");
+    // A value that does not validate saves nothing and names its field.
+    let r = answer(
+        &mut w,
+        json!({"type": "save-connection", "bridgeUrl": "http://example.com:3849", "token": "x"}),
+    );
+    assert_eq!(
+        (r["type"].as_str(), r["field"].as_str()),
+        (Some("error"), Some("bridgeUrl"))
+    );
+    let s = answer(&mut w, json!({"type": "get-settings"}));
+    assert_eq!(s["data"]["token"], "tok-456");
+}

@@ -76,6 +76,31 @@ pub fn key_names() -> impl Iterator<Item = &'static str> {
     KEYS.iter().map(|(name, _)| *name)
 }
 
+/// Whether `given` reads as a misspelling of `known`: the same once case, `_`, `-` and blanks
+/// are ignored, or at most two edits apart, or very alike (Jaro-Winkler ≥ 0.9).
+pub fn close_to(given: &str, known: &str) -> bool {
+    let normalize = |s: &str| s.to_ascii_lowercase().replace(['_', '-', ' '], "");
+    let (a, b) = (normalize(given), normalize(known));
+    a == b || strsim::jaro_winkler(&a, &b) >= 0.9 || strsim::damerau_levenshtein(&a, &b) <= 2
+}
+
+/// The first key of an entry that is not a definition key but reads as a misspelling of
+/// one, with that key (the closest, if several are). Keys close to none are other clients'
+/// own (`autoApprove`, …) and pass.
+pub fn misspelt_key(entry: &serde_json::Map<String, Value>) -> Option<(String, &'static str)> {
+    entry
+        .keys()
+        .filter(|k| !key_names().any(|known| known == k.as_str()))
+        .find_map(|given| {
+            key_names()
+                .filter(|known| close_to(given, known))
+                .max_by(|a, b| {
+                    strsim::jaro_winkler(given, a).total_cmp(&strsim::jaro_winkler(given, b))
+                })
+                .map(|known| (given.clone(), known))
+        })
+}
+
 /// The first value of the wrong kind in an entry: the dotted path of the field (`args[2]`,
 /// `env.HOME`) and the kind it must be.
 pub fn wrong_kind(entry: &serde_json::Map<String, Value>) -> Option<(String, &'static str)> {
@@ -204,6 +229,29 @@ mod tests {
             TransportKind::of(Some("Grpc"), false, true),
             Err("grpc".into())
         );
+    }
+
+    #[test]
+    fn a_misspelt_key_is_named_with_the_closest_known_one() {
+        let entry = |v: Value| v.as_object().unwrap().clone();
+        assert_eq!(
+            misspelt_key(&entry(json!({"comand": "uvx"}))),
+            Some(("comand".into(), "command"))
+        );
+        assert_eq!(
+            misspelt_key(&entry(json!({"command": "x", "Args": []}))),
+            Some(("Args".into(), "args"))
+        );
+        assert_eq!(
+            misspelt_key(&entry(json!({"command": "x", "header": {}}))),
+            Some(("header".into(), "headers"))
+        );
+        // Another client's own key is not a misspelling of ours.
+        assert_eq!(
+            misspelt_key(&entry(json!({"command": "x", "autoApprove": []}))),
+            None
+        );
+        assert_eq!(misspelt_key(&entry(json!({"command": "x"}))), None);
     }
 
     #[test]

@@ -87,6 +87,15 @@ pub enum Invalid {
     RemoteUrl {
         url: String,
     },
+    /// A key that is not a definition key, and the known key it reads as.
+    UnknownKey {
+        key: String,
+        known: &'static str,
+    },
+    /// A template's example value left in place.
+    Placeholder {
+        value: &'static str,
+    },
 }
 
 impl FieldError {
@@ -172,6 +181,10 @@ impl Invalid {
                 fill(says.invalid_unknown_transport, &[("kind", kind)])
             }
             Invalid::RemoteUrl { url } => fill(says.invalid_remote_url, &[("url", url)]),
+            Invalid::UnknownKey { key, known } => {
+                fill(says.invalid_unknown_key, &[("key", key), ("known", known)])
+            }
+            Invalid::Placeholder { value } => fill(says.invalid_placeholder, &[("value", value)]),
         }
     }
 }

@@ -302,7 +302,6 @@ catalog! {
     not_a_bridge_answer,
     bridge_answered,
     hidden_refusal,
-    copy_token,
     history_reset,
     settings_not_object,
     not_a_setting,
@@ -370,6 +369,68 @@ catalog! {
     server_unknown,
     config_file_invalid,
     servers_unsupported,
+    // -- the options page as a dashboard: counts, policies, server editing, connection --
+    /// `{n}` servers or tools, in each language's plural rule.
+    count_servers_one,
+    count_servers_many,
+    count_tools_one,
+    count_tools_many,
+    policy_word_allow,
+    policy_word_ask,
+    policy_word_deny,
+    /// The choice that removes the user's policy: `{policy}` is what the tool's default is.
+    policy_default_choice,
+    /// What a tool's annotations say about it.
+    ann_read_only,
+    ann_destructive,
+    ann_idempotent,
+    ann_open_world,
+    /// `{key}` is not a definition key; `{known}` is the closest one.
+    invalid_unknown_key,
+    /// `{value}` is a template's example value still in the definition.
+    invalid_placeholder,
+    /// The first server of the user's own was added: the demo server leaves.
+    server_added_demo_aside,
+    server_added,
+    server_saved,
+    /// Shown in the editor of a new server while the demo server is the only one.
+    server_demo_notice,
+    /// `{program}` is not on this computer; `{how}` says how to get it.
+    program_missing,
+    install_uvx,
+    install_npx,
+    install_other,
+    /// A connection test that worked: `{version}`, `{servers}` (a count), `{running}`.
+    connection_ok,
+    /// The two ways to connect, said on the options page itself: `{command}` starts the bridge.
+    status_two_ways_here,
+    /// The connection was saved: `{summary}` is what the test found.
+    saved_connected,
+    /// Saved, but the test failed: `{why}`.
+    saved_not_connected,
+}
+
+/// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English
+/// has one form for 1 and another for the rest; Chinese has one form.
+pub fn count(
+    lang: Lang,
+    n: u64,
+    one: fn(&Catalog) -> &'static str,
+    many: fn(&Catalog) -> &'static str,
+) -> String {
+    let says = lang.says();
+    let template = if n == 1 { one(says) } else { many(says) };
+    fill(template, &[("n", &n.to_string())])
+}
+
+/// `n` servers, as [`count`] says it.
+pub fn count_servers(lang: Lang, n: u64) -> String {
+    count(lang, n, |c| c.count_servers_one, |c| c.count_servers_many)
+}
+
+/// `n` tools, as [`count`] says it.
+pub fn count_tools(lang: Lang, n: u64) -> String {
+    count(lang, n, |c| c.count_tools_one, |c| c.count_tools_many)
 }
 
 /// `template` with each `{name}` of `args` replaced by its value, in one pass (a value that
@@ -479,6 +540,16 @@ mod tests {
         );
         assert_eq!(fill("{a}{b}", &[("a", "{b}"), ("b", "2")]), "{b}2");
         assert_eq!(fill("open { and {unknown}", &[]), "open { and {unknown}");
+    }
+
+    #[test]
+    fn counts_follow_each_languages_plural_rule() {
+        assert_eq!(count_servers(Lang::En, 1), "1 server");
+        assert_eq!(count_servers(Lang::En, 0), "0 servers");
+        assert_eq!(count_tools(Lang::En, 2), "2 tools");
+        assert_eq!(count_tools(Lang::En, 1), "1 tool");
+        assert_eq!(count_servers(Lang::Zh, 1), "1 个服务");
+        assert_eq!(count_tools(Lang::Zh, 3), "3 个工具");
     }
 
     #[test]

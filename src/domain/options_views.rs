@@ -4,21 +4,40 @@
 //! Pure, so every verdict is tested natively; the HTTP calls themselves live in
 //! `options_api`.
 
+pub mod answers;
+
 use crate::domain::bridge_api;
 pub use crate::domain::i18n::Lang;
-use crate::domain::i18n::fill;
+use crate::domain::i18n::{count_servers, count_tools, fill};
 use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
 use crate::domain::policy::{self, Source};
 use crate::domain::settings::{
     FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
+use crate::domain::status::{PairingNote, Status};
 use serde::Serialize;
 use serde_json::{Value, json};
 
 /// The command that starts the bridge, as the user should be told it.
 pub const START_COMMAND: &str = "mcp-bridge";
-/// The same from a source checkout.
-pub const START_COMMAND_SOURCE: &str = "./build.sh run";
+
+/// The command that starts a bridge at `base`: with `--port` when it is not the default one,
+/// so the command the user copies gives the address they configured.
+pub fn start_command(base: &str) -> String {
+    let authority = base
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let port = authority
+        .rsplit_once(':')
+        .filter(|(host, _)| !host.is_empty())
+        .and_then(|(_, p)| p.parse::<u16>().ok());
+    match port {
+        Some(p) if p != mcp_bridge_protocol::DEFAULT_PORT => format!("{START_COMMAND} --port {p}"),
+        _ => START_COMMAND.to_string(),
+    }
+}
 
 /// What one HTTP request to the bridge came back as.
 #[derive(Debug, Clone, PartialEq)]
@@ -172,47 +191,46 @@ impl Problem {
     }
 }
 
-/// The address and token typed into the form, checked before anything is sent.
+/// The address and token typed into the form, checked before anything is sent: the base
+/// address without its trailing `/`, and the token without the blanks a paste brings along.
 pub fn check_connection_input(
     lang: Lang,
     bridge_url: &str,
     token: &str,
-) -> Result<String, Problem> {
+) -> Result<(String, String), Problem> {
     let url = bridge_url.trim();
     validate_bridge_url(url)
         .map_err(|m| Problem::invalid(FieldError::new("bridgeUrl", m), lang))?;
-    check_token(lang, token)?;
-    Ok(url.trim_end_matches('/').to_string())
+    let token = check_token(lang, token)?;
+    Ok((url.trim_end_matches('/').to_string(), token))
 }
 
-/// A token to send: not empty, and valid as a setting.
-fn check_token(lang: Lang, token: &str) -> Result<(), Problem> {
+/// A token to send, trimmed: not only blanks, and valid as a setting.
+fn check_token(lang: Lang, token: &str) -> Result<String, Problem> {
     // No token at all is the user's choice: a bridge started with `--no-auth` takes none,
     // any other answers 401, which the status explains.
     if token.is_empty() {
-        return Ok(());
+        return Ok(String::new());
     }
-    if token.trim().is_empty() {
+    let trimmed = token.trim();
+    if trimmed.is_empty() {
         let message = lang.says().token_empty.into();
         return Err(Problem::new("invalid", Some("token"), message));
     }
-    validate_token(token).map_err(|e| Problem::invalid(FieldError::new("token", e), lang))
+    validate_token(trimmed).map_err(|e| Problem::invalid(FieldError::new("token", e), lang))?;
+    Ok(trimmed.to_string())
 }
 
-fn not_running(lang: Lang, base: &str, why: &str) -> Problem {
-    let args = [
-        ("base", base),
-        ("why", why),
-        ("command", START_COMMAND),
-        ("source_command", START_COMMAND_SOURCE),
-    ];
+fn not_running(lang: Lang, base: &str) -> Problem {
+    let command = start_command(base);
+    let args = [("base", base), ("command", command.as_str())];
     Problem::new("not-running", None, fill(lang.says().not_running, &args))
 }
 
 /// `/health`: the bridge's version, or why this address is not a working bridge.
 pub fn health_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<String, Problem> {
     let (status, json) = match reply {
-        Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
+        Reply::Unreachable(_) => return Err(not_running(lang, base)),
         Reply::Answered { status, json, .. } => (*status, json),
     };
     match json {
@@ -234,7 +252,7 @@ pub fn health_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<String, P
 pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Problem> {
     let says = lang.says();
     let (status, json, detail) = match reply {
-        Reply::Unreachable(why) => return Err(not_running(lang, base, why)),
+        Reply::Unreachable(_) => return Err(not_running(lang, base)),
         Reply::Answered {
             status,
             json,
@@ -245,13 +263,9 @@ pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Pr
     let said = reply.said(lang);
     let code = status.to_string();
     match status {
+        // One sentence in the user's words: what the bridge said is for developers.
         401 => {
-            let d = detail
-                .as_ref()
-                .map(|d| format!(": {d}"))
-                .unwrap_or_default();
-            let args = [("detail", d.as_str()), ("copy", says.copy_token)];
-            let message = fill(says.token_refused, &args);
+            let message = says.token_refused.to_string();
             Err(Problem::new("wrong-token", Some("token"), message))
         }
         403 => {
@@ -282,15 +296,9 @@ pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Pr
 /// token) did. The browser hid the bridge's refusal: its 401 carries no CORS headers, and
 /// Firefox applies CORS to extensions that were not granted the host permission. In
 /// practice that is a wrong token, so say so and point at the token field.
-pub fn hidden_refusal(lang: Lang, base: &str, version: &str, why: &str) -> Problem {
-    let says = lang.says();
-    let args = [
-        ("version", version),
-        ("base", base),
-        ("why", why),
-        ("copy", says.copy_token),
-    ];
-    let message = fill(says.hidden_refusal, &args);
+pub fn hidden_refusal(lang: Lang, base: &str, version: &str) -> Problem {
+    let args = [("version", version), ("base", base)];
+    let message = fill(lang.says().hidden_refusal, &args);
     Problem::new("wrong-token", Some("token"), message)
 }
 
@@ -349,14 +357,105 @@ fn str_of(v: &Value, key: &str) -> String {
 }
 
 /// The connection test's verdict shown in the page.
-pub fn connection_report(version: &str, base: &str, services: Vec<ServiceView>) -> Value {
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConnectionReport {
+    pub url: String,
+    pub version: String,
+    pub services: Vec<ConnectionService>,
+    pub running: usize,
+    /// The verdict in one sentence.
+    pub summary: String,
+}
+
+/// One server in the connection test's list, with its tool count in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionService {
+    #[serde(flatten)]
+    pub service: ServiceView,
+    pub tool_count_text: Option<String>,
+}
+
+/// The connection test's verdict shown in the page.
+pub fn connection_report(
+    lang: Lang,
+    version: &str,
+    base: &str,
+    services: Vec<ServiceView>,
+) -> ConnectionReport {
     let running = services.iter().filter(|s| s.status == "running").count();
-    json!({
-        "url": base,
-        "version": version,
-        "services": services,
-        "running": running,
-    })
+    let servers = count_servers(lang, services.len() as u64);
+    let summary = fill(
+        lang.says().connection_ok,
+        &[
+            ("version", version),
+            ("servers", &servers),
+            ("running", &running.to_string()),
+        ],
+    );
+    ConnectionReport {
+        url: base.to_string(),
+        version: version.to_string(),
+        services: services
+            .into_iter()
+            .map(|service| ConnectionService {
+                tool_count_text: service.tool_count.map(|n| count_tools(lang, n)),
+                service,
+            })
+            .collect(),
+        running,
+        summary,
+    }
+}
+
+/// What saving the connection did: the settings as stored, and what the test before found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SavedConnection {
+    pub settings: Value,
+    pub connected: bool,
+    /// One sentence: saved and connected, or saved and why the connection does not work yet.
+    pub message: String,
+}
+
+/// The answer to saving the connection, from the test made before it (its summary, or why).
+pub fn saved_connection(
+    lang: Lang,
+    settings: Value,
+    test: Result<String, Problem>,
+) -> SavedConnection {
+    let says = lang.says();
+    let (connected, message) = match test {
+        Ok(summary) => (true, fill(says.saved_connected, &[("summary", &summary)])),
+        Err(p) => (
+            false,
+            fill(says.saved_not_connected, &[("why", &p.message)]),
+        ),
+    };
+    SavedConnection {
+        settings,
+        connected,
+        message,
+    }
+}
+
+/// The header's advice on the options page itself, where the status's general advice
+/// ("paste it into Options") would point at the page the user is on: the two ways to
+/// connect, with the command for the configured address. `None`: the status's own detail
+/// stands (connected, a stranger at the address, or a pairing that failed with its reason).
+pub fn header_detail(
+    lang: Lang,
+    status: &Status,
+    note: &PairingNote,
+    base: &str,
+) -> Option<String> {
+    if !status.wants_pairing() || matches!(note, PairingNote::Failed { .. }) {
+        return None;
+    }
+    let command = start_command(base);
+    Some(fill(
+        lang.says().status_two_ways_here,
+        &[("command", &command)],
+    ))
 }
 
 /// One failure counter row of `GET /history`.
@@ -371,8 +470,18 @@ pub struct CounterView {
     pub blocked: bool,
 }
 
+/// The failure counters as the page shows them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryView {
+    /// Failures in a row after which a tool is refused.
+    pub limit: u64,
+    pub counters: Vec<CounterView>,
+    /// `server:tool` of each refused tool.
+    pub blocked: Vec<String>,
+}
+
 /// `GET /history`: the counters with the tools that are refused first.
-pub fn history_view(body: &Value) -> Value {
+pub fn history_view(body: &Value) -> HistoryView {
     let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(3);
     let mut rows: Vec<CounterView> = body
         .get("counters")
@@ -400,16 +509,171 @@ pub fn history_view(body: &Value) -> Value {
         .filter(|r| r.blocked)
         .map(|r| format!("{}:{}", r.server, r.tool))
         .collect();
-    json!({ "limit": limit, "counters": rows, "blocked": blocked })
+    HistoryView {
+        limit,
+        counters: rows,
+        blocked,
+    }
+}
+
+/// What a reset of the call history did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResetView {
+    pub message: String,
+    /// How many counters were cleared, as the bridge says (none from an older bridge).
+    pub cleared: Option<u64>,
+    /// The counters as they are after the reset, when they could be read.
+    pub history: Option<HistoryView>,
 }
 
 /// `POST /reset-history`: what was done, in the page's language (the bridge's own words
 /// are in its language, not the user's).
-pub fn reset_view(body: &Value, lang: Lang) -> Value {
-    json!({
-        "message": lang.says().history_reset,
-        "cleared": body.get("cleared").cloned().unwrap_or(Value::Null),
-    })
+pub fn reset_view(body: &Value, lang: Lang, history: Option<HistoryView>) -> ResetView {
+    ResetView {
+        message: lang.says().history_reset.to_string(),
+        cleared: body.get("cleared").and_then(Value::as_u64),
+        history,
+    }
+}
+
+/// One choice of a tool's policy menu.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicyChoice {
+    /// `default` (the tool's own default), `allow`, `ask` or `deny`.
+    pub value: &'static str,
+    pub label: String,
+}
+
+/// One tool of the Tools section, with everything its row shows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolView {
+    /// `server:tool`, the key of its policy.
+    pub key: String,
+    pub name: String,
+    pub description: String,
+    /// The policy in force.
+    pub policy: ToolPolicy,
+    pub policy_source: Source,
+    /// What the menu shows: `default`, or the policy the user chose.
+    pub choice: &'static str,
+    pub choices: Vec<PolicyChoice>,
+    /// Why this policy is in force, in one sentence.
+    pub policy_why: String,
+    /// The user lets this tool's results through with secrets unmasked.
+    pub unmasked: bool,
+    /// What the tool says about itself (its MCP annotations), in words.
+    pub hints: Vec<String>,
+    pub params: Vec<bridge_api::Param>,
+    /// The parameters in one line: `name*: type, …` (`*`: required).
+    pub params_text: String,
+}
+
+/// One service of the Tools section: its tools, or why they could not be listed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceTools {
+    pub service: ServiceView,
+    pub tools: Vec<ToolView>,
+    pub problem: Option<String>,
+}
+
+/// The answer to the Tools section's request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolsAnswer {
+    pub services: Vec<ServiceTools>,
+}
+
+fn policy_word(lang: Lang, p: ToolPolicy) -> &'static str {
+    let says = lang.says();
+    match p {
+        ToolPolicy::Allow => says.policy_word_allow,
+        ToolPolicy::Ask => says.policy_word_ask,
+        ToolPolicy::Deny => says.policy_word_deny,
+    }
+}
+
+fn policy_value(p: ToolPolicy) -> &'static str {
+    match p {
+        ToolPolicy::Allow => "allow",
+        ToolPolicy::Ask => "ask",
+        ToolPolicy::Deny => "deny",
+    }
+}
+
+/// One tool's row: the policy in force and why, the menu (with what *Default* means for this
+/// tool), the annotations in words and the parameter summary.
+pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang) -> ToolView {
+    let says = lang.says();
+    let (policy, source) = policy::on_server(s, server, &tool.name, &tool.annotations);
+    let (default, _) =
+        policy::on_server(&Settings::default(), server, &tool.name, &tool.annotations);
+    let default_word = policy_word(lang, default);
+    let policy_why = match source {
+        Source::User => fill(
+            says.policy_set_by_you,
+            &[
+                ("policy", policy_word(lang, policy)),
+                ("default", default_word),
+            ],
+        ),
+        Source::ReadOnly => says.policy_read_only.to_string(),
+        _ => says.policy_may_change.to_string(),
+    };
+    let mut choices = vec![PolicyChoice {
+        value: "default",
+        label: fill(says.policy_default_choice, &[("policy", default_word)]),
+    }];
+    for p in [ToolPolicy::Allow, ToolPolicy::Ask, ToolPolicy::Deny] {
+        let label = policy_word(lang, p).to_string();
+        choices.push(PolicyChoice {
+            value: policy_value(p),
+            label,
+        });
+    }
+    let a = &tool.annotations;
+    let hints = [
+        (a.read_only, says.ann_read_only),
+        (a.destructive, says.ann_destructive),
+        (a.idempotent, says.ann_idempotent),
+        (a.open_world, says.ann_open_world),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on == Some(true))
+    .map(|(_, word)| word.to_string())
+    .collect();
+    let params = bridge_api::params(&tool.schema);
+    let params_text = params
+        .iter()
+        .map(|p| {
+            format!(
+                "{}{}: {}",
+                p.name,
+                if p.required { "*" } else { "" },
+                p.kind
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let key = format!("{server}:{}", tool.name);
+    ToolView {
+        unmasked: s.unmasked_results.contains(&key),
+        key,
+        name: tool.name.clone(),
+        description: tool.description.clone(),
+        policy,
+        policy_source: source,
+        choice: if source == Source::User {
+            policy_value(policy)
+        } else {
+            "default"
+        },
+        choices,
+        policy_why,
+        hints,
+        params,
+        params_text,
+    }
 }
 
 /// One service of the Tools section: its tools with parameters and policies, or why its
@@ -419,46 +683,47 @@ pub fn service_tools(
     reply: Result<Value, Problem>,
     s: &Settings,
     lang: Lang,
-) -> Value {
+) -> ServiceTools {
     let body = match reply {
         Ok(b) => b,
-        Err(p) => return json!({ "service": service, "tools": [], "problem": p.message }),
-    };
-    let says = lang.says();
-    let tools: Vec<Value> = bridge_api::tools(&body)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|t| {
-            let (policy, source) = policy::on_server(s, &service.name, &t.name, &t.annotations);
-            let why = match source {
-                Source::User => says.policy_set_by_you,
-                Source::ReadOnly => says.policy_read_only,
-                _ => says.policy_may_change,
+        Err(p) => {
+            return ServiceTools {
+                service: service.clone(),
+                tools: Vec::new(),
+                problem: Some(p.message),
             };
-            json!({
-                "key": format!("{}:{}", service.name, t.name),
-                "policy": policy,
-                "policySource": source,
-                "policyWhy": why,
-                "unmasked": s.unmasked_results.contains(&format!("{}:{}", service.name, t.name)),
-                "annotations": t.annotations,
-                "params": bridge_api::params(&t.schema),
-                "name": t.name,
-                "description": t.description,
-            })
-        })
+        }
+    };
+    let tools = bridge_api::tools(&body)
+        .unwrap_or_default()
+        .iter()
+        .map(|t| tool_view(&service.name, t, s, lang))
         .collect();
-    json!({ "service": service, "tools": tools })
+    ServiceTools {
+        service: service.clone(),
+        tools,
+        problem: None,
+    }
+}
+
+/// The settings as the options page shows them (their stored shape), and why the stored
+/// ones could not be used, if they could not (the page then shows what the chat loop uses
+/// instead).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SettingsAnswer {
+    #[serde(flatten)]
+    pub settings: Settings,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 /// The settings as the options page shows them; `unreadable` says why the stored ones could
-/// not be used (the page then shows what the chat loop uses instead).
-pub fn settings_answer(settings: &Settings, lang: Lang) -> Value {
-    let mut answer = json!(settings);
-    if let Some(why) = &settings.unreadable {
-        answer["unreadable"] = json!(why.say(lang));
+/// not be used.
+pub fn settings_answer(settings: &Settings, lang: Lang) -> SettingsAnswer {
+    SettingsAnswer {
+        settings: settings.clone(),
+        unreadable: settings.unreadable.as_ref().map(|why| why.say(lang)),
     }
-    answer
 }
 
 /// The settings after the form's values are laid over the stored ones. Keys the form does
@@ -493,7 +758,7 @@ pub fn merge_settings(
     // A token of blanks is refused when the form sends one; an empty one is allowed (the
     // bridge decides, and the status explains its 401).
     if let Some(t) = fields.get("token").and_then(Value::as_str) {
-        check_token(lang, t)?;
+        merged["token"] = Value::String(check_token(lang, t)?);
     }
     if let Some(u) = merged.get("bridgeUrl").and_then(Value::as_str) {
         merged["bridgeUrl"] = Value::String(u.trim().to_string());
@@ -501,16 +766,20 @@ pub fn merge_settings(
     Settings::from_json(&merged).map_err(|e| Problem::invalid(e, lang))
 }
 
-/// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server).
+/// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server). `None` removes
+/// the user's choice, so the tool's own default applies again.
 pub fn set_policy(
     current: &Settings,
     key: &str,
-    policy: ToolPolicy,
+    policy: Option<ToolPolicy>,
     lang: Lang,
 ) -> Result<Settings, Problem> {
     check_tool_key(key, lang)?;
     let mut s = current.clone();
-    s.tool_policies.insert(key.to_string(), policy);
+    match policy {
+        Some(p) => s.tool_policies.insert(key.to_string(), p),
+        None => s.tool_policies.remove(key),
+    };
     Ok(s)
 }
 
@@ -571,16 +840,16 @@ mod tests {
     #[test]
     fn connection_verdicts_speak_chinese_too() {
         let e = health_verdict(Lang::Zh, BASE, &Reply::Unreachable("refused".into())).unwrap_err();
-        assert!(e.message.contains("没有运行桥接服务"), "{}", e.message);
+        assert!(e.message.contains("没有桥接服务响应"), "{}", e.message);
         assert!(e.message.contains("`mcp-bridge`"));
         let e = authed_verdict(Lang::Zh, BASE, &answered(401, "")).unwrap_err();
-        assert!(e.message.contains("HTTP 401"), "{}", e.message);
-        assert!(e.message.contains("访问令牌"), "{}", e.message);
+        assert!(!e.message.contains("HTTP 401"), "{}", e.message);
+        assert!(e.message.contains("令牌"), "{}", e.message);
         let e = check_connection_input(Lang::Zh, BASE, "  ").unwrap_err();
         assert!(e.message.contains("令牌为空"));
         assert!(check_connection_input(Lang::Zh, BASE, "").is_ok());
-        let e = hidden_refusal(Lang::Zh, BASE, "0.1.0", "x");
-        assert!(e.message.contains("令牌错误"));
+        let e = hidden_refusal(Lang::Zh, BASE, "0.1.0");
+        assert!(e.message.contains("拒绝了这个令牌"), "{}", e.message);
     }
 
     fn answered(status: u16, body: &str) -> Reply {
@@ -599,18 +868,16 @@ mod tests {
         );
         let e = authed_verdict(EN, BASE, &r).unwrap_err();
         assert_eq!(e.kind, "wrong-token");
-        assert!(e.message.contains("wrong token"), "{}", e.message);
+        assert!(e.message.contains("refused this token"), "{}", e.message);
         let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")), EN);
         assert_eq!(
             authed_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-running"
         );
         let r = Reply::from_client(Err(Outcome::timeout(10_000)), EN);
-        assert!(
-            health_verdict(EN, BASE, &r)
-                .unwrap_err()
-                .message
-                .contains("10 s")
+        assert_eq!(
+            health_verdict(EN, BASE, &r).unwrap_err().kind,
+            "not-running"
         );
         let r = Reply::from_client(
             Err(crate::domain::outcome::from_http(
@@ -636,8 +903,10 @@ mod tests {
     fn form_input_is_checked_before_anything_is_sent() {
         assert_eq!(
             check_connection_input(EN, " http://127.0.0.1:3849/ ", "abc").unwrap(),
-            BASE
+            (BASE.to_string(), "abc".to_string())
         );
+        // A pasted token keeps the blanks around it out; blanks inside are still refused.
+        assert_eq!(check_connection_input(EN, BASE, " abc\n").unwrap().1, "abc");
         let e = check_connection_input(EN, "http://example.com:3849", "abc").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("bridgeUrl"));
         let e = check_connection_input(EN, BASE, "  ").unwrap_err();
@@ -652,11 +921,78 @@ mod tests {
         let e =
             health_verdict(EN, BASE, &Reply::Unreachable("connection refused".into())).unwrap_err();
         assert_eq!(e.kind, "not-running");
-        assert!(e.message.contains("`mcp-bridge`"), "{}", e.message);
-        assert!(e.message.contains("./build.sh run"), "{}", e.message);
-        assert!(e.message.contains(BASE));
+        assert_eq!(
+            e.message,
+            "No bridge answers at http://127.0.0.1:3849. Start it in a terminal with `mcp-bridge`, then test again."
+        );
         let e = authed_verdict(EN, BASE, &Reply::Unreachable("timeout".into())).unwrap_err();
         assert_eq!(e.kind, "not-running");
+        // Another port: the command the user copies starts the bridge on it.
+        let other = "http://localhost:4100";
+        let e = health_verdict(EN, other, &Reply::Unreachable("x".into())).unwrap_err();
+        assert!(
+            e.message.contains("`mcp-bridge --port 4100`"),
+            "{}",
+            e.message
+        );
+        assert_eq!(start_command("http://127.0.0.1"), "mcp-bridge");
+        assert_eq!(
+            start_command("http://[::1]:5000/"),
+            "mcp-bridge --port 5000"
+        );
+    }
+
+    #[test]
+    fn saving_the_connection_says_what_the_test_before_found() {
+        let ok = saved_connection(
+            EN,
+            json!({"token": "t"}),
+            Ok("Connected to bridge 1.0: 1 server, 1 running.".into()),
+        );
+        assert!(ok.connected);
+        assert_eq!(
+            ok.message,
+            "Saved. Connected to bridge 1.0: 1 server, 1 running."
+        );
+        let refused = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
+        let bad = saved_connection(EN, json!({}), Err(refused));
+        assert!(!bad.connected);
+        assert!(
+            bad.message.starts_with(
+                "Saved, but the connection does not work yet: The bridge refused this token"
+            ),
+            "{}",
+            bad.message
+        );
+    }
+
+    #[test]
+    fn the_header_on_the_options_page_points_at_the_field_below_with_the_port() {
+        let d = header_detail(
+            EN,
+            &Status::TokenMissing,
+            &PairingNote::Absent,
+            "http://127.0.0.1:4100",
+        )
+        .unwrap();
+        assert!(d.contains("`mcp-bridge --port 4100`"), "{d}");
+        assert!(d.contains("Token field"), "{d}");
+        assert!(!d.contains("Options"), "{d}");
+        let failed = PairingNote::Failed {
+            reason: "r".into(),
+            command: "c".into(),
+        };
+        assert_eq!(header_detail(EN, &Status::NotRunning, &failed, BASE), None);
+        let connected = Status::Connected {
+            version: "1".into(),
+            servers: 1,
+            tools: 1,
+            failed: vec![],
+        };
+        assert_eq!(
+            header_detail(EN, &connected, &PairingNote::None, BASE),
+            None
+        );
     }
 
     #[test]
@@ -697,21 +1033,21 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert_eq!(e.field.as_deref(), Some("token"));
-        assert!(
-            e.message.contains("HTTP 401: missing or wrong token"),
-            "{}",
-            e.message
+        // One sentence in the user's words, whatever the bridge said.
+        assert_eq!(
+            e.message,
+            "The bridge refused this token — copy it again from the bridge's window, or run `mcp-bridge install` to pair."
         );
-        let e = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
-        assert!(e.message.contains("(HTTP 401)"), "{}", e.message);
+        let e2 = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
+        assert_eq!(e2.message, e.message);
     }
 
     #[test]
     fn a_hidden_refusal_after_a_healthy_bridge_points_at_the_token() {
-        let e = hidden_refusal(EN, BASE, "0.1.0", "NetworkError");
+        let e = hidden_refusal(EN, BASE, "0.1.0");
         assert_eq!(e.kind, "wrong-token");
         assert_eq!(e.field.as_deref(), Some("token"));
-        assert!(e.message.contains("refused"));
+        assert!(e.message.contains("refused this token"), "{}", e.message);
         assert!(e.message.contains("0.1.0"));
     }
 
@@ -757,19 +1093,32 @@ mod tests {
         assert!(s[0].is_core);
         assert_eq!(s[2].status, "unknown");
         assert!(s[1].status.contains("failed"));
-        let r = connection_report("0.1.0", BASE, s);
+        let r = json!(connection_report(EN, "0.1.0", BASE, s));
         assert_eq!(r["running"], 1);
         assert_eq!(r["services"][0]["toolCount"], 9);
+        assert_eq!(r["services"][0]["toolCountText"], "9 tools");
+        assert_eq!(
+            r["summary"],
+            "Connected to bridge 0.1.0: 3 servers, 1 running."
+        );
+        let one = services(
+            &json!({"services":[{"name":"a","status":"running","tool_count":1}]}),
+            EN,
+        )
+        .unwrap();
+        let r = connection_report(EN, "0.1.0", BASE, one);
+        assert_eq!(r.summary, "Connected to bridge 0.1.0: 1 server, 1 running.");
+        assert_eq!(r.services[0].tool_count_text.as_deref(), Some("1 tool"));
         assert!(services(&json!({"success":true}), EN).is_err());
     }
 
     #[test]
     fn history_puts_refused_tools_first() {
-        let v = history_view(&json!({"success":true,"limit":3,"counters":[
+        let v = json!(history_view(&json!({"success":true,"limit":3,"counters":[
             {"server":"a","tool":"ok","failures":1,"refused":0},
             {"server":"demo","tool":"fail_runtime","failures":3,"refused":2},
             {"server":"z","tool":"clean","failures":0,"refused":0}
-        ]}));
+        ]})));
         assert_eq!(v["counters"][0]["tool"], "fail_runtime");
         assert_eq!(v["counters"][0]["blocked"], true);
         assert_eq!(v["counters"][1]["blocked"], false);
@@ -779,14 +1128,14 @@ mod tests {
             "zero rows hidden"
         );
         assert_eq!(v["blocked"], json!(["demo:fail_runtime"]));
-        assert_eq!(history_view(&json!({}))["counters"], json!([]));
-        let v = history_view(&json!({"limit":3,"counters":[
+        assert_eq!(history_view(&json!({})).counters, vec![]);
+        let v = json!(history_view(&json!({"limit":3,"counters":[
             {"server":"s","tool":"d","failures":1},
             {"server":"s","tool":"c","failures":3},
             {"server":"r","tool":"z","failures":2},
             {"server":"a","tool":"b","failures":4},
             {"server":"s","tool":"a","failures":1}
-        ]}));
+        ]})));
         let order: Vec<String> = v["counters"]
             .as_array()
             .unwrap()
@@ -802,8 +1151,8 @@ mod tests {
         assert_eq!(order, ["a:b", "s:c", "r:z", "s:a", "s:d"]);
         // The bridge's words are in its language; the page says it in the user's.
         let done = json!({"message":"调用历史已重置","cleared":2});
-        assert_eq!(reset_view(&done, EN)["message"], "call history reset");
-        assert_eq!(reset_view(&done, EN)["cleared"], 2);
+        assert_eq!(reset_view(&done, EN, None).message, "call history reset");
+        assert_eq!(reset_view(&done, EN, None).cleared, Some(2));
     }
 
     #[test]
@@ -825,7 +1174,7 @@ mod tests {
                             "mode":{"enum":["a","b"]}},"required":["text"]}},
             {"name":"crash","description":"","parameters":{}}
         ]}});
-        let v = service_tools(&svc, Ok(body), &settings, EN);
+        let v = json!(service_tools(&svc, Ok(body), &settings, EN));
         assert_eq!(v["tools"][0]["policy"], "ask");
         assert_eq!(v["tools"][0]["key"], "demo:echo");
         assert_eq!(v["tools"][1]["policy"], "deny");
@@ -848,12 +1197,12 @@ mod tests {
         assert_eq!(n["type"], "integer");
         let mode = p.as_array().unwrap().iter().find(|p| p["name"] == "mode");
         assert_eq!(mode.unwrap()["type"], "\"a\"|\"b\"");
-        let v = service_tools(
+        let v = json!(service_tools(
             &svc,
             Err(Problem::new("bad-answer", None, "server down".into())),
             &settings,
             EN,
-        );
+        ));
         assert_eq!(v["problem"], "server down");
     }
 
@@ -909,7 +1258,7 @@ mod tests {
     fn unusable_stored_settings_are_named_and_a_save_replaces_them() {
         let stored = json!({"token": "t0", "maxAutoRounds": 0});
         let shown = Settings::from_stored(Ok(Some(stored)));
-        let answer = settings_answer(&shown, EN);
+        let answer = json!(settings_answer(&shown, EN));
         assert_eq!(answer["token"], "t0");
         assert_eq!(answer["autoExecute"], false);
         assert_eq!(
@@ -920,17 +1269,30 @@ mod tests {
         assert!(merge_settings(&shown, &json!({"unreadable": "x"}), EN).is_err());
         let saved = merge_settings(&shown, &json!({"autoExecute": true}), EN).unwrap();
         assert_eq!(saved.unreadable, None);
-        assert!(settings_answer(&saved, EN).get("unreadable").is_none());
+        assert!(
+            json!(settings_answer(&saved, EN))
+                .get("unreadable")
+                .is_none()
+        );
         assert!(Settings::from_json(&json!(saved)).is_ok());
     }
 
     #[test]
     fn policies_need_a_server_and_tool_key() {
-        let s = set_policy(&Settings::default(), "demo:crash", ToolPolicy::Deny, EN).unwrap();
+        let s = set_policy(
+            &Settings::default(),
+            "demo:crash",
+            Some(ToolPolicy::Deny),
+            EN,
+        )
+        .unwrap();
         assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Deny);
-        assert!(set_policy(&Settings::default(), "*:echo", ToolPolicy::Ask, EN).is_ok());
+        // Back to the tool's own default: the user's choice is gone.
+        let back = set_policy(&s, "demo:crash", None, EN).unwrap();
+        assert_eq!(back.explicit_policy(Some("demo"), "crash"), None);
+        assert!(set_policy(&Settings::default(), "*:echo", Some(ToolPolicy::Ask), EN).is_ok());
         for bad in ["crash", ":crash", "demo:", "a:b:c"] {
-            let e = set_policy(&Settings::default(), bad, ToolPolicy::Ask, EN).unwrap_err();
+            let e = set_policy(&Settings::default(), bad, Some(ToolPolicy::Ask), EN).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("key"));
         }
     }

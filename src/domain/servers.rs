@@ -1,13 +1,88 @@
 //! The bridge's MCP servers as the options page manages them: a server's name and definition
 //! checked before anything is sent (the field named), the bridge's refusals of a change put
 //! into the user's words, and the server list with each status in words and a fingerprint
-//! that tells the page when its tools list is out of date.
+//! that tells the page when its tools list is out of date. The editor's templates live here
+//! too, so a template's example values are known and refused until replaced.
 
 use crate::domain::field_error::{FieldError, Invalid};
-use crate::domain::i18n::{Lang, fill};
+use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, Reply, status_text};
 use mcp_bridge_protocol::server_def::{self, TransportKind};
+use serde::Serialize;
 use serde_json::{Value, json};
+
+/// The example values of the templates: a definition holding one is refused until it is
+/// replaced (a template's `/path/to/server` would otherwise be "valid" and fail to start).
+pub const PLACEHOLDERS: [&str; 3] = ["/path/to/server", "YOUR_TOKEN", "https://example.com/mcp"];
+
+/// What the editor starts from for a new server.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Template {
+    pub name: &'static str,
+    pub definition: Value,
+    /// Said above the editor: saving the first server of the user's own sets the built-in
+    /// demo server aside.
+    pub notice: Option<String>,
+}
+
+/// The template of `kind` (`npx`, `uvx`, `local`, `remote`); `None` for another kind.
+pub fn template(kind: &str, demo_only: bool, lang: Lang) -> Option<Template> {
+    let (name, definition) = match kind {
+        "npx" => (
+            "everything",
+            json!({"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything"]}),
+        ),
+        "uvx" => (
+            "time",
+            json!({"command": "uvx", "args": ["mcp-server-time"]}),
+        ),
+        "local" => (
+            "my-server",
+            json!({"command": PLACEHOLDERS[0], "args": [], "env": {}}),
+        ),
+        "remote" => (
+            "remote",
+            json!({"type": "streamable-http", "url": PLACEHOLDERS[2],
+                   "headers": {"Authorization": format!("Bearer {}", PLACEHOLDERS[1])}}),
+        ),
+        _ => return None,
+    };
+    let notice = demo_only.then(|| lang.says().server_demo_notice.to_string());
+    Some(Template {
+        name,
+        definition,
+        notice,
+    })
+}
+
+/// Whether a `GET /servers` body lists only servers that are not in the config file (the
+/// built-in demo server): the next server saved is the user's first.
+pub fn demo_only(body: &Value) -> bool {
+    let list = body["servers"].as_array();
+    list.is_some_and(|l| l.iter().all(|s| s["definition"].is_null()))
+}
+
+/// The first template example still in an entry's text values, with its field.
+fn placeholder(entry: &serde_json::Map<String, Value>) -> Option<(String, &'static str)> {
+    let found = |text: &str| PLACEHOLDERS.into_iter().find(|p| text.contains(p));
+    for (key, value) in entry {
+        let hit = match value {
+            Value::String(s) => found(s).map(|p| (key.clone(), p)),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .find_map(|(i, v)| found(v.as_str()?).map(|p| (format!("{key}[{i}]"), p))),
+            Value::Object(map) => map
+                .iter()
+                .find_map(|(k, v)| found(v.as_str()?).map(|p| (format!("{key}.{k}"), p))),
+            _ => None,
+        };
+        if hit.is_some() {
+            return hit;
+        }
+    }
+    None
+}
 
 /// A name the bridge can hold as a config key and a path segment.
 pub fn check_name(name: &str) -> Result<(), FieldError> {
@@ -42,8 +117,14 @@ pub fn check_definition(text: &str) -> Result<Value, FieldError> {
         let problem = Invalid::MustBe { kind: "object" };
         return Err(FieldError::new("definition", problem));
     };
+    if let Some((key, known)) = server_def::misspelt_key(entry) {
+        return Err(at(&key.clone(), Invalid::UnknownKey { key, known }));
+    }
     if let Some((path, kind)) = server_def::wrong_kind(entry) {
         return Err(at(&path, Invalid::MustBe { kind }));
+    }
+    if let Some((path, value)) = placeholder(entry) {
+        return Err(at(&path, Invalid::Placeholder { value }));
     }
     let text_of = |key| entry.get(key).and_then(Value::as_str).map(str::trim);
     let has = |key| text_of(key).is_some();
@@ -112,30 +193,132 @@ pub fn refusal(lang: Lang, server: &str, reply: &Reply) -> Option<Problem> {
     Some(Problem::new("refused", field.as_deref(), message))
 }
 
-/// `GET /servers` as the page shows it: each server's status in words, and a fingerprint of
-/// the names, statuses and tool counts; when it changes, the tools list is read again.
-pub fn list_view(body: &Value, lang: Lang) -> Value {
-    let mut out = body.clone();
-    let mut fingerprint = String::new();
-    let list = out.get_mut("servers").and_then(Value::as_array_mut);
-    for server in list.into_iter().flatten() {
-        let status = server["status"].as_str().map(str::to_string);
-        let tools = server["tool_count"].as_u64().unwrap_or(0);
-        let name = server["name"].as_str().unwrap_or_default();
-        let status = status.as_deref();
-        fingerprint.push_str(&format!("{name}={}:{tools};", status.unwrap_or("?")));
-        server["statusText"] = json!(status_text(status, lang));
+/// A server that did not start because its program is not on this computer: what to install,
+/// in the user's words. Read from the bridge's reason and the server's stderr.
+pub fn missing_program(server: &Value, lang: Lang) -> Option<String> {
+    let says = lang.says();
+    let program = server["definition"]["command"].as_str()?.trim();
+    let said = format!(
+        "{} {}",
+        server["last_error"].as_str().unwrap_or_default(),
+        server["stderr"].as_str().unwrap_or_default()
+    )
+    .to_ascii_lowercase();
+    let missing = ["no such file", "not found", "cannot find", "os error 2"]
+        .iter()
+        .any(|m| said.contains(m));
+    if !missing || program.is_empty() {
+        return None;
     }
-    out["fingerprint"] = json!(fingerprint);
-    out
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let base = base.strip_suffix(".exe").unwrap_or(base);
+    let how = match base {
+        "uvx" | "uv" => says.install_uvx,
+        "npx" | "node" | "npm" => says.install_npx,
+        _ => says.install_other,
+    };
+    Some(fill(
+        says.program_missing,
+        &[("program", program), ("how", how)],
+    ))
+}
+
+/// One server of the Servers section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerRow {
+    pub name: String,
+    pub enabled: bool,
+    /// Its `mcpServers` entry, secrets masked; none for a server not in the file (the demo).
+    pub definition: Value,
+    /// `running`, `starting`, `crashed`, `unavailable`, `disabled`, `not_loaded`, … as the
+    /// bridge says.
+    pub status: String,
+    pub status_text: String,
+    pub pid: Option<u64>,
+    pub tool_count_text: String,
+    /// Why it is not running, as the bridge says.
+    pub last_error: Option<String>,
+    /// The last lines it wrote to stderr.
+    pub stderr: String,
+    /// What to install when its program is missing.
+    pub hint: Option<String>,
+}
+
+/// The Servers section's answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerList {
+    pub config_path: Option<String>,
+    /// Whether the config file validates as it is now.
+    pub config_valid: bool,
+    pub servers: Vec<ServerRow>,
+    /// Names, statuses and tool counts: when it changes, the tools list is read again.
+    pub fingerprint: String,
+}
+
+/// `GET /servers` as the page shows it: each server's status and tool count in words, what
+/// to install when its program is missing, and a fingerprint of the names, statuses and tool
+/// counts; when it changes, the tools list is read again.
+pub fn list_view(body: &Value, lang: Lang) -> ServerList {
+    let mut fingerprint = String::new();
+    let list = body["servers"].as_array().into_iter().flatten();
+    let servers = list
+        .map(|server| {
+            let status = server["status"].as_str();
+            let tools = server["tool_count"].as_u64().unwrap_or(0);
+            let name = server["name"].as_str().unwrap_or_default();
+            fingerprint.push_str(&format!("{name}={}:{tools};", status.unwrap_or("?")));
+            ServerRow {
+                name: name.to_string(),
+                enabled: server["enabled"].as_bool().unwrap_or(true),
+                definition: server["definition"].clone(),
+                status: status.unwrap_or("unknown").to_string(),
+                status_text: status_text(status, lang),
+                pid: server["pid"].as_u64(),
+                tool_count_text: count_tools(lang, tools),
+                last_error: server["last_error"].as_str().map(str::to_string),
+                stderr: server["stderr"].as_str().unwrap_or_default().to_string(),
+                hint: missing_program(server, lang),
+            }
+        })
+        .collect();
+    ServerList {
+        config_path: body["config_path"].as_str().map(str::to_string),
+        config_valid: body["config_valid"].as_bool().unwrap_or(true),
+        servers,
+        fingerprint,
+    }
+}
+
+/// What the page says after a server was saved: added or saved, and whether the built-in
+/// demo server stepped aside for it.
+pub fn saved_message(name: &str, created: bool, was_demo_only: bool, lang: Lang) -> String {
+    let says = lang.says();
+    let template = match (created, was_demo_only) {
+        (true, true) => says.server_added_demo_aside,
+        (true, false) => says.server_added,
+        (false, _) => says.server_saved,
+    };
+    fill(template, &[("server", name)])
+}
+
+/// One server's definition, revealed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Revealed {
+    pub name: String,
+    pub definition: Value,
 }
 
 /// One server's definition from a `GET /servers?reveal=NAME` body.
-pub fn revealed(body: &Value, name: &str) -> Value {
+pub fn revealed(body: &Value, name: &str) -> Revealed {
     let list = body["servers"].as_array().into_iter().flatten();
     let found = list.into_iter().find(|s| s["name"] == name);
     let definition = found.map_or(Value::Null, |s| s["definition"].clone());
-    json!({ "name": name, "definition": definition })
+    Revealed {
+        name: name.to_string(),
+        definition,
+    }
 }
 
 #[cfg(test)]
@@ -170,7 +353,7 @@ mod tests {
         let ok = [
             r#"{"command": "uvx", "args": ["mcp-server-time"]}"#,
             r#"{"command": "npx", "args": ["-y", "pkg"], "env": {"KEY": "***"}}"#,
-            r#"{"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}"#,
+            r#"{"url": "https://mcp.example.org/mcp", "headers": {"Authorization": "Bearer x"}}"#,
             r#"{"type": "sse", "url": "http://127.0.0.1:9/sse"}"#,
             r#"{"type": "stdio", "command": "x", "enabled": false}"#,
         ];
@@ -193,8 +376,46 @@ mod tests {
             (r#"{"type": "ws", "url": "ws://x"}"#, "definition.type"),
             (r#"{"type": "http", "url": "ftp://x"}"#, "definition.url"),
             (r#"{"type": "http"}"#, "definition.url"),
+            // A misspelt key is named as itself, not as the key it lacks.
+            (r#"{"comand": "uvx"}"#, "definition.comand"),
+            // A template's example left in place.
+            (r#"{"command": "/path/to/server"}"#, "definition.command"),
+            (
+                r#"{"url": "https://example.com/mcp", "headers": {}}"#,
+                "definition.url",
+            ),
+            (
+                r#"{"url": "https://a.org/mcp", "headers": {"Authorization": "Bearer YOUR_TOKEN"}}"#,
+                "definition.headers.Authorization",
+            ),
+            (
+                r#"{"command": "x", "args": ["/path/to/server/a"]}"#,
+                "definition.args[0]",
+            ),
         ] {
             assert_eq!(field_of(text), field, "{text}");
+        }
+        let e = check_definition(r#"{"comand": "uvx"}"#).unwrap_err();
+        assert_eq!(
+            e.say(EN),
+            "definition.comand: 'comand' is not a key of a server definition; did you mean `command`?"
+        );
+        let e = check_definition(r#"{"command": "/path/to/server"}"#).unwrap_err();
+        assert!(
+            e.say(EN).contains("replace it with your own"),
+            "{}",
+            e.say(EN)
+        );
+        // Every template is refused as it comes only where it holds an example.
+        for (kind, refused) in [
+            ("npx", false),
+            ("uvx", false),
+            ("local", true),
+            ("remote", true),
+        ] {
+            let t = template(kind, false, EN).unwrap();
+            let checked = check_definition(&t.definition.to_string());
+            assert_eq!(checked.is_err(), refused, "{kind}: {checked:?}");
         }
         let e = check_definition(r#"{"command": "x", "args": "y"}"#).unwrap_err();
         assert_eq!(e.say(EN), "definition.args: must be an array");
@@ -280,25 +501,82 @@ mod tests {
     }
 
     #[test]
+    fn the_first_server_of_ones_own_sets_the_demo_aside_and_says_so() {
+        let demo = json!({"servers": [{"name": "demo", "definition": null, "status": "running"}]});
+        let mine = json!({"servers": [{"name": "demo", "definition": null},
+            {"name": "time", "definition": {"command": "uvx"}}]});
+        assert!(demo_only(&demo));
+        assert!(!demo_only(&mine));
+        assert!(
+            template("uvx", true, EN)
+                .unwrap()
+                .notice
+                .unwrap()
+                .contains("demo server steps aside")
+        );
+        assert_eq!(template("uvx", false, EN).unwrap().notice, None);
+        assert!(template("docker", false, EN).is_none());
+        assert!(saved_message("time", true, true, EN).contains("demo server steps aside"));
+        assert_eq!(saved_message("time", true, false, EN), "Added time.");
+        assert_eq!(
+            saved_message("time", false, true, EN),
+            "Saved time; it restarts with the change."
+        );
+    }
+
+    #[test]
+    fn a_missing_program_is_named_with_how_to_install_it() {
+        let server = |command: &str, error: &str| json!({"definition": {"command": command}, "last_error": error, "stderr": ""});
+        let uvx = server(
+            "uvx",
+            "failed to start `uvx`: No such file or directory (os error 2)",
+        );
+        let said = missing_program(&uvx, EN).unwrap();
+        assert!(
+            said.starts_with("`uvx` is not installed on this computer."),
+            "{said}"
+        );
+        assert!(said.contains("docs.astral.sh/uv"), "{said}");
+        let npx = server("/usr/bin/npx", "program not found");
+        assert!(missing_program(&npx, EN).unwrap().contains("nodejs.org"));
+        let other = server("my-tool", "No such file or directory");
+        assert!(
+            missing_program(&other, Lang::Zh)
+                .unwrap()
+                .contains("完整路径")
+        );
+        // A program that ran and failed is not a missing one.
+        assert_eq!(missing_program(&server("uvx", "exit status 1"), EN), None);
+        let listed = json!(list_view(&json!({"servers": [uvx]}), EN));
+        assert!(
+            listed["servers"][0]["hint"]
+                .as_str()
+                .unwrap()
+                .contains("uv")
+        );
+        assert_eq!(listed["servers"][0]["toolCountText"], "0 tools");
+    }
+
+    #[test]
     fn the_list_says_each_status_and_changes_its_fingerprint_with_the_tools() {
         let body = json!({"success": true, "servers": [
             {"name": "time", "status": "running", "tool_count": 2},
             {"name": "off", "status": "disabled", "tool_count": 0}]});
-        let v = list_view(&body, EN);
+        let v = json!(list_view(&body, EN));
         assert_eq!(v["servers"][0]["statusText"], "running");
         assert_eq!(v["servers"][1]["statusText"], "turned off");
         assert_eq!(
-            list_view(&body, Lang::Zh)["servers"][1]["statusText"],
+            json!(list_view(&body, Lang::Zh))["servers"][1]["statusText"],
             "已关闭"
         );
         let mut fewer = body.clone();
         fewer["servers"][0]["tool_count"] = json!(1);
-        assert_ne!(list_view(&fewer, EN)["fingerprint"], v["fingerprint"]);
-        assert_eq!(list_view(&body, EN)["fingerprint"], v["fingerprint"]);
+        assert_ne!(list_view(&fewer, EN).fingerprint, v["fingerprint"]);
+        assert_eq!(list_view(&body, EN).fingerprint, v["fingerprint"]);
         let shown = revealed(
             &json!({"servers": [{"name": "a", "definition": {"env": {"K": "v"}}}]}),
             "a",
         );
-        assert_eq!(shown["definition"]["env"]["K"], "v");
+        assert_eq!(shown.definition["env"]["K"], "v");
     }
 }

@@ -4,7 +4,7 @@
 //! never disagree; an authenticated route decides, not `/health` alone.
 
 use crate::domain::bridge_api;
-use crate::domain::i18n::{Lang, fill};
+use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
 use mcp_bridge_protocol::health;
 use serde_json::{Value, json};
 
@@ -137,8 +137,8 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> V
             says.status_connected,
             &[
                 ("version", version),
-                ("servers", &servers.to_string()),
-                ("tools", &tools.to_string()),
+                ("servers", &count_servers(lang, *servers as u64)),
+                ("tools", &count_tools(lang, *tools)),
             ],
         ),
     };

@@ -11,13 +11,23 @@ use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
+use crate::domain::options_views::answers::{
+    Cleared, Download, Health, ServerChecked, SiteChecked, SiteRemoved, SiteRow, SiteRows,
+    SiteSaved, SitesImported, UnmaskedSet,
+};
 use crate::domain::options_views::{self as views, Lang, Problem, Reply};
 use crate::domain::report::text::Address;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
+use serde::Serialize;
 use serde_json::{Value, json};
 use std::rc::Rc;
+
+/// A typed answer as the JSON the page reads.
+fn data<T: Serialize>(answer: T) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
+}
 
 /// The options page's backend in one worker.
 pub struct OptionsBackend<H: Host> {
@@ -65,11 +75,10 @@ impl<H: Host> OptionsBackend<H> {
         self.store.settings().await.map_err(storage_problem)
     }
 
-    /// The stored address and token, refusing to call the bridge without a token.
+    /// The stored address and token, checked before the bridge is called.
     async fn connection(&self) -> Result<(String, String), Problem> {
         let s = self.load_settings().await?;
-        let base = views::check_connection_input(self.lang(), &s.bridge_url, &s.token)?;
-        Ok((base, s.token))
+        views::check_connection_input(self.lang(), &s.bridge_url, &s.token)
     }
 
     pub async fn handle(&self, req: PageRequest) -> Response {
@@ -79,17 +88,20 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::GetSettings => self
                 .load_settings()
                 .await
-                .map(|s| views::settings_answer(&s, self.lang())),
+                .map(|s| data(views::settings_answer(&s, self.lang()))),
             PageRequest::SaveSettings { settings } => self.save_settings(settings).await,
             PageRequest::TestConnection { bridge_url, token } => {
                 self.test_connection(&bridge_url, &token).await
+            }
+            PageRequest::SaveConnection { bridge_url, token } => {
+                self.save_connection(&bridge_url, &token).await
             }
             PageRequest::ResetHistory {
                 server_name,
                 tool_name,
             } => self.reset_history(server_name, tool_name).await,
             PageRequest::GetHistory => self.history().await,
-            PageRequest::GetTools => self.tools().await,
+            PageRequest::GetTools => self.tools().await.map(data),
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
             PageRequest::SetToolUnmasked { key, unmasked } => {
                 self.set_unmasked(key, unmasked).await
@@ -98,9 +110,13 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::ExportErrorLog { filter } => self.export_log(&filter).await,
             PageRequest::ClearErrorLog => self.clear_log().await,
             PageRequest::CheckCustomSite { json } => {
-                self.check_site(&json).await.map(|(cfg, replaces)| {
-                    let origins = custom_sites::origins(&cfg);
-                    json!({ "site": cfg, "origins": origins, "replaces": replaces })
+                self.check_site(&json).await.map(|(site, replaces)| {
+                    let origins = custom_sites::origins(&site);
+                    data(SiteChecked {
+                        site,
+                        origins,
+                        replaces,
+                    })
                 })
             }
             PageRequest::SaveCustomSite { json } => self.save_site(&json).await,
@@ -109,9 +125,9 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::EnableSite { url } => self.enable_site(&url).await,
             PageRequest::ExportCustomSites => {
                 let sites = self.store.custom_sites().await;
-                Ok(json!({
-                    "filename": "mcp-bridge-sites.json",
-                    "json": custom_sites::export(&sites),
+                Ok(data(Download {
+                    filename: "mcp-bridge-sites.json".into(),
+                    json: custom_sites::export(&sites),
                 }))
             }
             PageRequest::ImportCustomSites { json, check } => self.import_sites(&json, check).await,
@@ -127,6 +143,7 @@ impl<H: Host> OptionsBackend<H> {
                     .map_err(storage_problem)
             }
             PageRequest::CheckServer { name, json } => self.check_server(&name, &json),
+            PageRequest::ServerTemplate { kind } => self.server_template(&kind).await,
             r @ (PageRequest::ListServers
             | PageRequest::RevealServer { .. }
             | PageRequest::SaveServer { .. }
@@ -157,8 +174,8 @@ impl<H: Host> OptionsBackend<H> {
             Err(p) if p.kind == "not-running" => {
                 let health = Reply::from_client(client.health().await, self.lang());
                 match (views::health_verdict(lang, base, &health), &reply) {
-                    (Ok(version), Reply::Unreachable(why)) => {
-                        Err(views::hidden_refusal(lang, base, &version, why))
+                    (Ok(version), Reply::Unreachable(_)) => {
+                        Err(views::hidden_refusal(lang, base, &version))
                     }
                     _ => Err(p),
                 }
@@ -172,7 +189,7 @@ impl<H: Host> OptionsBackend<H> {
         let base = s.base_url().to_string();
         let reply = Reply::from_client(self.client(&base, "").health().await, self.lang());
         let version = views::health_verdict(self.lang(), &base, &reply)?;
-        Ok(json!({ "url": base, "version": version }))
+        Ok(data(Health { url: base, version }))
     }
 
     /// The connection's status for the options header and the popup, pairing through the
@@ -183,17 +200,38 @@ impl<H: Host> OptionsBackend<H> {
             url: settings.base_url(),
         }
         .host();
-        crate::domain::status::view(self.lang(), &status, address, &note)
+        let mut view = crate::domain::status::view(self.lang(), &status, address, &note);
+        // Said on the options page itself: where to put the token is the field below.
+        if let Some(detail) = views::header_detail(self.lang(), &status, &note, settings.base_url())
+        {
+            view["detail"] = json!(detail);
+        }
+        view
     }
 
-    async fn set_policy(&self, key: String, policy: ToolPolicy) -> Result<Value, Problem> {
+    /// Sets (or, with `None`, clears) one tool's policy and answers the tool's row as it is
+    /// now, read again from the bridge, so the page redraws it in place.
+    async fn set_policy(&self, key: String, policy: Option<ToolPolicy>) -> Result<Value, Problem> {
+        let lang = self.lang();
         let current = self.load_settings().await?;
-        let updated = views::set_policy(&current, &key, policy, self.lang())?;
+        let updated = views::set_policy(&current, &key, policy, lang)?;
         self.store
             .save_settings(&updated)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "key": key, "policy": policy }))
+        let (server, name) = key.split_once(':').unwrap_or_default();
+        let (base, token) = self.connection().await?;
+        let client = self.client(&base, &token);
+        let answer = client.service_tools_raw(server).await;
+        let reply = Reply::from_raw(answer.status, &answer.body, lang);
+        let tool = views::authed_verdict(lang, &base, &reply)
+            .ok()
+            .and_then(|body| {
+                let tools = crate::domain::bridge_api::tools(&body)?;
+                let tool = tools.into_iter().find(|t| t.name == name)?;
+                Some(views::tool_view(server, &tool, &updated, lang))
+            });
+        Ok(json!({ "key": key, "tool": tool }))
     }
 
     async fn set_unmasked(&self, key: String, unmasked: bool) -> Result<Value, Problem> {
@@ -203,7 +241,7 @@ impl<H: Host> OptionsBackend<H> {
             .save_settings(&updated)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "key": key, "unmasked": unmasked }))
+        Ok(data(UnmaskedSet { key, unmasked }))
     }
 
     async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {
@@ -213,19 +251,30 @@ impl<H: Host> OptionsBackend<H> {
             .save_settings(&merged)
             .await
             .map_err(storage_problem)?;
-        Ok(json!(merged))
+        Ok(data(merged))
     }
 
     async fn test_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
         let lang = self.lang();
-        let base = views::check_connection_input(lang, bridge_url, token)?;
-        let client = self.client(&base, token);
+        let (base, token) = views::check_connection_input(lang, bridge_url, token)?;
+        let client = self.client(&base, &token);
         let health = Reply::from_client(client.health().await, self.lang());
         let version = views::health_verdict(lang, &base, &health)?;
         let services = Reply::from_client(client.services().await, self.lang());
         let body = self.authed(&base, &client, services).await?;
         let services = views::services(&body, self.lang())?;
-        Ok(views::connection_report(&version, &base, services))
+        Ok(data(views::connection_report(
+            lang, &version, &base, services,
+        )))
+    }
+
+    /// Tests first, then saves: a failed test still saves, and the answer says what it found.
+    async fn save_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
+        let test = self.test_connection(bridge_url, token).await;
+        let submitted = json!({ "bridgeUrl": bridge_url, "token": token });
+        let settings = self.save_settings(submitted).await?;
+        let test = test.map(|t| t["summary"].as_str().unwrap_or_default().to_string());
+        Ok(data(views::saved_connection(self.lang(), settings, test)))
     }
 
     async fn history(&self) -> Result<Value, Problem> {
@@ -233,7 +282,7 @@ impl<H: Host> OptionsBackend<H> {
         let client = self.client(&base, &token);
         let reply = Reply::from_client(client.history().await, self.lang());
         let body = self.authed(&base, &client, reply).await?;
-        Ok(views::history_view(&body))
+        Ok(data(views::history_view(&body)))
     }
 
     async fn reset_history(
@@ -254,14 +303,12 @@ impl<H: Host> OptionsBackend<H> {
         // Show the counters as they are now, so the page never shows a stale refusal.
         let after = Reply::from_client(client.history().await, self.lang());
         let after = views::authed_verdict(self.lang(), &base, &after)
-            .map(|b| views::history_view(&b))
-            .unwrap_or(Value::Null);
-        let mut out = views::reset_view(&done, self.lang());
-        out["history"] = after;
-        Ok(out)
+            .ok()
+            .map(|b| views::history_view(&b));
+        Ok(data(views::reset_view(&done, self.lang(), after)))
     }
 
-    async fn tools(&self) -> Result<Value, Problem> {
+    async fn tools(&self) -> Result<views::ToolsAnswer, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
         let settings = self.load_settings().await?;
@@ -275,21 +322,22 @@ impl<H: Host> OptionsBackend<H> {
             let verdict = views::authed_verdict(self.lang(), &base, &reply);
             out.push(views::service_tools(svc, verdict, &settings, self.lang()));
         }
-        Ok(json!({ "services": out }))
+        Ok(views::ToolsAnswer { services: out })
     }
 
     async fn error_log(&self, filter: &Filter) -> Result<Value, Problem> {
         ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
-        Ok(json!(
-            self.store.error_log().await.view(filter, self.lang())
-        ))
+        Ok(data(self.store.error_log().await.view(filter, self.lang())))
     }
 
     async fn export_log(&self, filter: &Filter) -> Result<Value, Problem> {
         ErrorLog::check_filter(filter).map_err(|e| Problem::invalid(e, self.lang()))?;
         let log = self.store.error_log().await;
         let (filename, text) = log.export(filter, self.host.now_ms());
-        Ok(json!({ "filename": filename, "json": text }))
+        Ok(data(Download {
+            filename,
+            json: text,
+        }))
     }
 
     async fn clear_log(&self) -> Result<Value, Problem> {
@@ -300,7 +348,7 @@ impl<H: Host> OptionsBackend<H> {
             .save_error_log(&log)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "cleared": cleared }))
+        Ok(data(Cleared { cleared }))
     }
 
     async fn check_site(&self, json_text: &str) -> Result<(SiteConfig, bool), Problem> {
@@ -321,7 +369,12 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "site": cfg, "replaced": replaces, "origins": origins }))
+        Ok(data(SiteSaved {
+            site: cfg,
+            origins,
+            replaced: replaces,
+            already: false,
+        }))
     }
 
     /// Registers a checked site's content script once its origins are granted; an override
@@ -362,7 +415,12 @@ impl<H: Host> OptionsBackend<H> {
             && let Some(cfg) = self.store.site_for_host(&host).await
         {
             let origins = custom_sites::origins(&cfg);
-            return Ok(json!({ "site": cfg, "origins": origins, "already": true }));
+            return Ok(data(SiteSaved {
+                site: cfg,
+                origins,
+                replaced: false,
+                already: true,
+            }));
         }
         let Some(cfg) = custom_sites::for_address(url) else {
             let message = fill(self.lang().says().site_no_address, &[("url", url)]);
@@ -381,7 +439,12 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "site": cfg, "origins": origins, "already": false }))
+        Ok(data(SiteSaved {
+            site: cfg,
+            origins,
+            replaced: false,
+            already: false,
+        }))
     }
 
     /// An exported file of custom sites: checked as a whole (`check`: answers the sites and
@@ -396,9 +459,12 @@ impl<H: Host> OptionsBackend<H> {
             .filter(|c| !custom_sites::is_override(c, &builtin))
             .flat_map(custom_sites::origins)
             .collect();
-        let ids: Vec<&str> = found.iter().map(|c| c.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|c| c.id.clone()).collect();
         if check {
-            return Ok(json!({ "sites": ids, "origins": origins }));
+            return Ok(data(SitesImported {
+                sites: ids,
+                origins,
+            }));
         }
         if !self.host.origins_granted(&origins).await {
             let origins = origins.join(", ");
@@ -418,7 +484,10 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "sites": ids, "origins": origins }))
+        Ok(data(SitesImported {
+            sites: ids,
+            origins,
+        }))
     }
 
     async fn subscribe(&self, url: &str) -> Result<Value, Problem> {
@@ -460,7 +529,10 @@ impl<H: Host> OptionsBackend<H> {
             .save_custom_sites(&sites)
             .await
             .map_err(storage_problem)?;
-        Ok(json!({ "removed": id, "origins": origins }))
+        Ok(data(SiteRemoved {
+            removed: id.to_string(),
+            origins,
+        }))
     }
 
     async fn list_sites(&self) -> Result<Value, Problem> {
@@ -475,30 +547,44 @@ impl<H: Host> OptionsBackend<H> {
             .chain(custom.0.into_iter().map(|c| (c, false)));
         for (cfg, builtin) in all {
             let s = settings.site(&cfg.id);
-            let json = if builtin {
-                Value::Null
-            } else {
-                Value::String(serde_json::to_string_pretty(&cfg).unwrap_or_default())
-            };
-            rows.push(json!({
-                "id": cfg.id,
-                "name": cfg.name,
-                "hosts": cfg.hosts,
-                "builtin": builtin,
-                "overrides": !builtin && overridden.contains(&cfg.id),
-                "enabled": !s.disabled,
-                "autoInsert": s.auto_insert_instructions,
-                "json": json,
-            }));
+            let json = (!builtin).then(|| serde_json::to_string_pretty(&cfg).unwrap_or_default());
+            rows.push(SiteRow {
+                overrides: !builtin && overridden.contains(&cfg.id),
+                id: cfg.id,
+                name: cfg.name,
+                hosts: cfg.hosts,
+                builtin,
+                enabled: !s.disabled,
+                auto_insert: s.auto_insert_instructions,
+                json,
+            });
         }
-        Ok(json!({ "sites": rows }))
+        Ok(data(SiteRows { sites: rows }))
     }
 
     fn check_server(&self, name: &str, text: &str) -> Result<Value, Problem> {
         servers::check_name(name)
             .and_then(|()| servers::check_definition(text))
-            .map(|definition| json!({ "name": name, "definition": definition }))
+            .map(|definition| {
+                data(ServerChecked {
+                    name: name.to_string(),
+                    definition,
+                })
+            })
             .map_err(|e| Problem::invalid(e, self.lang()))
+    }
+
+    /// A template for the editor, saying whether saving it sets the demo server aside (the
+    /// list cannot be read: nothing is said about the demo).
+    async fn server_template(&self, kind: &str) -> Result<Value, Problem> {
+        let lang = self.lang();
+        let demo_only = match self.servers(PageRequest::ListServers).await {
+            Ok(list) => servers::demo_only(&list),
+            Err(_) => false,
+        };
+        servers::template(kind, demo_only, lang)
+            .map(data)
+            .ok_or_else(|| problem("invalid", Some("kind"), kind.to_string()))
     }
 
     /// The requests about the bridge's MCP servers: each is one route of the bridge, whose
@@ -506,7 +592,7 @@ impl<H: Host> OptionsBackend<H> {
     async fn servers(&self, req: PageRequest) -> Result<Value, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
-        let (mut list, mut reveal) = (false, false);
+        let (mut list, mut reveal, mut saving_first) = (false, false, false);
         let call = match &req {
             PageRequest::ListServers => {
                 list = true;
@@ -518,6 +604,12 @@ impl<H: Host> OptionsBackend<H> {
             }
             PageRequest::SaveServer { name, json } => {
                 let entry = self.check_server(name, json)?["definition"].take();
+                // Whether the demo server is the only one, for the message after the save.
+                let before = client.manage(ServerCall::List { reveal: None }).await;
+                saving_first = before.is_ok_and(|r| {
+                    let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
+                    r.status == 200 && servers::demo_only(&body)
+                });
                 ServerCall::Put { name, entry }
             }
             PageRequest::RestartServer { name } => ServerCall::Restart { name },
@@ -543,9 +635,14 @@ impl<H: Host> OptionsBackend<H> {
         }
         let body = self.authed(&base, &client, reply).await?;
         Ok(if list {
-            servers::list_view(&body, lang)
+            data(servers::list_view(&body, lang))
         } else if reveal {
-            servers::revealed(&body, name)
+            data(servers::revealed(&body, name))
+        } else if matches!(req, PageRequest::SaveServer { .. }) {
+            let created = body["created"].as_bool().unwrap_or(false);
+            let mut body = body;
+            body["message"] = json!(servers::saved_message(name, created, saving_first, lang));
+            body
         } else {
             body
         })

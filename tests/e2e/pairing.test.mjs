@@ -124,7 +124,9 @@ for (const name of BROWSERS) {
       const h = await header(b);
       assert.equal(h.status, 'not-running', JSON.stringify(h));
       assert.match(h.detail, /mcp-bridge install/);
-      assert.match(h.detail, /Options/);
+      // On the options page itself: the field below, and the command for this address's port.
+      assert.match(h.detail, /Token field/);
+      assert.ok(h.detail.includes(`mcp-bridge --port ${new URL(env.url).port}`), h.detail);
       const p = await popup(b);
       assert.equal(p.status, 'not-running');
       assert.match(p.detail, /mcp-bridge install/);
@@ -160,7 +162,7 @@ for (const name of BROWSERS) {
       const said = await waitFor(() => b.session.exec(
         `const e = document.getElementById('connection-result');
          return e.dataset.state === 'warn' && e.textContent;`), { timeoutMs: 20000, what: 'the save to say what it found' });
-      assert.match(said, /^Saved, but the connection does not work yet: .*401/);
+      assert.match(said, /^Saved, but the connection does not work yet: The bridge refused this token/);
       await configure(b, { token: bridge.token });
       h = await header(b);
       assert.equal(h.status, 'connected', JSON.stringify(h));

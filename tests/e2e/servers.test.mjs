@@ -110,7 +110,19 @@ for (const name of BROWSERS) {
     test('a definition is checked as it is typed, naming the field', async () => {
       await setValue(session, 'server-template', 'local');
       await click(session, '#add-server');
+      // The template's example path is refused until it is replaced.
+      const example = await session.waitForScript(
+        `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && r.textContent`);
+      assert.match(example, /\(definition\.command\): '\/path\/to\/server' is the template's example; replace it with your own/, example);
+      // A config that lists servers already: nothing is said about the demo server.
+      assert.equal(await session.exec(`return document.getElementById('editor-notice').hidden`), true);
       await setValue(session, 'server-name', 'time');
+      // A misspelt key is named, with the key it reads as.
+      await setValue(session, 'server-json', '{"comand": "uvx", "args": ["mcp-server-time"]}');
+      const misspelt = await session.waitForScript(
+        `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /comand/.test(r.textContent) && r.textContent`);
+      assert.match(misspelt, /'comand' is not a key of a server definition; did you mean command\?/, misspelt);
+      assert.equal(await session.exec(`return document.querySelector('#editor-result code').textContent`), 'command');
       await setValue(session, 'server-json', '{"command": "x", "args": "--local-timezone"}');
       const msg = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /definition\\.args/.test(r.textContent) && r.textContent`);
@@ -237,3 +249,52 @@ for (const name of BROWSERS) {
     });
   });
 }
+
+// The first server of one's own, on a bridge that runs only its built-in demo server (no
+// config file): the editor says the demo steps aside, the save says it happened, and a
+// program that is not on this computer is named with how to install it. Chromium only.
+describe('the first server of one\'s own, in chromium', () => {
+  let bridge;
+  let browser;
+  let session;
+
+  before(async () => {
+    bridge = await startBridge();
+    bridgeUrl = bridge.url;
+    browser = await launch('chromium');
+    session = browser.session;
+    await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
+    await session.navigate(`${browser.extensionBase}options/options.html`);
+    await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await bridge?.stop();
+  });
+
+  test('the demo steps aside, saying so, and a missing uvx is named with how to get it', async () => {
+    await session.waitForScript(`return document.querySelector('${row('demo')}[data-status="running"]')`,
+      { timeoutMs: 30000, what: 'the demo server' });
+    await setValue(session, 'server-template', 'uvx');
+    await click(session, '#add-server');
+    const notice = await session.waitForScript(
+      `const n = document.getElementById('editor-notice'); return !n.hidden && n.textContent`);
+    assert.equal(notice, 'This is your first server: once it is saved, the built-in demo server steps aside and its tools leave the list.');
+    // A uvx that is not on this computer (a path where there is none).
+    const missing = path.join(os.tmpdir(), `no-such-dir-${process.pid}`, 'uvx');
+    await setValue(session, 'server-json', JSON.stringify({ command: missing, args: ['mcp-server-time'] }));
+    await session.waitForScript(`return document.getElementById('editor-result').dataset.state === 'ok'`);
+    await click(session, '#save-server');
+    const said = await session.waitForScript(
+      `const r = document.getElementById('servers-result'); return /Added/.test(r.textContent) && r.textContent`);
+    assert.equal(said, 'Added time. The built-in demo server steps aside now that the config lists a server of your own.');
+    const hint = await textOf(session, `${row('time')} .server-hint`, { timeoutMs: 40000 });
+    assert.equal(hint, `${missing} is not installed on this computer. Install uv, which provides uvx: https://docs.astral.sh/uv/getting-started/installation/`);
+    // One message per action, and not a green one beside the row's red failure.
+    await session.waitForScript(`return !document.getElementById('servers-result').dataset.state`,
+      { what: 'the added message to stop reading as a success' });
+    assert.equal(await session.exec(`return document.getElementById('servers-result').textContent`), said);
+    assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'demo'), 'the demo server stepped aside');
+  });
+});

@@ -27,6 +27,12 @@ pub enum PageRequest {
         bridge_url: String,
         token: String,
     },
+    /// Test an address and token, then save them either way (the bridge may simply not run
+    /// yet), saying what the test found; a value that does not validate saves nothing.
+    SaveConnection {
+        bridge_url: String,
+        token: String,
+    },
     /// `POST /reset-history`: all counters, or one `server:tool`.
     ResetHistory {
         #[serde(default)]
@@ -38,10 +44,12 @@ pub enum PageRequest {
     GetHistory,
     /// Services and their tools with parameters, plus each tool's policy.
     GetTools,
-    /// `key` is `server:tool`.
+    /// `key` is `server:tool`; no `policy` (null) returns the tool to its own default.
+    /// Answered with the tool's row as it is now.
     SetToolPolicy {
         key: String,
-        policy: ToolPolicy,
+        #[serde(default)]
+        policy: Option<ToolPolicy>,
     },
     /// Let the results of `key` (`server:tool`) through unmasked, or mask them again.
     SetToolUnmasked {
@@ -104,6 +112,11 @@ pub enum PageRequest {
     /// One server's definition with its secrets unmasked (`GET /servers?reveal=NAME`).
     RevealServer {
         name: String,
+    },
+    /// The editor's start for a new server of `kind` (`npx`, `uvx`, `local`, `remote`), with
+    /// what saving it will do to the built-in demo server.
+    ServerTemplate {
+        kind: String,
     },
     /// Check a name and an `mcpServers` entry (JSON text) without sending them.
     CheckServer {
