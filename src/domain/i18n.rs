@@ -210,8 +210,14 @@ catalog! {
     page_last,
     page_progress,
     // -- the instructions that teach the AI its tools --
-    /// Up to the list of services; it holds two example calls.
+    /// The call format and its rules; it holds one example call.
     instructions_intro,
+    /// Two-step discovery, before the list of services: the `list_tools_in_service` call.
+    instructions_discover,
+    /// Before the services listed with their tools (required parameters in parentheses).
+    instructions_listed,
+    /// A service whose tools cannot be listed now (not running).
+    instructions_tools_unknown,
     instructions_no_services,
     instructions_others,
     /// A service's own instructions: `{service}`, `{text}`.

@@ -868,10 +868,12 @@ impl<H: Host> ChatLoop<H> {
     /// sending. When the bridge cannot be asked, the float says why instead.
     async fn insert_instructions(&self, tab: i32, settings: &Settings) -> Result<(), String> {
         let lang = self.lang(settings);
-        match self.client(settings).services().await {
+        let client = self.client(settings);
+        match client.services().await {
             Ok(body) => {
                 let services = crate::domain::bridge_api::services(&body)?;
-                let text = crate::domain::instructions::build(&services, lang);
+                let tools = self.tool_lists(&client, &services, settings).await;
+                let text = crate::domain::instructions::build(&services, &tools, lang);
                 let typed = self.command(tab, &Command::TypeText { text }).await;
                 if typed.ok {
                     Ok(())
@@ -889,6 +891,31 @@ impl<H: Host> ChatLoop<H> {
                 Ok(())
             }
         }
+    }
+
+    /// Each service's tools the AI may call (denied ones left out), in the services' order;
+    /// `None` for a service whose list cannot be read (not running).
+    async fn tool_lists(
+        &self,
+        client: &BridgeClient<'_, H>,
+        services: &[bridge_api::Service],
+        settings: &Settings,
+    ) -> Vec<Option<Vec<bridge_api::Tool>>> {
+        let mut out = Vec::with_capacity(services.len());
+        for s in services {
+            let answer = client.service_tools_raw(&s.name).await;
+            let tools = crate::domain::outcome::json_body(&answer.body)
+                .filter(|_| (200..300).contains(&answer.status))
+                .and_then(|b| bridge_api::tools(&b))
+                .map(|mut tools| {
+                    tools.retain(|t| {
+                        settings.policy_for(Some(&s.name), &t.name) != ToolPolicy::Deny
+                    });
+                    tools
+                });
+            out.push(tools);
+        }
+        out
     }
 
     async fn user_action(self: &Rc<Self>, tab: i32, action: UserAction) -> Response {
