@@ -640,6 +640,13 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
 .refused{color:#dc2626}
 .refused:empty{display:none}
+.menu{padding:4px 10px 8px;flex:none;max-height:50vh;overflow:auto}
+.menu select,.menu input{width:100%;box-sizing:border-box;font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;min-height:24px}
+.menu .row{padding:4px 0 0}
+.desc{margin-top:4px;opacity:.85}
+.link,.notice{display:flex;align-items:center;gap:6px;margin-top:4px;white-space:normal}
+.link span{flex:1;overflow:hidden;text-overflow:ellipsis}
+.notice{font-weight:600}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:28px;height:28px;min-height:0;padding:0;border-radius:50%;
  border:5px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -652,7 +659,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const wrap = el('div');
     root.append(wrap);
     document.documentElement.append(host);
-    return { host, root, wrap, minimized: false, pos: null, manual: false, elapsedTimer: 0, urls: [], attached: null };
+    return { host, root, wrap, minimized: false, pos: null, manual: false, menu: null, elapsedTimer: 0, urls: [], attached: null };
   }
 
   function drag(handle, box) {
@@ -796,6 +803,72 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     return box;
   }
 
+  // ---- the Prompts menu: what the servers offer (the core lists it and puts the chosen one
+  // into the chat input); the form keeps what the user typed across redraws ----------------
+
+  const useItem = (item, values) => send({ type: TAB.USER_ACTION, action: { action: ACTION.USE_ITEM, ...item, values } });
+
+  async function openMenu() {
+    float.menu = float.menu ? null : { items: null, pick: null, values: {}, error: '' };
+    render(floatState);
+    if (!float.menu) return;
+    const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.MENU } });
+    if (!float.menu) return;
+    float.menu.items = reply?.type === RESPONSE.MENU ? reply.menu.items : [];
+    float.menu.error = reply?.type === RESPONSE.ERROR ? reply.message : '';
+    render(floatState);
+  }
+
+  /** The server's suggestions for a field, as the input's datalist. */
+  async function suggest(it, f, input, list) {
+    if (it.kind === 'resource') return;
+    const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.COMPLETE, server: it.server,
+      kind: it.kind, name: it.name, argument: f.name, value: input.value, context: float.menu?.values || {} } });
+    if (reply?.type === RESPONSE.COMPLETIONS) list.replaceChildren(...reply.values.map((v) => el('option', { value: v })));
+  }
+
+  function menuSection(m) {
+    const box = el('div', { class: 'menu' }, el('div', { class: 'refused' }, m.error));
+    if (!m.items) {
+      box.append(el('div', {}, T('floatMenuLoading', 'Loading…')));
+      return box;
+    }
+    if (!m.items.length && !m.error) box.append(el('div', {}, T('floatMenuEmpty', 'Your MCP servers offer no prompts or resources.')));
+    if (!m.items.length) return box;
+    const select = el('select', { 'aria-label': T('floatPrompts', 'Prompts') }, el('option', { value: '' }, T('floatMenuChoose', 'Choose a prompt or a resource')),
+      ...m.items.map((it, i) => el('option', { value: String(i) }, `${it.label} · ${it.server}`)));
+    select.value = m.pick == null ? '' : String(m.pick);
+    select.addEventListener('change', () => { m.pick = select.value === '' ? null : Number(select.value); m.values = {}; m.error = ''; render(floatState); });
+    box.prepend(select);
+    const it = m.items[m.pick];
+    if (!it) return box;
+    if (it.description) box.append(el('div', { class: 'desc' }, it.description));
+    const form = el('form', { class: 'fields' });
+    for (const f of it.fields) {
+      const id = `mcpm-${f.name}`;
+      const list = el('datalist', { id: `${id}-list` });
+      const input = el('input', { id, type: 'text', list: list.id });
+      input.value = m.values[f.name] ?? '';
+      if (f.description) input.title = f.description;
+      input.addEventListener('input', () => { m.values[f.name] = input.value; suggest(it, f, input, list); });
+      input.addEventListener('focus', () => suggest(it, f, input, list), { once: true });
+      form.append(el('div', { class: 'field', 'data-field': f.name }, el('label', { for: id }, f.name, f.required ? ' *' : ''), input, list));
+    }
+    const go = async () => {
+      const reply = await useItem({ server: it.server, kind: it.kind, name: it.name }, m.values);
+      if (reply?.type === RESPONSE.ERROR) m.error = reply.message; else float.menu = null;
+      render(floatState);
+    };
+    box.append(form, el('div', { class: 'row' }, el('button', { type: 'button', 'data-action': 'floatMenuUse', onclick: go },
+      it.kind === 'prompt' ? T('floatMenuUse', 'Put into the chat') : T('floatMenuAttach', 'Attach'))));
+    return box;
+  }
+
+  // A result's resource links, each attached the way the menu's resources are.
+  const linksSection = (links) => el('div', { class: 'links' }, ...links.map((l) => el('div', { class: 'link' }, el('span', {}, l.label),
+    el('button', { type: 'button', 'data-action': 'floatAttachLink', onclick: () => useItem({ server: l.server, kind: 'resource', name: l.uri }) },
+      T('floatMenuAttach', 'Attach')))));
+
   function render(state) {
     if (state !== floatState && float) float.attached = null;
     floatState = state;
@@ -835,6 +908,11 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     }
     if (state.progress) body.append(progressSection(state.progress));
     if (state.question) body.append(questionSection(state.question));
+    if (state.links?.length) body.append(linksSection(state.links));
+    if (state.toolsChanged) {
+      body.append(el('div', { class: 'notice' }, state.toolsChanged, el('button', { type: 'button', 'data-action': 'floatUpdateInstructions',
+        onclick: () => send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } }) }, T('floatUpdateInstructions', 'Insert the instructions again'))));
+    }
     const err = state.error;
     if (err) {
       body.append(el('div', {}, `[${err.errorType || 'Error'}] ${err.message || ''}`));
@@ -886,10 +964,12 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
     if (state.status !== 'disabled') button('floatPick', 'Pick page parts', startPicker);
+    if (state.status !== 'disabled') button('floatPrompts', 'Prompts', openMenu);
     // The action row sits next to the title bar, so its buttons keep one place.
     const healthBox = healthSection();
     if (healthBox) body.append(healthBox);
     box.append(bar, row, body);
+    if (float.menu) box.append(menuSection(float.menu));
     if (float.manual) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>' });
       const manual = el('div', { class: 'manual' }, area, el('button', { onclick: () => {
@@ -931,6 +1011,10 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (sender.id !== chrome.runtime.id || !site) return false;
     const run = {
       [COMMAND.TYPE_TEXT]: () => typeText(cmd.text),
+      [COMMAND.APPEND_TEXT]: async () => {
+        const had = (await inputEl()) ? readInput(parts.input).trim() : '';
+        return typeText(had ? `${had}\n\n${cmd.text}` : cmd.text);
+      },
       [COMMAND.SUBMIT]: () => submit(),
       [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
       // The toolbar popup's button: the same action as the float's.

@@ -81,6 +81,13 @@ pub struct FloatState {
     /// A running call's progress, as its server reports it (drawn, never read back).
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub progress: Option<FloatProgress>,
+    /// The `resource_link`s of the result, each offered for attaching to the chat.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<crate::domain::prompts_menu::FloatLink>,
+    /// The servers' tools changed since this tab's AI got its instructions (with the button
+    /// that inserts them again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools_changed: Option<Masked>,
     /// The question the running call's server asks the user (never shown to the AI; drawn,
     /// never read back).
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]

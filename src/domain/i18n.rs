@@ -224,6 +224,23 @@ catalog! {
     instructions_notes,
     /// How to read a resource (`read_resource`); `{services}` are those that offer some.
     instructions_resources,
+    // -- the Prompts menu and the tool lists' changes (prompts_menu) --
+    /// Before a prompt's message of the user, when the prompt holds the assistant's too.
+    prompt_user,
+    /// Before a prompt's message of the assistant.
+    prompt_assistant,
+    /// After an attached resource the bridge paged: `{left}` characters were not attached.
+    resource_cut,
+    /// The float after a prompt or a resource went into the chat input: `{name}`.
+    menu_typed,
+    /// A required field of the menu's form is empty: `{field}`.
+    menu_missing,
+    /// The bridge or the server refused the prompt or the resource: `{why}`.
+    menu_refused,
+    /// The chat input did not take the text: `{why}`.
+    menu_not_typed,
+    /// The servers' tools changed since the AI got its instructions: `{servers}`.
+    tools_changed,
     // -- the float in the chat page --
     float_ready,
     float_disabled,

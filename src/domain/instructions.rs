@@ -131,6 +131,48 @@ fn tail(services: &[Service], lang: Lang) -> String {
     out
 }
 
+/// What the AI is told of each service's tools, in a few bytes: `name=hash` per service,
+/// one a line (the hash over the tools' lines as [`build`] lists them).
+pub fn fingerprint(services: &[Service], tools: &[Option<Vec<Tool>>]) -> String {
+    let mut out = String::new();
+    for (i, s) in services.iter().enumerate() {
+        let lines: String = match tools.get(i).and_then(Option::as_ref) {
+            Some(list) => list.iter().map(tool_line).collect(),
+            None => "?".into(),
+        };
+        let hash = crate::domain::hash::fnv1a(lines.as_bytes(), crate::domain::hash::BASIS);
+        out.push_str(&format!("{}={hash:x}\n", s.name));
+    }
+    out
+}
+
+/// The services whose tools differ between two fingerprints: changed, added or removed. A
+/// service whose tools could not be read in either is not counted (it did not start yet).
+pub fn changed(before: &str, now: &str) -> Vec<String> {
+    let unread = crate::domain::hash::fnv1a(b"?", crate::domain::hash::BASIS);
+    let unread = format!("{unread:x}");
+    let entries = |text: &str| -> Vec<(String, String)> {
+        text.lines()
+            .filter_map(|l| l.rsplit_once('='))
+            .map(|(n, h)| (n.to_string(), h.to_string()))
+            .collect()
+    };
+    let (before, now) = (entries(before), entries(now));
+    let mut out = Vec::new();
+    for (name, hash) in &now {
+        match before.iter().find(|(n, _)| n == name) {
+            Some((_, old)) if old == hash || *old == unread || *hash == unread => {}
+            _ => out.push(name.clone()),
+        }
+    }
+    for (name, _) in &before {
+        if !now.iter().any(|(n, _)| n == name) {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
 /// The most characters of one server's instructions the AI is given (some servers write pages).
 const NOTES_CHARS: usize = 2000;
 
@@ -266,6 +308,28 @@ mod tests {
         // Without resources, no read_resource.
         let none = build(&s[1..2], &[Some(Vec::new())], Lang::Zh);
         assert!(!none.contains("read_resource"), "{none}");
+    }
+
+    #[test]
+    fn a_change_of_tools_is_named_by_service() {
+        let s = services(json!({"services": [{"name": "a"}, {"name": "b"}]}));
+        let one = tools(json!([{"name": "x"}]));
+        let two = tools(json!([{"name": "x"}, {"name": "y"}]));
+        let before = fingerprint(&s, &[one.clone(), one.clone()]);
+        assert!(changed(&before, &before).is_empty());
+        assert_eq!(
+            changed(&before, &fingerprint(&s, &[one.clone(), two.clone()])),
+            ["b"]
+        );
+        // A server still starting is no change; one added or removed is.
+        assert!(changed(&before, &fingerprint(&s, &[one.clone(), None])).is_empty());
+        assert_eq!(
+            changed(&before, &fingerprint(&s[..1], &[one.clone()])),
+            ["b"]
+        );
+        let more = services(json!({"services": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}));
+        let three = fingerprint(&more, &[one.clone(), one.clone(), two]);
+        assert_eq!(changed(&before, &three), ["c"]);
     }
 
     #[test]

@@ -25,6 +25,8 @@ use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+mod menu;
+
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
 /// an extension worker whose fetch takes ~30 s to answer).
 pub const POLL_WAIT_S: u32 = 20;
@@ -237,6 +239,8 @@ impl<H: Host> ChatLoop<H> {
         let mut state = TabState {
             url: url.to_string(),
             auto_rounds: old.auto_rounds,
+            // A reload keeps the conversation, and what its AI was told.
+            told_tools: old.told_tools.clone(),
             ..TabState::default()
         };
         let mut ready = float::ready(lang, &site.name);
@@ -250,8 +254,9 @@ impl<H: Host> ChatLoop<H> {
         }
         self.store.save_tab(tab, &state).await;
         let this = Rc::clone(self);
+        let name = site.name.clone();
         self.host
-            .spawn(async move { this.check_bridge(tab, settings).await });
+            .spawn(async move { this.check_bridge(tab, settings, &name).await });
         Response::PageSetup {
             site: Some(site),
             problem: None,
@@ -262,9 +267,17 @@ impl<H: Host> ChatLoop<H> {
     /// Checks the connection as soon as a page opens, not only after a call: with no token,
     /// a refused one or no bridge, the core pairs through the native host first; what is
     /// still wrong shows in the float, with the two ways to connect.
-    async fn check_bridge(&self, tab: i32, settings: Settings) {
+    async fn check_bridge(&self, tab: i32, settings: Settings, site_name: &str) {
         let (status, after, note) = super::pairing::status_paired(&self.host, &self.store).await;
         if matches!(status, Status::Connected { .. }) {
+            // Tools that changed while the page was closed are said at once.
+            if let Some(notice) = self.tools_changed(tab, &after).await
+                && matches!(self.store.tab(tab).await.phase, Phase::Idle)
+            {
+                let mut f = float::ready(self.lang(&after), site_name);
+                f.tools_changed = Some(notice);
+                self.show(tab, f).await;
+            }
             return;
         }
         let lang = self.lang(&settings);
@@ -834,7 +847,13 @@ impl<H: Host> ChatLoop<H> {
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let unreachable = matches!(outcome, Outcome::Unreachable { .. });
-        let f = float::finished(opts.lang, r.float, &r.chat_text, unreachable, problem);
+        let mut f = float::finished(opts.lang, r.float, &r.chat_text, unreachable, problem);
+        if let Outcome::Success { result, .. } = outcome {
+            let server = call.server_name.as_deref();
+            f.links = crate::domain::prompts_menu::links(&result.content, server);
+        }
+        // A call may change a server's tools (servers add tools as they go).
+        f.tools_changed = self.tools_changed(tab, settings).await;
         self.finish(tab, f, r.record.is_some()).await;
     }
 
@@ -876,6 +895,11 @@ impl<H: Host> ChatLoop<H> {
                 let text = crate::domain::instructions::build(&services, &tools, lang);
                 let typed = self.command(tab, &Command::TypeText { text }).await;
                 if typed.ok {
+                    // What this tab's AI now knows: a later change of the tools is said.
+                    let told = crate::domain::instructions::fingerprint(&services, &tools);
+                    self.store
+                        .update_tab(tab, |s| s.told_tools = Some(told))
+                        .await;
                     Ok(())
                 } else {
                     Err(typed.reason.unwrap_or_default())
@@ -1031,6 +1055,34 @@ impl<H: Host> ChatLoop<H> {
                             .await;
                     }
                 }
+            }
+            UserAction::Menu => return self.menu(&settings).await,
+            UserAction::Complete {
+                server,
+                kind,
+                name,
+                argument,
+                value,
+                context,
+            } => {
+                let what = (server, kind, name);
+                return self
+                    .complete(&settings, what, (argument, value, context))
+                    .await;
+            }
+            UserAction::UseItem {
+                server,
+                kind,
+                name,
+                values,
+            } => {
+                let item = menu::Use {
+                    server,
+                    kind,
+                    name,
+                    values,
+                };
+                return self.use_item(tab, &settings, item).await;
             }
             UserAction::OpenDetails => {
                 if let Err(e) = self.host.open_options_page().await {

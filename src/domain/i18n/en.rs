@@ -142,6 +142,14 @@ pub const EN: Catalog = Catalog {
 </tool_code>
 
 Services with resources: {services}",
+    prompt_user: "User:",
+    prompt_assistant: "Assistant:",
+    resource_cut: "[… {left} more characters not attached]",
+    menu_typed: "{name} is in the chat input: edit it and send it when you are ready.",
+    menu_missing: "Fill in {field} first.",
+    menu_refused: "It could not be used: {why}",
+    menu_not_typed: "It could not be put into the chat input: {why}",
+    tools_changed: "The tools of {servers} changed. Insert the instructions again so the AI knows them.",
     float_ready: "MCP Bridge is ready · {site}",
     float_disabled: "MCP Bridge is off on this site",
     float_running: "Running {tool}",

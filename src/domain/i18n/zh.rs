@@ -141,6 +141,14 @@ pub const ZH: Catalog = Catalog {
 </tool_code>
 
 提供资源的服务：{services}",
+    prompt_user: "用户：",
+    prompt_assistant: "助手：",
+    resource_cut: "[… 另有 {left} 个字符未附上]",
+    menu_typed: "{name} 已放入聊天输入框：可以修改，准备好后再发送。",
+    menu_missing: "请先填写 {field}。",
+    menu_refused: "无法使用：{why}",
+    menu_not_typed: "无法放入聊天输入框：{why}",
+    tools_changed: "{servers} 的工具有变化。请重新插入说明，让 AI 知道这些工具。",
     float_ready: "MCP Bridge 已就绪 · {site}",
     float_disabled: "MCP Bridge 在此网站已停用",
     float_running: "正在执行 {tool}",
