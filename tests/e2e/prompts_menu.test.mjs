@@ -48,7 +48,7 @@ for (const browser of BROWSERS) {
     test('a prompt: its required argument is asked for, then it lands after the user\'s text, unsent', async () => {
       await w.session.type(await w.session.find(INPUT), 'My question first.');
       await pick(w, 'Arguments Prompt');
-      const city = await floatWait(w, '.field[data-field="city"] input', 'city field');
+      await floatWait(w, '.field[data-field="city"] input', 'city field');
       assert.match(await textOf(w, await floatWait(w, '.field[data-field="city"] label')), /city \*/, 'required is marked');
       await w.session.click(elementId(await floatWait(w, 'button[data-action="floatMenuUse"]')));
       const refused = await waitFor(async () => {
@@ -58,7 +58,8 @@ for (const browser of BROWSERS) {
       }, { what: 'the missing field named' });
       assert.match(refused, /city/);
       assert.equal(await chatInput(w), 'My question first.', 'nothing typed yet');
-      await clickAt(w, city);
+      // The refusal redrew the menu: the field is found again (and was kept empty).
+      await clickAt(w, await floatWait(w, '.field[data-field="city"] input', 'city field'));
       await keys(w, 'Paris');
       await w.session.click(elementId(await floatWait(w, 'button[data-action="floatMenuUse"]')));
       const value = await waitFor(async () => {
