@@ -896,6 +896,10 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title,
       el('button', { type: 'button', title: T('floatMinimize', 'Minimize'), 'aria-label': T('floatMinimize', 'Minimize'), onclick: () => { float.minimized = true; render(floatState); } }, '–'));
     drag(bar, box);
+    // The Prompts menu sits in the title bar, so the action row keeps its size in every state.
+    if (state.status !== 'disabled') {
+      bar.append(el('button', { type: 'button', 'data-action': 'floatPrompts', onclick: openMenu }, T('floatPrompts', 'Prompts')));
+    }
     const body = el('div', { class: 'body' });
     if (state.detail) body.append(state.detail);
     if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
@@ -964,7 +968,6 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (state.report) button('floatCopy', 'Copy report', () => navigator.clipboard.writeText(state.report));
     button('floatDetails', 'Details', () => send({ type: TAB.USER_ACTION, action: { action: ACTION.OPEN_DETAILS } }));
     if (state.status !== 'disabled') button('floatPick', 'Pick page parts', startPicker);
-    if (state.status !== 'disabled') button('floatPrompts', 'Prompts', openMenu);
     // The action row sits next to the title bar, so its buttons keep one place.
     const healthBox = healthSection();
     if (healthBox) body.append(healthBox);

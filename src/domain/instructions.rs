@@ -324,7 +324,7 @@ mod tests {
         // A server still starting is no change; one added or removed is.
         assert!(changed(&before, &fingerprint(&s, &[one.clone(), None])).is_empty());
         assert_eq!(
-            changed(&before, &fingerprint(&s[..1], &[one.clone()])),
+            changed(&before, &fingerprint(&s[..1], std::slice::from_ref(&one))),
             ["b"]
         );
         let more = services(json!({"services": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}));

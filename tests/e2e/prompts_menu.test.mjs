@@ -68,7 +68,7 @@ for (const browser of BROWSERS) {
       }, { what: 'the prompt in the chat input' });
       assert.equal(value, "My question first.\n\nWhat's weather in Paris?");
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 0, 'not sent');
-      assert.equal((await floatFind(w, '.menu')).length, 0, 'the menu closed');
+      await waitFor(async () => (await floatFind(w, '.menu')).length === 0, { what: 'the menu to close' });
     });
 
     test("a field offers the server's completions", async () => {
