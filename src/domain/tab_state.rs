@@ -130,10 +130,6 @@ pub struct TabState {
     pub phase: Phase,
     /// Automatic rounds since the user last wrote a message.
     pub auto_rounds: u32,
-    /// The servers' tools as this tab's AI last got them in its instructions
-    /// ([`crate::domain::instructions::fingerprint`]): a change is said in the float.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub told_tools: Option<String>,
 }
 
 /// One report from the content script.

@@ -239,8 +239,6 @@ impl<H: Host> ChatLoop<H> {
         let mut state = TabState {
             url: url.to_string(),
             auto_rounds: old.auto_rounds,
-            // A reload keeps the conversation, and what its AI was told.
-            told_tools: old.told_tools.clone(),
             ..TabState::default()
         };
         let mut ready = float::ready(lang, &site.name);
@@ -897,9 +895,7 @@ impl<H: Host> ChatLoop<H> {
                 if typed.ok {
                     // What this tab's AI now knows: a later change of the tools is said.
                     let told = crate::domain::instructions::fingerprint(&services, &tools);
-                    self.store
-                        .update_tab(tab, |s| s.told_tools = Some(told))
-                        .await;
+                    self.store.set_told_tools(tab, &told).await;
                     Ok(())
                 } else {
                     Err(typed.reason.unwrap_or_default())

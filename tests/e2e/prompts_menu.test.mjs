@@ -119,5 +119,42 @@ for (const browser of BROWSERS) {
       assert.match(value, /^\[resource: demo:\/\/resource\/dynamic\/text\/2, text\/plain\]\n> Resource 2: This is a plaintext resource/);
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 2, 'not sent');
     });
+
+    test('tools that changed since the instructions are said after the next call, and inserted again', async () => {
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.click(elementId(await floatWait(w, 'button[data-action="floatInstructions"]')));
+      const instructions = await waitFor(async () => {
+        const v = await chatInput(w);
+        return v.includes('list_tools_in_service') ? v : null;
+      }, { what: 'the instructions in the chat input' });
+      // Every tool is listed with its required parameters: no discovery round trip.
+      assert.match(instructions, /\n  - get-sum\(a: number, b: number\): Returns the sum of two numbers\n/);
+      assert.doesNotMatch(instructions, /- demo/);
+      await w.session.exec(`const i = document.querySelector('${INPUT}');
+        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(i, '');
+        i.dispatchEvent(new Event('input', { bubbles: true }));`);
+      // A server is added to the bridge meanwhile (its own demo server).
+      const added = await fetch(`${w.bridge.url}/servers/demo`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${w.bridge.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ command: path.join(ROOT, 'target/release/mcp-bridge'), args: ['demo-server'] }),
+      });
+      assert.ok(added.ok, await added.text());
+      await waitFor(async () => {
+        const r = await fetch(`${w.bridge.url}/tools`, { headers: { authorization: `Bearer ${w.bridge.token}` } });
+        return (await r.json()).services.some((s) => s.name === 'demo' && s.tool_count > 0);
+      }, { what: 'the demo server running', timeoutMs: 30000 });
+      await userSays(w, 'Echo.', [`Sure.\n\n${call('echo', { message: 'hi' }, 'everything')}`, 'Done.']);
+      await userMessages(w, 2, 60000);
+      const notice = await floatWait(w, '.notice', 'the notice');
+      assert.match(await textOf(w, notice), /The tools of demo changed/);
+      await w.session.click(elementId(await floatWait(w, 'button[data-action="floatUpdateInstructions"]')));
+      const again = await waitFor(async () => {
+        const v = await chatInput(w);
+        return v.includes('- demo') ? v : null;
+      }, { what: 'the updated instructions' });
+      assert.match(again, /\n- demo: [^\n]*\n(  - [^\n]*\n)*  - echo\(text: string\): /);
+    });
   });
 }

@@ -175,7 +175,7 @@ impl<H: Host> ChatLoop<H> {
     /// When the tools changed since this tab's AI got its instructions, the servers whose
     /// tools did, in words for the float (`None`: no instructions given here, or no change).
     pub(super) async fn tools_changed(&self, tab: i32, settings: &Settings) -> Option<Masked> {
-        let told = self.store.tab(tab).await.told_tools?;
+        let told = self.store.told_tools(tab).await?;
         let now = self.tools_now(settings).await?;
         let changed = crate::domain::instructions::changed(&told, &now);
         if changed.is_empty() {
