@@ -131,9 +131,8 @@ for (const browser of BROWSERS) {
       // Every tool is listed with its required parameters: no discovery round trip.
       assert.match(instructions, /\n  - get-sum\(a: number, b: number\): Returns the sum of two numbers\n/);
       assert.doesNotMatch(instructions, /- demo/);
-      await w.session.exec(`const i = document.querySelector('${INPUT}');
-        Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set.call(i, '');
-        i.dispatchEvent(new Event('input', { bubbles: true }));`);
+      // The input is left as it is (the user writes after the instructions): clearing it now
+      // could race the core's read-back of what it typed.
       // A server is added to the bridge meanwhile (its own demo server).
       const added = await fetch(`${w.bridge.url}/servers/demo`, {
         method: 'PUT',
