@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::domain::float::{FloatMedia, media};
+use crate::domain::float::FloatLink;
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::redact::Masked;
 
@@ -206,16 +206,6 @@ pub fn arguments(values: &Map<String, Value>) -> Map<String, Value> {
         .collect()
 }
 
-/// A `resource_link` of a tool's result, for the float to offer: *Attach* reads it from the
-/// server that returned it, as the menu's resources are.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase", default)]
-pub struct FloatLink {
-    pub server: String,
-    pub uri: String,
-    pub label: Masked,
-}
-
 /// The links among a result's content, from `server` (a call whose server is unknown has
 /// none to offer).
 pub fn links(content: &[crate::domain::outcome::Content], server: Option<&str>) -> Vec<FloatLink> {
@@ -237,11 +227,12 @@ pub fn links(content: &[crate::domain::outcome::Content], server: Option<&str>) 
 }
 
 /// What goes into the chat: the text typed into the input (after what the user wrote there),
-/// and the images and sounds offered as attachments.
+/// and the binary items (type, base64) for the float, which keeps the images and sounds
+/// ([`crate::domain::float::media`]) to offer as attachments.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Typed {
     pub text: String,
-    pub media: Vec<FloatMedia>,
+    pub media: Vec<(String, String)>,
 }
 
 /// A resource's contents (`resources/read`'s `contents`, or a prompt's embedded `resource`)
@@ -264,7 +255,7 @@ fn resource_text(contents: &Value, lang: Lang, out: &mut Typed) -> String {
     }
     let blob = contents.get("blob").and_then(Value::as_str).unwrap_or("");
     let mime = mime.unwrap_or("application/octet-stream");
-    out.media.extend(media([(mime, blob)].into_iter()));
+    out.media.push((mime.to_string(), blob.to_string()));
     let bytes = decoded_len(blob);
     format!(
         "{}, {}]",
@@ -306,7 +297,7 @@ pub fn prompt_text(messages: &Value, lang: Lang) -> Typed {
             Some("image" | "audio") => {
                 let mime = text(content, "mimeType").unwrap_or("");
                 let data = text(content, "data").unwrap_or("");
-                out.media.extend(media([(mime, data)].into_iter()));
+                out.media.push((mime.to_string(), data.to_string()));
                 let key = if text(content, "type") == Some("image") {
                     says.content_image
                 } else {
@@ -491,7 +482,11 @@ mod tests {
             t.text
         );
         assert!(t.text.contains("150 more characters"), "{}", t.text);
-        assert_eq!(t.media.len(), 1, "the image only");
+        assert_eq!(
+            t.media.len(),
+            2,
+            "the image and the archive, for the float to sort"
+        );
         assert!(resource_attachment(&answer, Lang::Zh).text.contains("150"));
     }
 }

@@ -157,7 +157,7 @@ impl<H: Host> ChatLoop<H> {
         }
         let title = fill(says.menu_typed, &[("name", &label)]);
         let mut f = float::new(FloatStatus::Ready, &title, lang);
-        f.media = typed.media;
+        f.media = float::media(typed.media.iter().map(|(m, d)| (m.as_str(), d.as_str())));
         self.show(tab, f).await;
         Response::Ack { recheck_ms: None }
     }
