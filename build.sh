@@ -457,6 +457,9 @@ bench() {
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
 
+  step "bench: the AI's instructions for 1, 2, 5 and 20 servers (characters; tools listed up to 6,000)"
+  cargo test -q -p mcp-bridge-core --test instructions sizes -- --nocapture | grep '^instructions'
+
   step "bench: the chat loop in Chromium (latency, main-thread cost, float)"
   node tests/e2e/bench_chat.mjs
 

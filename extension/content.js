@@ -654,6 +654,13 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
 .url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
 .refused{color:var(--bad)}
 .refused:empty{display:none}
+.menu{padding:4px 10px 8px;flex:none;max-height:50vh;overflow:auto}
+.menu select,.menu input{width:100%;box-sizing:border-box;font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;min-height:24px}
+.menu .row{padding:4px 0 0}
+.desc{margin-top:4px;opacity:.85}
+.rlink,.notice{display:flex;align-items:center;gap:6px;margin-top:4px;white-space:normal}
+.rlink span{flex:1;overflow:hidden;text-overflow:ellipsis}
+.notice{font-weight:600}
 .ring{position:fixed;right:16px;bottom:16px;z-index:2147483647;width:32px;height:32px;min-height:0;padding:0;border-radius:50%;
  border:6px solid var(--c);background:var(--bg);cursor:pointer;box-sizing:border-box}
 `;
@@ -665,7 +672,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const wrap = el('div');
     root.append(wrap);
     document.documentElement.append(host);
-    return { host, root, wrap, minimized: false, pos: null, manual: false, menu: false, report: false, elapsedTimer: 0, urls: [], attached: null };
+    return { host, root, wrap, minimized: false, pos: null, manual: false, menu: false, report: false, elapsedTimer: 0, urls: [], attached: null, prompts: null };
   }
 
   function drag(handle, box) {
@@ -864,6 +871,72 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   // A state that needs the user opens the float when it comes; they can minimise it again.
   const CALLS_FOR_USER = ['confirm', 'error', 'held', 'unreachable'];
 
+  // ---- the Prompts menu: what the servers offer (the core lists it and puts the chosen one
+  // into the chat input); the form keeps what the user typed across redraws ----------------
+
+  const useItem = (item, values) => send({ type: TAB.USER_ACTION, action: { action: ACTION.USE_ITEM, ...item, values } });
+
+  async function openMenu() {
+    float.prompts = float.prompts ? null : { items: null, pick: null, values: {}, error: '' };
+    render(floatState);
+    if (!float.prompts) return;
+    const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.MENU } });
+    if (!float.prompts) return;
+    float.prompts.items = reply?.type === RESPONSE.MENU ? reply.menu.items : [];
+    float.prompts.error = reply?.type === RESPONSE.ERROR ? reply.message : '';
+    render(floatState);
+  }
+
+  /** The server's suggestions for a field, as the input's datalist. */
+  async function suggest(it, f, input, list) {
+    if (it.kind === 'resource') return;
+    const reply = await send({ type: TAB.USER_ACTION, action: { action: ACTION.COMPLETE, server: it.server,
+      kind: it.kind, name: it.name, argument: f.name, value: input.value, context: float.prompts?.values || {} } });
+    if (reply?.type === RESPONSE.COMPLETIONS) list.replaceChildren(...reply.values.map((v) => el('option', { value: v })));
+  }
+
+  function menuSection(m) {
+    const box = el('div', { class: 'menu' }, el('div', { class: 'refused' }, m.error));
+    if (!m.items) {
+      box.append(el('div', {}, T('floatMenuLoading')));
+      return box;
+    }
+    if (!m.items.length && !m.error) box.append(el('div', {}, T('floatMenuEmpty')));
+    if (!m.items.length) return box;
+    const select = el('select', { 'aria-label': T('floatPrompts') }, el('option', { value: '' }, T('floatMenuChoose')),
+      ...m.items.map((it, i) => el('option', { value: String(i) }, `${it.label} · ${it.server}`)));
+    select.value = m.pick == null ? '' : String(m.pick);
+    select.addEventListener('change', () => { m.pick = select.value === '' ? null : Number(select.value); m.values = {}; m.error = ''; render(floatState); });
+    box.prepend(select);
+    const it = m.items[m.pick];
+    if (!it) return box;
+    if (it.description) box.append(el('div', { class: 'desc' }, it.description));
+    const form = el('form', { class: 'fields' });
+    for (const f of it.fields) {
+      const id = `mcpm-${f.name}`;
+      const list = el('datalist', { id: `${id}-list` });
+      const input = el('input', { id, type: 'text', list: list.id });
+      input.value = m.values[f.name] ?? '';
+      if (f.description) input.title = f.description;
+      input.addEventListener('input', () => { m.values[f.name] = input.value; suggest(it, f, input, list); });
+      input.addEventListener('focus', () => suggest(it, f, input, list), { once: true });
+      form.append(el('div', { class: 'field', 'data-field': f.name }, el('label', { for: id }, f.name, f.required ? ' *' : ''), input, list));
+    }
+    const go = async () => {
+      const reply = await useItem({ server: it.server, kind: it.kind, name: it.name }, m.values);
+      if (reply?.type === RESPONSE.ERROR) m.error = reply.message; else float.prompts = null;
+      render(floatState);
+    };
+    box.append(form, el('div', { class: 'row' }, el('button', { type: 'button', 'data-action': 'floatMenuUse', onclick: go },
+      it.kind === 'prompt' ? T('floatMenuUse') : T('floatMenuAttach'))));
+    return box;
+  }
+
+  // A result's resource links, each attached the way the menu's resources are.
+  const linksSection = (links) => el('div', { class: 'links' }, ...links.map((l) => el('div', { class: 'rlink' }, el('span', {}, l.label),
+    el('button', { type: 'button', 'data-action': 'floatAttachLink', onclick: () => useItem({ server: l.server, kind: 'resource', name: l.uri }) },
+      T('floatMenuAttach')))));
+
   function render(state) {
     const before = floatState;
     if (state !== floatState && float) float.attached = null;
@@ -903,6 +976,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const barButton = (cls, key, text, onclick, more = {}) => bar.append(el('button', { type: 'button', class: cls, title: T(key), 'aria-label': T(key), onclick, ...more }, text));
     if (!state.consent && state.status !== 'disabled') {
       barButton('more', 'floatMore', '⋯', () => { float.menu = !float.menu; render(floatState); }, { 'aria-expanded': String(float.menu) });
+      // The Prompts menu sits in the title bar, so the action row keeps its size in every state.
+      barButton('prompts', 'floatPrompts', T('floatPrompts'), openMenu, { 'data-action': 'floatPrompts', 'aria-expanded': String(!!float.prompts) });
     }
     barButton('min', 'floatMinimize', '–', () => { float.minimized = true; render(floatState); root.querySelector('.ring')?.focus(); });
     drag(bar, box);
@@ -924,6 +999,11 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       }
       if (state.progress) body.append(progressSection(state.progress));
       if (state.question) body.append(questionSection(state.question));
+      if (state.links?.length) body.append(linksSection(state.links));
+      if (state.toolsChanged) {
+        body.append(el('div', { class: 'notice' }, state.toolsChanged, el('button', { type: 'button', 'data-action': 'floatUpdateInstructions',
+          onclick: () => send({ type: TAB.USER_ACTION, action: { action: ACTION.INSERT_INSTRUCTIONS } }) }, T('floatUpdateInstructions'))));
+      }
       const media = state.media || [];
       if (media.length) body.append(mediaSection(media));
       if (float.attached !== null) body.append(el('div', {}, T(float.attached ? 'floatAttached' : 'floatNotAttached')));
@@ -957,6 +1037,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     else if (state.consent) box.append(bar, body, row);
     else box.append(bar, row, body);
     if (float.menu && !state.consent && state.status !== 'disabled') box.append(toolsRow());
+    if (float.prompts && !state.consent) box.append(menuSection(float.prompts));
     if (float.manual && !state.consent) {
       const area = el('textarea', { placeholder: '<tool_code>{"tool_name": …}</tool_code>', 'aria-label': T('floatManual') });
       box.append(el('div', { class: 'manual' }, area, el('button', { type: 'button', onclick: () => {
@@ -1002,6 +1083,10 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (sender.id !== chrome.runtime.id || !site) return false;
     const run = {
       [COMMAND.TYPE_TEXT]: () => typeText(cmd.text),
+      [COMMAND.APPEND_TEXT]: async () => {
+        const had = (await inputEl()) ? readInput(parts.input).trim() : '';
+        return typeText(had ? `${had}\n\n${cmd.text}` : cmd.text);
+      },
       [COMMAND.SUBMIT]: () => submit(),
       [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
       // The toolbar popup's button: the same action as the float's.

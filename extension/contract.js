@@ -26,10 +26,14 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     OPEN_DETAILS: 'open-details',
     ANSWER: 'answer',
     PICKED: 'picked',
+    MENU: 'menu',
+    COMPLETE: 'complete',
+    USE_ITEM: 'use-item',
   }),
   // What the core tells a content script (`Command`).
   command: Object.freeze({
     TYPE_TEXT: 'type-text',
+    APPEND_TEXT: 'append-text',
     SUBMIT: 'submit',
     FLOAT_STATE: 'float-state',
   }),
@@ -39,6 +43,8 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     PAGE_SETUP: 'page-setup',
     DETECTED: 'detected',
     ACK: 'ack',
+    MENU: 'menu',
+    COMPLETIONS: 'completions',
     DATA: 'data',
     ERROR: 'error',
   }),

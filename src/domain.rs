@@ -18,6 +18,7 @@ pub mod messages;
 pub mod options_views;
 pub mod outcome;
 pub mod policy;
+pub mod prompts_menu;
 pub mod proof;
 pub mod read_resource;
 pub mod redact;

@@ -16,6 +16,7 @@ mod chat_loop {
     mod pairing;
     mod policies;
     mod progress_and_questions;
+    mod prompts_menu;
     mod resources;
     mod rounds;
     mod settle;

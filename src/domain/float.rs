@@ -163,6 +163,13 @@ pub struct FloatState {
     /// A running call's progress, as its server reports it (drawn, never read back).
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub progress: Option<FloatProgress>,
+    /// The `resource_link`s of the result, each offered for attaching to the chat.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<FloatLink>,
+    /// The servers' tools changed since this tab's AI got its instructions (with the button
+    /// that inserts them again).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools_changed: Option<Masked>,
     /// The question the running call's server asks the user (never shown to the AI; drawn,
     /// never read back).
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
@@ -181,6 +188,17 @@ fn is_zero(n: &u32) -> bool {
 pub struct FloatMedia {
     pub mime_type: String,
     pub data: String,
+}
+
+/// A `resource_link` of a tool's result, for the float to offer: *Attach* reads it from the
+/// server that returned it, as the Prompts menu's resources are
+/// ([`crate::domain::prompts_menu::links`] finds them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FloatLink {
+    pub server: String,
+    pub uri: String,
+    pub label: Masked,
 }
 
 /// At most this much base64 over all of a float's media: a tab message stays small, and

@@ -210,14 +210,37 @@ catalog! {
     page_last,
     page_progress,
     // -- the instructions that teach the AI its tools --
-    /// Up to the list of services; it holds two example calls.
+    /// The call format and its rules; it holds one example call.
     instructions_intro,
+    /// Two-step discovery, before the list of services: the `list_tools_in_service` call.
+    instructions_discover,
+    /// Before the services listed with their tools (required parameters in parentheses).
+    instructions_listed,
+    /// A service whose tools cannot be listed now (not running).
+    instructions_tools_unknown,
     instructions_no_services,
     instructions_others,
     /// A service's own instructions: `{service}`, `{text}`.
     instructions_notes,
     /// How to read a resource (`read_resource`); `{services}` are those that offer some.
     instructions_resources,
+    // -- the Prompts menu and the tool lists' changes (prompts_menu) --
+    /// Before a prompt's message of the user, when the prompt holds the assistant's too.
+    prompt_user,
+    /// Before a prompt's message of the assistant.
+    prompt_assistant,
+    /// After an attached resource the bridge paged: `{left}` characters were not attached.
+    resource_cut,
+    /// The float after a prompt or a resource went into the chat input: `{name}`.
+    menu_typed,
+    /// A required field of the menu's form is empty: `{field}`.
+    menu_missing,
+    /// The bridge or the server refused the prompt or the resource: `{why}`.
+    menu_refused,
+    /// The chat input did not take the text: `{why}`.
+    menu_not_typed,
+    /// The servers' tools changed since the AI got its instructions: `{servers}`.
+    tools_changed,
     // -- the float in the chat page --
     /// A running call's progress: `{amount}` is `3 / 12` or `3`.
     float_progress,

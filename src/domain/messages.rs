@@ -110,6 +110,32 @@ pub enum UserAction {
         #[serde(default)]
         content: Option<serde_json::Value>,
     },
+    /// The float's *Prompts* menu: every server's prompts, resources and resource templates
+    /// ([`crate::domain::prompts_menu`]); answered with [`Response::Menu`].
+    Menu,
+    /// Suggestions for one field of the menu's form (the server's `completion/complete`):
+    /// `kind` is `prompt` or `template`, `name` the prompt's name or the URI template, `context`
+    /// the other fields filled so far; answered with [`Response::Completions`].
+    Complete {
+        server: String,
+        kind: String,
+        name: String,
+        argument: String,
+        #[serde(default)]
+        value: String,
+        #[serde(default)]
+        context: Option<serde_json::Value>,
+    },
+    /// Put a menu entry into the chat input after what the user wrote there, unsent: a prompt
+    /// rendered with `values`, a resource read (a template's URI filled with `values`; a
+    /// `resource_link` of a result is a `resource` too). A refusal names the field.
+    UseItem {
+        server: String,
+        kind: String,
+        name: String,
+        #[serde(default)]
+        values: Option<serde_json::Value>,
+    },
     /// What the picker found for the page's parts: written as the user's override for this
     /// page's site (its host only) and answered with the new config.
     Picked {
@@ -159,6 +185,14 @@ pub enum Response {
     Detected {
         choice: crate::domain::detect::Choice,
     },
+    /// Answer to the float's `menu`.
+    Menu {
+        menu: crate::domain::prompts_menu::Menu,
+    },
+    /// Answer to `complete`: the server's suggestions, at most 100.
+    Completions {
+        values: Vec<String>,
+    },
     /// Options-page answers carry arbitrary JSON shaped by [`options::PageRequest`].
     Data {
         data: serde_json::Value,
@@ -197,6 +231,9 @@ impl Response {
 pub enum Command {
     /// Put `text` into the chat input (replacing what is there) and read it back.
     TypeText { text: String },
+    /// Put `text` into the chat input after what it holds (a blank line between), and read
+    /// it back: the Prompts menu adds to what the user is writing instead of replacing it.
+    AppendText { text: String },
     /// Press the send button (or Enter) and confirm the message left.
     Submit,
     /// Redraw the float.

@@ -566,7 +566,7 @@ fn pretty_if_json(t: &str) -> String {
     t.to_string()
 }
 
-fn size(bytes: usize) -> String {
+pub fn size(bytes: usize) -> String {
     if bytes < 1024 {
         format!("{bytes} B")
     } else if bytes < 1024 * 1024 {

@@ -263,6 +263,34 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         }
     }
 
+    /// A route of what the servers offer besides tools (`/prompts`, `/resources`,
+    /// `/complete` …): its JSON when it succeeded; else the bridge's reason in its words, or
+    /// the outcome that kept the request from the bridge.
+    pub async fn offered(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, Refused> {
+        let r = self
+            .send(method, path, body, UNPOLLED_TIMEOUT_MS)
+            .await
+            .map_err(Refused::NoAnswer)?;
+        let json = outcome::json_body(&r.body);
+        match json {
+            Some(json) if (200..300).contains(&r.status) => Ok(json),
+            _ if matches!(r.status, 401 | 403) => Err(Refused::NoAnswer(outcome::from_http(
+                r.status,
+                r.trace_id.as_deref(),
+                &r.body,
+            ))),
+            _ => Err(Refused::Said(
+                crate::domain::call_activity::refusal(&r.body)
+                    .unwrap_or_else(|| format!("HTTP {}", r.status)),
+            )),
+        }
+    }
+
     /// `POST /calls/{id}/elicitation`: the user's answer to the server's question; `Err` with
     /// the bridge's reason when it refused it.
     pub async fn answer(&self, call_id: &str, body: Value) -> Result<(), String> {
@@ -292,6 +320,15 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             .send(Method::Delete, &path, None, QUICK_TIMEOUT_MS)
             .await;
     }
+}
+
+/// Why a route of [`BridgeClient::offered`] gave nothing.
+#[derive(Debug, Clone)]
+pub enum Refused {
+    /// The bridge (or the server behind it) said why, in its words.
+    Said(String),
+    /// The request did not reach the bridge, or the bridge refused the extension or its token.
+    NoAnswer(Outcome),
 }
 
 /// The bridge's routes that manage its MCP servers.

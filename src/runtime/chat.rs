@@ -25,6 +25,8 @@ use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+mod menu;
+
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
 /// an extension worker whose fetch takes ~30 s to answer).
 pub const POLL_WAIT_S: u32 = 20;
@@ -258,8 +260,9 @@ impl<H: Host> ChatLoop<H> {
         }
         self.store.save_tab(tab, &state).await;
         let this = Rc::clone(self);
+        let name = site.name.clone();
         self.host
-            .spawn(async move { this.check_bridge(tab, settings).await });
+            .spawn(async move { this.check_bridge(tab, settings, &name).await });
         Response::PageSetup {
             site: Some(site),
             problem: None,
@@ -270,9 +273,17 @@ impl<H: Host> ChatLoop<H> {
     /// Checks the connection as soon as a page opens, not only after a call: with no token,
     /// a refused one or no bridge, the core pairs through the native host first; what is
     /// still wrong shows in the float, with the two ways to connect.
-    async fn check_bridge(&self, tab: i32, settings: Settings) {
+    async fn check_bridge(&self, tab: i32, settings: Settings, site_name: &str) {
         let (status, after, note) = super::pairing::status_paired(&self.host, &self.store).await;
         if matches!(status, Status::Connected { .. }) {
+            // Tools that changed while the page was closed are said at once.
+            if let Some(notice) = self.tools_changed(tab, &after).await
+                && matches!(self.store.tab(tab).await.phase, Phase::Idle)
+            {
+                let mut f = float::ready(self.ui(), site_name);
+                f.tools_changed = Some(notice);
+                self.show(tab, f).await;
+            }
             return;
         }
         let _ = settings;
@@ -850,7 +861,13 @@ impl<H: Host> ChatLoop<H> {
             setup: setup.as_ref(),
             delivery_problem: problem.as_deref(),
         };
-        let f = float::finished(self.ui(), r.float, &r.chat_text, how);
+        let mut f = float::finished(self.ui(), r.float, &r.chat_text, how);
+        if let Outcome::Success { result, .. } = outcome {
+            let server = call.server_name.as_deref();
+            f.links = crate::domain::prompts_menu::links(&result.content, server);
+        }
+        // A call may change a server's tools (servers add tools as they go).
+        f.tools_changed = self.tools_changed(tab, settings).await;
         self.finish(tab, f, r.record.is_some()).await;
     }
 
@@ -884,12 +901,17 @@ impl<H: Host> ChatLoop<H> {
     /// sending. When the bridge cannot be asked, the float says why instead.
     async fn insert_instructions(&self, tab: i32, settings: &Settings) -> Result<(), String> {
         let lang = self.lang(settings);
-        match self.client(settings).services().await {
+        let client = self.client(settings);
+        match client.services().await {
             Ok(body) => {
                 let services = crate::domain::bridge_api::services(&body)?;
-                let text = crate::domain::instructions::build(&services, lang);
+                let tools = self.tool_lists(&client, &services, settings).await;
+                let text = crate::domain::instructions::build(&services, &tools, lang);
                 let typed = self.command(tab, &Command::TypeText { text }).await;
                 if typed.ok {
+                    // What this tab's AI now knows: a later change of the tools is said.
+                    let told = crate::domain::instructions::fingerprint(&services, &tools);
+                    self.store.set_told_tools(tab, &told).await;
                     Ok(())
                 } else {
                     Err(typed.reason.unwrap_or_default())
@@ -912,6 +934,31 @@ impl<H: Host> ChatLoop<H> {
                 Ok(())
             }
         }
+    }
+
+    /// Each service's tools the AI may call (denied ones left out), in the services' order;
+    /// `None` for a service whose list cannot be read (not running).
+    async fn tool_lists(
+        &self,
+        client: &BridgeClient<'_, H>,
+        services: &[bridge_api::Service],
+        settings: &Settings,
+    ) -> Vec<Option<Vec<bridge_api::Tool>>> {
+        let mut out = Vec::with_capacity(services.len());
+        for s in services {
+            let answer = client.service_tools_raw(&s.name).await;
+            let tools = crate::domain::outcome::json_body(&answer.body)
+                .filter(|_| (200..300).contains(&answer.status))
+                .and_then(|b| bridge_api::tools(&b))
+                .map(|mut tools| {
+                    tools.retain(|t| {
+                        settings.policy_for(Some(&s.name), &t.name) != ToolPolicy::Deny
+                    });
+                    tools
+                });
+            out.push(tools);
+        }
+        out
     }
 
     async fn user_action(self: &Rc<Self>, tab: i32, action: UserAction) -> Response {
@@ -1033,6 +1080,34 @@ impl<H: Host> ChatLoop<H> {
                             .await;
                     }
                 }
+            }
+            UserAction::Menu => return self.menu(&settings).await,
+            UserAction::Complete {
+                server,
+                kind,
+                name,
+                argument,
+                value,
+                context,
+            } => {
+                let what = (server, kind, name);
+                return self
+                    .complete(&settings, what, (argument, value, context))
+                    .await;
+            }
+            UserAction::UseItem {
+                server,
+                kind,
+                name,
+                values,
+            } => {
+                let item = menu::Use {
+                    server,
+                    kind,
+                    name,
+                    values,
+                };
+                return self.use_item(tab, &settings, item).await;
             }
             UserAction::OpenDetails => {
                 if let Err(e) = self.host.open_options_page().await {

@@ -32,6 +32,10 @@ pub mod keys {
     pub const SCHEMA_VERSION: &str = "schemaVersion";
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
     pub const TAB_PREFIX: &str = "tab:";
+    /// Session: prefix of the tools' fingerprint as a tab's AI last got them in its
+    /// instructions (`toldTools:<id>`); apart from the tab state, which the chat loop reads
+    /// and writes back around awaits, so neither write loses the other.
+    pub const TOLD_TOOLS_PREFIX: &str = "toldTools:";
 }
 
 /// The schema this build writes. Version 1 is every build before the key existed; version 2
@@ -172,6 +176,24 @@ impl<H: Host> Store<H> {
         let key = format!("{}{tab}", keys::TAB_PREFIX);
         if let Err(e) = self.set(Area::Session, &key, state).await {
             let m = format!("[MCP Bridge] could not save tab state: {e}");
+            self.host.log(Level::Warn, &m);
+        }
+    }
+
+    /// The tools' fingerprint as this tab's AI last got them
+    /// ([`crate::domain::instructions::fingerprint`]), if it got instructions here.
+    pub async fn told_tools(&self, tab: i32) -> Option<String> {
+        let key = format!("{}{tab}", keys::TOLD_TOOLS_PREFIX);
+        match self.get(Area::Session, &key).await {
+            Ok(Some(serde_json::Value::String(s))) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub async fn set_told_tools(&self, tab: i32, fingerprint: &str) {
+        let key = format!("{}{tab}", keys::TOLD_TOOLS_PREFIX);
+        if let Err(e) = self.set(Area::Session, &key, &fingerprint).await {
+            let m = format!("[MCP Bridge] could not save the tools told: {e}");
             self.host.log(Level::Warn, &m);
         }
     }

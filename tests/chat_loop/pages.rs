@@ -75,6 +75,25 @@ fn insert_instructions_types_the_services_without_sending() {
     );
     assert!(typed[0].contains("list_tools_in_service"));
     assert_eq!(w.submits(1), 0);
+    // Every tool is listed with its description, so no discovery round trip is needed; a
+    // tool the user denied is not offered.
+    assert!(
+        typed[0].contains("  - echo(): The echo tool\n"),
+        "{}",
+        typed[0]
+    );
+    assert!(
+        typed[0].contains("  - crash(): The crash tool\n"),
+        "{}",
+        typed[0]
+    );
+    w.settings(json!({"toolPolicies": {"demo:crash": "deny"}}));
+    w.action(1, json!({"action": "insert-instructions"}));
+    let again = &w.typed(1)[1];
+    assert!(
+        again.contains("  - echo()") && !again.contains("crash"),
+        "{again}"
+    );
 }
 
 #[test]

@@ -126,7 +126,10 @@ pub const EN: Catalog = Catalog {
     structured_content: "Structured result (JSON):",
     content_resource: "[resource: {uri}{mime}]",
     content_link: "[resource link: {name}<{uri}>]",
-    instructions_intro: "You can use tools on my computer. When you need one, end your answer with a single tool call and stop to wait for the result:\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\nRules: at most one call per answer; the JSON must be valid; `server_name` is optional. The result comes back as <tool_result> … </tool_result>. When a call fails you get the error type, message and advice: correct the call and try again, or tell me it cannot be done. A long result comes in parts: its report ends with the exact read_result call that reads on.\n\nTo see a service's tools and their parameters first:\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\nAvailable services:",
+    instructions_intro: "You can use tools on my computer. When you need one, end your answer with a single tool call and stop to wait for the result:\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\nRules: at most one call per answer; the JSON must be valid; `server_name` is optional. The result comes back as <tool_result> … </tool_result>. When a call fails you get the error type, message and advice: correct the call and try again, or tell me it cannot be done. A long result comes in parts: its report ends with the exact read_result call that reads on.",
+    instructions_discover: "To see a service's tools and their parameters first:\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\nAvailable services:",
+    instructions_listed: "Available services and their tools, with the required parameters in parentheses (a tool's other parameters: call list_tools_in_service with the service's name):",
+    instructions_tools_unknown: "(its tools cannot be listed right now)",
     instructions_no_services: "(the bridge has no services right now)",
     instructions_others: "- Others: {services}",
     instructions_notes: "Notes from service {service}:
@@ -139,6 +142,14 @@ pub const EN: Catalog = Catalog {
 </tool_code>
 
 Services with resources: {services}",
+    prompt_user: "User:",
+    prompt_assistant: "Assistant:",
+    resource_cut: "[… {left} more characters not attached]",
+    menu_typed: "{name} is in the chat input: edit it and send it when you are ready.",
+    menu_missing: "Fill in {field} first.",
+    menu_refused: "It could not be used: {why}",
+    menu_not_typed: "It could not be put into the chat input: {why}",
+    tools_changed: "The tools of {servers} changed. Insert the instructions again so the AI knows them.",
     float_progress: "Progress {amount}",
     float_question: "{server} asks you",
     float_answer_refused: "The answer was not accepted: {why}",

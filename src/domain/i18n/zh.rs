@@ -126,7 +126,10 @@ pub const ZH: Catalog = Catalog {
     structured_content: "结构化结果（JSON）：",
     content_resource: "[资源: {uri}{mime}]",
     content_link: "[资源链接: {name}<{uri}>]",
-    instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。\n\n先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
+    instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。",
+    instructions_discover: "先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
+    instructions_listed: "可用服务及其工具，括号内为必填参数（其他参数请用服务名调用 list_tools_in_service 查看）：",
+    instructions_tools_unknown: "（目前无法列出它的工具）",
     instructions_no_services: "（桥接服务目前没有可用的服务）",
     instructions_others: "- 其他：{services}",
     instructions_notes: "服务 {service} 的说明：
@@ -138,6 +141,14 @@ pub const ZH: Catalog = Catalog {
 </tool_code>
 
 提供资源的服务：{services}",
+    prompt_user: "用户：",
+    prompt_assistant: "助手：",
+    resource_cut: "[… 另有 {left} 个字符未附上]",
+    menu_typed: "{name} 已放入聊天输入框：可以修改，准备好后再发送。",
+    menu_missing: "请先填写 {field}。",
+    menu_refused: "无法使用：{why}",
+    menu_not_typed: "无法放入聊天输入框：{why}",
+    tools_changed: "{servers} 的工具有变化。请重新插入说明，让 AI 知道这些工具。",
     float_progress: "进度 {amount}",
     float_question: "{server} 向你提问",
     float_answer_refused: "回答未被接受：{why}",
