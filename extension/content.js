@@ -896,7 +896,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   }
 
   function menuSection(m) {
-    const box = el('div', { class: 'menu' }, el('div', { class: 'refused' }, m.error));
+    const box = el('div', { class: 'menu' }, el('div', { class: 'refused' }, ...rich(m.error)));
     if (!m.items) {
       box.append(el('div', {}, T('floatMenuLoading')));
       return box;

@@ -339,7 +339,7 @@ impl Setup {
     }
 
     /// The sentence and the command to run, in `lang`.
-    fn say(&self, lang: Lang) -> (String, Option<String>) {
+    pub fn say(&self, lang: Lang) -> (String, Option<String>) {
         let says = lang.says();
         match self {
             Setup::NotRunning { address } => {

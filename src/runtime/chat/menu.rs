@@ -29,12 +29,17 @@ pub struct Use {
 impl<H: Host> ChatLoop<H> {
     /// Why a route gave nothing, in the user's words.
     fn refused(&self, why: Refused, settings: &Settings) -> String {
-        let says = self.lang(settings).says();
+        let ui = self.ui();
+        let says = ui.says();
         let text = match why {
             Refused::Said(why) => fill(says.menu_refused, &[("why", &why)]),
-            Refused::NoAnswer(outcome) => self
-                .setup_problem(&outcome, settings)
-                .unwrap_or_else(|| says.float_not_running.into()),
+            Refused::NoAnswer(outcome) => match self.setup_problem(&outcome, settings) {
+                Some(setup) => match setup.say(ui) {
+                    (sentence, Some(command)) => format!("{sentence} `{command}`"),
+                    (sentence, None) => sentence,
+                },
+                None => says.ui_not_running.into(),
+            },
         };
         redact_owned(&text)
     }
