@@ -18,7 +18,8 @@
 //! executable (default: `mcpo` on PATH); `BENCH_REQUESTS` the requests per demo row (default
 //! 20000), `BENCH_TIME_REQUESTS` per `mcp-server-time` row (default 2000); `BENCH_ROUNDS` the
 //! rounds (default 3); `BENCH_COMPARE` another `mcp-bridge` executable (an earlier build) whose
-//! demo rows are measured in the same rounds.
+//! bridge rows (demo, and `mcp-server-time` with its default limit) are measured in the same
+//! rounds.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -871,7 +872,8 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
     };
     println!("mcp-server-time's `get_current_time`: {requests} requests per row, {rounds} rounds");
     let dir = tempfile::tempdir().unwrap();
-    let bridge_with = |limit: Option<u64>| {
+    let compare = std::env::var_os("BENCH_COMPARE").map(PathBuf::from);
+    let bridge_with = |exe: &Path, limit: Option<u64>| {
         let mut entry = json!({"command": program});
         if let Some(limit) = limit {
             entry["max_concurrent_calls"] = json!(limit);
@@ -880,6 +882,7 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
         std::fs::create_dir_all(&sub).unwrap();
         start_bridge_with(exe, &sub, &json!({"mcpServers": {"time": entry}}))
     };
+    let mut compared = Vec::new();
     let mut summary = Vec::new();
     for round in 1..=rounds {
         println!("round {round}");
@@ -910,7 +913,7 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
             ("mcp-bridge (default limit)", None),
             ("mcp-bridge (1 in flight)", Some(1)),
         ] {
-            let (bridge, port) = bridge_with(limit);
+            let (bridge, port) = bridge_with(exe, limit);
             let pid = bridge.0.id();
             let target = Target::bridge(port, "time", "get_current_time", time_args);
             wait_ready(&target, Duration::from_secs(60)).await;
@@ -924,6 +927,22 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
             .await;
             row.print(&["bridge", "server"]);
             bridge_rows.push(row);
+        }
+        if let Some(other) = &compare {
+            let (bridge, port) = bridge_with(other, None);
+            let pid = bridge.0.id();
+            let target = Target::bridge(port, "time", "get_current_time", time_args);
+            wait_ready(&target, Duration::from_secs(60)).await;
+            let row = load(
+                "BENCH_COMPARE (default)",
+                &target,
+                16,
+                requests,
+                vec![vec![pid], descendants(pid)],
+            )
+            .await;
+            row.print(&["bridge", "server"]);
+            compared.push(row);
         }
         let mcpo_row = match mcpo {
             Some(mcpo) => {
@@ -985,6 +1004,36 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
         } else {
             println!();
         }
+    }
+    if !compared.is_empty() {
+        let server: Vec<f64> = compared.iter().map(|r| r.cpu_per_request(1)).collect();
+        let ratio: Vec<f64> = server.iter().zip(&alone).map(|(s, a)| s / a).collect();
+        println!(
+            "  BENCH_COMPARE, its default limit: {} µs = {}× direct alone; throughput {} req/s; the bridge's own CPU {} µs per call (this build: {} µs)",
+            over_rounds(&server, 0),
+            over_rounds(&ratio, 2),
+            over_rounds(
+                &compared
+                    .iter()
+                    .map(|r| r.stats.throughput())
+                    .collect::<Vec<_>>(),
+                0
+            ),
+            over_rounds(
+                &compared
+                    .iter()
+                    .map(|r| r.cpu_per_request(0))
+                    .collect::<Vec<_>>(),
+                0
+            ),
+            over_rounds(
+                &summary
+                    .iter()
+                    .map(|r| r.2[0].cpu_per_request(0))
+                    .collect::<Vec<_>>(),
+                0
+            ),
+        );
     }
     if summary.iter().all(|r| r.3.is_some()) {
         let server: Vec<f64> = summary
