@@ -344,6 +344,9 @@ impl Row {
     }
 }
 
+/// One round of the demo rows: direct at 1 and 16 in flight, the bridge at 1 and 16 clients.
+type DemoRound = (Row, Row, Row, Row);
+
 /// An MCP server spoken to directly by an rmcp client over stdio.
 struct Direct {
     client: Arc<rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>>,
@@ -744,8 +747,7 @@ async fn demo(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&Path>) {
     drop(other);
     direct.stop().await;
 
-    let field =
-        |f: &dyn Fn(&(Row, Row, Row, Row)) -> f64| -> Vec<f64> { summary.iter().map(f).collect() };
+    let field = |f: &dyn Fn(&DemoRound) -> f64| -> Vec<f64> { summary.iter().map(f).collect() };
     let noisy: Vec<String> = summary
         .iter()
         .enumerate()
