@@ -1,13 +1,25 @@
-//! The bridge's performance, printed as figures (run by `./build.sh bench`): against the demo
-//! MCP server in one run — a direct rmcp call, the same call through `mcp-bridge`, and through
-//! `mcpo` (PyPI), sequentially and at 16 concurrent clients — plus the bridge's idle RSS; then
-//! large results: a 50 MB file read by the demo server (the bridge's peak and kept memory above
-//! its idle RSS against the result's size; the time to the first page against a 1 KB result,
-//! end to end and split into the MCP server's part — measured alone through a pipe — and the
-//! bridge's own) and every `read_result` page of it.
+//! The bridge's performance, printed as figures (run by `./build.sh bench`), in parts:
 //!
-//! `MCPO` names the mcpo executable (default: `mcpo` on PATH); `BENCH_REQUESTS` the number of
-//! requests per measurement (default 2000); `BENCH_ONLY=large` runs the large results alone.
+//! - `start`: from starting the process to its first `/health` answer, and its idle RSS;
+//! - `demo`: the demo MCP server's `echo` through a direct rmcp client (1 and 16 calls in flight,
+//!   the latter the ceiling of any HTTP front) and through `mcp-bridge` (1 and 16 clients), in
+//!   alternating rounds, with the CPU per request of the bridge and of the server; then `mcpo`;
+//! - `time`: `mcp-server-time` (Python, PyPI) behind a direct client, the bridge and mcpo at 16
+//!   clients, with the server's CPU per call against a direct client with one call in flight;
+//! - `large`: a 50 MB file read by the demo server (the bridge's peak and kept memory above its
+//!   idle RSS against the result's size; the time to the first page against a 1 KB result, end
+//!   to end and split into the MCP server's part — measured alone through a pipe — and the
+//!   bridge's own) and every `read_result` page of it.
+//!
+//! Every row also prints the CPU other processes used meanwhile (the machine may be shared):
+//! compare ratios within a run, and distrust rounds flagged NOISY.
+//!
+//! `BENCH_ONLY` lists the parts to run (`demo,time`; default all); `MCPO` names the mcpo
+//! executable (default: `mcpo` on PATH); `BENCH_REQUESTS` the requests per demo row (default
+//! 20000), `BENCH_TIME_REQUESTS` per `mcp-server-time` row (default 2000); `BENCH_ROUNDS` the
+//! rounds (default 3); `BENCH_COMPARE` another `mcp-bridge` executable (an earlier build) whose
+//! bridge rows (demo, and `mcp-server-time` with its default limit) are measured in the same
+//! rounds.
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -118,8 +130,10 @@ fn start_bridge_logging(
         .env("MCP_BRIDGE_CONFIG_DIR", dir)
         .stdout(Stdio::piped());
     if events.is_some() {
+        // Successful calls are logged at `debug`.
         command
             .args(["--log-format", "json"])
+            .env("RUST_LOG", "info,rmcp=warn,mcp_bridge::execute=debug")
             .stderr(Stdio::piped());
     } else {
         command.stderr(Stdio::null());
@@ -163,10 +177,187 @@ fn free_port() -> u16 {
         .port()
 }
 
-async fn direct(exe: &Path, requests: usize) -> (Stats, Stats) {
-    let mut command = tokio::process::Command::new(exe);
-    command.arg("demo-server");
-    let transport = TokioChildProcess::new(command).expect("spawn demo server");
+/// CPU time used by a process, all its live threads, from `/proc/<pid>/task/*/schedstat`
+/// (nanoseconds on the CPU; finer than the clock ticks of `/proc/<pid>/stat`).
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|line| line.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// The processes whose parent is `pid`, and theirs, from `/proc/*/stat`.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.filter_map(Result::ok) {
+            let Some(child) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+                continue;
+            };
+            // The command name may hold spaces: the fields after it follow the last ')'.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+            if let Some(ppid) = ppid {
+                parents.push((child, ppid));
+            }
+        }
+    }
+    let mut found = vec![pid];
+    let mut n = 0;
+    while n < found.len() {
+        let parent = found[n];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        n += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// The machine's busy time in seconds, all CPUs (`/proc/stat`, clock ticks of 10 ms).
+fn machine_busy_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+    let busy: u64 = fields
+        .iter()
+        .enumerate()
+        .take(8)
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, n)| n)
+        .sum();
+    busy as f64 / 100.0
+}
+
+/// CPU used over one measured window by groups of processes (the bridge; an MCP server and its
+/// children), and by everything else on the machine besides them and this bench (other builds
+/// on a shared VM), to flag a noisy round.
+struct CpuWindow {
+    groups: Vec<Vec<u32>>,
+    start: Vec<u64>,
+    own: u64,
+    busy: f64,
+    started: Instant,
+}
+
+/// What [`CpuWindow::finish`] measured.
+struct CpuUse {
+    /// CPU seconds of each group.
+    groups: Vec<f64>,
+    /// Other processes' CPU over the window, in cores (0.5: half a CPU on average).
+    others: f64,
+}
+
+impl CpuWindow {
+    fn start(groups: Vec<Vec<u32>>) -> Self {
+        let start = groups
+            .iter()
+            .map(|g| g.iter().map(|&p| cpu_ns(p)).sum())
+            .collect();
+        CpuWindow {
+            groups,
+            start,
+            own: cpu_ns(std::process::id()),
+            busy: machine_busy_secs(),
+            started: Instant::now(),
+        }
+    }
+
+    fn finish(self) -> CpuUse {
+        let wall = self.started.elapsed().as_secs_f64();
+        let groups: Vec<f64> = self
+            .groups
+            .iter()
+            .zip(&self.start)
+            .map(|(g, start)| {
+                g.iter()
+                    .map(|&p| cpu_ns(p))
+                    .sum::<u64>()
+                    .saturating_sub(*start) as f64
+                    / 1e9
+            })
+            .collect();
+        let own = cpu_ns(std::process::id()).saturating_sub(self.own) as f64 / 1e9;
+        let busy = machine_busy_secs() - self.busy;
+        let others = ((busy - own - groups.iter().sum::<f64>()) / wall).max(0.0);
+        CpuUse { groups, others }
+    }
+}
+
+/// Rounds in which other processes used more than this many cores are flagged as noisy.
+const NOISY: f64 = 0.25;
+
+/// One measured row: its latencies and the CPU per request of the processes watched.
+struct Row {
+    stats: Stats,
+    cpu: CpuUse,
+}
+
+impl Row {
+    /// µs of CPU per request of the processes in group `g`.
+    fn cpu_per_request(&self, g: usize) -> f64 {
+        self.cpu.groups[g] * 1e6 / self.stats.requests as f64
+    }
+
+    /// Print the row with the CPU per request of each named group.
+    fn print(&self, names: &[&str]) {
+        self.stats.print();
+        let groups: Vec<String> = names
+            .iter()
+            .enumerate()
+            .map(|(g, name)| format!("{name} {:.1} µs", self.cpu_per_request(g)))
+            .collect();
+        println!(
+            "{:<33} CPU per request: {}; other processes {:.2} cores{}",
+            "",
+            groups.join(", "),
+            self.cpu.others,
+            if self.cpu.others > NOISY {
+                " (NOISY)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
+/// One round of the demo rows: direct at 1 and 16 in flight, the bridge at 1 and 16 clients.
+type DemoRound = (Row, Row, Row, Row);
+
+/// An MCP server spoken to directly by an rmcp client over stdio.
+struct Direct {
+    client: Arc<rmcp::service::RunningService<rmcp::RoleClient, ClientConfig>>,
+    pid: u32,
+}
+
+async fn direct_client(program: &Path, args: &[&str]) -> Direct {
+    let mut command = tokio::process::Command::new(program);
+    command.args(args);
+    let transport = TokioChildProcess::new(command).expect("spawn the MCP server");
+    let pid = transport.id().expect("the MCP server's pid");
     let client = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("bench", "0"),
@@ -174,56 +365,117 @@ async fn direct(exe: &Path, requests: usize) -> (Stats, Stats) {
     .serve(transport)
     .await
     .expect("handshake");
-    let call = |n: usize| {
-        let args = json!({"text": format!("direct-{n}")});
-        CallToolRequestParams::new("echo").with_arguments(args.as_object().unwrap().clone())
-    };
-    for n in 0..200 {
-        client.call_tool(call(n)).await.unwrap();
+    Direct {
+        client: Arc::new(client),
+        pid,
     }
-    let client = std::sync::Arc::new(client);
-    let run = |clients: usize| {
-        let shared = client.clone();
-        concurrently("direct rmcp (stdio)", clients, requests, move |n| {
+}
+
+impl Direct {
+    /// `requests` calls of `tool`, `clients` in flight at once on the one connection (after
+    /// 200 to warm up); the server's CPU per call is group 0.
+    async fn row(
+        &self,
+        label: &str,
+        tool: &'static str,
+        args: fn(usize) -> serde_json::Value,
+        clients: usize,
+        requests: usize,
+    ) -> Row {
+        let call = move |n: usize| {
+            CallToolRequestParams::new(tool).with_arguments(args(n).as_object().unwrap().clone())
+        };
+        for n in 0..200 {
+            self.client.call_tool(call(n)).await.unwrap();
+        }
+        let window = CpuWindow::start(vec![vec![self.pid]]);
+        let shared = self.client.clone();
+        let stats = concurrently(label, clients, requests, move |n| {
             let client = shared.clone();
             async move {
-                client.call_tool(call(n)).await.unwrap();
+                let result = client.call_tool(call(n)).await.unwrap();
+                assert!(!result.is_error.unwrap_or(false));
             }
         })
-    };
-    // One call at a time, then 16 in flight on the same connection: the ceiling for any
-    // HTTP front.
-    let one = run(1).await;
-    let sixteen = run(16).await;
-    if let Ok(client) = std::sync::Arc::try_unwrap(client) {
-        let _ = client.cancel().await;
+        .await;
+        Row {
+            stats,
+            cpu: window.finish(),
+        }
     }
-    (one, sixteen)
-}
 
-#[derive(Clone)]
-enum Target {
-    Bridge(u16),
-    Mcpo(u16),
-}
-
-impl Target {
-    fn request(&self, client: &reqwest::Client, n: usize) -> reqwest::RequestBuilder {
-        match self {
-            Target::Bridge(port) => client
-                .post(format!("http://127.0.0.1:{port}/execute"))
-                .bearer_auth(TOKEN)
-                .json(&json!({"name": "echo", "serverName": "demo", "arguments": {"text": format!("bridge-{n}")}})),
-            Target::Mcpo(port) => client
-                .post(format!("http://127.0.0.1:{port}/echo"))
-                .json(&json!({"text": format!("mcpo-{n}")})),
+    async fn stop(self) {
+        if let Ok(client) = Arc::try_unwrap(self.client) {
+            let _ = client.cancel().await;
         }
     }
 }
 
-async fn load(label: &str, target: &Target, clients: usize, requests: usize) -> Stats {
+fn echo_args(n: usize) -> serde_json::Value {
+    json!({"text": format!("call-{n}")})
+}
+
+fn time_args(_: usize) -> serde_json::Value {
+    json!({"timezone": "UTC"})
+}
+
+/// Where a tool is called over HTTP: the bridge's `/execute` naming `server`, or mcpo's route
+/// for the tool.
+#[derive(Clone)]
+struct Target {
+    url: String,
+    /// The bridge's server name; `None` for mcpo.
+    server: Option<&'static str>,
+    tool: &'static str,
+    args: fn(usize) -> serde_json::Value,
+}
+
+impl Target {
+    fn bridge(
+        port: u16,
+        server: &'static str,
+        tool: &'static str,
+        args: fn(usize) -> serde_json::Value,
+    ) -> Self {
+        Target {
+            url: format!("http://127.0.0.1:{port}/execute"),
+            server: Some(server),
+            tool,
+            args,
+        }
+    }
+
+    fn mcpo(port: u16, tool: &'static str, args: fn(usize) -> serde_json::Value) -> Self {
+        Target {
+            url: format!("http://127.0.0.1:{port}/{tool}"),
+            server: None,
+            tool,
+            args,
+        }
+    }
+
+    fn request(&self, client: &reqwest::Client, n: usize) -> reqwest::RequestBuilder {
+        let args = (self.args)(n);
+        match self.server {
+            Some(server) => client
+                .post(&self.url)
+                .bearer_auth(TOKEN)
+                .json(&json!({"name": self.tool, "serverName": server, "arguments": args})),
+            None => client.post(&self.url).json(&args),
+        }
+    }
+}
+
+/// `requests` calls through `target` from `clients` HTTP clients at once, after warming up the
+/// connections; the CPU of each group of `watch` over the measured part.
+async fn load(
+    label: &str,
+    target: &Target,
+    clients: usize,
+    requests: usize,
+    watch: Vec<Vec<u32>>,
+) -> Row {
     let client = reqwest::Client::new();
-    // Warm up the connections.
     for n in 0..(clients * 20).max(100) {
         let response = target.request(&client, n).send().await.unwrap();
         assert!(
@@ -234,7 +486,8 @@ async fn load(label: &str, target: &Target, clients: usize, requests: usize) -> 
         response.bytes().await.unwrap();
     }
     let target = target.clone();
-    concurrently(label, clients, requests, move |n| {
+    let window = CpuWindow::start(watch);
+    let stats = concurrently(label, clients, requests, move |n| {
         let request = target.request(&client, n);
         async move {
             let response = request.send().await.unwrap();
@@ -242,7 +495,11 @@ async fn load(label: &str, target: &Target, clients: usize, requests: usize) -> 
             response.bytes().await.unwrap();
         }
     })
-    .await
+    .await;
+    Row {
+        stats,
+        cpu: window.finish(),
+    }
 }
 
 /// `clients` loops running at once, each making its share of `requests` calls one after
@@ -293,103 +550,510 @@ async fn wait_ready(target: &Target, limit: Duration) {
     }
 }
 
+/// mcpo serving `command` on a free port, ready for `tool`.
+async fn start_mcpo(
+    mcpo: &Path,
+    command: &[&std::ffi::OsStr],
+    tool: &'static str,
+    args: fn(usize) -> serde_json::Value,
+) -> (Guard, Target) {
+    let port = free_port();
+    let child = Command::new(mcpo)
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--log-level",
+            "WARNING",
+            "--",
+        ])
+        .args(command)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start mcpo");
+    let guard = Guard(child);
+    let target = Target::mcpo(port, tool, args);
+    wait_ready(&target, Duration::from_secs(90)).await;
+    (guard, target)
+}
+
+fn median_of(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// `values` over the rounds, as "a, b, c (median m)".
+fn over_rounds(values: &[f64], digits: usize) -> String {
+    let each: Vec<String> = values.iter().map(|v| format!("{v:.digits$}")).collect();
+    format!(
+        "{} (median {:.digits$})",
+        each.join(", "),
+        median_of(values.to_vec())
+    )
+}
+
+fn verdict(met: bool) -> &'static str {
+    if met { "met" } else { "NOT met" }
+}
+
+/// Whether `part` of the bench runs: all of them, or those `BENCH_ONLY` lists.
+fn runs(part: &str) -> bool {
+    std::env::var("BENCH_ONLY")
+        .ok()
+        .is_none_or(|only| only.split(',').any(|p| p.trim() == part))
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"));
-    let requests: usize = std::env::var("BENCH_REQUESTS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(2000);
+    let number = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(default)
+    };
+    let requests = number("BENCH_REQUESTS", 20_000);
+    let rounds = number("BENCH_ROUNDS", 3).max(1);
     let mcpo = std::env::var_os("MCPO")
         .map(PathBuf::from)
         .or_else(|| find_on_path("mcpo"));
-    let dir = tempfile::tempdir().unwrap();
-    if std::env::var("BENCH_ONLY").as_deref() == Ok("large") {
-        large_results(&exe).await;
-        return;
-    }
-    println!("MCP Bridge benchmark: tool `echo` of the demo server, {requests} requests per row");
     println!(
-        "machine: {} CPUs",
+        "MCP Bridge benchmark on {} CPUs; other processes' CPU is printed per row, rows above {NOISY} cores flagged NOISY",
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     );
+    if runs("start") {
+        startup(&exe).await;
+    }
+    if runs("demo") {
+        demo(&exe, requests, rounds, mcpo.as_deref()).await;
+    }
+    if runs("time") {
+        time_server(
+            &exe,
+            number("BENCH_TIME_REQUESTS", 2000),
+            rounds,
+            mcpo.as_deref(),
+        )
+        .await;
+    }
+    if runs("large") {
+        large_results(&exe).await;
+    }
+}
 
-    let (direct, direct_16) = direct(&exe, requests).await;
-    direct.print();
-    direct_16.print();
-
-    let (bridge, port) = start_bridge(&exe, dir.path());
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let idle_rss = rss_kib(bridge.0.id());
-    let bridge_target = Target::Bridge(port);
-    let bridge_1 = load("mcp-bridge (HTTP)", &bridge_target, 1, requests).await;
-    bridge_1.print();
-    let bridge_16 = load("mcp-bridge (HTTP)", &bridge_target, 16, requests).await;
-    bridge_16.print();
-    let loaded_rss = rss_kib(bridge.0.id());
-
-    let mcpo_rows = match &mcpo {
-        Some(mcpo) => {
-            let port = free_port();
-            let child = Command::new(mcpo)
-                .args([
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    &port.to_string(),
-                    "--log-level",
-                    "WARNING",
-                    "--",
-                ])
-                .arg(&exe)
-                .arg("demo-server")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("start mcpo");
-            let guard = Guard(child);
-            let target = Target::Mcpo(port);
-            wait_ready(&target, Duration::from_secs(90)).await;
-            let one = load("mcpo (HTTP)", &target, 1, requests).await;
-            one.print();
-            let sixteen = load("mcpo (HTTP)", &target, 16, requests).await;
-            sixteen.print();
-            drop(guard);
-            Some((one, sixteen))
-        }
-        None => {
-            println!("mcpo: not found (set MCPO or put it on PATH) — comparison skipped");
-            None
-        }
-    };
-    drop(bridge);
-
+/// From starting the bridge (with the demo server configured) to its first `/health` answer,
+/// and its RSS once idle, over 10 starts.
+async fn startup(exe: &Path) {
     println!();
-    let added_p50 = micros(bridge_1.percentile(0.5)) - micros(direct.percentile(0.5));
-    let added_p99 = micros(bridge_1.percentile(0.99)) - micros(direct.percentile(0.99));
+    println!("start-up: process start → first /health answer, then idle RSS (10 starts)");
+    let dir = tempfile::tempdir().unwrap();
+    let client = reqwest::Client::new();
+    let mut times = Vec::new();
+    let mut rss = Vec::new();
+    for _ in 0..10 {
+        let started = Instant::now();
+        let (bridge, port) = start_bridge(exe, dir.path());
+        let url = format!("http://127.0.0.1:{port}/health");
+        loop {
+            if let Ok(response) = client.get(&url).send().await
+                && response.status().is_success()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        times.push(ms(started.elapsed()));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        rss.push(rss_kib(bridge.0.id()).unwrap_or(0) as f64 / 1024.0);
+    }
     println!(
-        "added latency of the bridge over a direct rmcp call: p50 {added_p50:.1} µs, p99 {added_p99:.1} µs (target p50 ≤ 200 µs)"
+        "  start → first /health: {} ms (target ≤ 20 ms: {})",
+        over_rounds(&times, 1),
+        verdict(median_of(times.clone()) <= 20.0)
     );
-    if let Some((mcpo_1, mcpo_16)) = &mcpo_rows {
+    println!(
+        "  idle RSS without its MCP servers: {} MiB (target ≤ 15 MB: {})",
+        over_rounds(&rss, 1),
+        verdict(median_of(rss.clone()) * 1.048_576 <= 15.0)
+    );
+}
+
+/// The demo server's `echo`: a direct rmcp client (1 and 16 calls in flight: the ceiling of
+/// any HTTP front) and the bridge at 1 and 16 clients, `rounds` times alternating, with the
+/// bridge's and the server's CPU per request; then mcpo once.
+async fn demo(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&Path>) {
+    println!();
+    println!("the demo server's `echo`: {requests} requests per row, {rounds} rounds");
+    let dir = tempfile::tempdir().unwrap();
+    let direct = direct_client(exe, &["demo-server"]).await;
+    let (bridge, port) = start_bridge(exe, dir.path());
+    let bridge_pid = bridge.0.id();
+    let target = Target::bridge(port, "demo", "echo", echo_args);
+    wait_ready(&target, Duration::from_secs(30)).await;
+    let watch = |pid: u32| vec![vec![pid], descendants(pid)];
+    // Another build of the bridge measured in the same rounds (an earlier commit, say).
+    let other = match std::env::var_os("BENCH_COMPARE") {
+        Some(other) => {
+            let other = PathBuf::from(other);
+            let dir = dir.path().join("compare");
+            std::fs::create_dir_all(&dir).unwrap();
+            let (guard, port) = start_bridge(&other, &dir);
+            let target = Target::bridge(port, "demo", "echo", echo_args);
+            wait_ready(&target, Duration::from_secs(30)).await;
+            println!("also measured: {} (BENCH_COMPARE)", other.display());
+            Some((guard, target))
+        }
+        None => None,
+    };
+    let mut summary = Vec::new();
+    let mut compared = Vec::new();
+    for round in 1..=rounds {
+        println!("round {round}");
+        let d1 = direct
+            .row("direct rmcp (stdio)", "echo", echo_args, 1, requests)
+            .await;
+        d1.print(&["server"]);
+        let d16 = direct
+            .row("direct rmcp (stdio)", "echo", echo_args, 16, requests)
+            .await;
+        d16.print(&["server"]);
+        let b1 = load("mcp-bridge (HTTP)", &target, 1, requests, watch(bridge_pid)).await;
+        b1.print(&["bridge", "server"]);
+        let b16 = load(
+            "mcp-bridge (HTTP)",
+            &target,
+            16,
+            requests,
+            watch(bridge_pid),
+        )
+        .await;
+        b16.print(&["bridge", "server"]);
+        if let Some((guard, target)) = &other {
+            let pid = guard.0.id();
+            let c1 = load("BENCH_COMPARE (HTTP)", target, 1, requests, watch(pid)).await;
+            c1.print(&["bridge", "server"]);
+            let c16 = load("BENCH_COMPARE (HTTP)", target, 16, requests, watch(pid)).await;
+            c16.print(&["bridge", "server"]);
+            compared.push((c1, c16));
+        }
+        summary.push((d1, d16, b1, b16));
+    }
+    let loaded_rss = rss_kib(bridge_pid);
+    drop(bridge);
+    drop(other);
+    direct.stop().await;
+
+    let field = |f: &dyn Fn(&DemoRound) -> f64| -> Vec<f64> { summary.iter().map(f).collect() };
+    let noisy: Vec<String> = summary
+        .iter()
+        .enumerate()
+        .filter(|(_, (a, b, c, d))| [a, b, c, d].iter().any(|r| r.cpu.others > NOISY))
+        .map(|(n, _)| (n + 1).to_string())
+        .collect();
+    println!();
+    println!(
+        "summary over {rounds} rounds{}:",
+        if noisy.is_empty() {
+            String::new()
+        } else {
+            format!(" (noisy: round {})", noisy.join(", "))
+        }
+    );
+    let cpu16 = field(&|r| r.3.cpu_per_request(0));
+    let cpu1 = field(&|r| r.2.cpu_per_request(0));
+    let share = field(&|r| 100.0 * r.3.stats.throughput() / r.1.stats.throughput());
+    let p99_16 = field(&|r| ms(r.3.stats.percentile(0.99)));
+    let p99_1 = field(&|r| ms(r.2.stats.percentile(0.99)));
+    println!(
+        "  bridge CPU per request, 16 clients: {} µs (target ≤ 40 µs: {})",
+        over_rounds(&cpu16, 1),
+        verdict(median_of(cpu16.clone()) <= 40.0)
+    );
+    println!(
+        "  bridge CPU per request, 1 client: {} µs",
+        over_rounds(&cpu1, 1)
+    );
+    println!(
+        "  bridge throughput at 16 clients: {} req/s = {} % of the direct ceiling (16 in flight: {} req/s) (target ≥ 50 %: {})",
+        over_rounds(&field(&|r| r.3.stats.throughput()), 0),
+        over_rounds(&share, 0),
+        over_rounds(&field(&|r| r.1.stats.throughput()), 0),
+        verdict(median_of(share.clone()) >= 50.0)
+    );
+    println!(
+        "  p99 at 16 clients: {} ms (target ≤ 2 ms: {}); at 1 client: {} ms (target ≤ 0.5 ms: {})",
+        over_rounds(&p99_16, 2),
+        verdict(median_of(p99_16.clone()) <= 2.0),
+        over_rounds(&p99_1, 2),
+        verdict(median_of(p99_1.clone()) <= 0.5)
+    );
+    let added = field(&|r| micros(r.2.stats.percentile(0.5)) - micros(r.0.stats.percentile(0.5)));
+    println!(
+        "  added latency over a direct rmcp call, p50: {} µs (target ≤ 200 µs)",
+        over_rounds(&added, 0)
+    );
+    if !compared.is_empty() {
+        let cpu16: Vec<f64> = compared.iter().map(|c| c.1.cpu_per_request(0)).collect();
+        let cpu1: Vec<f64> = compared.iter().map(|c| c.0.cpu_per_request(0)).collect();
+        let share: Vec<f64> = compared
+            .iter()
+            .zip(&summary)
+            .map(|(c, r)| 100.0 * c.1.stats.throughput() / r.1.stats.throughput())
+            .collect();
+        let p99_16: Vec<f64> = compared
+            .iter()
+            .map(|c| ms(c.1.stats.percentile(0.99)))
+            .collect();
+        let p99_1: Vec<f64> = compared
+            .iter()
+            .map(|c| ms(c.0.stats.percentile(0.99)))
+            .collect();
         println!(
-            "throughput vs mcpo: {:.1}× at 1 client, {:.1}× at 16 clients (target ≥ 5× at 16); p99 at 16 clients: bridge {:.0} µs, mcpo {:.0} µs",
-            bridge_1.throughput() / mcpo_1.throughput(),
-            bridge_16.throughput() / mcpo_16.throughput(),
-            micros(bridge_16.percentile(0.99)),
-            micros(mcpo_16.percentile(0.99)),
+            "  BENCH_COMPARE: CPU per request {} µs at 16 clients, {} µs at 1; {} % of the direct ceiling; p99 {} ms at 16, {} ms at 1",
+            over_rounds(&cpu16, 1),
+            over_rounds(&cpu1, 1),
+            over_rounds(&share, 0),
+            over_rounds(&p99_16, 2),
+            over_rounds(&p99_1, 2)
         );
     }
-    match (idle_rss, loaded_rss) {
-        (Some(idle), Some(loaded)) => println!(
-            "bridge RSS without its children: idle {:.1} MiB (target ≤ 15 MiB), after the load {:.1} MiB",
-            idle as f64 / 1024.0,
-            loaded as f64 / 1024.0
-        ),
-        _ => println!("bridge RSS: unavailable (no /proc)"),
+    if let Some(kib) = loaded_rss {
+        println!(
+            "  bridge RSS after the load: {:.1} MiB",
+            kib as f64 / 1024.0
+        );
     }
-    large_results(&exe).await;
+
+    if let Some(mcpo) = mcpo {
+        let (guard, target) = start_mcpo(
+            mcpo,
+            &[exe.as_os_str(), "demo-server".as_ref()],
+            "echo",
+            echo_args,
+        )
+        .await;
+        let pid = guard.0.id();
+        let watch = || vec![vec![pid], descendants(pid)];
+        let mcpo_requests = (requests / 10).max(1000);
+        let one = load("mcpo (HTTP)", &target, 1, mcpo_requests, watch()).await;
+        one.print(&["mcpo", "server"]);
+        let sixteen = load("mcpo (HTTP)", &target, 16, mcpo_requests, watch()).await;
+        sixteen.print(&["mcpo", "server"]);
+        drop(guard);
+        let (_, _, b1, b16) = summary.last().unwrap();
+        println!(
+            "  throughput vs mcpo (last round): {:.1}× at 1 client, {:.1}× at 16 clients; p99 at 16 clients: bridge {:.2} ms, mcpo {:.2} ms",
+            b1.stats.throughput() / one.stats.throughput(),
+            b16.stats.throughput() / sixteen.stats.throughput(),
+            ms(b16.stats.percentile(0.99)),
+            ms(sixteen.stats.percentile(0.99)),
+        );
+    } else {
+        println!("mcpo: not found (set MCPO or put it on PATH) — comparison skipped");
+    }
+}
+
+/// `mcp-server-time` (Python, from PyPI) in `.tools/venv`, found from the bench's crate.
+fn time_server_program() -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/venv/bin/mcp-server-time");
+    path.is_file().then_some(path)
+}
+
+/// `mcp-server-time`'s `get_current_time`: the server's CPU per call behind a direct client
+/// with one call in flight, with 16, behind the bridge at 16 clients (its default limit of
+/// calls in flight, and one at a time), and behind mcpo at 16 clients.
+async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&Path>) {
+    println!();
+    let Some(program) = time_server_program() else {
+        println!("mcp-server-time: not found in .tools/venv (./build.sh setup) — skipped");
+        return;
+    };
+    println!("mcp-server-time's `get_current_time`: {requests} requests per row, {rounds} rounds");
+    let dir = tempfile::tempdir().unwrap();
+    let compare = std::env::var_os("BENCH_COMPARE").map(PathBuf::from);
+    let bridge_with = |exe: &Path, limit: Option<u64>| {
+        let mut entry = json!({"command": program});
+        if let Some(limit) = limit {
+            entry["max_concurrent_calls"] = json!(limit);
+        }
+        let sub = dir.path().join(format!("limit-{limit:?}"));
+        std::fs::create_dir_all(&sub).unwrap();
+        start_bridge_with(exe, &sub, &json!({"mcpServers": {"time": entry}}))
+    };
+    let mut compared = Vec::new();
+    let mut summary = Vec::new();
+    for round in 1..=rounds {
+        println!("round {round}");
+        let direct = direct_client(&program, &[]).await;
+        let d1 = direct
+            .row(
+                "direct rmcp (stdio)",
+                "get_current_time",
+                time_args,
+                1,
+                requests,
+            )
+            .await;
+        d1.print(&["server"]);
+        let d16 = direct
+            .row(
+                "direct rmcp (stdio)",
+                "get_current_time",
+                time_args,
+                16,
+                requests,
+            )
+            .await;
+        d16.print(&["server"]);
+        direct.stop().await;
+        let mut bridge_rows = Vec::new();
+        for (label, limit) in [
+            ("mcp-bridge (default limit)", None),
+            ("mcp-bridge (1 in flight)", Some(1)),
+        ] {
+            let (bridge, port) = bridge_with(exe, limit);
+            let pid = bridge.0.id();
+            let target = Target::bridge(port, "time", "get_current_time", time_args);
+            wait_ready(&target, Duration::from_secs(60)).await;
+            let row = load(
+                label,
+                &target,
+                16,
+                requests,
+                vec![vec![pid], descendants(pid)],
+            )
+            .await;
+            row.print(&["bridge", "server"]);
+            bridge_rows.push(row);
+        }
+        if let Some(other) = &compare {
+            let (bridge, port) = bridge_with(other, None);
+            let pid = bridge.0.id();
+            let target = Target::bridge(port, "time", "get_current_time", time_args);
+            wait_ready(&target, Duration::from_secs(60)).await;
+            let row = load(
+                "BENCH_COMPARE (default)",
+                &target,
+                16,
+                requests,
+                vec![vec![pid], descendants(pid)],
+            )
+            .await;
+            row.print(&["bridge", "server"]);
+            compared.push(row);
+        }
+        let mcpo_row = match mcpo {
+            Some(mcpo) => {
+                let (guard, target) =
+                    start_mcpo(mcpo, &[program.as_os_str()], "get_current_time", time_args).await;
+                let pid = guard.0.id();
+                let row = load(
+                    "mcpo (HTTP)",
+                    &target,
+                    16,
+                    requests,
+                    vec![vec![pid], descendants(pid)],
+                )
+                .await;
+                row.print(&["mcpo", "server"]);
+                Some(row)
+            }
+            None => None,
+        };
+        summary.push((d1, d16, bridge_rows, mcpo_row));
+    }
+    println!();
+    println!(
+        "summary over {rounds} rounds (the server's CPU per call; behind the bridge at 16 clients):"
+    );
+    let alone: Vec<f64> = summary.iter().map(|r| r.0.cpu_per_request(0)).collect();
+    println!("  direct, 1 call in flight: {} µs", over_rounds(&alone, 0));
+    let sixteen: Vec<f64> = summary.iter().map(|r| r.1.cpu_per_request(0)).collect();
+    println!(
+        "  direct, 16 calls in flight: {} µs",
+        over_rounds(&sixteen, 0)
+    );
+    for (n, name) in ["the default limit", "1 call in flight"].iter().enumerate() {
+        let server: Vec<f64> = summary.iter().map(|r| r.2[n].cpu_per_request(1)).collect();
+        let ratio: Vec<f64> = server.iter().zip(&alone).map(|(s, a)| s / a).collect();
+        print!(
+            "  bridge, {name}: {} µs = {}× direct alone (target ≤ 1.10×: {})",
+            over_rounds(&server, 0),
+            over_rounds(&ratio, 2),
+            verdict(median_of(ratio.clone()) <= 1.10)
+        );
+        if summary.iter().all(|r| r.3.is_some()) {
+            let vs: Vec<f64> = summary
+                .iter()
+                .map(|r| r.2[n].stats.throughput() / r.3.as_ref().unwrap().stats.throughput())
+                .collect();
+            println!(
+                "; throughput {} req/s = {}× mcpo (target ≥ 2.5×: {})",
+                over_rounds(
+                    &summary
+                        .iter()
+                        .map(|r| r.2[n].stats.throughput())
+                        .collect::<Vec<_>>(),
+                    0
+                ),
+                over_rounds(&vs, 2),
+                verdict(median_of(vs.clone()) >= 2.5)
+            );
+        } else {
+            println!();
+        }
+    }
+    if !compared.is_empty() {
+        let server: Vec<f64> = compared.iter().map(|r| r.cpu_per_request(1)).collect();
+        let ratio: Vec<f64> = server.iter().zip(&alone).map(|(s, a)| s / a).collect();
+        println!(
+            "  BENCH_COMPARE, its default limit: {} µs = {}× direct alone; throughput {} req/s; the bridge's own CPU {} µs per call (this build: {} µs)",
+            over_rounds(&server, 0),
+            over_rounds(&ratio, 2),
+            over_rounds(
+                &compared
+                    .iter()
+                    .map(|r| r.stats.throughput())
+                    .collect::<Vec<_>>(),
+                0
+            ),
+            over_rounds(
+                &compared
+                    .iter()
+                    .map(|r| r.cpu_per_request(0))
+                    .collect::<Vec<_>>(),
+                0
+            ),
+            over_rounds(
+                &summary
+                    .iter()
+                    .map(|r| r.2[0].cpu_per_request(0))
+                    .collect::<Vec<_>>(),
+                0
+            ),
+        );
+    }
+    if summary.iter().all(|r| r.3.is_some()) {
+        let server: Vec<f64> = summary
+            .iter()
+            .map(|r| r.3.as_ref().unwrap().cpu_per_request(1))
+            .collect();
+        println!(
+            "  mcpo: {} µs; {} req/s",
+            over_rounds(&server, 0),
+            over_rounds(
+                &summary
+                    .iter()
+                    .map(|r| r.3.as_ref().unwrap().stats.throughput())
+                    .collect::<Vec<_>>(),
+                0
+            )
+        );
+    }
 }
 
 /// The peak resident memory of a process (VmHWM), in KiB.

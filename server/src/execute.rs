@@ -27,7 +27,7 @@ pub(crate) fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool
             state
                 .servers
                 .get(name)
-                .is_none_or(|server| server.tool(crate::calls::results::READ_RESULT).is_none())
+                .is_none_or(|server| !server.has_tool(crate::calls::results::READ_RESULT))
         })
 }
 
@@ -71,6 +71,7 @@ pub(crate) async fn execute(
             if is_error {
                 let failures = state.counter.record_failure(&name, tool);
                 tracing::warn!(
+                    trace_id = crate::trace::current().unwrap_or_default(),
                     server = %name,
                     tool,
                     failures,
@@ -79,7 +80,9 @@ pub(crate) async fn execute(
                 );
             } else {
                 state.counter.record_success(&name, tool);
-                tracing::info!(
+                // At `debug`: a line formatted, masked and written per successful call was a
+                // good part of the bridge's own work per call.
+                tracing::debug!(
                     server = %name,
                     tool,
                     elapsed_ms = started.elapsed().as_millis() as u64,
@@ -88,7 +91,7 @@ pub(crate) async fn execute(
             }
             // The server's configured secrets and the bridge's token never leave in a result,
             // nor credential shapes unless the user let this tool's results through.
-            let masking = (!request.unmasked).then(|| Arc::from(server.secrets()));
+            let masking = (!request.unmasked).then(|| server.shared_secrets());
             Ok(state.results.answer(result, masking).await)
         }
         Err(err) => {
@@ -111,15 +114,14 @@ fn check_output(
     if result.is_error.unwrap_or(false) {
         return Ok(result);
     }
-    let Some(schema) = server.tool(tool).and_then(|t| t.output_schema) else {
+    let Some(schema) = server.output_schema(tool) else {
         return Ok(result);
     };
-    let schema = Value::Object((*schema).clone());
     let problem = match &result.structured_content {
         None => Some(
             "it returned no structuredContent, though the tool declares an outputSchema".to_owned(),
         ),
-        Some(value) => crate::calls::schema::mismatch(&schema, value).map(|(at, why)| {
+        Some(value) => crate::calls::schema::mismatch_object(&schema, value).map(|(at, why)| {
             if at == "$" {
                 format!("its structuredContent {why}")
             } else {
@@ -215,7 +217,7 @@ pub(crate) fn resolve(
             });
         };
         // A server whose tools are unknown (never started) gets the call: it starts, or says why not.
-        if !server.tools().is_empty() && server.tool(tool).is_none() {
+        if !server.tools().is_empty() && !server.has_tool(tool) {
             return Err(tool_not_found(state, tool, Some(&server)));
         }
         return Ok(server.clone());

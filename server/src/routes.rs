@@ -12,21 +12,16 @@ mod servers;
 mod tools;
 
 use axum::Router;
-use axum::body::Body;
-use axum::http::Request;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{get, post, put};
-use tower_http::LatencyUnit;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
-use tracing::Level;
 
 use crate::error::BridgeError;
 use crate::security::{self, BODY_LIMIT};
 use crate::state::AppState;
-use crate::trace::{self, TraceId};
+use crate::trace;
 
-/// The application: routes plus layers (outermost first: trace id, log, CORS, access, limit).
+/// The application: routes plus layers (outermost first: trace id and the request log, CORS, access, limit).
 pub(crate) fn router(state: AppState) -> Router {
     let security = state.security.clone();
     Router::new()
@@ -63,29 +58,6 @@ pub(crate) fn router(state: AppState) -> Router {
         .layer(security::cors())
         // Preflights are answered by the CORS layer, so they are checked before it.
         .layer(from_fn_with_state(security, security::preflight_guard))
-        .layer(
-            TraceLayer::new_for_http()
-                .make_span_with(|request: &Request<Body>| {
-                    let trace_id = request
-                        .extensions()
-                        .get::<TraceId>()
-                        .map(|id| id.0.as_str())
-                        .unwrap_or_default();
-                    tracing::info_span!(
-                        "request",
-                        trace_id,
-                        method = %request.method(),
-                        path = %request.uri().path(),
-                    )
-                })
-                .on_request(())
-                .on_response(
-                    DefaultOnResponse::new()
-                        .level(Level::INFO)
-                        .latency_unit(LatencyUnit::Micros),
-                )
-                .on_failure(()),
-        )
         .layer(from_fn(trace::assign))
 }
 

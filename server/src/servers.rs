@@ -103,7 +103,8 @@ struct Health {
 /// One configured MCP server.
 pub struct Server {
     spec: ServerSpec,
-    secrets: Vec<String>,
+    /// Shared, so that each call's masking takes it without copying the values.
+    secrets: Arc<[String]>,
     /// The bridge's own secrets (its token): masked, and kept out of the child's environment.
     withheld: Vec<String>,
     live: Mutex<Option<Arc<Live>>>,
@@ -136,7 +137,7 @@ impl Server {
         let shared = Arc::new(client::Shared::new(&spec));
         Server {
             spec,
-            secrets,
+            secrets: secrets.into(),
             withheld,
             live: Mutex::new(None),
             health: Mutex::new(Health {
@@ -165,6 +166,12 @@ impl Server {
     /// bridge's own.
     pub fn secrets(&self) -> &[String] {
         &self.secrets
+    }
+
+    /// [`Server::secrets`], shared with work that outlives the borrow (a large result's masking
+    /// off the async threads).
+    pub(crate) fn shared_secrets(&self) -> Arc<[String]> {
+        self.secrets.clone()
     }
 
     pub(crate) fn spec(&self) -> &ServerSpec {
@@ -236,6 +243,19 @@ impl Server {
 
     pub(crate) fn tool(&self, name: &str) -> Option<Tool> {
         self.tools().iter().find(|tool| tool.name == name).cloned()
+    }
+
+    /// Whether it lists a tool named `name` (without copying the tool, as [`Server::tool`] does).
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
+        self.tools().iter().any(|tool| tool.name == name)
+    }
+
+    /// The `outputSchema` of its tool `name`, if it declares one.
+    pub(crate) fn output_schema(&self, name: &str) -> Option<Arc<JsonObject>> {
+        self.tools()
+            .iter()
+            .find(|tool| tool.name == name)
+            .and_then(|tool| tool.output_schema.clone())
     }
 
     /// The pid (and process group id) of the running child, if any.
@@ -1068,7 +1088,7 @@ impl Registry {
     pub(crate) fn with_tool(&self, tool: &str) -> Vec<Arc<Server>> {
         self.servers()
             .into_iter()
-            .filter(|server| server.tool(tool).is_some())
+            .filter(|server| server.has_tool(tool))
             .collect()
     }
 

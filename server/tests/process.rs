@@ -476,3 +476,65 @@ fn demo_server_answers_over_pipes_and_over_a_file() {
         );
     }
 }
+
+/// At the default log level a successful call writes no line (formatting, masking and writing
+/// one per call was a good part of the bridge's work per call), while a refused request still
+/// does, with its trace id, method, path and status.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_successful_call_logs_nothing_by_default_and_a_refused_request_one_line() {
+    let bridge = BridgeProcess::launch(common::Launch {
+        args: &["--token", TOKEN, "--log-format", "json"],
+        env: &[("RUST_LOG", "info,rmcp=warn")],
+        ..common::Launch::default()
+    });
+    bridge.wait_started(Duration::from_secs(60));
+    let client = BridgeProcess::client();
+    let ok = client
+        .post(bridge.url("/execute"))
+        .bearer_auth(TOKEN)
+        .json(&json!({"name": "echo", "arguments": {"text": "quiet please"}}))
+        .send()
+        .await
+        .unwrap();
+    assert!(ok.status().is_success(), "{}", ok.status());
+    let ok_trace = ok.headers()["x-trace-id"].to_str().unwrap().to_owned();
+    ok.bytes().await.unwrap();
+    let refused = client
+        .post(bridge.url("/execute"))
+        .json(&json!({"name": "echo", "arguments": {"text": "no token"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 401);
+    let refused_trace = refused.headers()["x-trace-id"].to_str().unwrap().to_owned();
+    let lines = |log: &str| -> Vec<Value> {
+        log.lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .collect()
+    };
+    // The refused request's line comes after anything the successful one wrote.
+    let mut found = None;
+    for _ in 0..100 {
+        found = lines(&bridge.stderr())
+            .into_iter()
+            .find(|line| line["trace_id"] == refused_trace.as_str());
+        if found.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let line =
+        found.unwrap_or_else(|| panic!("no line for the refused request: {}", bridge.stderr()));
+    assert_eq!(line["message"], "request answered");
+    assert_eq!(line["level"], "INFO");
+    assert_eq!(line["status"], 401);
+    assert_eq!(line["method"], "POST");
+    assert_eq!(line["path"], "/execute");
+    let log = bridge.stderr();
+    assert!(
+        !log.contains(&ok_trace),
+        "the successful request was logged: {log}"
+    );
+    assert!(!log.contains("tool call succeeded"), "{log}");
+    assert!(!log.contains("quiet please"), "{log}");
+}

@@ -96,8 +96,8 @@ try {
   fs.rmSync(root, { recursive: true, force: true });
 }
 
-/** The latency tower-http logged for a request (JSON log: `"latency": "1559 μs"`), in ms. */
+/** The time the bridge logged for answering a request (JSON log: `"latency_us": 1559`), in ms. */
 function executeMs(logLine) {
-  const m = /^([\d.]+) μs$/.exec(JSON.parse(logLine).latency ?? '');
-  return m ? Number(m[1]) / 1000 : null;
+  const us = JSON.parse(logLine).latency_us;
+  return typeof us === 'number' ? us / 1000 : null;
 }

@@ -13,6 +13,12 @@ pub fn mismatch(schema: &Value, value: &Value) -> Option<(String, String)> {
     check(schema, value, "$")
 }
 
+/// [`mismatch`] with the schema as an object (a tool's `outputSchema` as the server listed it,
+/// not copied into a `Value` for each call).
+pub fn mismatch_object(schema: &Map<String, Value>, value: &Value) -> Option<(String, String)> {
+    check_map(schema, value, "$")
+}
+
 fn type_matches(name: &str, value: &Value) -> bool {
     match name {
         "object" => value.is_object(),
@@ -40,7 +46,10 @@ fn kind(value: &Value) -> &'static str {
 }
 
 fn check(schema: &Value, value: &Value, path: &str) -> Option<(String, String)> {
-    let schema = schema.as_object()?;
+    check_map(schema.as_object()?, value, path)
+}
+
+fn check_map(schema: &Map<String, Value>, value: &Value, path: &str) -> Option<(String, String)> {
     if let Some(expected) = schema.get("type") {
         let names: Vec<&str> = match expected {
             Value::String(name) => vec![name.as_str()],

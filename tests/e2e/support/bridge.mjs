@@ -40,7 +40,8 @@ export async function startBridge({ config, args = [], token: given, port: given
     cliArgs.push('--config', file);
   }
   const proc = spawn(path.join(ROOT, 'target/release/mcp-bridge'), cliArgs, {
-    env: { ...process.env, MCP_BRIDGE_CONFIG_DIR: dir, ...env },
+    // Successful requests and calls are logged at debug; the tests and benches read those lines.
+    env: { RUST_LOG: 'info,rmcp=warn,mcp_bridge::execute=debug,mcp_bridge::trace=debug', ...process.env, MCP_BRIDGE_CONFIG_DIR: dir, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
