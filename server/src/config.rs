@@ -120,6 +120,9 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// Extra CA certificates (PEM) for a remote server; relative to the config file's folder.
+    #[serde(default)]
+    ca_file: Option<PathBuf>,
     #[serde(default)]
     instructions: Option<String>,
     #[serde(default)]
@@ -343,9 +346,14 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
                     headers: raw.headers,
                 }
             } else {
+                let ca_file = raw.ca_file.map(|file| match path.parent() {
+                    Some(dir) if file.is_relative() => dir.join(file),
+                    _ => file,
+                });
                 Transport::StreamableHttp {
                     url,
                     headers: raw.headers,
+                    ca_file,
                 }
             }
         }

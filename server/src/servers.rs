@@ -5,6 +5,7 @@
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+pub(crate) mod http_client;
 pub(crate) mod program;
 pub mod reaper;
 pub mod spec;

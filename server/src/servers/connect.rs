@@ -161,7 +161,16 @@ pub(crate) async fn connect(
                 }
             }
         }
-        Transport::StreamableHttp { url, headers } => {
+        Transport::StreamableHttp {
+            url,
+            headers,
+            ca_file,
+        } => {
+            stderr.close();
+            super::http_client::check_url(url, "`url`")
+                .map_err(|message| fail(message, &stderr))?;
+            let http = super::http_client::client(ca_file.as_deref())
+                .map_err(|message| fail(message, &stderr))?;
             let mut map = HashMap::new();
             for (name, value) in headers {
                 let name = HeaderName::from_bytes(name.as_bytes())
@@ -174,14 +183,20 @@ pub(crate) async fn connect(
                 })?;
                 map.insert(name, value);
             }
-            stderr.close();
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(map)
                 .max_sse_event_size(max_message);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let (client, tools, instructions) = handshake(shared, spec, transport, &stderr)
-                .await
-                .map_err(|message| fail(message, &stderr))?;
+            let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+            let started = handshake(shared, spec, transport, &stderr).await;
+            let (client, tools, instructions) = match started {
+                Ok(started) => started,
+                Err(message) => {
+                    let message = super::http_client::certificate_problem(&http, url)
+                        .await
+                        .unwrap_or(message);
+                    return Err(fail(message, &stderr));
+                }
+            };
             Ok(Connected {
                 client,
                 stderr,
@@ -272,7 +287,12 @@ where
         let client = BridgeClient::new(shared.clone())
             .serve(transport)
             .await
-            .map_err(|err| format!("the MCP handshake failed: {err}"))?;
+            .map_err(|err| {
+                format!(
+                    "the MCP handshake failed: {}",
+                    super::http_client::describe(&err)
+                )
+            })?;
         shared.reload(client.peer(), ListKind::Tools).await?;
         for kind in [ListKind::Prompts, ListKind::Resources] {
             if let Err(err) = shared.reload(client.peer(), kind).await {

@@ -27,6 +27,8 @@ pub enum Transport {
     StreamableHttp {
         url: String,
         headers: BTreeMap<String, String>,
+        /// A PEM file of extra CA certificates its TLS certificate may chain to (`ca_file`).
+        ca_file: Option<PathBuf>,
     },
     /// A remote server speaking the legacy HTTP+SSE transport (not supported by rmcp 3).
     Sse {
@@ -123,11 +125,13 @@ impl ServerSpec {
     pub(crate) fn secrets(&self) -> Vec<String> {
         let values: Vec<String> = match &self.transport {
             Transport::Stdio { env, .. } => env.values().cloned().collect(),
-            Transport::StreamableHttp { headers, url } | Transport::Sse { headers, url } => headers
-                .values()
-                .cloned()
-                .chain(crate::redact::url_secrets(url))
-                .collect(),
+            Transport::StreamableHttp { headers, url, .. } | Transport::Sse { headers, url } => {
+                headers
+                    .values()
+                    .cloned()
+                    .chain(crate::redact::url_secrets(url))
+                    .collect()
+            }
         };
         values
             .into_iter()
