@@ -24,6 +24,7 @@ fn remote(name: &str, url: String, ca_file: Option<PathBuf>) -> ServerSpec {
         url,
         headers: BTreeMap::new(),
         ca_file,
+        sign_in: Default::default(),
     };
     spec.startup_timeout = Duration::from_secs(20);
     spec

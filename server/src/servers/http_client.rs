@@ -53,6 +53,8 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 /// (a 301/302/303 would turn the POST of a message into a GET without it), at most
 /// [`MAX_REDIRECTS`] times.
 pub(crate) fn client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+    // rmcp builds clients of its own too (its OAuth discovery): they get `ring` as well.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut roots = RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };

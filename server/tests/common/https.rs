@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! A local HTTPS MCP server for the TLS tests: a certificate authority made for the run, a
 //! certificate it signs for `localhost`, and rmcp's own streamable HTTP server behind
 //! tokio-rustls on a free port.
@@ -69,6 +70,14 @@ pub struct Shouter {
     tool_router: ToolRouter<Shouter>,
 }
 
+impl Shouter {
+    pub fn new() -> Self {
+        Shouter {
+            tool_router: Self::tool_router(),
+        }
+    }
+}
+
 #[tool_router]
 impl Shouter {
     #[tool(description = "Answer with the text in capitals.")]
@@ -105,11 +114,7 @@ impl HttpsServer {
             .unwrap();
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
         let mcp = StreamableHttpService::new(
-            || {
-                Ok(Shouter {
-                    tool_router: Shouter::tool_router(),
-                })
-            },
+            || Ok(Shouter::new()),
             Arc::new(LocalSessionManager::default()),
             StreamableHttpServerConfig::default(),
         );
