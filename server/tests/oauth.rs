@@ -279,3 +279,30 @@ async fn a_local_server_does_not_sign_in_and_no_auth_refuses() {
     assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
     open.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
+    let server = OAuthServer::start().await;
+    // Tokens that expire within rmcp's refresh margin: each use refreshes first.
+    server.behaviour.lock().unwrap().expires_in = Some(5);
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let mut reply = shout(&app, "fresh").await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = shout(&app, "fresh").await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "FRESH");
+    let behaviour = server.behaviour.lock().unwrap();
+    assert!(behaviour.refreshes >= 1, "no refresh was asked for");
+    assert!(behaviour.tokens.len() >= 2);
+    drop(behaviour);
+    app.stop().await;
+}

@@ -35,6 +35,11 @@ pub struct Behaviour {
     pub tokens: HashSet<String>,
     /// `resource` of each authorization request.
     pub resources: Vec<String>,
+    /// The lifetime of the access tokens it issues (an hour unless set).
+    pub expires_in: Option<u64>,
+    /// Refresh tokens issued, and how many refreshes were granted.
+    refresh_tokens: HashSet<String>,
+    pub refreshes: u32,
     issued: u32,
 }
 
@@ -208,6 +213,16 @@ async fn token(
     if behaviour.token_error {
         return refused("invalid_grant");
     }
+    if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+        let known = form
+            .get("refresh_token")
+            .is_some_and(|t| behaviour.refresh_tokens.contains(t));
+        if !known {
+            return refused("invalid_grant");
+        }
+        behaviour.refreshes += 1;
+        return issue(&mut behaviour);
+    }
     if form.get("grant_type").map(String::as_str) != Some("authorization_code") {
         return refused("unsupported_grant_type");
     }
@@ -226,14 +241,21 @@ async fn token(
     {
         return refused("invalid_grant");
     }
+    issue(&mut behaviour)
+}
+
+/// New access and refresh tokens.
+fn issue(behaviour: &mut Behaviour) -> Response {
     behaviour.issued += 1;
     let access = format!("access-token-{}-secret", behaviour.issued);
+    let refresh = format!("refresh-token-{}", behaviour.issued);
     behaviour.tokens.insert(access.clone());
+    behaviour.refresh_tokens.insert(refresh.clone());
     axum::Json(json!({
         "access_token": access,
         "token_type": "Bearer",
-        "expires_in": 3600,
-        "refresh_token": format!("refresh-token-{}", behaviour.issued),
+        "expires_in": behaviour.expires_in.unwrap_or(3600),
+        "refresh_token": refresh,
     }))
     .into_response()
 }
