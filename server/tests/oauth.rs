@@ -300,9 +300,10 @@ async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
     }
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     assert_eq!(reply.text(), "FRESH");
-    let behaviour = server.behaviour.lock().unwrap();
-    assert!(behaviour.refreshes >= 1, "no refresh was asked for");
-    assert!(behaviour.tokens.len() >= 2);
-    drop(behaviour);
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        assert!(behaviour.refreshes >= 1, "no refresh was asked for");
+        assert!(behaviour.tokens.len() >= 2);
+    }
     app.stop().await;
 }
