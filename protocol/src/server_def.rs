@@ -46,7 +46,7 @@ impl Kind {
 }
 
 /// Every key an entry may have, with its kind.
-pub const KEYS: [(&str, Kind); 18] = [
+pub const KEYS: [(&str, Kind); 22] = [
     ("type", Kind::Text),
     ("command", Kind::Text),
     ("args", Kind::TextList),
@@ -63,6 +63,14 @@ pub const KEYS: [(&str, Kind); 18] = [
     ("max_concurrent_calls", Kind::Number),
     ("url", Kind::Text),
     ("headers", Kind::TextMap),
+    // A remote server's extra CA certificates (a PEM file), for a private deployment.
+    ("ca_file", Kind::Text),
+    // Signing in to a remote server (OAuth): a client id registered beforehand (else the
+    // bridge registers itself), the environment variable holding its secret (never the secret
+    // itself), and the scopes to ask for.
+    ("client_id", Kind::Text),
+    ("client_secret_env", Kind::Text),
+    ("scopes", Kind::TextList),
     // Beyond tools: the server's instructions for the AI, the roots `roots/list` answers, the
     // longest a call may run while it reports progress, and how long a question waits.
     ("instructions", Kind::Text),

@@ -80,7 +80,7 @@ pub(crate) fn config_dir() -> Result<PathBuf, ConfigError> {
 }
 
 use crate::servers::spec::{DEFAULT_MAX_CONCURRENT_CALLS, McpOptions};
-pub use crate::servers::spec::{RootSpec, ServerSpec, Transport};
+pub use crate::servers::spec::{RootSpec, ServerSpec, SignInSettings, Transport};
 
 #[derive(Debug, Deserialize)]
 struct RawConfig {
@@ -120,6 +120,15 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// Extra CA certificates (PEM) for a remote server; relative to the config file's folder.
+    #[serde(default)]
+    ca_file: Option<PathBuf>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    client_secret_env: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
     #[serde(default)]
     instructions: Option<String>,
     #[serde(default)]
@@ -343,9 +352,19 @@ fn resolve(name: String, raw: RawServer, path: &Path) -> Result<ServerSpec, Conf
                     headers: raw.headers,
                 }
             } else {
+                let ca_file = raw.ca_file.map(|file| match path.parent() {
+                    Some(dir) if file.is_relative() => dir.join(file),
+                    _ => file,
+                });
                 Transport::StreamableHttp {
                     url,
                     headers: raw.headers,
+                    ca_file,
+                    sign_in: SignInSettings {
+                        client_id: raw.client_id,
+                        client_secret_env: raw.client_secret_env,
+                        scopes: raw.scopes,
+                    },
                 }
             }
         }

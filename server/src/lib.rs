@@ -7,6 +7,7 @@ pub mod config;
 mod error;
 mod execute;
 mod logging;
+mod oauth;
 mod options;
 pub mod pairing;
 pub mod proof;

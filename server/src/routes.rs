@@ -9,6 +9,7 @@ mod history;
 mod prompts;
 mod resources;
 mod servers;
+mod sign_in;
 mod tools;
 
 use axum::Router;
@@ -48,6 +49,9 @@ pub(crate) fn router(state: AppState) -> Router {
                 .delete(servers::delete),
         )
         .route("/servers/{name}/restart", post(servers::restart))
+        .route("/servers/{name}/sign-in", post(sign_in::sign_in))
+        .route("/servers/{name}/sign-out", post(sign_in::sign_out))
+        .route(crate::oauth::CALLBACK_PATH, get(sign_in::callback))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

@@ -128,7 +128,11 @@ impl Security {
         {
             return Err(BridgeError::PayloadTooLarge { limit: BODY_LIMIT });
         }
-        let open = request.uri().path() == OPEN_PATH || request.method() == Method::OPTIONS;
+        // The sign-in callback is reached by navigation, without the token (`routes::sign_in`).
+        let path = request.uri().path();
+        let open = path == OPEN_PATH
+            || (path == crate::oauth::CALLBACK_PATH && request.method() == Method::GET)
+            || request.method() == Method::OPTIONS;
         if let (Some(expected), false) = (&self.token, open) {
             let given = headers
                 .get(header::AUTHORIZATION)

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::{self, Source};
+use crate::oauth::SignIns;
 use crate::options::ServeArgs;
 use crate::security::Security;
 use crate::servers::{Registry, Status};
@@ -185,6 +186,11 @@ async fn serve(
         specs,
         token.iter().cloned().collect(),
         result_limits.max_message(),
+        Arc::new(SignIns::new(
+            config::config_dir()
+                .ok()
+                .map(|dir| dir.join(crate::oauth::tokens::FILE_NAME)),
+        )),
     ));
     // The servers start in the background: /health answers at once, and /tools shows each
     // server as `starting` until it runs or fails.

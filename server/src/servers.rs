@@ -5,6 +5,7 @@
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+pub(crate) mod http_client;
 pub(crate) mod program;
 pub mod reaper;
 pub mod spec;
@@ -27,6 +28,7 @@ use tokio::time::Instant;
 
 use crate::calls::activity::CallActivity;
 use crate::error::{BridgeError, code};
+use crate::oauth::SignIns;
 use crate::redact::redact;
 use connect::{Client, StartFailure, connect};
 use mcp_bridge_protocol::health::ServerCounts;
@@ -121,6 +123,8 @@ pub struct Server {
     retired: AtomicBool,
     /// The largest message accepted from the server, in bytes.
     max_message: usize,
+    /// The sign-ins of remote servers (their tokens, their state).
+    sign_ins: Arc<SignIns>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -130,7 +134,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Server {
-    fn new(spec: ServerSpec, withheld: Vec<String>, max_message: usize) -> Self {
+    fn new(
+        spec: ServerSpec,
+        withheld: Vec<String>,
+        max_message: usize,
+        sign_ins: Arc<SignIns>,
+    ) -> Self {
         let mut secrets = spec.secrets();
         secrets.extend(withheld.iter().cloned());
         let permits = Semaphore::new(spec.max_concurrent_calls);
@@ -155,6 +164,7 @@ impl Server {
             stopping: AtomicBool::new(false),
             retired: AtomicBool::new(false),
             max_message,
+            sign_ins,
         }
     }
 
@@ -291,10 +301,12 @@ impl Server {
             &self.secrets,
             &self.withheld,
             self.max_message,
+            &self.sign_ins,
         )
         .await
         {
             Ok(connected) => {
+                self.sign_ins.note_started(&self.spec.name);
                 tracing::info!(
                     server = %self.spec.name,
                     tools = connected.tools,
@@ -335,6 +347,13 @@ impl Server {
                     stderr = %failure.stderr,
                     "MCP server failed to start"
                 );
+                if let Some(challenge) = &failure.challenge {
+                    self.sign_ins.note_needed(
+                        &self.spec.name,
+                        challenge.clone(),
+                        failure.message.clone(),
+                    );
+                }
                 let mut health = lock(&self.health);
                 health.failures += 1;
                 health.since = Instant::now();
@@ -423,6 +442,14 @@ impl Server {
         tracing::info!(server = %self.spec.name, failures = health.failures, "starting MCP server");
         match tokio::time::timeout_at(deadline, self.start()).await {
             Ok(Ok(live)) => Ok(live),
+            Ok(Err(failure)) if failure.challenge.is_some() => Err(self.unavailable(
+                format!(
+                    "MCP server `{}` needs the user to sign in: {}. This is for the user, not for you: tell them to press \
+                     *Sign in* beside `{}` in the extension's options page, then ask again.",
+                    self.spec.name, failure.message, self.spec.name
+                ),
+                String::new(),
+            )),
             Ok(Err(failure)) => Err(self.unavailable(
                 format!(
                     "MCP server `{}` could not be started: {}. Tell the user to check its command in the bridge config; \
@@ -876,6 +903,7 @@ fn kill_group(pgid: u32) {
 /// added, replaced, removed or restarted), so readers get a snapshot.
 pub struct Registry {
     servers: RwLock<Vec<Arc<Server>>>,
+    sign_ins: Arc<SignIns>,
     withheld: Vec<String>,
     max_message: usize,
     /// Set by [`Registry::shutdown`]: no server is started after it.
@@ -918,6 +946,7 @@ impl Registry {
             specs,
             withheld,
             crate::calls::results::Limits::default().max_message(),
+            Arc::new(SignIns::new(None)),
         )
     }
 
@@ -927,14 +956,23 @@ impl Registry {
         specs: Vec<ServerSpec>,
         withheld: Vec<String>,
         max_message: usize,
+        sign_ins: Arc<SignIns>,
     ) -> Self {
         let withheld: Vec<String> = withheld.into_iter().filter(|s| !s.is_empty()).collect();
         let servers = specs
             .into_iter()
-            .map(|s| Arc::new(Server::new(s, withheld.clone(), max_message)))
+            .map(|s| {
+                Arc::new(Server::new(
+                    s,
+                    withheld.clone(),
+                    max_message,
+                    sign_ins.clone(),
+                ))
+            })
             .collect();
         Registry {
             servers: RwLock::new(servers),
+            sign_ins,
             withheld,
             max_message,
             closed: AtomicBool::new(false),
@@ -942,7 +980,12 @@ impl Registry {
     }
 
     fn build(&self, spec: ServerSpec) -> Arc<Server> {
-        let server = Server::new(spec, self.withheld.clone(), self.max_message);
+        let server = Server::new(
+            spec,
+            self.withheld.clone(),
+            self.max_message,
+            self.sign_ins.clone(),
+        );
         if self.closed.load(Ordering::SeqCst) {
             // A change that raced with the shutdown: the server is never started.
             server.stopping.store(true, Ordering::SeqCst);
@@ -1015,6 +1058,11 @@ impl Registry {
             tokio::spawn(async move { start_once(&server).await });
         }
         changes
+    }
+
+    /// The sign-ins of the remote servers.
+    pub(crate) fn sign_ins(&self) -> &Arc<SignIns> {
+        &self.sign_ins
     }
 
     /// Stop `name` and start it again with the same definition; `false` if there is none.

@@ -63,6 +63,8 @@ async fn streamable_http_server_with_headers() {
         Transport::StreamableHttp {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: BTreeMap::from([("X-Api-Key".to_owned(), "remote-secret-123".to_owned())]),
+            ca_file: None,
+            sign_in: Default::default(),
         },
     );
     let app = TestApp::start(vec![spec]).await;

@@ -82,6 +82,7 @@ fn describe(
     definition: Option<&Value>,
     running: Option<&Arc<Server>>,
     reveal: bool,
+    sign_in: Value,
 ) -> Value {
     let enabled = definition.is_none_or(config::entry_enabled);
     let shown = definition.map(|d| {
@@ -101,6 +102,7 @@ fn describe(
         "tool_count": 0,
         "last_error": null,
         "stderr": "",
+        "sign_in": sign_in,
     });
     if let Some(server) = running {
         let status = server.status();
@@ -123,6 +125,19 @@ fn describe(
     entry
 }
 
+/// A remote server's sign-in state (`null` for a local one).
+async fn sign_in_state(state: &AppState, server: Option<&Arc<Server>>) -> Value {
+    let Some(server) = server else {
+        return Value::Null;
+    };
+    match &server.spec().transport {
+        crate::config::Transport::StreamableHttp { url, .. } => {
+            json!(state.servers.sign_ins().state(server.name(), url).await)
+        }
+        _ => Value::Null,
+    }
+}
+
 pub(crate) async fn list(
     State(state): State<AppState>,
     Query(query): Query<HashMap<String, String>>,
@@ -136,11 +151,13 @@ pub(crate) async fn list(
     if let Some(doc) = doc.as_mut() {
         for (name, definition) in servers_of(doc).iter() {
             let live = running.iter().find(|s| s.name() == name);
+            let sign_in = sign_in_state(&state, live).await;
             servers.push(describe(
                 name,
                 Some(definition),
                 live,
                 reveal == Some(name.as_str()),
+                sign_in,
             ));
             listed.push(name.clone());
         }
@@ -151,7 +168,8 @@ pub(crate) async fn list(
         .iter()
         .filter(|s| !listed.iter().any(|n| n == s.name()))
     {
-        servers.push(describe(server.name(), None, Some(server), false));
+        let sign_in = sign_in_state(&state, Some(server)).await;
+        servers.push(describe(server.name(), None, Some(server), false, sign_in));
     }
     if let Some(name) = reveal
         && !servers.iter().any(|s| s["name"] == name)

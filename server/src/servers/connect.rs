@@ -19,7 +19,9 @@ use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
 use super::spec::{ServerSpec, Transport};
 use super::stderr::StderrTail;
+use crate::oauth::SignIns;
 use crate::redact::redact;
+use rmcp::transport::auth::AuthClient;
 
 mod stdio_decode;
 
@@ -43,6 +45,23 @@ pub(crate) struct Connected {
 pub(crate) struct StartFailure {
     pub(crate) message: String,
     pub(crate) stderr: String,
+    /// The server asked for a sign-in: its `WWW-Authenticate` challenge.
+    pub(crate) challenge: Option<String>,
+}
+
+/// Why a handshake failed: the message, and the challenge when the server wants a sign-in.
+pub(crate) struct HandshakeFailure {
+    message: String,
+    challenge: Option<String>,
+}
+
+impl From<String> for HandshakeFailure {
+    fn from(message: String) -> Self {
+        HandshakeFailure {
+            message,
+            challenge: None,
+        }
+    }
 }
 
 /// The prefix of the bridge's own environment variables, which no MCP server gets.
@@ -83,11 +102,13 @@ pub(crate) async fn connect(
     secrets: &[String],
     withheld: &[String],
     max_message: usize,
+    sign_ins: &SignIns,
 ) -> Result<Connected, StartFailure> {
     let stderr = Arc::new(StderrTail::new(&spec.name, secrets.to_vec()));
     let fail = |message: String, stderr: &StderrTail| StartFailure {
         message: redact(&message, secrets),
         stderr: stderr.tail(),
+        challenge: None,
     };
     match &spec.transport {
         Transport::Stdio {
@@ -151,7 +172,7 @@ pub(crate) async fn connect(
                     tools,
                     instructions,
                 }),
-                Err(message) => {
+                Err(HandshakeFailure { message, .. }) => {
                     // The child is being killed; give its last words a moment to arrive.
                     stderr.wait_closed(Duration::from_secs(1)).await;
                     let _ =
@@ -161,7 +182,17 @@ pub(crate) async fn connect(
                 }
             }
         }
-        Transport::StreamableHttp { url, headers } => {
+        Transport::StreamableHttp {
+            url,
+            headers,
+            ca_file,
+            ..
+        } => {
+            stderr.close();
+            super::http_client::check_url(url, "`url`")
+                .map_err(|message| fail(message, &stderr))?;
+            let http = super::http_client::client(ca_file.as_deref())
+                .map_err(|message| fail(message, &stderr))?;
             let mut map = HashMap::new();
             for (name, value) in headers {
                 let name = HeaderName::from_bytes(name.as_bytes())
@@ -174,14 +205,53 @@ pub(crate) async fn connect(
                 })?;
                 map.insert(name, value);
             }
-            stderr.close();
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(map)
                 .max_sse_event_size(max_message);
-            let transport = StreamableHttpClientTransport::from_config(config);
-            let (client, tools, instructions) = handshake(shared, spec, transport, &stderr)
-                .await
-                .map_err(|message| fail(message, &stderr))?;
+            // Signed in: rmcp's client adds the access token, refreshing it before it expires.
+            let started = if sign_ins.has_tokens(&spec.name, url).await {
+                let mut manager =
+                    crate::oauth::manager(&spec.name, url, ca_file.as_deref(), sign_ins)
+                        .await
+                        .map_err(|message| fail(message, &stderr))?;
+                let initialised = manager.initialize_from_store().await.map_err(|err| {
+                    fail(
+                        format!(
+                            "its sign-in could not be read back: {}",
+                            crate::oauth::words(&err)
+                        ),
+                        &stderr,
+                    )
+                })?;
+                if !initialised {
+                    tracing::warn!(server = %spec.name, "stored sign-in no longer applies");
+                }
+                let authorised = AuthClient::new(http.clone(), manager);
+                let transport = StreamableHttpClientTransport::with_client(authorised, config);
+                handshake(shared, spec, transport, &stderr).await
+            } else {
+                let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+                handshake(shared, spec, transport, &stderr).await
+            };
+            let (client, tools, instructions) = match started {
+                Ok(started) => started,
+                Err(HandshakeFailure {
+                    message,
+                    challenge: Some(challenge),
+                }) => {
+                    return Err(StartFailure {
+                        message: redact(&message, secrets),
+                        stderr: String::new(),
+                        challenge: Some(challenge),
+                    });
+                }
+                Err(HandshakeFailure { message, .. }) => {
+                    let message = super::http_client::certificate_problem(&http, url)
+                        .await
+                        .unwrap_or(message);
+                    return Err(fail(message, &stderr));
+                }
+            };
             Ok(Connected {
                 client,
                 stderr,
@@ -262,7 +332,7 @@ async fn handshake<T, E, A>(
     spec: &ServerSpec,
     transport: T,
     stderr: &StderrTail,
-) -> Result<(Client, usize, Option<String>), String>
+) -> Result<(Client, usize, Option<String>), HandshakeFailure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -272,8 +342,23 @@ where
         let client = BridgeClient::new(shared.clone())
             .serve(transport)
             .await
-            .map_err(|err| format!("the MCP handshake failed: {err}"))?;
-        shared.reload(client.peer(), ListKind::Tools).await?;
+            .map_err(|err| {
+                if err.is_authorization_required() {
+                    let challenge = err.auth_challenge().unwrap_or_default().to_owned();
+                    return HandshakeFailure {
+                        message: "it answered that it needs a sign-in".to_owned(),
+                        challenge: Some(challenge),
+                    };
+                }
+                HandshakeFailure::from(format!(
+                    "the MCP handshake failed: {}",
+                    super::http_client::describe(&err)
+                ))
+            })?;
+        shared
+            .reload(client.peer(), ListKind::Tools)
+            .await
+            .map_err(HandshakeFailure::from)?;
         for kind in [ListKind::Prompts, ListKind::Resources] {
             if let Err(err) = shared.reload(client.peer(), kind).await {
                 tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");
@@ -282,21 +367,21 @@ where
         let instructions = client
             .peer_info()
             .and_then(|info| info.instructions.clone());
-        Ok::<_, String>((client, shared.lists().tools.len(), instructions))
+        Ok::<_, HandshakeFailure>((client, shared.lists().tools.len(), instructions))
     };
     match tokio::time::timeout(limit, work).await {
         Ok(result) => result,
-        Err(_) => {
+        Err(_) => Err(HandshakeFailure::from({
             let exited = if stderr.is_closed() && !stderr.tail().is_empty() {
                 " (it wrote to stderr and exited)"
             } else {
                 ""
             };
-            Err(format!(
+            format!(
                 "it did not finish starting within {} s{exited}; raise its `timeout` in the config if it is just slow",
                 limit.as_secs_f64()
-            ))
-        }
+            )
+        })),
     }
 }
 

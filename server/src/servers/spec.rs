@@ -27,12 +27,27 @@ pub enum Transport {
     StreamableHttp {
         url: String,
         headers: BTreeMap<String, String>,
+        /// A PEM file of extra CA certificates its TLS certificate may chain to (`ca_file`).
+        ca_file: Option<PathBuf>,
+        /// How to sign in when it asks for it.
+        sign_in: SignInSettings,
     },
     /// A remote server speaking the legacy HTTP+SSE transport (not supported by rmcp 3).
     Sse {
         url: String,
         headers: BTreeMap<String, String>,
     },
+}
+
+/// A remote server's sign-in settings (`client_id`, `client_secret_env`, `scopes`); by default
+/// the bridge registers itself with the server's authorization server and asks for the scopes
+/// the server names.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SignInSettings {
+    pub client_id: Option<String>,
+    /// The environment variable holding the client's secret (the config never holds it).
+    pub client_secret_env: Option<String>,
+    pub scopes: Vec<String>,
 }
 
 /// One MCP server, resolved from its config entry.
@@ -123,11 +138,13 @@ impl ServerSpec {
     pub(crate) fn secrets(&self) -> Vec<String> {
         let values: Vec<String> = match &self.transport {
             Transport::Stdio { env, .. } => env.values().cloned().collect(),
-            Transport::StreamableHttp { headers, url } | Transport::Sse { headers, url } => headers
-                .values()
-                .cloned()
-                .chain(crate::redact::url_secrets(url))
-                .collect(),
+            Transport::StreamableHttp { headers, url, .. } | Transport::Sse { headers, url } => {
+                headers
+                    .values()
+                    .cloned()
+                    .chain(crate::redact::url_secrets(url))
+                    .collect()
+            }
         };
         values
             .into_iter()

@@ -1,0 +1,329 @@
+//! Signing in to remote MCP servers with OAuth 2.1, as the MCP authorization spec describes:
+//! discovery (RFC 9728, RFC 8414 or OpenID Connect), dynamic registration (RFC 7591) when the
+//! config names no `client_id`, the authorization code with PKCE (S256) and `resource`
+//! (RFC 8707), and refreshing before expiry. rmcp's `auth` module does the OAuth work; this
+//! module keeps the bridge's side of it: the sign-ins waiting for their callback (single use,
+//! 10 minutes), each server's sign-in state, and the token file (`oauth/tokens.rs`).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
+use serde::Serialize;
+
+use crate::servers::http_client;
+use crate::servers::spec::SignInSettings;
+
+pub(crate) mod tokens;
+
+use tokens::{ServerTokens, TokenFile};
+
+/// The bridge's route the authorization server sends the browser back to.
+pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
+
+/// How long a sign-in waits for its callback.
+pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
+
+/// The name the bridge registers itself under.
+const CLIENT_NAME: &str = "MCP Bridge";
+
+/// What `GET /servers` says about a remote server's sign-in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub(crate) enum SignInState {
+    /// It has not asked for one.
+    NotNeeded,
+    /// Tokens are stored; `until` is when the access token expires (RFC 3339), when known.
+    SignedIn { until: Option<String> },
+    /// It answered 401: the user must sign in (again).
+    NeedsSignIn { reason: String },
+    /// The last sign-in did not complete.
+    Failed { reason: String },
+}
+
+/// What the last start or sign-in found out about a server, beside its tokens.
+#[derive(Debug, Clone)]
+enum Noted {
+    Needed { challenge: String, reason: String },
+    Failed { reason: String },
+}
+
+/// A sign-in waiting for its callback.
+struct Pending {
+    server: String,
+    session: AuthorizationSession,
+    created: Instant,
+}
+
+/// Why a callback did nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum CallbackError {
+    /// No sign-in with this `state` is waiting (wrong, or already used).
+    UnknownState,
+    /// The sign-in waited longer than [`STATE_LIFETIME`].
+    Expired { server: String },
+    /// The authorization server answered with an error (the user denied consent…).
+    Refused { server: String, reason: String },
+    /// The code could not be exchanged for tokens.
+    Exchange { server: String, reason: String },
+}
+
+/// The sign-ins of all remote servers.
+pub(crate) struct SignIns {
+    tokens: Arc<TokenFile>,
+    pending: Mutex<HashMap<String, Pending>>,
+    noted: Mutex<HashMap<String, Noted>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl SignIns {
+    /// Tokens kept in `file`, or in memory only when `None`.
+    pub(crate) fn new(file: Option<PathBuf>) -> Self {
+        SignIns {
+            tokens: Arc::new(TokenFile::new(file)),
+            pending: Mutex::new(HashMap::new()),
+            noted: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// rmcp's credential store for server `name` at `url`.
+    pub(crate) fn tokens_for(&self, name: &str, url: &str) -> ServerTokens {
+        ServerTokens {
+            file: self.tokens.clone(),
+            name: name.to_owned(),
+            url: url.to_owned(),
+        }
+    }
+
+    /// Whether tokens are stored for server `name` at `url`.
+    pub(crate) async fn has_tokens(&self, name: &str, url: &str) -> bool {
+        matches!(
+            self.tokens.load(name, url).await,
+            Ok(Some(credentials)) if credentials.token_response.is_some()
+        )
+    }
+
+    /// The server answered 401 with `challenge` (`WWW-Authenticate`).
+    pub(crate) fn note_needed(&self, name: &str, challenge: String, reason: String) {
+        lock(&self.noted).insert(name.to_owned(), Noted::Needed { challenge, reason });
+    }
+
+    /// The server started: whatever was noted no longer holds.
+    pub(crate) fn note_started(&self, name: &str) {
+        lock(&self.noted).remove(name);
+    }
+
+    fn note_failed(&self, name: &str, reason: String) {
+        lock(&self.noted).insert(name.to_owned(), Noted::Failed { reason });
+    }
+
+    /// Server `name`'s sign-in state.
+    pub(crate) async fn state(&self, name: &str, url: &str) -> SignInState {
+        let noted = lock(&self.noted).get(name).cloned();
+        match noted {
+            Some(Noted::Failed { reason }) => return SignInState::Failed { reason },
+            Some(Noted::Needed { reason, .. }) => return SignInState::NeedsSignIn { reason },
+            None => {}
+        }
+        match self.tokens.load(name, url).await {
+            Ok(Some(credentials)) if credentials.token_response.is_some() => {
+                SignInState::SignedIn {
+                    until: expiry(&credentials),
+                }
+            }
+            Ok(_) => SignInState::NotNeeded,
+            Err(reason) => SignInState::Failed { reason },
+        }
+    }
+
+    /// Start signing in to server `name` at `url`: discover its authorization server, register
+    /// (unless `settings` names a client), and answer the URL the user opens. The browser comes
+    /// back to `redirect_uri`.
+    pub(crate) async fn begin(
+        &self,
+        name: &str,
+        url: &str,
+        ca_file: Option<&std::path::Path>,
+        settings: &SignInSettings,
+        redirect_uri: &str,
+    ) -> Result<String, String> {
+        let result = self
+            .authorize(name, url, ca_file, settings, redirect_uri)
+            .await;
+        match result {
+            Ok((state, session)) => {
+                let authorization_url = session.auth_url.clone();
+                let mut pending = lock(&self.pending);
+                pending.retain(|_, p| p.created.elapsed() < STATE_LIFETIME);
+                pending.insert(
+                    state,
+                    Pending {
+                        server: name.to_owned(),
+                        session,
+                        created: Instant::now(),
+                    },
+                );
+                Ok(authorization_url)
+            }
+            Err(reason) => {
+                self.note_failed(name, reason.clone());
+                Err(reason)
+            }
+        }
+    }
+
+    async fn authorize(
+        &self,
+        name: &str,
+        url: &str,
+        ca_file: Option<&std::path::Path>,
+        settings: &SignInSettings,
+        redirect_uri: &str,
+    ) -> Result<(String, AuthorizationSession), String> {
+        http_client::check_url(url, "`url`")?;
+        let mut manager = manager(name, url, ca_file, self).await?;
+        let challenge = match lock(&self.noted).get(name) {
+            Some(Noted::Needed { challenge, .. }) => Some(challenge.clone()),
+            _ => None,
+        };
+        let resolution = manager
+            .resolve_metadata_from_challenge(challenge.as_deref())
+            .await
+            .map_err(|err| {
+                format!(
+                    "its authorization server could not be found: {}",
+                    words(&err)
+                )
+            })?;
+        let metadata = resolution.metadata;
+        http_client::check_url(
+            &metadata.authorization_endpoint,
+            "its authorization endpoint",
+        )?;
+        http_client::check_url(&metadata.token_endpoint, "its token endpoint")?;
+        if let Some(registration) = &metadata.registration_endpoint {
+            http_client::check_url(registration, "its registration endpoint")?;
+        }
+        manager.set_metadata(metadata);
+        let mut request = AuthorizationRequest::new(redirect_uri).with_client_name(CLIENT_NAME);
+        if let Some(client_id) = &settings.client_id {
+            request = request.with_preregistered_client(client_id);
+            if let Some(variable) = &settings.client_secret_env {
+                let secret = std::env::var(variable).map_err(|_| {
+                    format!(
+                        "`client_secret_env` names the environment variable `{variable}`, which is not set for the bridge"
+                    )
+                })?;
+                request = request.with_client_secret(secret);
+            }
+        }
+        if !settings.scopes.is_empty() {
+            request = request.with_scopes(settings.scopes.iter().cloned());
+        }
+        let session = AuthorizationSession::new(manager, request)
+            .await
+            .map_err(|(_, err)| format!("the sign-in could not begin: {}", words(&err)))?;
+        let state = url::Url::parse(&session.auth_url)
+            .ok()
+            .and_then(|u| {
+                u.query_pairs()
+                    .find(|(key, _)| key == "state")
+                    .map(|(_, value)| value.into_owned())
+            })
+            .ok_or_else(|| "the authorization URL holds no `state`".to_owned())?;
+        Ok((state, session))
+    }
+
+    /// The browser came back with `state` and `code` (or `error`): exchange the code for
+    /// tokens, which are stored. Each `state` is used once. Answers the server's name.
+    pub(crate) async fn finish(
+        &self,
+        state: &str,
+        code: Option<&str>,
+        error: Option<&str>,
+    ) -> Result<String, CallbackError> {
+        let pending = lock(&self.pending)
+            .remove(state)
+            .ok_or(CallbackError::UnknownState)?;
+        let server = pending.server.clone();
+        if pending.created.elapsed() >= STATE_LIFETIME {
+            self.note_failed(
+                &server,
+                "the sign-in took longer than 10 minutes".to_owned(),
+            );
+            return Err(CallbackError::Expired { server });
+        }
+        if let Some(error) = error {
+            let reason = format!("the authorization server answered `{error}`");
+            self.note_failed(&server, reason.clone());
+            return Err(CallbackError::Refused { server, reason });
+        }
+        let Some(code) = code else {
+            let reason = "the authorization server sent no code".to_owned();
+            self.note_failed(&server, reason.clone());
+            return Err(CallbackError::Refused { server, reason });
+        };
+        match pending.session.handle_callback(code, state).await {
+            Ok(_) => {
+                lock(&self.noted).remove(&server);
+                Ok(server)
+            }
+            Err(err) => {
+                let reason = format!(
+                    "the code could not be exchanged for tokens: {}",
+                    words(&err)
+                );
+                self.note_failed(&server, reason.clone());
+                Err(CallbackError::Exchange { server, reason })
+            }
+        }
+    }
+
+    /// Forget server `name`'s tokens and what was noted; whether there were tokens.
+    pub(crate) async fn forget(&self, name: &str) -> Result<bool, String> {
+        lock(&self.noted).remove(name);
+        lock(&self.pending).retain(|_, p| p.server != name);
+        self.tokens.remove(name).await
+    }
+}
+
+/// An authorization manager for server `name` at `url`, over the bridge's HTTPS client and
+/// with the server's tokens as its store.
+pub(crate) async fn manager(
+    name: &str,
+    url: &str,
+    ca_file: Option<&std::path::Path>,
+    sign_ins: &SignIns,
+) -> Result<AuthorizationManager, String> {
+    let http = http_client::client(ca_file)?;
+    let mut manager = AuthorizationManager::new(url)
+        .await
+        .map_err(|err| format!("the sign-in cannot be set up: {}", words(&err)))?;
+    manager
+        .with_client(http)
+        .map_err(|err| format!("the sign-in cannot be set up: {}", words(&err)))?;
+    manager.set_credential_store(sign_ins.tokens_for(name, url));
+    Ok(manager)
+}
+
+/// An rmcp auth error in one line with its causes. rmcp's errors name endpoints and OAuth
+/// error codes, never tokens.
+pub(crate) fn words(err: &rmcp::transport::auth::AuthError) -> String {
+    http_client::describe(err)
+}
+
+/// When the stored access token expires, as RFC 3339, when the server said.
+fn expiry(credentials: &rmcp::transport::auth::StoredCredentials) -> Option<String> {
+    let received = credentials.token_received_at?;
+    let response = serde_json::to_value(credentials.token_response.as_ref()?).ok()?;
+    let lifetime = response.get("expires_in")?.as_u64()?;
+    let at = chrono::DateTime::from_timestamp(i64::try_from(received + lifetime).ok()?, 0)?;
+    Some(at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}

@@ -1,0 +1,261 @@
+//! A remote MCP server behind a sign-in, for the OAuth tests: protected resource metadata
+//! (RFC 9728), authorization server metadata (RFC 8414), dynamic registration (RFC 7591), an
+//! authorization endpoint that consents at once (or denies, when told to), a token endpoint
+//! that checks PKCE S256 and `resource`, and the [`Shouter`](super::https::Shouter) tools at
+//! `/mcp`, answering 401 with a `WWW-Authenticate` challenge without a token it issued. Plain
+//! HTTP on loopback, which the bridge allows.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::extract::{Query, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::{get, post};
+use base64::Engine as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use sha2::Digest as _;
+
+/// What the authorization server does, and what it saw.
+#[derive(Default)]
+pub struct Behaviour {
+    /// The user says no at the consent page.
+    pub deny: bool,
+    /// The token endpoint answers `invalid_grant`.
+    pub token_error: bool,
+    /// The protected resource metadata names this resource instead of the server's own.
+    pub foreign_resource: Option<String>,
+    /// Codes issued: code → (PKCE challenge, redirect URI, resource).
+    codes: HashMap<String, (String, String, String)>,
+    /// Access tokens issued.
+    pub tokens: HashSet<String>,
+    /// `resource` of each authorization request.
+    pub resources: Vec<String>,
+    /// The lifetime of the access tokens it issues (an hour unless set).
+    pub expires_in: Option<u64>,
+    /// Refresh tokens issued, and how many refreshes were granted.
+    refresh_tokens: HashSet<String>,
+    pub refreshes: u32,
+    issued: u32,
+}
+
+pub struct OAuthServer {
+    pub base: String,
+    pub behaviour: Arc<Mutex<Behaviour>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for OAuthServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+#[derive(Clone)]
+struct Ctx {
+    base: String,
+    behaviour: Arc<Mutex<Behaviour>>,
+}
+
+impl OAuthServer {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let behaviour = Arc::new(Mutex::new(Behaviour::default()));
+        let ctx = Ctx {
+            base: base.clone(),
+            behaviour: behaviour.clone(),
+        };
+        let mcp = StreamableHttpService::new(
+            || Ok(super::https::Shouter::new()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        );
+        let protected = Router::new()
+            .nest_service("/mcp", mcp)
+            .layer(axum::middleware::from_fn_with_state(ctx.clone(), bearer));
+        let app = Router::new()
+            .route(
+                "/.well-known/oauth-protected-resource/mcp",
+                get(resource_metadata),
+            )
+            .route(
+                "/.well-known/oauth-protected-resource",
+                get(resource_metadata),
+            )
+            .route(
+                "/.well-known/oauth-authorization-server",
+                get(server_metadata),
+            )
+            .route("/register", post(register))
+            .route("/authorize", get(authorize))
+            .route("/token", post(token))
+            .with_state(ctx)
+            .merge(protected);
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        OAuthServer {
+            base,
+            behaviour,
+            task,
+        }
+    }
+
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+}
+
+async fn bearer(State(ctx): State<Ctx>, request: Request, next: Next) -> Response {
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    let known = token.is_some_and(|t| ctx.behaviour.lock().unwrap().tokens.contains(&t));
+    if known {
+        return next.run(request).await;
+    }
+    let challenge = format!(
+        "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+        ctx.base
+    );
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, challenge)],
+        "sign in first",
+    )
+        .into_response()
+}
+
+async fn resource_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
+    let resource = ctx
+        .behaviour
+        .lock()
+        .unwrap()
+        .foreign_resource
+        .clone()
+        .unwrap_or_else(|| format!("{}/mcp", ctx.base));
+    axum::Json(json!({
+        "resource": resource,
+        "authorization_servers": [ctx.base],
+    }))
+}
+
+async fn server_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
+    let base = &ctx.base;
+    axum::Json(json!({
+        "issuer": base,
+        "authorization_endpoint": format!("{base}/authorize"),
+        "token_endpoint": format!("{base}/token"),
+        "registration_endpoint": format!("{base}/register"),
+        "response_types_supported": ["code"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+    }))
+}
+
+async fn register(axum::Json(body): axum::Json<Value>) -> Response {
+    let mut answer = body.clone();
+    answer["client_id"] = json!("registered-client");
+    (StatusCode::CREATED, axum::Json(answer)).into_response()
+}
+
+async fn authorize(
+    State(ctx): State<Ctx>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let redirect = query.get("redirect_uri").cloned().unwrap_or_default();
+    let state = query.get("state").cloned().unwrap_or_default();
+    let mut behaviour = ctx.behaviour.lock().unwrap();
+    behaviour
+        .resources
+        .push(query.get("resource").cloned().unwrap_or_default());
+    if behaviour.deny {
+        return Redirect::to(&format!("{redirect}?error=access_denied&state={state}"))
+            .into_response();
+    }
+    if query.get("code_challenge_method").map(String::as_str) != Some("S256") {
+        return (StatusCode::BAD_REQUEST, "S256 only").into_response();
+    }
+    behaviour.issued += 1;
+    let code = format!("code-{}", behaviour.issued);
+    behaviour.codes.insert(
+        code.clone(),
+        (
+            query.get("code_challenge").cloned().unwrap_or_default(),
+            redirect.clone(),
+            query.get("resource").cloned().unwrap_or_default(),
+        ),
+    );
+    Redirect::to(&format!("{redirect}?code={code}&state={state}")).into_response()
+}
+
+async fn token(
+    State(ctx): State<Ctx>,
+    axum::Form(form): axum::Form<HashMap<String, String>>,
+) -> Response {
+    let refused = |error: &str| {
+        (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({ "error": error })),
+        )
+            .into_response()
+    };
+    let mut behaviour = ctx.behaviour.lock().unwrap();
+    if behaviour.token_error {
+        return refused("invalid_grant");
+    }
+    if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+        let known = form
+            .get("refresh_token")
+            .is_some_and(|t| behaviour.refresh_tokens.contains(t));
+        if !known {
+            return refused("invalid_grant");
+        }
+        behaviour.refreshes += 1;
+        return issue(&mut behaviour);
+    }
+    if form.get("grant_type").map(String::as_str) != Some("authorization_code") {
+        return refused("unsupported_grant_type");
+    }
+    let Some((challenge, redirect, resource)) = form
+        .get("code")
+        .and_then(|code| behaviour.codes.remove(code))
+    else {
+        return refused("invalid_grant");
+    };
+    let verifier = form.get("code_verifier").cloned().unwrap_or_default();
+    let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(verifier.as_bytes()));
+    if computed != challenge
+        || form.get("redirect_uri") != Some(&redirect)
+        || form.get("resource") != Some(&resource)
+    {
+        return refused("invalid_grant");
+    }
+    issue(&mut behaviour)
+}
+
+/// New access and refresh tokens.
+fn issue(behaviour: &mut Behaviour) -> Response {
+    behaviour.issued += 1;
+    let access = format!("access-token-{}-secret", behaviour.issued);
+    let refresh = format!("refresh-token-{}", behaviour.issued);
+    behaviour.tokens.insert(access.clone());
+    behaviour.refresh_tokens.insert(refresh.clone());
+    axum::Json(json!({
+        "access_token": access,
+        "token_type": "Bearer",
+        "expires_in": behaviour.expires_in.unwrap_or(3600),
+        "refresh_token": refresh,
+    }))
+    .into_response()
+}

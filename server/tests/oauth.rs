@@ -1,0 +1,309 @@
+//! Signing in to a remote server (OAuth 2.1 with PKCE, as MCP's authorization spec says),
+//! against an authorization server and protected MCP server of the tests' own
+//! (`common/oauth_server.rs`): discovery, registration, the callback, a tool call with the
+//! tokens; and the bad paths — a wrong or reused `state`, consent denied, a token endpoint
+//! error, a resource of another origin, a callback to a foreign Host.
+
+mod common;
+#[path = "common/https.rs"]
+mod https;
+#[path = "common/oauth_server.rs"]
+mod oauth_server;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use axum::http::{Method, Request, StatusCode};
+use common::{PORT, Req, TestApp};
+use http_body_util::BodyExt as _;
+use mcp_bridge::config::{ServerSpec, Transport};
+use oauth_server::OAuthServer;
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+fn remote(name: &str, url: String) -> ServerSpec {
+    let mut spec = common::demo_spec();
+    spec.name = name.to_owned();
+    spec.transport = Transport::StreamableHttp {
+        url,
+        headers: BTreeMap::new(),
+        ca_file: None,
+        sign_in: Default::default(),
+    };
+    spec.startup_timeout = Duration::from_secs(20);
+    spec
+}
+
+/// Send a request to the app; the status and the body as text.
+async fn send(app: &TestApp, request: Request<axum::body::Body>) -> (StatusCode, String) {
+    let response = mcp_bridge::app(app.state.clone())
+        .oneshot(request)
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `POST /servers/{name}/sign-in`.
+async fn sign_in(app: &TestApp, name: &str) -> (StatusCode, Value) {
+    let (status, body) = send(
+        app,
+        Req::new(Method::POST, &format!("/servers/{name}/sign-in")).build(),
+    )
+    .await;
+    (status, serde_json::from_str(&body).unwrap())
+}
+
+/// What a browser does with the authorization URL: the authorization server's redirect back
+/// to the bridge, as the path and query of the callback.
+async fn consent(authorization_url: &str) -> String {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let answer = client.get(authorization_url).send().await.unwrap();
+    assert_eq!(answer.status(), StatusCode::SEE_OTHER, "{answer:?}");
+    let location = answer.headers()["location"].to_str().unwrap().to_owned();
+    let prefix = format!("http://127.0.0.1:{PORT}/oauth/callback?");
+    assert!(location.starts_with(&prefix), "{location}");
+    location[prefix.len() - "/oauth/callback?".len()..].to_owned()
+}
+
+/// The callback as a browser navigates to it: no token.
+fn callback(path: &str) -> Request<axum::body::Body> {
+    Req::new(Method::GET, path).auth(None).build()
+}
+
+async fn shout(app: &TestApp, text: &str) -> common::Reply {
+    app.execute(json!({"name": "shout", "serverName": "wiki", "arguments": {"text": text}}))
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_through_the_callback_then_call_a_tool() {
+    let server = OAuthServer::start().await;
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+
+    // Before signing in: the call is refused with words for the user.
+    let before = shout(&app, "hi").await;
+    assert_eq!(
+        before.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        before.body
+    );
+    let error = before.detail()["error"].as_str().unwrap().to_owned();
+    assert!(
+        error.contains("needs the user to sign in") && error.contains("Sign in"),
+        "{error}"
+    );
+
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let authorization_url = answer["authorization_url"].as_str().unwrap();
+    let parsed = url::Url::parse(authorization_url).unwrap();
+    let query: std::collections::HashMap<_, _> = parsed.query_pairs().into_owned().collect();
+    assert_eq!(query["code_challenge_method"], "S256");
+    assert_eq!(query["client_id"], "registered-client");
+    assert_eq!(query["resource"], server.mcp_url());
+    assert_eq!(
+        query["redirect_uri"],
+        format!("http://127.0.0.1:{PORT}/oauth/callback")
+    );
+
+    let back = consent(authorization_url).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("signed in to wiki"), "{page}");
+
+    // The same callback again does nothing.
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("already used"), "{page}");
+
+    // The server restarted with the tokens; its tool runs.
+    let mut reply = shout(&app, "signed in").await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = shout(&app, "signed in").await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "SIGNED IN");
+
+    // No answer holds the access token.
+    let issued: Vec<String> = server
+        .behaviour
+        .lock()
+        .unwrap()
+        .tokens
+        .iter()
+        .cloned()
+        .collect();
+    assert_eq!(issued.len(), 1);
+    let tools = app.get("/tools").await;
+    assert!(!tools.body.to_string().contains(&issued[0]));
+    assert!(!answer.to_string().contains(&issued[0]));
+
+    // Signing out forgets the tokens: the server asks for a sign-in again.
+    let (status, body) = send(
+        &app,
+        Req::new(Method::POST, "/servers/wiki/sign-out").build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let mut after = shout(&app, "out").await;
+    for _ in 0..50 {
+        if after.status != StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        after = shout(&app, "out").await;
+    }
+    assert_eq!(
+        after.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        after.body
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_state_a_foreign_host_and_a_missing_state_do_nothing() {
+    let server = OAuthServer::start().await;
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+
+    // A state the bridge did not issue.
+    let forged = back.replace("state=", "state=x");
+    let (status, page) = send(&app, callback(&forged)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("unknown"), "{page}");
+    // No state at all.
+    let (status, _) = send(&app, callback("/oauth/callback?code=abc")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    // The right callback sent to another Host (DNS rebinding) is refused before it is read…
+    let (status, _) = send(
+        &app,
+        Req::new(Method::GET, &back)
+            .auth(None)
+            .host(Some("evil.example:3849"))
+            .build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    // …so it still works from the browser after those.
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    // No token was sent: only the callback route is open, not its neighbours.
+    let (status, _) = send(
+        &app,
+        Req::new(Method::POST, "/servers/wiki/sign-in")
+            .auth(None)
+            .build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn denied_consent_and_a_token_endpoint_error_are_said_on_the_page() {
+    let server = OAuthServer::start().await;
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+
+    server.behaviour.lock().unwrap().deny = true;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    assert!(back.contains("error=access_denied"), "{back}");
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        page.contains("did not work") && page.contains("access_denied"),
+        "{page}"
+    );
+
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.deny = false;
+        behaviour.token_error = true;
+    }
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("could not be exchanged"), "{page}");
+    assert!(server.behaviour.lock().unwrap().tokens.is_empty());
+    // The server still asks for a sign-in.
+    assert_eq!(
+        shout(&app, "no").await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metadata_naming_another_origin_as_the_resource_is_refused() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().foreign_resource =
+        Some("https://elsewhere.example/mcp".to_owned());
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = answer["detail"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(error.contains("cannot begin"), "{answer}");
+    // Nothing was asked of the authorization server.
+    assert!(server.behaviour.lock().unwrap().resources.is_empty());
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_local_server_does_not_sign_in_and_no_auth_refuses() {
+    let app = TestApp::start(vec![common::demo_spec()]).await;
+    let (status, answer) = sign_in(&app, "demo").await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+    let (status, _) = sign_in(&app, "nothing").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    app.stop().await;
+
+    let open = TestApp::start_with(vec![common::demo_spec()], None, Duration::from_secs(60)).await;
+    let (status, answer) = sign_in(&open, "demo").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
+    open.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
+    let server = OAuthServer::start().await;
+    // Tokens that expire within rmcp's refresh margin: each use refreshes first.
+    server.behaviour.lock().unwrap().expires_in = Some(5);
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let mut reply = shout(&app, "fresh").await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = shout(&app, "fresh").await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "FRESH");
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        assert!(behaviour.refreshes >= 1, "no refresh was asked for");
+        assert!(behaviour.tokens.len() >= 2);
+    }
+    app.stop().await;
+}
