@@ -558,13 +558,19 @@ release() {
       *-windows-gnu)
         CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
           cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
-      # zig links without Apple's SDK (the bridge links only libSystem and libiconv); it
-      # would otherwise stamp its own newest macOS as the minimum, so name rustc's defaults.
+      # zig links without Apple's SDK: libSystem and libiconv come with zig, the Security and
+      # CoreFoundation frameworks (rustls' platform verifier) from text stubs written for this
+      # build (tools/macos_frameworks.py). zig would otherwise stamp its own newest macOS as
+      # the minimum, so name rustc's defaults.
       aarch64-apple-darwin)
+        python3 tools/macos_frameworks.py target/macos-frameworks >/dev/null &&
         PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=11.0 \
+          CARGO_TARGET_AARCH64_APPLE_DARWIN_RUSTFLAGS="-C link-arg=-F$ROOT/target/macos-frameworks" \
           cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
       x86_64-apple-darwin)
+        python3 tools/macos_frameworks.py target/macos-frameworks >/dev/null &&
         PATH="$TOOLS/zig-venv/bin:$PATH" MACOSX_DEPLOYMENT_TARGET=10.12 \
+          CARGO_TARGET_X86_64_APPLE_DARWIN_RUSTFLAGS="-C link-arg=-F$ROOT/target/macos-frameworks" \
           cargo zigbuild -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
     esac
     local out="target/$target/dist/mcp-bridge"
