@@ -13,6 +13,7 @@
 #   ./build.sh bench   the benchmarks (print figures)
 #   ./build.sh store-screenshots  store/screenshots/: the store listings' pictures, taken of
 #                      the real extension in Chromium
+#   ./build.sh docs-images  docs/float-error.png and docs/options.png, the same way
 #   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
 #   ./build.sh sign-sites LIST KEYFILE [OUT]
 #                      sign a site list for subscribers with the Ed25519 key in KEYFILE
@@ -638,6 +639,20 @@ store_screenshots() {
   node tests/e2e/store_screenshots.mjs "$ROOT/store/screenshots"
 }
 
+# The two pictures in docs/ that explain the product (the float after a failed call with its
+# report in the chat, and the options page), from the same scenes; only this command writes
+# them.
+docs_images() {
+  build
+  step "docs: docs/float-error.png and docs/options.png (tests/e2e/store_screenshots.mjs)"
+  local shots
+  shots="$(mktemp -d)"
+  node tests/e2e/store_screenshots.mjs "$shots"
+  cp "$shots/2-error-report.png" docs/float-error.png
+  cp "$shots/3-options.png" docs/options.png
+  rm -rf "$shots"
+}
+
 # Sourcing the script (for its functions) runs nothing.
 [[ "${BASH_SOURCE[0]}" != "$0" ]] && return 0
 
@@ -652,5 +667,6 @@ case "$cmd" in
   release) setup_build; release ;;
   sign-sites) require node; (cd "$CALLER_DIR" && node "$ROOT/tools/sign_sites.mjs" "$@") ;;
   store-screenshots) setup; store_screenshots ;;
-  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release | sign-sites | store-screenshots)" ;;
+  docs-images) setup; docs_images ;;
+  *) die "unknown command '$cmd' (setup | build | run | test | bench | demo | release | sign-sites | store-screenshots | docs-images)" ;;
 esac
