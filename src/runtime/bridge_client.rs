@@ -275,14 +275,12 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         let r = self
             .send(method, path, body, UNPOLLED_TIMEOUT_MS)
             .await
-            .map_err(Refused::NoAnswer)?;
+            .map_err(|o| Refused::NoAnswer(Box::new(o)))?;
         let json = outcome::json_body(&r.body);
         match json {
             Some(json) if (200..300).contains(&r.status) => Ok(json),
-            _ if matches!(r.status, 401 | 403) => Err(Refused::NoAnswer(outcome::from_http(
-                r.status,
-                r.trace_id.as_deref(),
-                &r.body,
+            _ if matches!(r.status, 401 | 403) => Err(Refused::NoAnswer(Box::new(
+                outcome::from_http(r.status, r.trace_id.as_deref(), &r.body),
             ))),
             _ => Err(Refused::Said(
                 crate::domain::call_activity::refusal(&r.body)
@@ -328,7 +326,7 @@ pub enum Refused {
     /// The bridge (or the server behind it) said why, in its words.
     Said(String),
     /// The request did not reach the bridge, or the bridge refused the extension or its token.
-    NoAnswer(Outcome),
+    NoAnswer(Box<Outcome>),
 }
 
 /// The bridge's routes that manage its MCP servers.
