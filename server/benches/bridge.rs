@@ -607,6 +607,8 @@ fn runs(part: &str) -> bool {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
+    // reqwest has rustls without a crypto provider of its own (the bridge uses `ring`).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"));
     let number = |name: &str, default: usize| {
         std::env::var(name)

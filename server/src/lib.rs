@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 mod error;
 mod execute;
+mod http_client;
 mod logging;
 mod oauth;
 mod options;

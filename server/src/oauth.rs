@@ -13,8 +13,18 @@ use std::time::{Duration, Instant};
 use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
 use serde::Serialize;
 
-use crate::servers::http_client;
-use crate::servers::spec::SignInSettings;
+use crate::http_client;
+
+/// A remote server's sign-in settings (`client_id`, `client_secret_env`, `scopes`); by default
+/// the bridge registers itself with the server's authorization server and asks for the scopes
+/// the server names.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SignInSettings {
+    pub client_id: Option<String>,
+    /// The environment variable holding the client's secret (the config never holds it).
+    pub client_secret_env: Option<String>,
+    pub scopes: Vec<String>,
+}
 
 pub(crate) mod tokens;
 

@@ -5,7 +5,6 @@
 pub mod client;
 mod connect;
 pub(crate) mod demo;
-pub(crate) mod http_client;
 pub(crate) mod program;
 pub mod reaper;
 pub mod spec;

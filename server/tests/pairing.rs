@@ -173,6 +173,7 @@ fn the_host_starts_the_bridge_and_hands_out_its_address_and_token() {
         .enable_all()
         .build()
         .unwrap();
+    common::http_ready();
     let status = runtime.block_on(async {
         reqwest::Client::new()
             .get(format!("{url}/tools"))

@@ -497,7 +497,12 @@ pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: boo
 /// compact JSON; a value under a secret-looking name is hidden whole.
 fn arg_list(arguments: &serde_json::Value) -> Vec<ConsentArg> {
     let pairs: Vec<(String, &serde_json::Value)> = match arguments {
-        serde_json::Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), v)).collect(),
+        // By name, whatever order the JSON map keeps (`preserve_order` may be on in a native
+        // build): the same call shows the same list everywhere.
+        serde_json::Value::Object(map) => crate::domain::json_read::sorted_members(map)
+            .into_iter()
+            .map(|(k, v)| (k.clone(), v))
+            .collect(),
         serde_json::Value::Null => Vec::new(),
         other => vec![(String::new(), other)],
     };

@@ -189,9 +189,9 @@ pub(crate) async fn connect(
             ..
         } => {
             stderr.close();
-            super::http_client::check_url(url, "`url`")
+            crate::http_client::check_url(url, "`url`")
                 .map_err(|message| fail(message, &stderr))?;
-            let http = super::http_client::client(ca_file.as_deref())
+            let http = crate::http_client::client(ca_file.as_deref())
                 .map_err(|message| fail(message, &stderr))?;
             let mut map = HashMap::new();
             for (name, value) in headers {
@@ -246,7 +246,7 @@ pub(crate) async fn connect(
                     });
                 }
                 Err(HandshakeFailure { message, .. }) => {
-                    let message = super::http_client::certificate_problem(&http, url)
+                    let message = crate::http_client::certificate_problem(&http, url)
                         .await
                         .unwrap_or(message);
                     return Err(fail(message, &stderr));
@@ -352,7 +352,7 @@ where
                 }
                 HandshakeFailure::from(format!(
                     "the MCP handshake failed: {}",
-                    super::http_client::describe(&err)
+                    crate::http_client::describe(&err)
                 ))
             })?;
         shared

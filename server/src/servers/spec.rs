@@ -38,17 +38,7 @@ pub enum Transport {
         headers: BTreeMap<String, String>,
     },
 }
-
-/// A remote server's sign-in settings (`client_id`, `client_secret_env`, `scopes`); by default
-/// the bridge registers itself with the server's authorization server and asks for the scopes
-/// the server names.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SignInSettings {
-    pub client_id: Option<String>,
-    /// The environment variable holding the client's secret (the config never holds it).
-    pub client_secret_env: Option<String>,
-    pub scopes: Vec<String>,
-}
+pub use crate::oauth::SignInSettings;
 
 /// One MCP server, resolved from its config entry.
 #[derive(Debug, Clone, PartialEq)]

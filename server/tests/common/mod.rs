@@ -473,6 +473,7 @@ impl BridgeProcess {
     }
 
     pub fn client() -> reqwest::Client {
+        http_ready();
         reqwest::Client::builder()
             .timeout(Duration::from_secs(120))
             .build()
@@ -647,4 +648,10 @@ pub fn descendants(pid: u32) -> Vec<u32> {
         }
     }
     found
+}
+
+/// reqwest is built with rustls and no crypto provider of its own (the bridge uses `ring`):
+/// a client built without one installed panics, so every test client installs it first.
+pub fn http_ready() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
