@@ -618,6 +618,7 @@
 .dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;font-weight:600;overflow:hidden;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;word-break:break-word}
 .bar button{flex:none;width:28px;height:28px;padding:0}
+.bar button.prompts{width:auto;padding:0 8px}
 code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}

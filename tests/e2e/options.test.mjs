@@ -402,8 +402,7 @@ for (const name of BROWSERS) {
   });
 }
 
-// The page in Chinese: Chromium takes its interface language from LANGUAGE (set for this
-// launch only). Firefox would need a language pack, so it runs the English set above.
+// The page in Chinese: Chromium launched with its interface in Chinese. Firefox would need a language pack, so it runs the English set above.
 describe('the options page in Chinese, in chromium', () => {
   let bridge;
   let browser;
@@ -412,13 +411,7 @@ describe('the options page in Chinese, in chromium', () => {
 
   before(async () => {
     bridge = await startBridge();
-    const saved = process.env.LANGUAGE;
-    process.env.LANGUAGE = 'zh_CN';
-    try {
-      browser = await launch('chromium');
-    } finally {
-      if (saved === undefined) delete process.env.LANGUAGE; else process.env.LANGUAGE = saved;
-    }
+    browser = await launch('chromium', { lang: 'zh-CN' });
     session = browser.session;
     await session.navigate(`${browser.extensionBase}options/options.html`);
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
