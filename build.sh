@@ -498,8 +498,9 @@ RELEASE_TARGETS=(
   "x86_64-apple-darwin:mcp-bridge-macos-x86_64"
 )
 
-# The cross toolchain: Rust's targets, mingw-w64 to link the Windows .exe, zig (PyPI
-# `ziglang`, with `cargo-zigbuild`) to link for macOS, wine to run the .exe in the smoke test.
+# The cross toolchain: Rust's targets, mingw-w64 to link the Windows .exe, musl-tools for the
+# C in ring (rustls' crypto) on Linux, zig (PyPI `ziglang`, with `cargo-zigbuild`) to link
+# for macOS, wine to run the .exe in the smoke test.
 setup_release() {
   step "setup: release toolchain (Rust targets, mingw-w64, zig, wine)"
   local target
@@ -508,9 +509,9 @@ setup_release() {
     rustup target list --installed | grep -q "^$target\$" || rustup target add "$target"
   done
   if command -v apt-get >/dev/null; then
-    apt_install gcc-mingw-w64-x86-64 wine wine64 python3-venv file
+    apt_install gcc-mingw-w64-x86-64 musl-tools wine wine64 python3-venv file
   else
-    require x86_64-w64-mingw32-gcc python3 file
+    require x86_64-w64-mingw32-gcc musl-gcc python3 file
   fi
   if [ ! -x "$TOOLS/zig-venv/bin/python" ]; then python3 -m venv "$TOOLS/zig-venv"; fi
   if ! cmp -s tests/release/requirements.txt "$TOOLS/zig-venv/.installed" 2>/dev/null; then
@@ -554,8 +555,10 @@ release() {
     step "release: $name ($target)"
     local ok=0
     case "$target" in
+      # ring (rustls' crypto) compiles C: musl-gcc from musl-tools.
       *-linux-musl)
-        cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
+        CC_x86_64_unknown_linux_musl=musl-gcc \
+          cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
       *-windows-gnu)
         CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc \
           cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
