@@ -14,12 +14,7 @@ use std::rc::Rc;
 /// `healthy_bridge` plus the routes of prompts and resources; `extra` adds a tool to `demo`.
 fn bridge(extra: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer + 'static {
     move |req: &HttpRequest| {
-        let path = req
-            .url
-            .splitn(4, '/')
-            .nth(3)
-            .unwrap_or_default()
-            .to_string();
+        let path = route(req);
         match (req.method, path.as_str()) {
             (Method::Get, "prompts") | (Method::Get, "prompts?serverName=demo") => ok_json(
                 200,

@@ -10,12 +10,7 @@ use serde_json::{Value, json};
 /// named `read_resource`.
 fn bridge(own: bool) -> impl FnMut(&HttpRequest) -> Answer + 'static {
     move |req: &HttpRequest| {
-        let path = req
-            .url
-            .splitn(4, '/')
-            .nth(3)
-            .unwrap_or_default()
-            .to_string();
+        let path = route(req);
         match (req.method, path.as_str()) {
             (Method::Get, "tools") => ok_json(
                 200,

@@ -348,14 +348,18 @@ pub fn healthy_bridge(req: &HttpRequest) -> Answer {
     bridge_with(&SERVERS, req)
 }
 
-/// A bridge serving `servers`, each with its tools, answering every call with "ok".
-pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
-    let path = req
-        .url
+/// The path and query of a request to the bridge (`tools`, `prompts?serverName=demo`).
+pub fn route(req: &HttpRequest) -> String {
+    req.url
         .splitn(4, '/')
         .nth(3)
         .unwrap_or_default()
-        .to_string();
+        .to_string()
+}
+
+/// A bridge serving `servers`, each with its tools, answering every call with "ok".
+pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
+    let path = route(req);
     match (req.method, path.as_str()) {
         (Method::Get, "health") => ok_json(200, json!({"status": "ok", "version": "0.1.0"})),
         (Method::Get, "tools") => {
