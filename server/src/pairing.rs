@@ -397,7 +397,7 @@ pub(crate) fn run_status() -> ExitCode {
         } => format!("running at {url}; the token is accepted"),
         probe::Probe::Bridge {
             token_accepted: false,
-        } => match token {
+        } => match &token {
             Err(reason) => format!("running at {url}; {reason}"),
             Ok(_) => format!(
                 "running at {url}, but it refuses the token in the config directory (was it started with --token?)"
@@ -405,7 +405,39 @@ pub(crate) fn run_status() -> ExitCode {
         },
     };
     println!("Bridge: {line}");
+    if let Ok(Some(token)) = &token {
+        print_sign_ins(&url, token);
+    }
     ExitCode::SUCCESS
+}
+
+/// The remote servers' sign-in states, from a running bridge's `GET /servers` (asked only
+/// once the bridge has proved it holds the token, which [`probe::probe`] did).
+fn print_sign_ins(url: &str, token: &str) {
+    let limit = std::time::Duration::from_secs(5);
+    let Some((200, body)) = probe::get(url, "/servers", Some(token), limit) else {
+        return;
+    };
+    let Ok(answer) = serde_json::from_str::<Value>(body.trim()) else {
+        return;
+    };
+    let states: Vec<(String, crate::oauth::SignInState)> = answer["servers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|server| {
+            let name = server["name"].as_str()?.to_owned();
+            let state = serde_json::from_value(server["sign_in"].clone()).ok()?;
+            Some((name, state))
+        })
+        .collect();
+    if states.is_empty() {
+        return;
+    }
+    println!("Sign-in of the remote servers:");
+    for (name, state) in states {
+        println!("  {name}: {}", state.words());
+    }
 }
 
 #[cfg(test)]

@@ -191,7 +191,11 @@ async fn server_metadata(
         .and_then(|hop| hop.parse().ok())
         .unwrap_or(0);
     if hop < redirects {
-        let next = if redirects == usize::MAX { hop } else { hop + 1 };
+        let next = if redirects == usize::MAX {
+            hop
+        } else {
+            hop + 1
+        };
         return Redirect::temporary(&format!(
             "/.well-known/oauth-authorization-server?hop={next}"
         ))
