@@ -576,3 +576,79 @@ async fn signing_out_revokes_the_tokens_where_the_server_offers_it() {
     assert_eq!(state["state"], "needs_sign_in", "{state}");
     app.stop().await;
 }
+
+/// `mcp-bridge status` run against the bridge of config folder `dir`, its output.
+fn status(dir: &std::path::Path) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::bridge_exe())
+        .arg("status")
+        .env("HOME", home.path())
+        .env("MCP_BRIDGE_CONFIG_DIR", dir)
+        .env_remove("MCP_BRIDGE_PORT")
+        .env_remove("MCP_BRIDGE_TOKEN")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_prints_each_remote_servers_sign_in() {
+    let server = OAuthServer::start().await;
+    let mut bridge = common::BridgeProcess::launch(common::Launch {
+        config: Some(json!({"mcpServers": {
+            "wiki": {"url": server.mcp_url()},
+            "demo": common::BridgeProcess::demo_entry(),
+        }})),
+        ..common::Launch::default()
+    });
+    bridge.wait_started(Duration::from_secs(30));
+    let dir = bridge.dir.path().to_owned();
+    let printed = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || status(&dir)
+    })
+    .await
+    .unwrap();
+    assert!(printed.contains("the token is accepted"), "{printed}");
+    assert!(
+        printed.contains("Sign-in of the remote servers:\n  wiki: needs sign-in ("),
+        "{printed}"
+    );
+    // A local server has no sign-in to print.
+    assert!(!printed.contains("  demo:"), "{printed}");
+
+    // Signed in through the running bridge, as the options page and a browser do it.
+    let token = std::fs::read_to_string(dir.join("token")).unwrap();
+    common::http_ready();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let answer: Value = client
+        .post(bridge.url("/servers/wiki/sign-in"))
+        .bearer_auth(token.trim())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let authorization_url = answer["authorization_url"].as_str().expect("a URL");
+    let back = client.get(authorization_url).send().await.unwrap();
+    let callback = back.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        callback.starts_with(&bridge.url("/oauth/callback?")),
+        "{callback}"
+    );
+    let page = client.get(&callback).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let printed = tokio::task::spawn_blocking(move || status(&dir))
+        .await
+        .unwrap();
+    assert!(
+        printed.contains("  wiki: signed in — until 20"),
+        "{printed}"
+    );
+    bridge.terminate(Duration::from_secs(10));
+}
