@@ -282,6 +282,8 @@ catalog! {
     ui_refused,
     /// `{reason}`; followed by the command the helper suggests.
     ui_helper_failed,
+    /// A remote server needs the user to sign in (again): `{server}`.
+    ui_sign_in,
     /// Between the items of a list of names.
     list_sep,
     ui_allow_once,

@@ -248,6 +248,7 @@ pub const ZH: Catalog = Catalog {
     ui_token_rejected: "桥接程序拒绝了这个令牌。请在终端中重新配对：",
     ui_refused: "{address} 上的桥接程序拒绝了本扩展。请在设置中检查地址。",
     ui_helper_failed: "桥接助手无法连接（{reason}）。请在终端中运行：",
+    ui_sign_in: "{server} 需要你登录。打开设置，点击它旁边的“登录”；登录完成后调用会自动运行。",
     list_sep: "、",
     ui_allow_once: "允许一次",
     ui_always_allow: "始终允许",
