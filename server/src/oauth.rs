@@ -11,7 +11,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest, AuthorizationSession,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::http_client;
@@ -236,6 +238,14 @@ impl SignIns {
                     words(&err)
                 )
             })?;
+        // rmcp falls back to `/authorize` and `/token` on the server's own origin when nothing
+        // is published (an old revision of MCP); a sign-in is never sent to a guessed page.
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+            return Err(
+                "its authorization server could not be found: neither the server nor its origin publishes OAuth metadata (RFC 9728, RFC 8414 or OpenID Connect discovery)"
+                    .to_owned(),
+            );
+        }
         let metadata = resolution.metadata;
         http_client::check_url(
             &metadata.authorization_endpoint,

@@ -459,6 +459,21 @@ async fn garbage_authorization_server_metadata_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_publishes_no_metadata_gets_no_guessed_sign_in_page() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().no_metadata = true;
+    let (app, _dir) = wiki_app(&server).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(error.contains("publishes OAuth metadata"), "{error}");
+    // Its `/authorize` exists, but nobody was sent there and nothing registered.
+    assert!(server.behaviour.lock().unwrap().resources.is_empty());
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "failed");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_redirects_are_followed_and_a_loop_is_refused() {
     let server = OAuthServer::start().await;
     server.behaviour.lock().unwrap().metadata_redirects = 5;

@@ -39,6 +39,8 @@ pub struct Behaviour {
     pub authorization_server: Option<String>,
     /// The authorization server metadata is not JSON.
     pub garbage_metadata: bool,
+    /// Neither metadata document is published (404), as before MCP required them.
+    pub no_metadata: bool,
     /// The authorization server metadata is reached through this many redirects
     /// (`usize::MAX`: it redirects to itself for ever).
     pub metadata_redirects: usize,
@@ -154,8 +156,11 @@ async fn bearer(State(ctx): State<Ctx>, request: Request, next: Next) -> Respons
         .into_response()
 }
 
-async fn resource_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
+async fn resource_metadata(State(ctx): State<Ctx>) -> Response {
     let behaviour = ctx.behaviour.lock().unwrap();
+    if behaviour.no_metadata {
+        return StatusCode::NOT_FOUND.into_response();
+    }
     let resource = behaviour
         .foreign_resource
         .clone()
@@ -168,6 +173,7 @@ async fn resource_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
         "resource": resource,
         "authorization_servers": [authorization_server],
     }))
+    .into_response()
 }
 
 async fn server_metadata(
@@ -183,7 +189,7 @@ async fn server_metadata(
             behaviour.metadata_redirects,
         )
     };
-    if elsewhere {
+    if elsewhere || ctx.behaviour.lock().unwrap().no_metadata {
         return StatusCode::NOT_FOUND.into_response();
     }
     let hop: usize = query
