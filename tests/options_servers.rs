@@ -358,7 +358,7 @@ fn the_first_server_of_ones_own_says_the_demo_steps_aside() {
     );
     assert_eq!(
         saved["data"]["message"],
-        "Added time. The built-in demo server steps aside now that the config lists a server of your own.",
+        "Added `time`. The built-in demo server steps aside now that the config lists a server of your own.",
         "{saved}"
     );
     // With a server of one's own, nothing is said about the demo.
@@ -369,7 +369,7 @@ fn the_first_server_of_ones_own_says_the_demo_steps_aside() {
         &mut w,
         json!({"type": "save-server", "name": "clock", "json": time_server().to_string()}),
     );
-    assert_eq!(saved["data"]["message"], "Added clock.");
+    assert_eq!(saved["data"]["message"], "Added `clock`.");
     let r = answer(&mut w, json!({"type": "server-template", "kind": "docker"}));
     assert_eq!(
         (r["type"].as_str(), r["field"].as_str()),

@@ -431,6 +431,18 @@ catalog! {
     saved_connected,
     /// Saved, but the test failed: `{why}`.
     saved_not_connected,
+    /// A tool's parameters in one line: each `param_item` (`{name}`, `{required}` the mark of
+    /// a required one, `{kind}` its type) joined by `list_sep`, wrapped by `params_wrap`.
+    param_item,
+    params_wrap,
+    /// The error log's categories, in the page's words (the report has its own, for the AI).
+    log_validation,
+    log_runtime,
+    log_logical,
+    log_aborted,
+    log_exception,
+    log_unavailable,
+    log_limit,
 }
 
 /// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English

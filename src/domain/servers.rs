@@ -300,7 +300,7 @@ pub fn saved_message(name: &str, created: bool, was_demo_only: bool, lang: Lang)
         (true, false) => says.server_added,
         (false, _) => says.server_saved,
     };
-    fill(template, &[("server", name)])
+    fill(template, &[("server", &format!("`{name}`"))])
 }
 
 /// One server's definition, revealed.
@@ -398,7 +398,7 @@ mod tests {
         let e = check_definition(r#"{"comand": "uvx"}"#).unwrap_err();
         assert_eq!(
             e.say(EN),
-            "definition.comand: 'comand' is not a key of a server definition; did you mean `command`?"
+            "definition.comand: `comand` is not a key of a server definition; did you mean `command`?"
         );
         let e = check_definition(r#"{"command": "/path/to/server"}"#).unwrap_err();
         assert!(
@@ -517,10 +517,10 @@ mod tests {
         assert_eq!(template("uvx", false, EN).unwrap().notice, None);
         assert!(template("docker", false, EN).is_none());
         assert!(saved_message("time", true, true, EN).contains("demo server steps aside"));
-        assert_eq!(saved_message("time", true, false, EN), "Added time.");
+        assert_eq!(saved_message("time", true, false, EN), "Added `time`.");
         assert_eq!(
             saved_message("time", false, true, EN),
-            "Saved time; it restarts with the change."
+            "Saved `time`; it restarts with the change."
         );
     }
 

@@ -113,7 +113,7 @@ for (const name of BROWSERS) {
       // The template's example path is refused until it is replaced.
       const example = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && r.textContent`);
-      assert.match(example, /\(definition\.command\): '\/path\/to\/server' is the template's example; replace it with your own/, example);
+      assert.match(example, /\(definition\.command\): \/path\/to\/server is the template's example; replace it with your own/, example);
       // A config that lists servers already: nothing is said about the demo server.
       assert.equal(await session.exec(`return document.getElementById('editor-notice').hidden`), true);
       await setValue(session, 'server-name', 'time');
@@ -121,8 +121,10 @@ for (const name of BROWSERS) {
       await setValue(session, 'server-json', '{"comand": "uvx", "args": ["mcp-server-time"]}');
       const misspelt = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /comand/.test(r.textContent) && r.textContent`);
-      assert.match(misspelt, /'comand' is not a key of a server definition; did you mean command\?/, misspelt);
-      assert.equal(await session.exec(`return document.querySelector('#editor-result code').textContent`), 'command');
+      assert.match(misspelt, /comand is not a key of a server definition; did you mean command\?/, misspelt);
+      // The label, the field, the key written and the key meant are each shown as code.
+      assert.deepEqual(await session.exec(`return [...document.querySelectorAll('#editor-result code')].map((c) => c.textContent)`),
+        ['mcpServers', 'definition.comand', 'comand', 'command']);
       await setValue(session, 'server-json', '{"command": "x", "args": "--local-timezone"}');
       const msg = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /definition\\.args/.test(r.textContent) && r.textContent`);
