@@ -467,10 +467,13 @@ function showServers(list) {
   }));
 }
 
-function openEditor(name, definition, notice) {
+function openEditor(name, definition, notice, keepDemo = false) {
   editing = name;
   $('editor-notice').hidden = !notice;
   say($('editor-notice'), notice ?? '');
+  // The first server of one's own: the user may keep the built-in demo server beside it.
+  $('keep-demo-row').hidden = !keepDemo;
+  $('keep-demo').checked = false;
   $('import-box').hidden = true;
   $('server-editor').hidden = false;
   say($('editor-title'), name ? t('editServer', [tick(name)]) : t('addServer'));
@@ -503,7 +506,7 @@ $('add-server').addEventListener('click', async () => {
   const template = report($('servers'), $('servers-result'), answer, '');
   if (!template) return;
   $('servers-result').textContent = '';
-  openEditor(null, template.definition, template.notice);
+  openEditor(null, template.definition, template.notice, template.keepDemo);
   $('server-name').value = template.name;
   checkServer();
 });
@@ -512,7 +515,8 @@ $('save-server').addEventListener('click', async () => {
   const name = $('server-name').value;
   clearTimeout(serverTyping);
   serverCheckSeq++;
-  const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value });
+  const keepDemo = !$('keep-demo-row').hidden && $('keep-demo').checked;
+  const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value, keepDemo });
   const ok = report($('server-editor'), $('editor-result'), answer, '');
   if (!ok) return;
   // Closed once the list shows the change, so an Edit right after opens what was saved.

@@ -418,6 +418,10 @@ catalog! {
     server_saved,
     /// Shown in the editor of a new server while the demo server is the only one.
     server_demo_notice,
+    /// The same, where the bridge can keep the demo server (the editor offers it).
+    server_demo_keepable,
+    /// The first server was added and the demo server kept: `{server}`, `{demo}` its name.
+    server_added_demo_kept,
     /// `{program}` is not on this computer; `{how}` says how to get it.
     program_missing,
     install_uvx,

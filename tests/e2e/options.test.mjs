@@ -117,7 +117,8 @@ for (const name of BROWSERS) {
       // browsers get the same refusal, in one sentence in the user's words, with the
       // command marked up as code (no backticks shown) and a copy button beside it.
       assert.equal(await prose(session, 'connection-result'), `Token (token): ${REFUSED_TOKEN} — ${NOTHING_CHANGED}`, msg);
-      assert.equal(await session.exec(`return document.querySelector('#connection-result code').textContent`), 'mcp-bridge install');
+      assert.deepEqual(await session.exec(`return [...document.querySelectorAll('#connection-result code')].map((c) => c.textContent)`),
+        ['token', 'mcp-bridge install']);
       assert.equal(await session.exec(`return !!document.querySelector('#connection-result code + button.copy')`), true);
       assert.equal(await session.exec('return document.getElementById("token").getAttribute("aria-invalid")'), 'true');
     });

@@ -291,6 +291,8 @@ pub const ZH: Catalog = Catalog {
     invalid_placeholder: "`{value}` 是模板中的示例，请换成你自己的值",
     server_added_demo_aside: "已添加 {server}。配置中有了你自己的服务，内置演示服务随之退出。",
     server_added: "已添加 {server}。",
+    server_added_demo_kept: "已添加 {server}；内置演示服务也保留了下来，现在是配置文件中的 {demo}。",
+    server_demo_keepable: "这是你的第一个服务：保存后，内置演示服务会退出，它的工具也会从列表中移除，除非你选择保留它。",
     server_saved: "已保存 {server}，它会带着修改重新启动。",
     server_demo_notice: "这是你的第一个服务：保存后，内置演示服务会退出，它的工具也会从列表中移除。",
     program_missing: "本机没有安装 `{program}`。{how}",
