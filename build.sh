@@ -163,8 +163,9 @@ await_wasm_bindgen() {
 setup() {
   step "setup: browsers and drivers (Debian chromium, chromium-driver, firefox-esr)"
   if command -v apt-get >/dev/null; then
-    # chromium-l10n: the Chinese interface the language tests run the float and pages in.
-    apt_install chromium chromium-driver chromium-l10n firefox-esr python3-venv zip
+    # chromium-l10n, firefox-esr-l10n-zh-cn: the Chinese interface the language tests run
+    # the float and pages in.
+    apt_install chromium chromium-driver chromium-l10n firefox-esr firefox-esr-l10n-zh-cn python3-venv zip
   else
     require chromium chromedriver firefox python3 zip
   fi

@@ -50,7 +50,7 @@ export async function ask(request) {
 
 /** A button that copies `text`, saying so in its label for a moment. */
 function copyButton(text) {
-  const button = el('button', t('copy'), { type: 'button', class: 'copy', 'aria-label': `${t('copy')}: ${text}` });
+  const button = el('button', t('copy'), { type: 'button', class: 'copy', 'aria-label': `${t('copy')}${t('colon')}${text}` });
   button.addEventListener('click', async () => {
     const done = await navigator.clipboard.writeText(text).then(() => true, () => false);
     button.textContent = t(done ? 'copied' : 'copyFailed');

@@ -12,6 +12,19 @@ const $ = (id) => document.getElementById(id);
 
 translate();
 
+/** `text` between backticks: a name in a sentence that `say` writes, shown as code. */
+const tick = (text) => `\`${text}\``;
+
+/**
+ * Text from the bridge or an MCP server (a description, its own message): data in whatever
+ * language it came, isolated from the page's sentences around it.
+ */
+const quoted = (tag, text, attrs) => {
+  const node = el(tag, null, attrs);
+  node.append(el('bdi', text));
+  return node;
+};
+
 /** A name (of a server, a site, a host) marked up as code, in bold when `strong`. */
 function named(text, strong = true) {
   const code = el('code', text);
@@ -21,12 +34,17 @@ function named(text, strong = true) {
   return b;
 }
 
-/** The visible label of the form field the core named, or the field path itself. */
-function fieldLabel(section, field) {
+/**
+ * The sentence for a field the core refused: the field's visible label (its catalog text,
+ * code marked) and path, the reason, and that nothing changed.
+ */
+function fieldProblem(section, field, why) {
   const root = String(field).split(/[.[]/)[0];
   const input = section.querySelector(`[data-field="${CSS.escape(root)}"]`);
-  const label = input?.closest('label')?.querySelector('span')?.textContent;
-  return label ? `${label} (${field})` : field;
+  const span = input?.closest('label')?.querySelector('span');
+  const label = span?.dataset.i18n ? t(span.dataset.i18n) : span?.textContent;
+  return label ? t('fieldProblem', [label, field, why, t('nothingChanged')])
+    : t('fieldProblemBare', [field, why, t('nothingChanged')]);
 }
 
 /**
@@ -46,7 +64,7 @@ function report(section, out, answer, okText) {
     const root = String(field).split(/[.[]/)[0];
     section.querySelector(`[data-field="${CSS.escape(root)}"]`)?.setAttribute('aria-invalid', 'true');
     out.dataset.field = field;
-    say(out, `${fieldLabel(section, field)}: ${answer.message} — ${t('nothingChanged')}`);
+    say(out, fieldProblem(section, field, answer.message));
   } else {
     delete out.dataset.field;
     say(out, answer?.message ?? t('noAnswer'));
@@ -83,7 +101,7 @@ async function refreshHealth() {
   const detail = $('bridge-detail');
   if (answer?.type !== RESPONSE.DATA) {
     out.dataset.state = 'down';
-    say(out, `${t('bridgeDown')}: ${answer?.message ?? ''}`);
+    say(out, `${t('bridgeDown')}${t('colon')}${answer?.message ?? ''}`);
     detail.textContent = '';
     return null;
   }
@@ -121,7 +139,7 @@ $('test-connection').addEventListener('click', async () => {
     const li = el('li', null, { 'data-status': s.status });
     li.append(named(s.name), el('span', ` — ${s.statusText}`));
     if (s.toolCountText) li.append(el('span', ` · ${s.toolCountText}`));
-    if (s.description) li.append(el('small', ` ${s.description}`));
+    if (s.description) li.append(' ', quoted('small', s.description));
     return li;
   }));
 });
@@ -197,7 +215,7 @@ async function loadSites() {
     const site = el('td');
     site.append(named(s.name, false), s.builtin ? '' : ' ★');
     const hosts = el('td');
-    hosts.append(...s.hosts.flatMap((h, i) => (i ? [', ', named(h, false)] : [named(h, false)])));
+    hosts.append(...s.hosts.flatMap((h, i) => (i ? [t('comma'), named(h, false)] : [named(h, false)])));
     tr.append(site, hosts, enabled, insert);
     return tr;
   }));
@@ -208,12 +226,12 @@ async function loadSites() {
     const remove = el('button', t('remove'), { type: 'button' });
     remove.addEventListener('click', async () => {
       const gone = await ask({ type: PAGE.REMOVE_CUSTOM_SITE, id: s.id });
-      if (report($('custom-sites'), $('site-result'), gone, t('siteRemoved', [s.id]))) {
+      if (report($('custom-sites'), $('site-result'), gone, t('siteRemoved', [tick(s.id)]))) {
         chrome.permissions.remove({ origins: gone.data.origins }).catch(() => {});
         loadSites();
       }
     });
-    li.append(named(s.name), ' (', named(s.id, false), ') ', named(s.hosts.join(', '), false),
+    li.append(named(s.name), t('openParen'), named(s.id, false), t('closeParen'), ' ', named(s.hosts.join(', '), false),
       el('span', s.overrides ? ` · ${t('overrides')} ` : ' '), edit, remove);
     return li;
   }));
@@ -224,7 +242,8 @@ async function loadSites() {
 function showHistory(h) {
   $('counters').tBodies[0].replaceChildren(...h.counters.map((c) => {
     const tr = el('tr', null, { 'data-blocked': String(c.blocked) });
-    tr.append(el('td', c.server), el('td', c.tool), el('td', `${c.failures} / ${h.limit}`), el('td', c.refused),
+    const code = (text) => { const td = el('td'); td.append(el('code', text)); return td; };
+    tr.append(code(c.server), code(c.tool), el('td', `${c.failures} / ${h.limit}`), el('td', c.refused),
       el('td', t(c.blocked ? 'stateRefused' : 'stateCounting')));
     return tr;
   }));
@@ -235,7 +254,7 @@ async function loadHistory() {
   const out = $('history-result');
   const data = report($('history'), out, answer, '');
   if (!data) return;
-  out.textContent = data.blocked.length ? t('refusedTools', [data.blocked.join(', ')]) : t('noneRefused');
+  say(out, data.blocked.length ? t('refusedTools', [data.blocked.map(tick).join(t('comma'))]) : t('noneRefused'));
   if (data.blocked.length) out.dataset.state = 'warn';
   showHistory(data);
 }
@@ -257,15 +276,15 @@ function toolRow(tool) {
   const tr = el('tr', null, { 'data-tool': tool.key, 'data-policy': tool.policy });
   const name = el('td');
   name.append(el('code', tool.name));
-  if (tool.paramsText) name.append(el('small', ` (${tool.paramsText})`, { class: 'params' }));
-  if (tool.hints.length) name.append(el('small', ` · ${tool.hints.join(', ')}`, { class: 'annotations' }));
-  const policy = el('select', null, { 'aria-label': `${t('colPolicy')}: ${tool.name}` });
+  if (tool.paramsText) say(name.appendChild(el('small', null, { class: 'params' })), tool.paramsText);
+  if (tool.hints.length) name.append(el('small', ` · ${tool.hints.join(t('comma'))}`, { class: 'annotations' }));
+  const policy = el('select', null, { 'aria-label': `${t('colPolicy')}${t('colon')}${tool.name}` });
   for (const c of tool.choices) policy.append(el('option', c.label, { value: c.value }));
   policy.value = tool.choice;
   policy.addEventListener('change', async () => {
     const chosen = policy.value === 'default' ? null : policy.value;
     const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: chosen });
-    const data = report($('tools'), out, answer, t('policySaved', [tool.key, policy.selectedOptions[0].textContent]));
+    const data = report($('tools'), out, answer, t('policySaved', [tick(tool.key), policy.selectedOptions[0].textContent]));
     if (data?.tool) tr.replaceWith(toolRow(data.tool));
     else if (!data) policy.value = tool.choice;
   });
@@ -277,12 +296,12 @@ function toolRow(tool) {
   unmasked.checked = tool.unmasked;
   unmasked.addEventListener('change', async () => {
     const answer = await ask({ type: PAGE.SET_TOOL_UNMASKED, key: tool.key, unmasked: unmasked.checked });
-    report($('tools'), out, answer, t(unmasked.checked ? 'unmaskedOn' : 'unmaskedOff', [tool.key]));
+    report($('tools'), out, answer, t(unmasked.checked ? 'unmaskedOn' : 'unmaskedOff', [tick(tool.key)]));
   });
   const label = el('label', null, { class: 'unmasked-label' });
   label.append(unmasked, ` ${t('unmaskedLabel')}`);
   cell.append(label);
-  tr.append(name, el('td', tool.description), cell);
+  tr.append(name, quoted('td', tool.description), cell);
   return tr;
 }
 
@@ -300,7 +319,7 @@ async function loadTools() {
     const title = el('h3');
     title.append(named(service.name, false), ` — ${service.statusText}`);
     box.append(title);
-    if (service.description) box.append(el('p', service.description));
+    if (service.description) box.append(quoted('p', service.description));
     if (problem) say(box.appendChild(el('p', null, { class: 'result', 'data-state': 'down' })), problem);
     const table = el('table', null, { class: 'tool-list' });
     table.append(...tools.map(toolRow));
@@ -401,24 +420,25 @@ function showServers(list) {
     box.disabled = !s.definition;
     box.addEventListener('change', async () => {
       const answer = await ask({ type: PAGE.SET_SERVER_ENABLED, name: s.name, enabled: box.checked });
-      if (!await changed(answer, t(box.checked ? 'serverEnabled' : 'serverDisabled', [s.name]), s.name)) box.checked = !box.checked;
+      if (!await changed(answer, t(box.checked ? 'serverEnabled' : 'serverDisabled', [tick(s.name)]), s.name)) box.checked = !box.checked;
     });
     toggle.append(box, el('span', ` ${t('colEnabled')}`));
     const restart = el('button', t('restart'), { type: 'button', 'data-action': 'restart' });
     restart.addEventListener('click', async () => {
-      changed(await ask({ type: PAGE.RESTART_SERVER, name: s.name }), t('serverRestarted', [s.name]), s.name);
+      changed(await ask({ type: PAGE.RESTART_SERVER, name: s.name }), t('serverRestarted', [tick(s.name)]), s.name);
     });
     const edit = el('button', t('edit'), { type: 'button', 'data-action': 'edit' });
     edit.addEventListener('click', () => openEditor(s.name, s.definition));
     const remove = el('button', t('remove'), { type: 'button', 'data-action': 'remove' });
     remove.addEventListener('click', () => {
       // Asked in the row itself: removing stops the server and deletes its entry.
-      const sure = el('span', ` ${t('confirmRemove', [s.name])} `, { class: 'confirm' });
+      const sure = el('span', null, { class: 'confirm' });
+      say(sure, ` ${t('confirmRemove', [tick(s.name)])} `);
       const yes = el('button', t('remove'), { type: 'button', 'data-action': 'confirm-remove' });
       const no = el('button', t('cancel'), { type: 'button' });
       yes.addEventListener('click', async () => {
         sure.remove();
-        changed(await ask({ type: PAGE.REMOVE_SERVER, name: s.name }), t('serverRemoved', [s.name]));
+        changed(await ask({ type: PAGE.REMOVE_SERVER, name: s.name }), t('serverRemoved', [tick(s.name)]));
       });
       no.addEventListener('click', () => sure.remove());
       sure.append(yes, no);
@@ -433,8 +453,16 @@ function showServers(list) {
     if (s.signIn) li.append(signInCell(s));
     if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);
     if (s.lastError || s.stderr) {
-      const why = [s.lastError, s.stderr && `${t('stderrLines')}\n${s.stderr}`].filter(Boolean).join('\n');
-      li.append(el('pre', why, { class: 'stderr' }));
+      // The bridge's reason and the server's own lines, as they came; the label between is ours.
+      const pre = el('pre', null, { class: 'stderr' });
+      if (s.lastError) pre.append(el('bdi', s.lastError));
+      if (s.lastError && s.stderr) pre.append('\n');
+      if (s.stderr) {
+        const label = el('span');
+        say(label, t('stderrLines'));
+        pre.append(label, '\n', el('bdi', s.stderr));
+      }
+      li.append(pre);
     }
     return li;
   }));
@@ -466,13 +494,16 @@ function signInCell(s) {
   return cell;
 }
 
-function openEditor(name, definition, notice) {
+function openEditor(name, definition, notice, keepDemo = false) {
   editing = name;
   $('editor-notice').hidden = !notice;
   say($('editor-notice'), notice ?? '');
+  // The first server of one's own: the user may keep the built-in demo server beside it.
+  $('keep-demo-row').hidden = !keepDemo;
+  $('keep-demo').checked = false;
   $('import-box').hidden = true;
   $('server-editor').hidden = false;
-  $('editor-title').textContent = name ? t('editServer', [name]) : t('addServer');
+  say($('editor-title'), name ? t('editServer', [tick(name)]) : t('addServer'));
   $('server-name').value = name ?? '';
   $('server-name').readOnly = !!name;
   $('reveal-server').hidden = !name;
@@ -502,7 +533,7 @@ $('add-server').addEventListener('click', async () => {
   const template = report($('servers'), $('servers-result'), answer, '');
   if (!template) return;
   $('servers-result').textContent = '';
-  openEditor(null, template.definition, template.notice);
+  openEditor(null, template.definition, template.notice, template.keepDemo);
   $('server-name').value = template.name;
   checkServer();
 });
@@ -511,7 +542,8 @@ $('save-server').addEventListener('click', async () => {
   const name = $('server-name').value;
   clearTimeout(serverTyping);
   serverCheckSeq++;
-  const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value });
+  const keepDemo = !$('keep-demo-row').hidden && $('keep-demo').checked;
+  const answer = await ask({ type: PAGE.SAVE_SERVER, name, json: $('server-json').value, keepDemo });
   const ok = report($('server-editor'), $('editor-result'), answer, '');
   if (!ok) return;
   // Closed once the list shows the change, so an Edit right after opens what was saved.
@@ -534,15 +566,18 @@ $('import-servers').addEventListener('click', async () => {
   $('import-box').hidden = false;
   out.textContent = '';
   const { sources = [], servers = [] } = data.found ?? {};
-  $('import-sources').replaceChildren(...sources.map((f) => el('li',
-    `${f.client}: ${f.path} — ${f.error ?? t(f.exists ? 'sourceRead' : 'sourceMissing')}`)));
+  $('import-sources').replaceChildren(...sources.map((f) => {
+    const li = el('li', `${f.client}${t('colon')}`);
+    li.append(el('code', f.path), ' — ', f.error ? el('bdi', f.error) : t(f.exists ? 'sourceRead' : 'sourceMissing'));
+    return li;
+  }));
   $('import-list').replaceChildren(...servers.map((c) => {
     const li = el('li', null, { 'data-candidate': c.name });
     const box = el('input', null, { type: 'checkbox', value: c.name });
     box.checked = c.addable;
     box.disabled = !c.addable;
     const label = el('label');
-    label.append(box, ' ', named(c.name), el('span', ` (${c.client}) `), el('code', JSON.stringify(c.definition)));
+    label.append(box, ' ', named(c.name), el('span', `${t('openParen')}${c.client}${t('closeParen')} `), el('code', JSON.stringify(c.definition)));
     li.append(label);
     if (c.clash || c.error) say(li.appendChild(el('small', null, { class: 'confirm' })), ` — ${c.clash ?? c.error}`);
     return li;
@@ -556,9 +591,9 @@ $('import-picked').addEventListener('click', async () => {
   const answer = await ask({ type: PAGE.IMPORT_SERVERS, names });
   const data = report($('import-box'), out, answer, '');
   if (!data) return;
-  const lines = [t('importAdded', [data.added.join(', ') || '—'])];
-  for (const c of data.clashes ?? []) lines.push(t('importClash', [c.name, c.reason ?? '']));
-  for (const c of data.invalid ?? []) lines.push(t('importInvalid', [c.name, c.error ?? '']));
+  const lines = [t('importAdded', [data.added.map(tick).join(t('comma')) || '—'])];
+  for (const c of data.clashes ?? []) lines.push(t('importClash', [tick(c.name), c.reason ?? '']));
+  for (const c of data.invalid ?? []) lines.push(t('importInvalid', [tick(c.name), c.error ?? '']));
   say(out, lines.join('\n'));
   if (data.clashes?.length || data.invalid?.length) out.dataset.state = 'warn';
   await loadServers({ quiet: true });
@@ -588,17 +623,27 @@ async function loadErrors() {
   $('error-counts').replaceChildren(...Object.entries(data.counts).flatMap(([cat, n]) => [el('dt', data.labels?.[cat] ?? cat), el('dd', n, { 'data-category': cat })]));
   $('log-entries').replaceChildren(...data.entries.map((e) => {
     const d = el('details', null, { class: 'entry', 'data-category': e.category });
-    const where = [e.site, e.server ? `${e.server}:${e.tool}` : e.tool].filter(Boolean).join(' · ');
-    d.append(el('summary', `${new Date(e.timeMs).toLocaleString()} · ${where} · [${e.errorType}] ${e.message}`));
+    // When, where (the site, `server:tool`) and the error's type as code, then its message as
+    // it was recorded: data, in the language of the report it came with.
+    const summary = el('summary', `${new Date(e.timeMs).toLocaleString()} · `);
+    const where = [e.site, e.server ? `${e.server}:${e.tool}` : e.tool].filter(Boolean);
+    summary.append(...where.flatMap((w) => [el('code', w), ' · ']), el('code', e.errorType), ' ', el('bdi', e.message));
+    d.append(summary);
     const dl = el('dl');
-    const row = (k, v) => { if (v !== null && v !== undefined && v !== '') dl.append(el('dt', t(k)), el('dd', v)); };
+    const row = (k, v, code = false) => {
+      if (v === null || v === undefined || v === '') return;
+      const dd = el('dd', code ? null : v);
+      if (code) dd.append(el('code', v));
+      dl.append(el('dt', t(k)), dd);
+    };
     row('logCategory', data.labels?.[e.category] ?? e.category);
-    row('logRetryable', String(e.retryable));
+    row('logRetryable', t(e.retryable ? 'yes' : 'no'));
     row('logStatus', e.status);
-    row('logCode', e.code);
-    row('logTraceId', e.traceId);
-    d.append(dl, el('h4', t('logArguments')), el('pre', JSON.stringify(e.arguments, null, 2), { class: 'arguments' }));
-    if (e.traceback) d.append(el('h4', t('logTraceback')), el('pre', e.traceback, { class: 'traceback' }));
+    row('logCode', e.code, true);
+    row('logTraceId', e.traceId, true);
+    const block = (text, cls) => { const pre = el('pre', null, { class: cls }); pre.append(el('code', text)); return pre; };
+    d.append(dl, el('h4', t('logArguments')), block(JSON.stringify(e.arguments, null, 2), 'arguments'));
+    if (e.traceback) d.append(el('h4', t('logTraceback')), block(e.traceback, 'traceback'));
     return d;
   }));
 }
@@ -633,7 +678,7 @@ async function checkSite() {
   if (seq !== checkSeq) return null;
   const data = report($('custom-sites'), $('site-result'), answer, '');
   checked = data ? { text, origins: data.origins } : null;
-  if (data) $('site-result').textContent = t('siteValid', [data.site.name, data.origins.join(', ')]);
+  if (data) say($('site-result'), t('siteValid', [tick(data.site.name), data.origins.map(tick).join(t('comma'))]));
   return data;
 }
 
@@ -685,7 +730,7 @@ $('import-file').addEventListener('change', async () => {
   const data = report($('custom-sites'), $('site-result'), await ask({ type: PAGE.IMPORT_CUSTOM_SITES, json: text, check: true }), '');
   importing = data ? { text, origins: data.origins } : null;
   $('import-grant').hidden = !importing;
-  if (data) $('site-result').textContent = t('importReady', [data.sites.join(', '), data.origins.join(', ') || '—']);
+  if (data) say($('site-result'), t('importReady', [data.sites.map(tick).join(t('comma')), data.origins.map(tick).join(t('comma')) || '—']));
 });
 $('import-grant').addEventListener('click', () => {
   if (!importing) return;
@@ -700,7 +745,7 @@ $('import-grant').addEventListener('click', () => {
     const answer = await ask({ type: PAGE.IMPORT_CUSTOM_SITES, json: text });
     const data = report($('custom-sites'), $('site-result'), answer, '');
     if (data) {
-      $('site-result').textContent = t('imported', [data.sites.join(', ')]);
+      say($('site-result'), t('imported', [data.sites.map(tick).join(t('comma'))]));
       importing = null;
       $('import-grant').hidden = true;
       loadSites();
@@ -725,7 +770,7 @@ $('enable-site').addEventListener('click', () => {
     const answer = await ask({ type: PAGE.ENABLE_SITE, url });
     const data = report($('custom-sites'), $('enable-result'), answer, '');
     if (data) {
-      $('enable-result').textContent = t(data.already ? 'siteAlready' : 'siteEnabled', [data.site.hosts.join(', ')]);
+      say($('enable-result'), t(data.already ? 'siteAlready' : 'siteEnabled', [data.site.hosts.map(tick).join(t('comma'))]));
       loadSites();
     }
   }, (e) => {

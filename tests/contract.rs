@@ -232,7 +232,7 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
             .collect(),
     );
     assert_eq!(tools["tools"][0]["choice"], "default");
-    assert_eq!(tools["tools"][0]["paramsText"], "text*: string");
+    assert_eq!(tools["tools"][0]["paramsText"], " (`text`*: `string`)");
     assert_eq!(tools["tools"][0]["hints"], json!(["only reads"]));
 
     // `s.` is a server row, a site row or a connection's server, by where it is read: every

@@ -28,8 +28,10 @@ fn path(req: &HttpRequest) -> String {
         .to_string()
 }
 
-/// A bridge that keeps a config of servers: `GET /servers` lists them, `PUT` adds or
-/// replaces (refusing an entry without `command` or `url` as the real bridge does),
+/// A bridge that keeps a config of servers: `GET /servers` lists them (an entry `"builtin"`
+/// as the built-in demo server: no definition, `builtin: true`), `PUT` adds or replaces
+/// (refusing an entry without `command` or `url` as the real bridge does; with
+/// `?keep_builtin=true` writing the built-in one into the config),
 /// `PATCH` switches, `DELETE` removes, restart and import answer as the bridge does.
 fn managing_bridge(
     config: Rc<RefCell<Vec<(String, Value)>>>,
@@ -52,6 +54,10 @@ fn managing_bridge(
                 let list: Vec<Value> = config
                     .iter()
                     .map(|(name, def)| {
+                        if def == "builtin" {
+                            return json!({"name": name, "enabled": true, "definition": null,
+                                "status": "running", "tool_count": 9, "stderr": "", "builtin": true});
+                        }
                         let on = def["enabled"] != json!(false);
                         let mut shown = def.clone();
                         if reveal != Some(name.as_str())
@@ -95,6 +101,18 @@ fn managing_bridge(
                 )
             }
             (Method::Put, _, Some(name)) => {
+                let (name, keep) = match name.split_once('?') {
+                    Some((name, query)) => (name.to_string(), query == "keep_builtin=true"),
+                    None => (name, false),
+                };
+                let mut kept = Value::Null;
+                if keep
+                    && let Some((builtin, def)) = config.iter_mut().find(|(_, d)| *d == "builtin")
+                {
+                    *def = json!({"command": "mcp-bridge", "args": ["demo-server"]});
+                    kept = json!(builtin);
+                }
+                config.retain(|(_, d)| *d != "builtin");
                 let def = req.json.clone().unwrap_or_default();
                 if def.get("command").is_none() && def.get("url").is_none() {
                     return ok_json(
@@ -108,7 +126,7 @@ fn managing_bridge(
                 config.push((name.clone(), def));
                 ok_json(
                     200,
-                    json!({"success": true, "server": name, "created": created,
+                    json!({"success": true, "server": name, "created": created, "kept": kept,
                     "changes": {"added": [name], "restarted": [], "removed": [], "unchanged": []}}),
                 )
             }
@@ -358,7 +376,7 @@ fn the_first_server_of_ones_own_says_the_demo_steps_aside() {
     );
     assert_eq!(
         saved["data"]["message"],
-        "Added time. The built-in demo server steps aside now that the config lists a server of your own.",
+        "Added `time`. The built-in demo server steps aside now that the config lists a server of your own.",
         "{saved}"
     );
     // With a server of one's own, nothing is said about the demo.
@@ -369,7 +387,7 @@ fn the_first_server_of_ones_own_says_the_demo_steps_aside() {
         &mut w,
         json!({"type": "save-server", "name": "clock", "json": time_server().to_string()}),
     );
-    assert_eq!(saved["data"]["message"], "Added clock.");
+    assert_eq!(saved["data"]["message"], "Added `clock`.");
     let r = answer(&mut w, json!({"type": "server-template", "kind": "docker"}));
     assert_eq!(
         (r["type"].as_str(), r["field"].as_str()),
@@ -406,4 +424,67 @@ fn saving_the_connection_tests_first_trims_the_token_and_saves_either_way() {
     );
     let s = answer(&mut w, json!({"type": "get-settings"}));
     assert_eq!(s["data"]["token"], "tok-456");
+}
+
+#[test]
+fn the_first_server_of_ones_own_can_keep_the_built_in_demo() {
+    // The bridge names its demo server as built in: the editor offers to keep it.
+    let (mut w, config) = world_with(&[("demo", json!("builtin"))]);
+    let t = answer(&mut w, json!({"type": "server-template", "kind": "uvx"}));
+    assert_eq!(t["data"]["keepDemo"], true, "{t}");
+    assert_eq!(
+        t["data"]["notice"],
+        "This is your first server: once it is saved, the built-in demo server steps aside and its tools leave the list, unless you keep it."
+    );
+    let list = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(list["data"]["servers"][0]["builtin"], true, "{list}");
+    let saved = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "time", "json": time_server().to_string(), "keepDemo": true}),
+    );
+    assert!(
+        last_request(&w)
+            .url
+            .ends_with("/servers/time?keep_builtin=true"),
+        "{}",
+        last_request(&w).url
+    );
+    assert_eq!(
+        saved["data"]["message"],
+        "Added `time`; the built-in demo server stays, as `demo` in the config file.",
+        "{saved}"
+    );
+    let names: Vec<String> = config.borrow().iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(names, ["demo", "time"]);
+    // With servers of one's own, keeping is not asked for again, even if the page says so.
+    let t = answer(&mut w, json!({"type": "server-template", "kind": "uvx"}));
+    assert_eq!(
+        (t["data"]["notice"].clone(), t["data"]["keepDemo"].clone()),
+        (Value::Null, json!(false))
+    );
+    answer(
+        &mut w,
+        json!({"type": "save-server", "name": "clock", "json": time_server().to_string(), "keepDemo": true}),
+    );
+    assert!(
+        last_request(&w).url.ends_with("/servers/clock"),
+        "{}",
+        last_request(&w).url
+    );
+
+    // Not kept: the demo steps aside, as before.
+    let (mut w, config) = world_with(&[("demo", json!("builtin"))]);
+    let saved = answer(
+        &mut w,
+        json!({"type": "save-server", "name": "time", "json": time_server().to_string()}),
+    );
+    assert!(
+        last_request(&w).url.ends_with("/servers/time"),
+        "{}",
+        last_request(&w).url
+    );
+    let said = saved["data"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains("steps aside"), "{saved}");
+    let names: Vec<String> = config.borrow().iter().map(|(n, _)| n.clone()).collect();
+    assert_eq!(names, ["time"]);
 }

@@ -1,18 +1,13 @@
 // The toolbar popup: the connection's status as the core judges it (the same verdict as the
 // options header and the float), "Insert instructions" into the active chat tab, "Settings".
-// It only draws: the status comes from the page build of the core (`page-core/`, as the options
-// page uses), inserting is the chat tab's own action.
-import init, * as core from '../page-core/mcp_bridge_core.js';
+// It only draws: the status comes from the page build of the core through `pages.js`, as on
+// the options page; inserting is the chat tab's own action.
+import { ask, el, say, t, translate } from '../pages.js';
 
-const ready = init({ module_or_path: new URL('../page-core/mcp_bridge_core_bg.wasm', import.meta.url) });
 const { page: PAGE, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
 const $ = (id) => document.getElementById(id);
-const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
 
-for (const el of document.querySelectorAll('[data-i18n]')) {
-  const text = chrome.i18n.getMessage(el.dataset.i18n);
-  if (text) el.textContent = text;
-}
+translate();
 
 $('settings').addEventListener('click', () => { chrome.runtime.openOptionsPage(); window.close(); });
 
@@ -59,8 +54,7 @@ $('enable').addEventListener('click', () => {
       out.textContent = t('permissionRefused');
       return;
     }
-    await ready;
-    const answer = await core.handlePageRequest(JSON.stringify({ type: PAGE.ENABLE_SITE, url: activeTab.url }));
+    const answer = await ask({ type: PAGE.ENABLE_SITE, url: activeTab.url });
     out.dataset.state = answer?.type === RESPONSE.DATA ? 'ok' : 'down';
     out.textContent = answer?.type === RESPONSE.DATA ? t('popupEnabled', [host]) : (answer?.message ?? t('noAnswer'));
   }, (e) => {
@@ -70,13 +64,7 @@ $('enable').addEventListener('click', () => {
 });
 
 async function show() {
-  let answer;
-  try {
-    await ready;
-    answer = await core.handlePageRequest(JSON.stringify({ type: PAGE.GET_STATUS }));
-  } catch (e) {
-    answer = { type: RESPONSE.ERROR, message: String(e?.message ?? e) };
-  }
+  const answer = await ask({ type: PAGE.GET_STATUS });
   const state = $('state');
   if (answer?.type !== RESPONSE.DATA) {
     state.dataset.state = 'down';
@@ -87,12 +75,9 @@ async function show() {
   state.dataset.status = status.state;
   state.dataset.state = status.state === 'connected' ? (status.failed?.length ? 'warn' : 'ok') : 'down';
   state.textContent = status.title;
-  $('detail').textContent = status.detail ?? '';
-  $('failed').replaceChildren(...(status.failed ?? []).map((name) => {
-    const li = document.createElement('li');
-    li.textContent = name;
-    return li;
-  }));
+  // The detail may name a command (`mcp-bridge install`): marked up, with a copy button.
+  say($('detail'), status.detail ?? '');
+  $('failed').replaceChildren(...(status.failed ?? []).map((name) => el('li', name)));
   $('insert').disabled = status.state !== 'connected';
 }
 
@@ -106,11 +91,8 @@ async function showHealth() {
     : await chrome.tabs.sendMessage(tab, { type: POPUP.GET_PAGE_HEALTH }).catch(() => null);
   if (!answer?.health) return;
   $('parts').replaceChildren(...PARTS.map(([part, key]) => {
-    const li = document.createElement('li');
-    li.dataset.part = part;
-    li.dataset.found = answer.health[part];
-    li.textContent = `${t(key)}: ${t(FOUND[answer.health[part]] ?? 'foundMissing')}`;
-    return li;
+    const found = answer.health[part];
+    return el('li', t('partFound', [t(key), t(FOUND[found] ?? 'foundMissing')]), { 'data-part': part, 'data-found': found });
   }));
   $('health').hidden = false;
 }

@@ -176,7 +176,7 @@ async fn serve(
         Source::File(path) => {
             tracing::info!(config = %path.display(), servers = specs.len(), "config loaded")
         }
-        Source::Demo { missing } => tracing::info!(
+        Source::Demo { missing, .. } => tracing::info!(
             missing = %missing.display(),
             "no config file; running the built-in demo server"
         ),
@@ -217,14 +217,14 @@ async fn serve(
     };
 
     let security = Security::new(token.clone(), port, Some(args.host));
-    let config_path = match &source {
-        Source::File(path) => path.clone(),
-        Source::Demo { missing } => missing.clone(),
+    let manager = match source {
+        Source::File(path) => crate::config::manage::Manager::new(path, registry.clone()),
+        Source::Demo { missing, keep } => {
+            crate::config::manage::Manager::new(missing, registry.clone())
+                .with_builtin(crate::servers::spec::DEMO_SERVER_NAME, keep)
+        }
     };
-    let manager = Arc::new(crate::config::manage::Manager::new(
-        config_path,
-        registry.clone(),
-    ));
+    let manager = Arc::new(manager);
     // Hand edits of the config file are applied while the bridge runs.
     let watcher = tokio::spawn(manager.clone().watch());
     let state = AppState::new(registry.clone(), security, args.call_timeout())

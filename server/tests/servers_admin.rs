@@ -2,7 +2,8 @@
 //! `PUT /servers/{name}`, breaking, fixing, disabling and deleting it, each change restarting
 //! only the server it touches; hand edits of the config file picked up, an invalid one logged
 //! while the servers keep running; the refusals (web Origin, no token, `--no-auth`); importing
-//! from a Claude Desktop config with a clash; `mcp-bridge config path|check`.
+//! from a Claude Desktop config with a clash; `mcp-bridge config path|check`; a first server
+//! added with the built-in demo server kept (`?keep_builtin=true`) or set aside.
 
 mod common;
 
@@ -189,6 +190,84 @@ async fn a_server_is_added_broken_fixed_disabled_and_deleted_restarting_only_its
 
     // The demo server ran throughout, untouched.
     assert_eq!(server_info(&bridge, "demo").await.unwrap()["pid"], demo_pid);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn adding_a_first_server_can_keep_the_built_in_demo_server() {
+    // No config file: the demo server runs built in, and is listed as such.
+    let bridge = BridgeProcess::start(None, &[]);
+    let demo = server_info(&bridge, "demo").await.unwrap();
+    assert_eq!(demo["builtin"], true, "{demo}");
+    assert!(demo["definition"].is_null(), "{demo}");
+    let demo_pid = demo["pid"].clone();
+    assert!(demo_pid.is_u64(), "{demo_pid}");
+
+    // A keep that is neither true nor false is refused before anything is written.
+    let (status, body) = bridge
+        .request(
+            Method::PUT,
+            "/servers/time?keep_builtin=yes",
+            Some(&time_entry()),
+        )
+        .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.to_string().contains("keep_builtin"), "{body}");
+    assert!(!bridge.dir.path().join("mcp-config.json").exists());
+
+    // The first server, keeping the demo: one write holds both, the demo first, and the demo
+    // server keeps running as it was (the entry gives the same server).
+    let (status, body) = bridge
+        .request(
+            Method::PUT,
+            "/servers/time?keep_builtin=true",
+            Some(&time_entry()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["created"], true);
+    assert_eq!(body["kept"], "demo");
+    assert_eq!(body["changes"]["added"], json!(["time"]), "{body}");
+    assert_eq!(body["changes"]["unchanged"], json!(["demo"]), "{body}");
+    let config = config_of(&bridge);
+    let names: Vec<&String> = config["mcpServers"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["demo", "time"], "{config}");
+    assert_eq!(
+        config["mcpServers"]["demo"]["args"][0], "demo-server",
+        "{config}"
+    );
+    wait_for(&bridge, "time", |s| s["status"] == "running").await;
+    let demo = server_info(&bridge, "demo").await.unwrap();
+    assert_eq!(demo["pid"], demo_pid, "{demo}");
+    assert_eq!(demo["builtin"], false, "{demo}");
+    assert_eq!(demo["definition"]["args"][0], "demo-server", "{demo}");
+    for (server, tool) in [("time", "get_current_time"), ("demo", "read_text_file")] {
+        let (status, tools) = bridge.get(&format!("/tools?serverName={server}")).await;
+        assert_eq!(status, 200, "{tools}");
+        assert!(tools.to_string().contains(tool), "{server}: {tools}");
+    }
+
+    // Now that it is a server of the file, asking to keep it again changes nothing.
+    let (status, body) = bridge
+        .request(
+            Method::PUT,
+            "/servers/clock?keep_builtin=true",
+            Some(&time_entry()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["kept"], Value::Null, "{body}");
+    drop(bridge);
+
+    // Without keep, the first server replaces the demo.
+    let bridge = BridgeProcess::start(None, &[]);
+    let (status, body) = bridge
+        .request(Method::PUT, "/servers/time", Some(&time_entry()))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["kept"], Value::Null, "{body}");
+    assert_eq!(body["changes"]["removed"], json!(["demo"]), "{body}");
+    assert!(server_info(&bridge, "demo").await.is_none());
+    drop(bridge);
 }
 
 #[tokio::test(flavor = "multi_thread")]

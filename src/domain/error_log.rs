@@ -7,12 +7,25 @@ use crate::domain::classify::Category;
 use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::i18n::Lang;
 use crate::domain::report::ErrorRecord;
-use crate::domain::report::text::category_label;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
 /// How many failures are kept; older ones drop out (their counts stay).
 pub const CAPACITY: usize = 200;
+
+/// A category in the page's words (the report's labels are written for the AI).
+fn category_word(c: Category, lang: Lang) -> &'static str {
+    let says = lang.says();
+    match c {
+        Category::Validation => says.log_validation,
+        Category::Runtime => says.log_runtime,
+        Category::Logical => says.log_logical,
+        Category::Aborted => says.log_aborted,
+        Category::Exception => says.log_exception,
+        Category::Unavailable => says.log_unavailable,
+        Category::Limit => says.log_limit,
+    }
+}
 
 /// The category codes, in the order the page shows them.
 fn categories() -> impl Iterator<Item = &'static str> {
@@ -154,7 +167,7 @@ impl ErrorLog {
         let (mut counts, mut labels) = (BTreeMap::new(), BTreeMap::new());
         for c in Category::ALL {
             counts.insert(c.as_str().to_string(), 0);
-            labels.insert(c.as_str().to_string(), category_label(c, lang));
+            labels.insert(c.as_str().to_string(), category_word(c, lang).to_string());
         }
         for (k, n) in &self.counts {
             *counts.entry(k.clone()).or_default() += n;

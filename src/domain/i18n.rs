@@ -429,6 +429,10 @@ catalog! {
     server_saved,
     /// Shown in the editor of a new server while the demo server is the only one.
     server_demo_notice,
+    /// The same, where the bridge can keep the demo server (the editor offers it).
+    server_demo_keepable,
+    /// The first server was added and the demo server kept: `{server}`, `{demo}` its name.
+    server_added_demo_kept,
     /// `{program}` is not on this computer; `{how}` says how to get it.
     program_missing,
     install_uvx,
@@ -442,6 +446,18 @@ catalog! {
     saved_connected,
     /// Saved, but the test failed: `{why}`.
     saved_not_connected,
+    /// A tool's parameters in one line: each `param_item` (`{name}`, `{required}` the mark of
+    /// a required one, `{kind}` its type) joined by `list_sep`, wrapped by `params_wrap`.
+    param_item,
+    params_wrap,
+    /// The error log's categories, in the page's words (the report has its own, for the AI).
+    log_validation,
+    log_runtime,
+    log_logical,
+    log_aborted,
+    log_exception,
+    log_unavailable,
+    log_limit,
 }
 
 /// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English

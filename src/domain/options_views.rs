@@ -565,7 +565,8 @@ pub struct ToolView {
     /// What the tool says about itself (its MCP annotations), in words.
     pub hints: Vec<String>,
     pub params: Vec<bridge_api::Param>,
-    /// The parameters in one line: `name*: type, …` (`*`: required).
+    /// The parameters in one line, wrapped in the language's parentheses: `` (`name`*:
+    /// `type`, …) `` (`*`: required; names and types between backticks, as code).
     pub params_text: String,
 }
 
@@ -643,18 +644,22 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     .map(|(_, word)| word.to_string())
     .collect();
     let params = bridge_api::params(&tool.schema);
-    let params_text = params
+    let items = params
         .iter()
         .map(|p| {
-            format!(
-                "{}{}: {}",
-                p.name,
-                if p.required { "*" } else { "" },
-                p.kind
+            let required = if p.required { "*" } else { "" };
+            let item = [("name", p.name.as_str()), ("required", required)];
+            fill(
+                says.param_item,
+                &[item[0], item[1], ("kind", p.kind.as_str())],
             )
         })
-        .collect::<Vec<_>>()
-        .join(", ");
+        .collect::<Vec<_>>();
+    let params_text = if items.is_empty() {
+        String::new()
+    } else {
+        fill(says.params_wrap, &[("params", &items.join(says.list_sep))])
+    };
     let key = format!("{server}:{}", tool.name);
     ToolView {
         unmasked: s.unmasked_results.contains(&key),

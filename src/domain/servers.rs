@@ -17,16 +17,21 @@ pub const PLACEHOLDERS: [&str; 3] = ["/path/to/server", "YOUR_TOKEN", "https://e
 
 /// What the editor starts from for a new server.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Template {
     pub name: &'static str,
     pub definition: Value,
     /// Said above the editor: saving the first server of the user's own sets the built-in
     /// demo server aside.
     pub notice: Option<String>,
+    /// The editor offers to keep the built-in demo server (the bridge can write it into the
+    /// config file with the new server).
+    pub keep_demo: bool,
 }
 
 /// The template of `kind` (`npx`, `uvx`, `local`, `remote`); `None` for another kind.
-pub fn template(kind: &str, demo_only: bool, lang: Lang) -> Option<Template> {
+/// `first`: what a `GET /servers` body says about the next server saved ([`first_server`]).
+pub fn template(kind: &str, first: FirstServer, lang: Lang) -> Option<Template> {
     let (name, definition) = match kind {
         "npx" => (
             "everything",
@@ -47,19 +52,45 @@ pub fn template(kind: &str, demo_only: bool, lang: Lang) -> Option<Template> {
         ),
         _ => return None,
     };
-    let notice = demo_only.then(|| lang.says().server_demo_notice.to_string());
+    let says = lang.says();
+    let notice = match first {
+        FirstServer::No => None,
+        FirstServer::DemoAside => Some(says.server_demo_notice),
+        FirstServer::DemoKeepable => Some(says.server_demo_keepable),
+    };
     Some(Template {
         name,
         definition,
-        notice,
+        notice: notice.map(str::to_string),
+        keep_demo: first == FirstServer::DemoKeepable,
     })
 }
 
-/// Whether a `GET /servers` body lists only servers that are not in the config file (the
-/// built-in demo server): the next server saved is the user's first.
-pub fn demo_only(body: &Value) -> bool {
-    let list = body["servers"].as_array();
-    list.is_some_and(|l| l.iter().all(|s| s["definition"].is_null()))
+/// What saving the next server does to the built-in demo server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstServer {
+    /// The config file lists servers: nothing.
+    No,
+    /// Only servers outside the file run (the demo): it steps aside.
+    DemoAside,
+    /// The same, and the bridge names the demo as built in: it can be kept.
+    DemoKeepable,
+}
+
+/// What a `GET /servers` body (or the page's list of it) says about the next server saved:
+/// the user's first when only servers that are not in the config file run (the built-in
+/// demo server), which a bridge that marks it `builtin` can keep.
+pub fn first_server(body: &Value) -> FirstServer {
+    let Some(list) = body["servers"].as_array() else {
+        return FirstServer::No;
+    };
+    if !list.iter().all(|s| s["definition"].is_null()) {
+        FirstServer::No
+    } else if list.iter().any(|s| s["builtin"] == true) {
+        FirstServer::DemoKeepable
+    } else {
+        FirstServer::DemoAside
+    }
 }
 
 /// The first template example still in an entry's text values, with its field.
@@ -245,6 +276,8 @@ pub struct ServerRow {
     pub hint: Option<String>,
     /// A remote server's sign-in (none for a local one).
     pub sign_in: Option<SignInView>,
+    /// The built-in demo server, running while the config file lists no server.
+    pub builtin: bool,
 }
 
 /// A remote server's sign-in as the Servers section shows it.
@@ -337,6 +370,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
                 stderr: server["stderr"].as_str().unwrap_or_default().to_string(),
                 hint: missing_program(server, lang),
                 sign_in: sign_in_view(&server["sign_in"], lang),
+                builtin: server["builtin"] == true,
             }
         })
         .collect();
@@ -349,15 +383,26 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
 }
 
 /// What the page says after a server was saved: added or saved, and whether the built-in
-/// demo server stepped aside for it.
-pub fn saved_message(name: &str, created: bool, was_demo_only: bool, lang: Lang) -> String {
+/// demo server stepped aside for it or was kept (`kept`: its name in the config file now).
+pub fn saved_message(
+    name: &str,
+    created: bool,
+    was_demo_only: bool,
+    kept: Option<&str>,
+    lang: Lang,
+) -> String {
     let says = lang.says();
-    let template = match (created, was_demo_only) {
-        (true, true) => says.server_added_demo_aside,
-        (true, false) => says.server_added,
-        (false, _) => says.server_saved,
+    let template = match (created, was_demo_only, kept) {
+        (true, _, Some(_)) => says.server_added_demo_kept,
+        (true, true, None) => says.server_added_demo_aside,
+        (true, false, None) => says.server_added,
+        (false, _, _) => says.server_saved,
     };
-    fill(template, &[("server", name)])
+    let demo = format!("`{}`", kept.unwrap_or_default());
+    fill(
+        template,
+        &[("server", &format!("`{name}`")), ("demo", &demo)],
+    )
 }
 
 /// One server's definition, revealed.
@@ -488,7 +533,7 @@ mod tests {
         let e = check_definition(r#"{"comand": "uvx"}"#).unwrap_err();
         assert_eq!(
             e.say(EN),
-            "definition.comand: 'comand' is not a key of a server definition; did you mean `command`?"
+            "definition.comand: `comand` is not a key of a server definition; did you mean `command`?"
         );
         let e = check_definition(r#"{"command": "/path/to/server"}"#).unwrap_err();
         assert!(
@@ -503,7 +548,7 @@ mod tests {
             ("local", true),
             ("remote", true),
         ] {
-            let t = template(kind, false, EN).unwrap();
+            let t = template(kind, FirstServer::No, EN).unwrap();
             let checked = check_definition(&t.definition.to_string());
             assert_eq!(checked.is_err(), refused, "{kind}: {checked:?}");
         }
@@ -593,24 +638,35 @@ mod tests {
     #[test]
     fn the_first_server_of_ones_own_sets_the_demo_aside_and_says_so() {
         let demo = json!({"servers": [{"name": "demo", "definition": null, "status": "running"}]});
+        let builtin = json!({"servers": [{"name": "demo", "definition": null, "builtin": true}]});
         let mine = json!({"servers": [{"name": "demo", "definition": null},
             {"name": "time", "definition": {"command": "uvx"}}]});
-        assert!(demo_only(&demo));
-        assert!(!demo_only(&mine));
-        assert!(
-            template("uvx", true, EN)
-                .unwrap()
-                .notice
-                .unwrap()
-                .contains("demo server steps aside")
-        );
-        assert_eq!(template("uvx", false, EN).unwrap().notice, None);
-        assert!(template("docker", false, EN).is_none());
-        assert!(saved_message("time", true, true, EN).contains("demo server steps aside"));
-        assert_eq!(saved_message("time", true, false, EN), "Added time.");
+        assert_eq!(first_server(&demo), FirstServer::DemoAside);
+        assert_eq!(first_server(&builtin), FirstServer::DemoKeepable);
+        assert_eq!(first_server(&mine), FirstServer::No);
+        let aside = template("uvx", FirstServer::DemoAside, EN).unwrap();
+        assert!(aside.notice.unwrap().contains("demo server steps aside"));
+        assert!(!aside.keep_demo);
+        // A bridge that names its built-in demo server: the editor offers to keep it.
+        let keepable = template("uvx", FirstServer::DemoKeepable, EN).unwrap();
+        assert!(keepable.notice.unwrap().contains("unless you keep it"));
+        assert!(keepable.keep_demo);
+        let none = template("uvx", FirstServer::No, EN).unwrap();
+        assert_eq!((none.notice, none.keep_demo), (None, false));
+        assert!(template("docker", FirstServer::No, EN).is_none());
+        let said = saved_message("time", true, true, None, EN);
+        assert!(said.contains("demo server steps aside"), "{said}");
         assert_eq!(
-            saved_message("time", false, true, EN),
-            "Saved time; it restarts with the change."
+            saved_message("time", true, false, None, EN),
+            "Added `time`."
+        );
+        assert_eq!(
+            saved_message("time", true, true, Some("demo"), EN),
+            "Added `time`; the built-in demo server stays, as `demo` in the config file."
+        );
+        assert_eq!(
+            saved_message("time", false, true, None, EN),
+            "Saved `time`; it restarts with the change."
         );
     }
 

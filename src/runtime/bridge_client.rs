@@ -197,7 +197,10 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             ServerCall::Enable { name, on } => {
                 (Method::Patch, one(name), Some(json!({ "enabled": on })))
             }
-            ServerCall::Put { name, entry } => (Method::Put, one(name), Some(entry)),
+            ServerCall::Put { name, entry, keep } => {
+                let path = one(name) + if keep { "?keep_builtin=true" } else { "" };
+                (Method::Put, path, Some(entry))
+            }
             ServerCall::Delete { name } => (Method::Delete, one(name), None),
             ServerCall::SignIn { name } => (Method::Post, one(name) + "/sign-in", None),
             ServerCall::SignOut { name } => (Method::Post, one(name) + "/sign-out", None),
@@ -339,8 +342,13 @@ pub enum ServerCall<'a> {
     Restart { name: &'a str },
     /// `PATCH /servers/{name}` `{"enabled": …}`.
     Enable { name: &'a str, on: bool },
-    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one).
-    Put { name: &'a str, entry: Value },
+    /// `PUT /servers/{name}` with one `mcpServers` entry (added, or replacing the old one);
+    /// with `keep`, the built-in demo server is written into the file too (`?keep_builtin`).
+    Put {
+        name: &'a str,
+        entry: Value,
+        keep: bool,
+    },
     /// `DELETE /servers/{name}`.
     Delete { name: &'a str },
     /// `POST /servers/import`: without `names`, what would be imported; with them, those.

@@ -580,11 +580,11 @@ impl<H: Host> OptionsBackend<H> {
     /// list cannot be read: nothing is said about the demo).
     async fn server_template(&self, kind: &str) -> Result<Value, Problem> {
         let lang = self.lang();
-        let demo_only = match self.servers(PageRequest::ListServers).await {
-            Ok(list) => servers::demo_only(&list),
-            Err(_) => false,
+        let first = match self.servers(PageRequest::ListServers).await {
+            Ok(list) => servers::first_server(&list),
+            Err(_) => servers::FirstServer::No,
         };
-        servers::template(kind, demo_only, lang)
+        servers::template(kind, first, lang)
             .map(data)
             .ok_or_else(|| problem("invalid", Some("kind"), kind.to_string()))
     }
@@ -604,15 +604,25 @@ impl<H: Host> OptionsBackend<H> {
                 reveal = true;
                 ServerCall::List { reveal: Some(name) }
             }
-            PageRequest::SaveServer { name, json } => {
+            PageRequest::SaveServer {
+                name,
+                json,
+                keep_demo,
+            } => {
                 let entry = self.check_server(name, json)?["definition"].take();
                 // Whether the demo server is the only one, for the message after the save.
                 let before = client.manage(ServerCall::List { reveal: None }).await;
-                saving_first = before.is_ok_and(|r| {
+                let first = before.map_or(servers::FirstServer::No, |r| {
                     let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
-                    r.status == 200 && servers::demo_only(&body)
+                    if r.status == 200 {
+                        servers::first_server(&body)
+                    } else {
+                        servers::FirstServer::No
+                    }
                 });
-                ServerCall::Put { name, entry }
+                saving_first = first != servers::FirstServer::No;
+                let keep = *keep_demo && first == servers::FirstServer::DemoKeepable;
+                ServerCall::Put { name, entry, keep }
             }
             PageRequest::RestartServer { name } => ServerCall::Restart { name },
             PageRequest::SetServerEnabled { name, enabled } => {
@@ -646,8 +656,10 @@ impl<H: Host> OptionsBackend<H> {
             data(servers::sign_in_started(&body, name))
         } else if matches!(req, PageRequest::SaveServer { .. }) {
             let created = body["created"].as_bool().unwrap_or(false);
+            let kept = body["kept"].as_str().map(str::to_string);
             let mut body = body;
-            body["message"] = json!(servers::saved_message(name, created, saving_first, lang));
+            let said = servers::saved_message(name, created, saving_first, kept.as_deref(), lang);
+            body["message"] = json!(said);
             body
         } else {
             body

@@ -22,7 +22,7 @@ const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'] })
 const s = w.session;
 try {
   const size = fs.statSync(path.join(ROOT, 'extension/content.js')).size;
-  console.log(`content script: ${size} B unminified (target ≤ 44 KB)`);
+  console.log(`content script: ${size} B unminified (target ≤ 60 KB)`);
 
   // `BENCH_CHAT=structure` measures only the structural finding (the last three figures).
   const all = process.env.BENCH_CHAT !== 'structure';
@@ -38,6 +38,20 @@ try {
         return a && b ? b.startTime - a.startTime : null`, { what: 'the float marks' }));
     }
     console.log(`float drawn after content-script start: median ${median(floats).toFixed(1)} ms, max ${Math.max(...floats).toFixed(1)} ms (target ≤ 100 ms)`);
+
+    // What the content script's size costs the page: compiling its text (contract.js +
+    // content.js) in the chat page, each time with a distinct trailing comment so V8's
+    // compilation cache cannot answer.
+    const source = ['extension/contract.js', 'extension/content.js']
+      .map((f) => fs.readFileSync(path.join(ROOT, f), 'utf8')).join('\n');
+    const compiles = await s.exec(`const out = [];
+      for (let i = 0; i < 21; i++) {
+        const t0 = performance.now();
+        new Function(arguments[0] + '\\n//' + i + Math.random());
+        out.push(performance.now() - t0);
+      }
+      return out;`, source);
+    console.log(`compiling the content script's ${(source.length / 1024).toFixed(1)} KB in the page: median ${median(compiles).toFixed(2)} ms, max ${Math.max(...compiles).toFixed(2)} ms`);
 
     // End of generation → /execute at the bridge.
     const delays = [];

@@ -84,7 +84,8 @@ for (const browser of BROWSERS) {
       await fresh(w, { maxAutoRounds: 0 });
       await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'held back' })}`, 'Done.']);
       await sleep(2500);
-      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran by itself');
+      const sent = await w.session.exec('return window.fixtureAI.messages()');
+      assert.equal(sent.length, 1, `ran by itself: ${JSON.stringify(sent)}`);
       await clickFloatButton(w, 0); // Run: the token that was valid is still used
       const msgs = await userMessages(w, 2);
       assert.match(msgs[1], /held back/);

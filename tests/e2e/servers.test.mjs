@@ -113,7 +113,7 @@ for (const name of BROWSERS) {
       // The template's example path is refused until it is replaced.
       const example = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && r.textContent`);
-      assert.match(example, /\(definition\.command\): '\/path\/to\/server' is the template's example; replace it with your own/, example);
+      assert.match(example, /\(definition\.command\): \/path\/to\/server is the template's example; replace it with your own/, example);
       // A config that lists servers already: nothing is said about the demo server.
       assert.equal(await session.exec(`return document.getElementById('editor-notice').hidden`), true);
       await setValue(session, 'server-name', 'time');
@@ -121,8 +121,10 @@ for (const name of BROWSERS) {
       await setValue(session, 'server-json', '{"comand": "uvx", "args": ["mcp-server-time"]}');
       const misspelt = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /comand/.test(r.textContent) && r.textContent`);
-      assert.match(misspelt, /'comand' is not a key of a server definition; did you mean command\?/, misspelt);
-      assert.equal(await session.exec(`return document.querySelector('#editor-result code').textContent`), 'command');
+      assert.match(misspelt, /comand is not a key of a server definition; did you mean command\?/, misspelt);
+      // The label, the field, the key written and the key meant are each shown as code.
+      assert.deepEqual(await session.exec(`return [...document.querySelectorAll('#editor-result code')].map((c) => c.textContent)`),
+        ['mcpServers', 'definition.comand', 'comand', 'command']);
       await setValue(session, 'server-json', '{"command": "x", "args": "--local-timezone"}');
       const msg = await session.waitForScript(
         `const r = document.getElementById('editor-result'); return r.dataset.state === 'down' && /definition\\.args/.test(r.textContent) && r.textContent`);
@@ -280,7 +282,9 @@ describe('the first server of one\'s own, in chromium', () => {
     await click(session, '#add-server');
     const notice = await session.waitForScript(
       `const n = document.getElementById('editor-notice'); return !n.hidden && n.textContent`);
-    assert.equal(notice, 'This is your first server: once it is saved, the built-in demo server steps aside and its tools leave the list.');
+    assert.equal(notice, 'This is your first server: once it is saved, the built-in demo server steps aside and its tools leave the list, unless you keep it.');
+    // Offered, not chosen: saving sets the demo aside.
+    assert.equal(await session.exec(`return !document.getElementById('keep-demo-row').hidden && document.getElementById('keep-demo').checked`), false);
     // A uvx that is not on this computer (a path where there is none).
     const missing = path.join(os.tmpdir(), `no-such-dir-${process.pid}`, 'uvx');
     await setValue(session, 'server-json', JSON.stringify({ command: missing, args: ['mcp-server-time'] }));
@@ -298,3 +302,58 @@ describe('the first server of one\'s own, in chromium', () => {
     assert.ok(!(await bridgeServers(bridge.token)).servers.some((s) => s.name === 'demo'), 'the demo server stepped aside');
   });
 });
+
+// The first server of one's own with "keep the demo" chosen: one save writes both into the
+// config file, and the tools section lists the demo's tools and the new server's. Chromium
+// and Firefox, each against a bridge with no config file.
+for (const name of BROWSERS) {
+  describe(`the first server of one's own, keeping the demo, in ${name}`, () => {
+    let bridge;
+    let browser;
+    let session;
+
+    before(async () => {
+      bridge = await startBridge();
+      bridgeUrl = bridge.url;
+      browser = await launch(name);
+      session = browser.session;
+      await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
+      await session.navigate(`${browser.extensionBase}options/options.html`);
+      await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+    });
+
+    after(async () => {
+      await browser?.close();
+      await bridge?.stop();
+    });
+
+    test('the demo is kept beside the new server, and both servers\' tools are listed', async () => {
+      await statusIs(session, 'demo', 'running');
+      await setValue(session, 'server-template', 'uvx');
+      await click(session, '#add-server');
+      await session.waitForScript(`return !document.getElementById('keep-demo-row').hidden`, { what: 'the offer to keep the demo' });
+      await setValue(session, 'server-json', JSON.stringify(timeServer()));
+      await session.waitForScript(`return document.getElementById('editor-result').dataset.state === 'ok'`);
+      await click(session, '#keep-demo');
+      assert.equal(await session.exec(`return document.getElementById('keep-demo').checked`), true);
+      await click(session, '#save-server');
+      const said = await session.waitForScript(
+        `const r = document.getElementById('servers-result'); return /Added/.test(r.textContent) && r.textContent`);
+      assert.equal(said, 'Added time; the built-in demo server stays, as demo in the config file.');
+      await statusIs(session, 'time', 'running');
+      await statusIs(session, 'demo', 'running');
+      for (const tool of ['demo:echo', 'time:get_current_time']) {
+        await session.waitForScript(`return document.querySelector('#tool-list tr[data-tool="${tool}"]')`,
+          { timeoutMs: 40000, what: `the tool ${tool}` });
+      }
+      // The bridge's view: the demo is a server of the config file now, not the built-in one.
+      const { servers } = await bridgeServers(bridge.token);
+      const demo = servers.find((s) => s.name === 'demo');
+      assert.equal(demo.builtin, false, JSON.stringify(demo));
+      assert.deepEqual(demo.definition.args.slice(0, 1), ['demo-server'], JSON.stringify(demo));
+      assert.deepEqual(servers.map((s) => s.name), ['demo', 'time']);
+      // The demo's row can now be edited and removed like any server of the file.
+      assert.equal(await session.exec(`return document.querySelector('${row('demo')} [data-action="edit"]').disabled`), false);
+    });
+  });
+}

@@ -27,9 +27,11 @@ pub(crate) fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigErro
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Source {
     File(PathBuf),
-    /// No file at this (default) path: the demo server runs.
+    /// No file at this (default) path: the demo server runs. `keep` is the entry that keeps
+    /// it once the file is written ([`ServerSpec::demo_entry`]).
     Demo {
         missing: PathBuf,
+        keep: serde_json::Value,
     },
 }
 
@@ -54,7 +56,10 @@ pub(crate) fn load(
             let root = dir.unwrap_or_default().join(DEMO_FOLDER_NAME);
             Ok((
                 vec![ServerSpec::demo(exe, &root)],
-                Source::Demo { missing: path },
+                Source::Demo {
+                    missing: path,
+                    keep: ServerSpec::demo_entry(exe, &root),
+                },
             ))
         }
         Err(source) => Err(ConfigError::Read { path, source }),
@@ -76,6 +81,15 @@ mod tests {
             load(Some(&missing), Path::new("/bin/mcp-bridge")),
             Err(ConfigError::Read { .. })
         ));
+    }
+
+    #[test]
+    fn the_demo_entry_parses_to_the_demo_server() {
+        let (exe, root) = (Path::new("/opt/mcp-bridge"), Path::new("/d"));
+        let entry = ServerSpec::demo_entry(exe, root);
+        let text = serde_json::json!({ "mcpServers": { DEMO_SERVER_NAME: entry } }).to_string();
+        let specs = parse(&text, Path::new("mcp-config.json")).unwrap();
+        assert_eq!(specs, vec![ServerSpec::demo(exe, root)]);
     }
 
     #[test]

@@ -343,6 +343,9 @@ pub struct Manager {
     /// The config text last seen on disk (applied, or refused and logged); held while a change
     /// is made, so changes and the watcher take turns.
     seen: Mutex<Option<String>>,
+    /// The built-in server that runs while there is no config file (its name, and the entry
+    /// that keeps it as a server of the file).
+    builtin: Option<(String, Value)>,
 }
 
 impl Manager {
@@ -353,7 +356,24 @@ impl Manager {
             path,
             registry,
             seen: Mutex::new(seen),
+            builtin: None,
         }
+    }
+
+    /// The same manager, knowing that `name` runs built in (the file is missing) and that
+    /// `entry` keeps it once the file is written.
+    pub fn with_builtin(mut self, name: &str, entry: Value) -> Self {
+        self.builtin = Some((name.to_owned(), entry));
+        self
+    }
+
+    /// The built-in server while it runs without an entry in the file: its name and the
+    /// entry that would keep it.
+    pub(crate) fn builtin(&self, doc: Option<&Value>) -> Option<(&str, &Value)> {
+        let (name, entry) = self.builtin.as_ref()?;
+        let in_file = doc.and_then(|d| d.get("mcpServers")?.get(name)).is_some();
+        let running = self.registry.servers().iter().any(|s| s.name() == name);
+        (running && !in_file).then_some((name.as_str(), entry))
     }
 
     pub(crate) fn path(&self) -> &Path {

@@ -3,6 +3,9 @@
 //! `POST /servers/import`. These routes can make the bridge run commands, so besides the
 //! access checks every route has (token, Host, no web Origin) they refuse under `--no-auth`.
 //! Secrets in definitions are masked unless one server is asked for with `?reveal=NAME`.
+//! The built-in demo server, which runs while there is no config file, is listed with
+//! `"builtin": true`; `PUT` with `?keep_builtin=true` writes its entry into the file with the
+//! new server, so adding a first server can keep it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -83,6 +86,7 @@ fn describe(
     running: Option<&Arc<Server>>,
     reveal: bool,
     sign_in: Value,
+    builtin: bool,
 ) -> Value {
     let enabled = definition.is_none_or(config::entry_enabled);
     let shown = definition.map(|d| {
@@ -103,6 +107,7 @@ fn describe(
         "last_error": null,
         "stderr": "",
         "sign_in": sign_in,
+        "builtin": builtin,
     });
     if let Some(server) = running {
         let status = server.status();
@@ -158,18 +163,30 @@ pub(crate) async fn list(
                 live,
                 reveal == Some(name.as_str()),
                 sign_in,
+                false,
             ));
             listed.push(name.clone());
         }
     }
     // Servers running without being in the file: the built-in demo server, or a file that
     // cannot be read as JSON right now.
+    let builtin = manager
+        .builtin(doc.as_ref())
+        .map(|(name, _)| name.to_owned());
     for server in running
         .iter()
         .filter(|s| !listed.iter().any(|n| n == s.name()))
     {
         let sign_in = sign_in_state(&state, Some(server)).await;
-        servers.push(describe(server.name(), None, Some(server), false, sign_in));
+        let is_builtin = builtin.as_deref() == Some(server.name());
+        servers.push(describe(
+            server.name(),
+            None,
+            Some(server),
+            false,
+            sign_in,
+            is_builtin,
+        ));
     }
     if let Some(name) = reveal
         && !servers.iter().any(|s| s["name"] == name)
@@ -232,9 +249,22 @@ pub(crate) async fn set_enabled(
 pub(crate) async fn put(
     State(state): State<AppState>,
     Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
     body: Bytes,
 ) -> Result<Json<Value>, BridgeError> {
     let manager = manager(&state)?;
+    let keep_builtin = match query.get("keep_builtin").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(BridgeError::InvalidRequest(vec![error(
+                "value_error",
+                &[json!("query"), json!("keep_builtin")],
+                "`keep_builtin` must be true or false",
+                Value::Null,
+            )]));
+        }
+    };
     let definition = parse_json(&body)?.unwrap_or(Value::Null);
     if !definition.is_object() {
         return Err(body_error(
@@ -243,15 +273,27 @@ pub(crate) async fn put(
             &definition,
         ));
     }
+    // The built-in server is kept only while it runs built in, and not under the new name.
+    let keep = keep_builtin
+        .then(|| manager.builtin(manager.document().as_ref()))
+        .flatten()
+        .filter(|(builtin, _)| *builtin != name)
+        .map(|(builtin, entry)| (builtin.to_owned(), entry.clone()));
     let (changes, created) = manager
         .change(&name, |doc| {
             let servers = servers_of(doc);
+            if let Some((builtin, entry)) = &keep {
+                servers
+                    .entry(builtin.clone())
+                    .or_insert_with(|| entry.clone());
+            }
             let definition = unmask_with(definition, servers.get(&name));
             Ok(servers.insert(name.clone(), definition).is_none())
         })
         .await?;
     let mut answer = changed(&name, changes);
     answer["created"] = json!(created);
+    answer["kept"] = json!(keep.map(|(builtin, _)| builtin));
     Ok(answer)
 }
 

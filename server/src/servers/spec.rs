@@ -123,6 +123,23 @@ impl ServerSpec {
         }
     }
 
+    /// The `mcpServers` entry that runs the built-in demo server as a server of the config
+    /// file (parsed, it gives [`ServerSpec::demo`]): what keeps the demo when the user adds
+    /// a server of their own.
+    pub fn demo_entry(exe: &Path, root: &Path) -> serde_json::Value {
+        let spec = ServerSpec::demo(exe, root);
+        let Transport::Stdio { command, args, .. } = spec.transport else {
+            unreachable!("the demo server runs as a local program")
+        };
+        serde_json::json!({
+            "command": command,
+            "args": args,
+            "description": spec.description,
+            "is_core": spec.is_core,
+            "timeout": spec.startup_timeout.as_secs(),
+        })
+    }
+
     /// Values that must never appear in logs or errors: `env` values, header values and the
     /// credentials inside a remote server's `url`.
     pub(crate) fn secrets(&self) -> Vec<String> {

@@ -124,9 +124,13 @@ pub enum PageRequest {
         json: String,
     },
     /// Add or replace a server (`PUT /servers/{name}`), checked first like `check-server`.
+    /// `keepDemo`: the first server of the user's own keeps the built-in demo server (the
+    /// bridge writes its entry into the config file in the same save).
     SaveServer {
         name: String,
         json: String,
+        #[serde(default)]
+        keep_demo: bool,
     },
     RestartServer {
         name: String,

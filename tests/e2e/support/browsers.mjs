@@ -28,15 +28,16 @@ function which(bin) {
  * is the (fresh, empty) folder the browser saves downloads into without asking. With `profile` (a
  * directory) the browser keeps its data there across launches (a browser restart);
  * otherwise a fresh profile is made and removed on close. `extension` replaces the built
- * extension directory (dist/chrome or dist/firefox). `lang` ('zh-CN', Chromium only) is the
- * browser's interface language, which the extension's pages and float follow.
+ * extension directory (dist/chrome or dist/firefox). `lang` ('zh-CN') is the browser's
+ * interface language, which the extension's pages and float follow (Firefox takes it from
+ * its language pack, Debian's `firefox-esr-l10n-zh-cn`).
  */
 export async function launch(name, { fixtures, headless = true, profile, extension, lang } = {}) {
   const keep = !!profile;
   const dir = profile || fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-${name}-`));
   const downloads = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-downloads-${name}-`));
   const b = name === 'chromium' ? await launchChromium(dir, fixtures, headless, extension, downloads, lang)
-    : name === 'firefox' ? await launchFirefox(dir, fixtures, extension, downloads)
+    : name === 'firefox' ? await launchFirefox(dir, fixtures, extension, downloads, lang)
       : null;
   if (!b) throw new Error(`unknown browser ${name}`);
   b.downloads = downloads;
@@ -100,7 +101,7 @@ async function launchChromium(profile, fixtures, headless, extension, downloads,
   };
 }
 
-async function launchFirefox(profile, fixtures, extension, downloads) {
+async function launchFirefox(profile, fixtures, extension, downloads, lang) {
   const ext = extension || path.join(ROOT, 'dist/firefox');
   // System access lets the tests switch to the chrome context to open extension pages:
   // WebDriver itself refuses to navigate to moz-extension:// URLs.
@@ -119,6 +120,8 @@ async function launchFirefox(profile, fixtures, extension, downloads) {
     'browser.download.useDownloadDir': true,
     'browser.download.always_ask_before_handling_new_types': false,
   };
+  // The interface language, from the installed language pack.
+  if (lang) Object.assign(prefs, { 'intl.locale.requested': lang, 'intl.accept_languages': lang });
   if (fixtures) {
     Object.assign(prefs, {
       'network.proxy.type': 1,
