@@ -1,9 +1,10 @@
 // End to end in Chromium: signing in to a remote MCP server from the options page. The server
 // is the MCP TypeScript SDK's example streamable HTTP server (`@modelcontextprotocol/sdk`,
 // a dev dependency) run with `--oauth`, its demo authorization server beside it; the bridge
-// is the real one. *Sign in* opens the authorization page in a new tab, the callback tab says
-// the sign-in worked, the server's tools appear on the page without a reload, and a chat call
-// runs on the signed-in server. Run after ./build.sh build:
+// is the real one. A chat call made before the sign-in waits in the float with words for the
+// user; *Sign in* opens the authorization page in a new tab, the callback tab says the sign-in
+// worked, the server's tools appear on the page without a reload, and the waiting call runs
+// on the signed-in server. Run after ./build.sh build:
 //   node --test --test-concurrency=1 tests/e2e/oauth.test.mjs
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { ROOT, launch } from './support/browsers.mjs';
 import { freePort, startBridge } from './support/bridge.mjs';
 import { startFixtures } from './support/fixtures.mjs';
-import { call, configure, openChat, userMessages, userSays } from './support/chat.mjs';
+import { call, configure, floatHtml, openChat, userMessages, userSays } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
 
 const EXAMPLE = path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js');
@@ -43,6 +44,8 @@ describe('signing in to a remote server in chromium', () => {
   let browser;
   let session;
   let options;
+  let optionsTab;
+  let chatTab;
 
   before(async () => {
     sdk = await startSdkServer();
@@ -54,6 +57,7 @@ describe('signing in to a remote server in chromium', () => {
     await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en', toolPolicies: { 'sdk:greet': 'allow' } });
     await session.navigate(options);
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+    optionsTab = await session.cmd('GET', '/window');
   });
 
   after(async () => {
@@ -73,8 +77,22 @@ describe('signing in to a remote server in chromium', () => {
     assert.equal(await session.exec(`return document.querySelector('#tool-list tr[data-tool="sdk:greet"]')`), null);
   });
 
+  test('a chat call made before the sign-in waits in the float, telling the user to sign in', async () => {
+    chatTab = (await session.newWindow()).handle;
+    await session.switchTo(chatTab);
+    await openChat(browser, 'chat.deepseek.com');
+    await userSays(browser, 'Greet me.', [`Sure.\n${call('greet', { name: 'e2e' }, 'sdk')}`, 'Done.']);
+    const float = await waitFor(async () => {
+      const html = await floatHtml(browser);
+      return /needs you to sign in/.test(html) && html;
+    }, { timeoutMs: 20000, what: 'the float to ask for a sign-in' });
+    assert.match(float, /sdk/, float);
+    // Nothing went to the AI: the user's one message is all there is.
+    assert.equal((await session.exec('return window.fixtureAI.messages()')).length, 1);
+    await session.switchTo(optionsTab);
+  });
+
   test('Sign in opens the authorization page in a new tab, whose callback says it worked', async () => {
-    const optionsTab = await session.cmd('GET', '/window');
     const before = await session.windowHandles();
     await session.waitForScript(
       `const b = document.querySelector('${row} button[data-action="sign-in"]'); if (!b) return false; b.click(); return true;`,
@@ -109,9 +127,8 @@ describe('signing in to a remote server in chromium', () => {
     assert.equal(await session.exec('return window.performance.timeOrigin'), marker, 'the page was not reloaded');
   });
 
-  test('a chat call runs on the signed-in server', async () => {
-    await openChat(browser, 'chat.deepseek.com');
-    await userSays(browser, 'Greet me.', [`Sure.\n${call('greet', { name: 'e2e' }, 'sdk')}`, 'Done.']);
+  test('the waiting call runs on the signed-in server', async () => {
+    await session.switchTo(chatTab);
     const msgs = await userMessages(browser, 2);
     assert.match(msgs[1], /<tool_result>/, msgs[1]);
     assert.match(msgs[1], /Hello, e2e!/, msgs[1]);
