@@ -474,7 +474,9 @@ function showServers(list) {
  */
 function signInCell(s) {
   const cell = el('p', null, { class: 'sign-in', 'data-sign-in': s.signIn.state });
-  cell.append(el('span', s.signIn.text, { class: 'sign-in-state' }));
+  const state = el('span', null, { class: 'sign-in-state' });
+  say(state, s.signIn.text);
+  cell.append(state);
   if (s.signIn.canSignIn) {
     const button = el('button', t('signIn'), { type: 'button', 'data-action': 'sign-in' });
     button.addEventListener('click', async () => {

@@ -5,6 +5,7 @@
 //! too, so a template's example values are known and refused until replaced.
 
 use crate::domain::field_error::{FieldError, Invalid};
+use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, Reply, status_text};
 use mcp_bridge_protocol::server_def::{self, TransportKind};
@@ -294,14 +295,17 @@ pub struct SignInView {
     pub can_sign_out: bool,
 }
 
-/// A server's `sign_in` from `GET /servers` in words; `None` for a local server.
+/// A server's `sign_in` from `GET /servers` in words; `None` for a local server. The bridge's
+/// reason and the time are marked as code: data in the bridge's words, not the user's.
 pub fn sign_in_view(sign_in: &Value, lang: Lang) -> Option<SignInView> {
     let says = lang.says();
     let state = sign_in["state"].as_str()?;
-    let reason = sign_in["reason"].as_str().unwrap_or_default();
+    let reason = &code(sign_in["reason"].as_str().unwrap_or_default());
     let text = match (state, sign_in["until"].as_str()) {
         ("not_needed", _) => says.sign_in_not_needed.to_string(),
-        ("signed_in", Some(until)) => fill(says.sign_in_signed_in_until, &[("until", until)]),
+        ("signed_in", Some(until)) => {
+            fill(says.sign_in_signed_in_until, &[("until", &code(until))])
+        }
         ("signed_in", None) => says.sign_in_signed_in.to_string(),
         ("needs_sign_in", _) => fill(says.sign_in_needed, &[("reason", reason)]),
         ("failed", _) => fill(says.sign_in_failed, &[("reason", reason)]),
@@ -444,17 +448,17 @@ mod tests {
             Lang::En,
         )
         .unwrap();
-        assert_eq!(needs.text, "needs sign-in (it answered 401)");
+        assert_eq!(needs.text, "needs sign-in (`it answered 401`)");
         assert!(needs.can_sign_in && !needs.can_sign_out);
         let signed = row(
             json!({"state": "signed_in", "until": "2026-11-24T21:00:00Z"}),
             Lang::Zh,
         )
         .unwrap();
-        assert_eq!(signed.text, "已登录，有效期至 2026-11-24T21:00:00Z");
+        assert_eq!(signed.text, "已登录，有效期至 `2026-11-24T21:00:00Z`");
         assert!(!signed.can_sign_in && signed.can_sign_out);
         let failed = row(json!({"state": "failed", "reason": "x"}), Lang::En).unwrap();
-        assert_eq!(failed.text, "sign-in failed: x");
+        assert_eq!(failed.text, "sign-in failed: `x`");
         assert!(failed.can_sign_in);
         let none = row(json!({"state": "not_needed"}), Lang::En).unwrap();
         assert!(!none.can_sign_in && !none.can_sign_out);
