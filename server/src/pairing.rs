@@ -383,7 +383,8 @@ pub(crate) fn run_status() -> ExitCode {
     use host::Bridge as _;
     let url = bridge.url();
     let token = bridge.token();
-    let line = match probe::probe(&url, token.as_ref().ok().and_then(|t| t.as_deref())) {
+    let probed = probe::probe(&url, token.as_ref().ok().and_then(|t| t.as_deref()));
+    let line = match probed {
         probe::Probe::NotRunning => format!(
             "not running (nothing answers at {url}); start it with `{}`",
             bridge.command()
@@ -405,14 +406,21 @@ pub(crate) fn run_status() -> ExitCode {
         },
     };
     println!("Bridge: {line}");
-    if let Ok(Some(token)) = &token {
+    // Only a bridge that proved it holds the token, and took it, is sent it again.
+    if let (
+        probe::Probe::Bridge {
+            token_accepted: true,
+        },
+        Ok(Some(token)),
+    ) = (&probed, &token)
+    {
         print_sign_ins(&url, token);
     }
     ExitCode::SUCCESS
 }
 
 /// The remote servers' sign-in states, from a running bridge's `GET /servers` (asked only
-/// once the bridge has proved it holds the token, which [`probe::probe`] did).
+/// once [`probe::probe`] found that the bridge proved it holds the token and took it).
 fn print_sign_ins(url: &str, token: &str) {
     let limit = std::time::Duration::from_secs(5);
     let Some((200, body)) = probe::get(url, "/servers", Some(token), limit) else {
