@@ -90,6 +90,8 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     RESTART_SERVER: 'restart-server',
     SET_SERVER_ENABLED: 'set-server-enabled',
     REMOVE_SERVER: 'remove-server',
+    SIGN_IN_SERVER: 'sign-in-server',
+    SIGN_OUT_SERVER: 'sign-out-server',
     IMPORT_SERVERS: 'import-servers',
   }),
 });

@@ -450,6 +450,7 @@ function showServers(list) {
     actions.append(toggle, restart, edit, remove);
     li.append(actions);
     if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
+    if (s.signIn) li.append(signInCell(s));
     if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);
     if (s.lastError || s.stderr) {
       // The bridge's reason and the server's own lines, as they came; the label between is ours.
@@ -465,6 +466,34 @@ function showServers(list) {
     }
     return li;
   }));
+}
+
+/**
+ * A remote server's sign-in: its state in words, *Sign in* (the authorization page opens in
+ * a new tab; the list's poll shows the tools once the callback has landed) or *Sign out*.
+ */
+function signInCell(s) {
+  const cell = el('p', null, { class: 'sign-in', 'data-sign-in': s.signIn.state });
+  const state = el('span', null, { class: 'sign-in-state' });
+  say(state, s.signIn.text);
+  cell.append(state);
+  if (s.signIn.canSignIn) {
+    const button = el('button', t('signIn'), { type: 'button', 'data-action': 'sign-in' });
+    button.addEventListener('click', async () => {
+      const answer = await ask({ type: PAGE.SIGN_IN_SERVER, name: s.name });
+      const data = report($('server-list'), $('servers-result'), answer, t('signInOpened', [s.name]));
+      if (data?.authorizationUrl) chrome.tabs.create({ url: data.authorizationUrl });
+    });
+    cell.append(' ', button);
+  }
+  if (s.signIn.canSignOut) {
+    const button = el('button', t('signOut'), { type: 'button', 'data-action': 'sign-out' });
+    button.addEventListener('click', async () => {
+      changed(await ask({ type: PAGE.SIGN_OUT_SERVER, name: s.name }), t('signedOut', [s.name]), s.name);
+    });
+    cell.append(' ', button);
+  }
+  return cell;
 }
 
 function openEditor(name, definition, notice, keepDemo = false) {

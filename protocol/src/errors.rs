@@ -20,6 +20,8 @@ pub enum ErrorType {
     TimeoutError,
     ServerCrashed,
     ServerUnavailable,
+    /// A remote server needs the user to sign in (again) before it can be reached.
+    SignInRequired,
     BridgeShuttingDown,
     CallLimitExceeded,
     CancelledError,
@@ -34,7 +36,7 @@ pub enum ErrorType {
 }
 
 impl ErrorType {
-    pub const ALL: [ErrorType; 22] = [
+    pub const ALL: [ErrorType; 23] = [
         ErrorType::NotFound,
         ErrorType::MethodNotAllowed,
         ErrorType::RequestValidationError,
@@ -46,6 +48,7 @@ impl ErrorType {
         ErrorType::TimeoutError,
         ErrorType::ServerCrashed,
         ErrorType::ServerUnavailable,
+        ErrorType::SignInRequired,
         ErrorType::BridgeShuttingDown,
         ErrorType::CallLimitExceeded,
         ErrorType::CancelledError,
@@ -72,6 +75,7 @@ impl ErrorType {
             ErrorType::TimeoutError => "TimeoutError",
             ErrorType::ServerCrashed => "ServerCrashed",
             ErrorType::ServerUnavailable => "ServerUnavailable",
+            ErrorType::SignInRequired => "SignInRequired",
             ErrorType::BridgeShuttingDown => "BridgeShuttingDown",
             ErrorType::CallLimitExceeded => "CallLimitExceeded",
             ErrorType::CancelledError => "CancelledError",
@@ -183,7 +187,7 @@ pub enum Facts {
     CancelledBy {
         by: CancelledBy,
     },
-    /// A crash or a shutdown: the type says it all, `{}`.
+    /// A crash, a shutdown or a sign-in needed: the type says it all, `{}`.
     Nothing,
     NoCall {
         call_id: String,
@@ -339,7 +343,9 @@ impl Facts {
             ErrorType::CancelledError => Facts::CancelledBy {
                 by: of::<shape::Cancelled>(facts)?.by,
             },
-            ErrorType::ServerCrashed | ErrorType::BridgeShuttingDown => Facts::Nothing,
+            ErrorType::ServerCrashed
+            | ErrorType::BridgeShuttingDown
+            | ErrorType::SignInRequired => Facts::Nothing,
             ErrorType::CallNotFound => Facts::NoCall {
                 call_id: of::<shape::NoCall>(facts)?.call_id,
             },

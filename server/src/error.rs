@@ -99,6 +99,10 @@ pub(crate) enum BridgeError {
         message: String,
         traceback: String,
     },
+    /// A remote server needs the user to sign in (again): its calls wait for the user, not
+    /// for the AI.
+    #[error("{message}")]
+    SignInRequired { server: String, message: String },
     #[error("{message}")]
     CallLimitExceeded {
         server: String,
@@ -196,9 +200,9 @@ impl BridgeError {
             BridgeError::ServerCrashed { .. } | BridgeError::Transport { .. } => {
                 StatusCode::BAD_GATEWAY
             }
-            BridgeError::ServerUnavailable { .. } | BridgeError::ShuttingDown { .. } => {
-                StatusCode::SERVICE_UNAVAILABLE
-            }
+            BridgeError::ServerUnavailable { .. }
+            | BridgeError::SignInRequired { .. }
+            | BridgeError::ShuttingDown { .. } => StatusCode::SERVICE_UNAVAILABLE,
             BridgeError::CallLimitExceeded { .. } => StatusCode::TOO_MANY_REQUESTS,
             BridgeError::Cancelled { .. } => StatusCode::CONFLICT,
             BridgeError::InvalidServer { .. } => StatusCode::UNPROCESSABLE_ENTITY,
@@ -232,6 +236,7 @@ impl BridgeError {
             BridgeError::Timeout { .. } => ErrorType::TimeoutError,
             BridgeError::ServerCrashed { .. } => ErrorType::ServerCrashed,
             BridgeError::ServerUnavailable { .. } => ErrorType::ServerUnavailable,
+            BridgeError::SignInRequired { .. } => ErrorType::SignInRequired,
             BridgeError::ShuttingDown { .. } => ErrorType::BridgeShuttingDown,
             BridgeError::CallLimitExceeded { .. } => ErrorType::CallLimitExceeded,
             BridgeError::Cancelled { .. } => ErrorType::CancelledError,
@@ -270,6 +275,7 @@ impl BridgeError {
             BridgeError::Internal(_) => code::INTERNAL_ERROR,
             BridgeError::ServerCrashed { .. }
             | BridgeError::ServerUnavailable { .. }
+            | BridgeError::SignInRequired { .. }
             | BridgeError::ShuttingDown { .. }
             | BridgeError::CallLimitExceeded { .. }
             | BridgeError::Transport { .. } => code::SERVER_ERROR,
@@ -297,6 +303,7 @@ impl BridgeError {
             | BridgeError::Timeout { server, .. }
             | BridgeError::ServerCrashed { server, .. }
             | BridgeError::ServerUnavailable { server, .. }
+            | BridgeError::SignInRequired { server, .. }
             | BridgeError::CallLimitExceeded { server, .. }
             | BridgeError::Cancelled { server, .. }
             | BridgeError::ShuttingDown { server, .. }
@@ -385,7 +392,9 @@ impl BridgeError {
             BridgeError::Cancelled { by_user: true, .. } => Facts::CancelledBy {
                 by: CancelledBy::User,
             },
-            BridgeError::ServerCrashed { .. } | BridgeError::ShuttingDown { .. } => Facts::Nothing,
+            BridgeError::ServerCrashed { .. }
+            | BridgeError::ShuttingDown { .. }
+            | BridgeError::SignInRequired { .. } => Facts::Nothing,
             BridgeError::CallNotFound { call_id, .. } => Facts::NoCall {
                 call_id: call_id.clone(),
             },

@@ -1,17 +1,20 @@
 //! Signing in to remote MCP servers with OAuth 2.1, as the MCP authorization spec describes:
 //! discovery (RFC 9728, RFC 8414 or OpenID Connect), dynamic registration (RFC 7591) when the
 //! config names no `client_id`, the authorization code with PKCE (S256) and `resource`
-//! (RFC 8707), and refreshing before expiry. rmcp's `auth` module does the OAuth work; this
-//! module keeps the bridge's side of it: the sign-ins waiting for their callback (single use,
-//! 10 minutes), each server's sign-in state, and the token file (`oauth/tokens.rs`).
+//! (RFC 8707), refreshing before expiry, and revoking the tokens at sign-out (RFC 7009) where
+//! the authorization server offers it. rmcp's `auth` module does the OAuth work; this module
+//! keeps the bridge's side of it: the sign-ins waiting for their callback (single use, 10
+//! minutes), each server's sign-in state, and the token file (`oauth/tokens.rs`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rmcp::transport::auth::{AuthorizationManager, AuthorizationRequest, AuthorizationSession};
-use serde::Serialize;
+use rmcp::transport::auth::{
+    AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest, AuthorizationSession,
+};
+use serde::{Deserialize, Serialize};
 
 use crate::http_client;
 
@@ -40,7 +43,7 @@ pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 const CLIENT_NAME: &str = "MCP Bridge";
 
 /// What `GET /servers` says about a remote server's sign-in.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub(crate) enum SignInState {
     /// It has not asked for one.
@@ -51,6 +54,19 @@ pub(crate) enum SignInState {
     NeedsSignIn { reason: String },
     /// The last sign-in did not complete.
     Failed { reason: String },
+}
+
+impl SignInState {
+    /// The state in words for the terminal (`mcp-bridge status`).
+    pub(crate) fn words(&self) -> String {
+        match self {
+            SignInState::NotNeeded => "no sign-in needed".to_owned(),
+            SignInState::SignedIn { until: Some(until) } => format!("signed in — until {until}"),
+            SignInState::SignedIn { until: None } => "signed in".to_owned(),
+            SignInState::NeedsSignIn { reason } => format!("needs sign-in ({reason})"),
+            SignInState::Failed { reason } => format!("sign-in failed: {reason}"),
+        }
+    }
 }
 
 /// What the last start or sign-in found out about a server, beside its tokens.
@@ -128,6 +144,13 @@ impl SignIns {
     /// The server started: whatever was noted no longer holds.
     pub(crate) fn note_started(&self, name: &str) {
         lock(&self.noted).remove(name);
+        self.tokens.clear_refused(name);
+    }
+
+    /// Why server `name` needs the user to sign in again, when its authorization server
+    /// refused to renew the sign-in.
+    pub(crate) fn refresh_refused(&self, name: &str) -> Option<String> {
+        self.tokens.refresh_refused(name)
     }
 
     fn note_failed(&self, name: &str, reason: String) {
@@ -139,6 +162,9 @@ impl SignIns {
         let noted = lock(&self.noted).get(name).cloned();
         match noted {
             Some(Noted::Failed { reason }) => return SignInState::Failed { reason },
+            _ if let Some(reason) = self.tokens.refresh_refused(name) => {
+                return SignInState::NeedsSignIn { reason };
+            }
             Some(Noted::Needed { reason, .. }) => return SignInState::NeedsSignIn { reason },
             None => {}
         }
@@ -212,6 +238,14 @@ impl SignIns {
                     words(&err)
                 )
             })?;
+        // rmcp falls back to `/authorize` and `/token` on the server's own origin when nothing
+        // is published (an old revision of MCP); a sign-in is never sent to a guessed page.
+        if resolution.source == AuthorizationMetadataSource::LegacyEndpointFallback {
+            return Err(
+                "its authorization server could not be found: neither the server nor its origin publishes OAuth metadata (RFC 9728, RFC 8414 or OpenID Connect discovery)"
+                    .to_owned(),
+            );
+        }
         let metadata = resolution.metadata;
         http_client::check_url(
             &metadata.authorization_endpoint,
@@ -283,6 +317,7 @@ impl SignIns {
         match pending.session.handle_callback(code, state).await {
             Ok(_) => {
                 lock(&self.noted).remove(&server);
+                self.tokens.clear_refused(&server);
                 Ok(server)
             }
             Err(err) => {
@@ -296,11 +331,108 @@ impl SignIns {
         }
     }
 
-    /// Forget server `name`'s tokens and what was noted; whether there were tokens.
-    pub(crate) async fn forget(&self, name: &str) -> Result<bool, String> {
+    /// Sign out of server `name` at `url`: revoke its tokens where its authorization server
+    /// offers revocation, then forget them and what was noted. Whether there were tokens, and
+    /// whether they were revoked. A revocation that fails is logged; the tokens are forgotten
+    /// all the same.
+    pub(crate) async fn forget(
+        &self,
+        name: &str,
+        url: &str,
+        ca_file: Option<&std::path::Path>,
+        settings: &SignInSettings,
+    ) -> Result<(bool, bool), String> {
+        let stored = self.tokens.load(name, url).await.ok().flatten();
+        let revoked = match stored {
+            Some(credentials) if credentials.token_response.is_some() => {
+                match self
+                    .revoke(name, url, ca_file, settings, &credentials)
+                    .await
+                {
+                    Ok(revoked) => revoked,
+                    Err(reason) => {
+                        tracing::warn!(server = %name, %reason, "the tokens could not be revoked");
+                        false
+                    }
+                }
+            }
+            _ => false,
+        };
         lock(&self.noted).remove(name);
         lock(&self.pending).retain(|_, p| p.server != name);
-        self.tokens.remove(name).await
+        self.tokens.clear_refused(name);
+        let forgotten = self.tokens.remove(name).await?;
+        Ok((forgotten, revoked))
+    }
+
+    /// RFC 7009: send the refresh token, then the access token, to the authorization server's
+    /// `revocation_endpoint`. `Ok(false)` when it has none.
+    async fn revoke(
+        &self,
+        name: &str,
+        url: &str,
+        ca_file: Option<&std::path::Path>,
+        settings: &SignInSettings,
+        credentials: &rmcp::transport::auth::StoredCredentials,
+    ) -> Result<bool, String> {
+        let manager = manager(name, url, ca_file, self).await?;
+        let metadata = manager
+            .resolve_metadata_from_challenge(None)
+            .await
+            .map_err(|err| {
+                format!(
+                    "its authorization server could not be found: {}",
+                    words(&err)
+                )
+            })?
+            .metadata;
+        let Some(endpoint) = metadata
+            .additional_fields
+            .get("revocation_endpoint")
+            .and_then(serde_json::Value::as_str)
+        else {
+            return Ok(false);
+        };
+        http_client::check_url(endpoint, "its revocation endpoint")?;
+        let secret = match &settings.client_secret_env {
+            Some(variable) => Some(std::env::var(variable).map_err(|_| {
+                format!("the environment variable `{variable}` is not set for the bridge")
+            })?),
+            None => None,
+        };
+        let tokens = serde_json::to_value(credentials.token_response.as_ref())
+            .map_err(|err| err.to_string())?;
+        let http = http_client::client(ca_file)?;
+        for hint in ["refresh_token", "access_token"] {
+            let Some(token) = tokens.get(hint).and_then(serde_json::Value::as_str) else {
+                continue;
+            };
+            let body = url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("token", token)
+                .append_pair("token_type_hint", hint)
+                .append_pair("client_id", &credentials.client_id)
+                .finish();
+            let mut request = http
+                .post(endpoint)
+                .header(
+                    reqwest::header::CONTENT_TYPE,
+                    "application/x-www-form-urlencoded",
+                )
+                .body(body);
+            if let Some(secret) = &secret {
+                request = request.basic_auth(&credentials.client_id, Some(secret));
+            }
+            let answer = request.send().await.map_err(|err| {
+                format!("its revocation endpoint: {}", http_client::describe(&err))
+            })?;
+            if !answer.status().is_success() {
+                return Err(format!(
+                    "its revocation endpoint answered {}",
+                    answer.status()
+                ));
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -383,7 +383,8 @@ pub(crate) fn run_status() -> ExitCode {
     use host::Bridge as _;
     let url = bridge.url();
     let token = bridge.token();
-    let line = match probe::probe(&url, token.as_ref().ok().and_then(|t| t.as_deref())) {
+    let probed = probe::probe(&url, token.as_ref().ok().and_then(|t| t.as_deref()));
+    let line = match probed {
         probe::Probe::NotRunning => format!(
             "not running (nothing answers at {url}); start it with `{}`",
             bridge.command()
@@ -397,7 +398,7 @@ pub(crate) fn run_status() -> ExitCode {
         } => format!("running at {url}; the token is accepted"),
         probe::Probe::Bridge {
             token_accepted: false,
-        } => match token {
+        } => match &token {
             Err(reason) => format!("running at {url}; {reason}"),
             Ok(_) => format!(
                 "running at {url}, but it refuses the token in the config directory (was it started with --token?)"
@@ -405,7 +406,46 @@ pub(crate) fn run_status() -> ExitCode {
         },
     };
     println!("Bridge: {line}");
+    // Only a bridge that proved it holds the token, and took it, is sent it again.
+    if let (
+        probe::Probe::Bridge {
+            token_accepted: true,
+        },
+        Ok(Some(token)),
+    ) = (&probed, &token)
+    {
+        print_sign_ins(&url, token);
+    }
     ExitCode::SUCCESS
+}
+
+/// The remote servers' sign-in states, from a running bridge's `GET /servers` (asked only
+/// once [`probe::probe`] found that the bridge proved it holds the token and took it).
+fn print_sign_ins(url: &str, token: &str) {
+    let limit = std::time::Duration::from_secs(5);
+    let Some((200, body)) = probe::get(url, "/servers", Some(token), limit) else {
+        return;
+    };
+    let Ok(answer) = serde_json::from_str::<Value>(body.trim()) else {
+        return;
+    };
+    let states: Vec<(String, crate::oauth::SignInState)> = answer["servers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|server| {
+            let name = server["name"].as_str()?.to_owned();
+            let state = serde_json::from_value(server["sign_in"].clone()).ok()?;
+            Some((name, state))
+        })
+        .collect();
+    if states.is_empty() {
+        return;
+    }
+    println!("Sign-in of the remote servers:");
+    for (name, state) in states {
+        println!("  {name}: {}", state.words());
+    }
 }
 
 #[cfg(test)]

@@ -441,13 +441,9 @@ impl Server {
         tracing::info!(server = %self.spec.name, failures = health.failures, "starting MCP server");
         match tokio::time::timeout_at(deadline, self.start()).await {
             Ok(Ok(live)) => Ok(live),
-            Ok(Err(failure)) if failure.challenge.is_some() => Err(self.unavailable(
-                format!(
-                    "MCP server `{}` needs the user to sign in: {}. This is for the user, not for you: tell them to press \
-                     *Sign in* beside `{}` in the extension's options page, then ask again.",
-                    self.spec.name, failure.message, self.spec.name
-                ),
-                String::new(),
+            Ok(Err(failure)) if failure.challenge.is_some() => Err(self.sign_in_required(
+                self.sign_ins.refresh_refused(&self.spec.name),
+                &failure.message,
             )),
             Ok(Err(failure)) => Err(self.unavailable(
                 format!(
@@ -471,6 +467,48 @@ impl Server {
                 ))
             }
         }
+    }
+
+    /// The report of a call to a server that needs the user to sign in: `again` (why the
+    /// sign-in could not be renewed) when it was signed in before, else `reason`.
+    fn sign_in_required(&self, again: Option<String>, reason: &str) -> BridgeError {
+        let name = &self.spec.name;
+        let (needs, why) = match &again {
+            Some(why) => ("needs the user to sign in again", why.as_str()),
+            None => ("needs the user to sign in", reason),
+        };
+        BridgeError::SignInRequired {
+            server: name.clone(),
+            message: redact(
+                &format!(
+                    "MCP server `{name}` {needs}: {why}. This is for the user, not for you: tell them to press \
+                     *Sign in* beside `{name}` in the extension's options page, then ask again."
+                ),
+                &self.secrets,
+            ),
+        }
+    }
+
+    /// A call failed because the authorization server refused to renew the sign-in: the
+    /// connection (which has no tokens left) is dropped, so that the next call starts the
+    /// server afresh and meets its sign-in challenge; this call is reported as needing one.
+    fn signed_out_by_refresh(&self, live: &Live, why: String) -> BridgeError {
+        let old = {
+            let mut current = lock(&self.live);
+            match current.as_ref() {
+                Some(c) if c.generation == live.generation => current.take(),
+                _ => None,
+            }
+        };
+        if let Some(old) = old {
+            tokio::spawn(dispose(old));
+        }
+        {
+            let mut health = lock(&self.health);
+            health.status = Status::Unavailable;
+            health.reason = format!("it needs the user to sign in again: {why}");
+        }
+        self.sign_in_required(Some(why), "")
     }
 
     /// The server answered: its failures so far are forgiven.
@@ -556,6 +594,13 @@ impl Server {
                     reason.map(|r| format!(": {r}")).unwrap_or_default()
                 ),
             }),
+            Some(Err(_)) if self.sign_ins.refresh_refused(&self.spec.name).is_some() => {
+                let why = self
+                    .sign_ins
+                    .refresh_refused(&self.spec.name)
+                    .unwrap_or_default();
+                Err(self.signed_out_by_refresh(&live, why))
+            }
             Some(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
                 Err(self.crashed(tool, &live, mark).await)
             }
@@ -699,6 +744,13 @@ impl Server {
                 Err(self.tool_failed(method, error, &live, mark).await)
             }
             Ok(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(method)),
+            Ok(Err(_)) if self.sign_ins.refresh_refused(&self.spec.name).is_some() => {
+                let why = self
+                    .sign_ins
+                    .refresh_refused(&self.spec.name)
+                    .unwrap_or_default();
+                Err(self.signed_out_by_refresh(&live, why))
+            }
             Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
                 Err(self.crashed(method, &live, mark).await)
             }

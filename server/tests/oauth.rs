@@ -1,8 +1,10 @@
 //! Signing in to a remote server (OAuth 2.1 with PKCE, as MCP's authorization spec says),
 //! against an authorization server and protected MCP server of the tests' own
 //! (`common/oauth_server.rs`): discovery, registration, the callback, a tool call with the
-//! tokens; and the bad paths — a wrong or reused `state`, consent denied, a token endpoint
-//! error, a resource of another origin, a callback to a foreign Host.
+//! tokens, refresh, revocation at sign-out; and the bad paths — a wrong or reused `state`,
+//! consent denied, an expired code, a token endpoint error, an authorization server that is
+//! unreachable, answers garbage or redirects in a loop, a resource of another origin, a
+//! callback to a foreign Host, a refused refresh.
 
 mod common;
 #[path = "common/https.rs"]
@@ -306,4 +308,362 @@ async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
         assert!(behaviour.tokens.len() >= 2);
     }
     app.stop().await;
+}
+
+/// A bridge with the remote server `wiki` of `server`, managing a config file in a temporary
+/// folder (none is written) so that `GET /servers` answers.
+async fn wiki_app(server: &OAuthServer) -> (TestApp, tempfile::TempDir) {
+    let mut app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let manager = mcp_bridge::config::manage::Manager::new(
+        dir.path().join("mcp-config.json"),
+        app.registry.clone(),
+    );
+    app.state = app.state.clone().with_manager(std::sync::Arc::new(manager));
+    (app, dir)
+}
+
+/// Server `name`'s `sign_in` in `GET /servers`.
+async fn sign_in_state(app: &TestApp, name: &str) -> Value {
+    let servers = app.get("/servers").await;
+    servers.body["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {}", servers.body))["sign_in"]
+        .clone()
+}
+
+/// Sign in to `wiki` through the callback, and wait until its tool answers.
+async fn signed_in(app: &TestApp) {
+    let (_, answer) = sign_in(app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let mut reply = shout(app, "up").await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = shout(app, "up").await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+}
+
+/// The error of a refused sign-in route.
+fn error_of(answer: &Value) -> String {
+    answer["detail"]["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_state_is_not_exchanged_twice() {
+    let server = OAuthServer::start().await;
+    let (app, _dir) = wiki_app(&server).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let exchanges = server.behaviour.lock().unwrap().token_requests;
+    assert_eq!(exchanges, 1);
+
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("already used"), "{page}");
+    // The code was not sent again, and the sign-in that worked still holds.
+    assert_eq!(server.behaviour.lock().unwrap().token_requests, exchanges);
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "signed_in");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_code_refused_by_the_authorization_server_is_said() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().code_lifetime = Some(Duration::from_millis(1));
+    let (app, _dir) = wiki_app(&server).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(
+        page.contains("could not be exchanged") && page.contains("invalid_grant"),
+        "{page}"
+    );
+    // The exchange was tried once and the authorization server refused it.
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        assert_eq!(behaviour.token_requests, 1);
+        assert!(behaviour.tokens.is_empty());
+    }
+    let state = sign_in_state(&app, "wiki").await;
+    assert_eq!(state["state"], "failed", "{state}");
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap()
+            .contains("could not be exchanged"),
+        "{state}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_authorization_server_is_said() {
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().authorization_server =
+        Some(format!("http://127.0.0.1:{dead}"));
+    let (app, _dir) = wiki_app(&server).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(
+        error.contains("its authorization server could not be found")
+            && error.contains(&format!("127.0.0.1:{dead}"))
+            && error.contains("Connection refused"),
+        "{error}"
+    );
+    // The server's own address was not taken for the authorization server.
+    assert!(server.behaviour.lock().unwrap().resources.is_empty());
+    let state = sign_in_state(&app, "wiki").await;
+    assert_eq!(state["state"], "failed", "{state}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_authorization_server_metadata_is_refused() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().garbage_metadata = true;
+    let (app, _dir) = wiki_app(&server).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(
+        error.contains("its authorization server could not be found")
+            && error.contains("none published usable metadata"),
+        "{error}"
+    );
+    // No endpoint was guessed in its place: nothing reached the authorization page.
+    assert!(server.behaviour.lock().unwrap().resources.is_empty());
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "failed");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_publishes_no_metadata_gets_no_guessed_sign_in_page() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().no_metadata = true;
+    let (app, _dir) = wiki_app(&server).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(error.contains("publishes OAuth metadata"), "{error}");
+    // Its `/authorize` exists, but nobody was sent there and nothing registered.
+    assert!(server.behaviour.lock().unwrap().resources.is_empty());
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "failed");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_redirects_are_followed_and_a_loop_is_refused() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().metadata_redirects = 5;
+    let (app, _dir) = wiki_app(&server).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+
+    server.behaviour.lock().unwrap().metadata_redirects = usize::MAX;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(error.contains("more than 5 redirects"), "{error}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_refresh_turns_the_server_to_needs_sign_in() {
+    let server = OAuthServer::start().await;
+    // Tokens within rmcp's refresh margin: every use refreshes first.
+    server.behaviour.lock().unwrap().expires_in = Some(5);
+    let (app, _dir) = wiki_app(&server).await;
+    signed_in(&app).await;
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "signed_in");
+
+    server.behaviour.lock().unwrap().refresh_error = true;
+    let reply = shout(&app, "again").await;
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        reply.body
+    );
+    let error = reply.detail()["error"].as_str().unwrap().to_owned();
+    assert!(
+        error.contains("needs the user to sign in again")
+            && error.contains("refused to renew")
+            && error.contains("not for you"),
+        "{error}"
+    );
+    assert_eq!(reply.detail()["type"], "SignInRequired", "{}", reply.body);
+    let state = sign_in_state(&app, "wiki").await;
+    assert_eq!(state["state"], "needs_sign_in", "{state}");
+    assert!(
+        state["reason"]
+            .as_str()
+            .unwrap()
+            .contains("refused to renew"),
+        "{state}"
+    );
+    // The next call starts the server afresh, without tokens, and meets its challenge: the
+    // same report, and no refresh is tried again.
+    let refreshes = server.behaviour.lock().unwrap().refreshes;
+    let next = shout(&app, "later").await;
+    assert_eq!(next.detail()["type"], "SignInRequired", "{}", next.body);
+    assert!(
+        next.detail()["error"]
+            .as_str()
+            .unwrap()
+            .contains("sign in again"),
+        "{}",
+        next.body
+    );
+    assert_eq!(server.behaviour.lock().unwrap().refreshes, refreshes);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_out_revokes_the_tokens_where_the_server_offers_it() {
+    let server = OAuthServer::start().await;
+    let (app, _dir) = wiki_app(&server).await;
+    signed_in(&app).await;
+    let (access, refresh) = {
+        let behaviour = server.behaviour.lock().unwrap();
+        (
+            behaviour.tokens.iter().next().unwrap().clone(),
+            behaviour.refresh_tokens_issued(),
+        )
+    };
+    let (status, body) = send(
+        &app,
+        Req::new(Method::POST, "/servers/wiki/sign-out").build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["revoked"], true, "{answer}");
+    assert!(!body.contains(&access) && !body.contains(&refresh[0]));
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        assert!(
+            behaviour
+                .revoked
+                .contains(&(refresh[0].clone(), "refresh_token".to_owned())),
+            "{:?}",
+            behaviour.revoked
+        );
+        assert!(
+            behaviour
+                .revoked
+                .contains(&(access.clone(), "access_token".to_owned())),
+            "{:?}",
+            behaviour.revoked
+        );
+        // The authorization server no longer takes them.
+        assert!(behaviour.tokens.is_empty());
+    }
+    let mut state = sign_in_state(&app, "wiki").await;
+    for _ in 0..50 {
+        if state["state"] == "needs_sign_in" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        state = sign_in_state(&app, "wiki").await;
+    }
+    assert_eq!(state["state"], "needs_sign_in", "{state}");
+    app.stop().await;
+}
+
+/// `mcp-bridge status` run against the bridge of config folder `dir`, its output.
+fn status(dir: &std::path::Path) -> String {
+    let home = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(common::bridge_exe())
+        .arg("status")
+        .env("HOME", home.path())
+        .env("MCP_BRIDGE_CONFIG_DIR", dir)
+        .env_remove("MCP_BRIDGE_PORT")
+        .env_remove("MCP_BRIDGE_TOKEN")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_prints_each_remote_servers_sign_in() {
+    let server = OAuthServer::start().await;
+    let mut bridge = common::BridgeProcess::launch(common::Launch {
+        config: Some(json!({"mcpServers": {
+            "wiki": {"url": server.mcp_url()},
+            "demo": common::BridgeProcess::demo_entry(),
+        }})),
+        ..common::Launch::default()
+    });
+    bridge.wait_started(Duration::from_secs(30));
+    let dir = bridge.dir.path().to_owned();
+    let printed = tokio::task::spawn_blocking({
+        let dir = dir.clone();
+        move || status(&dir)
+    })
+    .await
+    .unwrap();
+    assert!(printed.contains("the token is accepted"), "{printed}");
+    assert!(
+        printed.contains("Sign-in of the remote servers:\n  wiki: needs sign-in ("),
+        "{printed}"
+    );
+    // A local server has no sign-in to print.
+    assert!(!printed.contains("  demo:"), "{printed}");
+
+    // Signed in through the running bridge, as the options page and a browser do it.
+    let token = std::fs::read_to_string(dir.join("token")).unwrap();
+    common::http_ready();
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let answer: Value = client
+        .post(bridge.url("/servers/wiki/sign-in"))
+        .bearer_auth(token.trim())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let authorization_url = answer["authorization_url"].as_str().expect("a URL");
+    let back = client.get(authorization_url).send().await.unwrap();
+    let callback = back.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        callback.starts_with(&bridge.url("/oauth/callback?")),
+        "{callback}"
+    );
+    let page = client.get(&callback).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let printed = tokio::task::spawn_blocking(move || status(&dir))
+        .await
+        .unwrap();
+    assert!(
+        printed.contains("  wiki: signed in — until 20"),
+        "{printed}"
+    );
+    bridge.terminate(Duration::from_secs(10));
 }

@@ -317,6 +317,10 @@ pub enum Setup {
         reason: String,
         command: String,
     },
+    /// The remote MCP server `server` needs the user to sign in (again) in the options page.
+    SignIn {
+        server: String,
+    },
 }
 
 impl Setup {
@@ -358,6 +362,7 @@ impl Setup {
                 fill(says.ui_helper_failed, &[("reason", &code(reason))]),
                 Some(command.clone()),
             ),
+            Setup::SignIn { server } => (fill(says.ui_sign_in, &[("server", &code(server))]), None),
         }
     }
 }

@@ -282,6 +282,8 @@ catalog! {
     ui_refused,
     /// `{reason}`; followed by the command the helper suggests.
     ui_helper_failed,
+    /// A remote server needs the user to sign in (again): `{server}`.
+    ui_sign_in,
     /// Between the items of a list of names.
     list_sep,
     ui_allow_once,
@@ -380,6 +382,15 @@ catalog! {
     status_unknown,
     status_disabled,
     status_not_loaded,
+    // -- a remote server's sign-in (the Servers section) --
+    sign_in_not_needed,
+    /// `{until}`: when the access token expires (RFC 3339, UTC).
+    sign_in_signed_in_until,
+    sign_in_signed_in,
+    /// `{reason}`: the bridge's words.
+    sign_in_needed,
+    /// `{reason}`: the bridge's words.
+    sign_in_failed,
     // -- managing the bridge's MCP servers --
     invalid_server_name,
     invalid_no_command,

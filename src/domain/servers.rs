@@ -5,6 +5,7 @@
 //! too, so a template's example values are known and refused until replaced.
 
 use crate::domain::field_error::{FieldError, Invalid};
+use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, Reply, status_text};
 use mcp_bridge_protocol::server_def::{self, TransportKind};
@@ -274,8 +275,67 @@ pub struct ServerRow {
     pub stderr: String,
     /// What to install when its program is missing.
     pub hint: Option<String>,
+    /// A remote server's sign-in (none for a local one).
+    pub sign_in: Option<SignInView>,
     /// The built-in demo server, running while the config file lists no server.
     pub builtin: bool,
+}
+
+/// A remote server's sign-in as the Servers section shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInView {
+    /// `not_needed`, `signed_in`, `needs_sign_in` or `failed`, as the bridge says.
+    pub state: String,
+    /// The state in the user's words.
+    pub text: String,
+    /// Whether *Sign in* is offered (needed, or the last one failed).
+    pub can_sign_in: bool,
+    /// Whether *Sign out* is offered (signed in).
+    pub can_sign_out: bool,
+}
+
+/// A server's `sign_in` from `GET /servers` in words; `None` for a local server. The bridge's
+/// reason and the time are marked as code: data in the bridge's words, not the user's.
+pub fn sign_in_view(sign_in: &Value, lang: Lang) -> Option<SignInView> {
+    let says = lang.says();
+    let state = sign_in["state"].as_str()?;
+    let reason = &code(sign_in["reason"].as_str().unwrap_or_default());
+    let text = match (state, sign_in["until"].as_str()) {
+        ("not_needed", _) => says.sign_in_not_needed.to_string(),
+        ("signed_in", Some(until)) => {
+            fill(says.sign_in_signed_in_until, &[("until", &code(until))])
+        }
+        ("signed_in", None) => says.sign_in_signed_in.to_string(),
+        ("needs_sign_in", _) => fill(says.sign_in_needed, &[("reason", reason)]),
+        ("failed", _) => fill(says.sign_in_failed, &[("reason", reason)]),
+        (other, _) => other.to_string(),
+    };
+    Some(SignInView {
+        state: state.to_string(),
+        text,
+        can_sign_in: matches!(state, "needs_sign_in" | "failed"),
+        can_sign_out: state == "signed_in",
+    })
+}
+
+/// What `POST /servers/{name}/sign-in` answered: the page the user opens in a new tab.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SignInStarted {
+    pub server: String,
+    pub authorization_url: String,
+}
+
+/// The sign-in route's answer, typed.
+pub fn sign_in_started(body: &Value, name: &str) -> SignInStarted {
+    SignInStarted {
+        server: name.to_string(),
+        authorization_url: body["authorization_url"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    }
 }
 
 /// The Servers section's answer.
@@ -313,6 +373,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
                 last_error: server["last_error"].as_str().map(str::to_string),
                 stderr: server["stderr"].as_str().unwrap_or_default().to_string(),
                 hint: missing_program(server, lang),
+                sign_in: sign_in_view(&server["sign_in"], lang),
                 builtin: server["builtin"] == true,
             }
         })
@@ -369,6 +430,39 @@ pub fn revealed(body: &Value, name: &str) -> Revealed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remote_servers_sign_in_in_words_with_its_buttons() {
+        let row = |sign_in: Value, lang| {
+            list_view(
+                &json!({"servers": [{"name": "wiki", "sign_in": sign_in}]}),
+                lang,
+            )
+            .servers[0]
+                .sign_in
+                .clone()
+        };
+        assert_eq!(row(Value::Null, Lang::En), None, "a local server has none");
+        let needs = row(
+            json!({"state": "needs_sign_in", "reason": "it answered 401"}),
+            Lang::En,
+        )
+        .unwrap();
+        assert_eq!(needs.text, "needs sign-in (`it answered 401`)");
+        assert!(needs.can_sign_in && !needs.can_sign_out);
+        let signed = row(
+            json!({"state": "signed_in", "until": "2026-11-24T21:00:00Z"}),
+            Lang::Zh,
+        )
+        .unwrap();
+        assert_eq!(signed.text, "已登录，有效期至 `2026-11-24T21:00:00Z`");
+        assert!(!signed.can_sign_in && signed.can_sign_out);
+        let failed = row(json!({"state": "failed", "reason": "x"}), Lang::En).unwrap();
+        assert_eq!(failed.text, "sign-in failed: `x`");
+        assert!(failed.can_sign_in);
+        let none = row(json!({"state": "not_needed"}), Lang::En).unwrap();
+        assert!(!none.can_sign_in && !none.can_sign_out);
+    }
 
     const EN: Lang = Lang::En;
 

@@ -11,6 +11,9 @@ use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use serde::{Deserialize, Serialize};
 
+/// The bridge's error type for a remote server that needs the user to sign in (again).
+pub const SIGN_IN_REQUIRED: &str = "SignInRequired";
+
 /// What the tab is doing (docs/ARCHITECTURE.md, "A tool call": idle → detected → executing → injecting → done/error).
 /// Stored externally tagged (`"idle"`, `{"executing": {…}}`): serde reads that shape without
 /// its buffering `Content` machinery, which internal tagging needs (the core's size budget, docs/ARCHITECTURE.md "Size").
@@ -58,15 +61,31 @@ pub enum Phase {
 pub enum SetupProblem {
     /// No answer at all (no bridge at the address).
     Unreachable { message: String },
-    /// The bridge refused the request itself (a token, or the extension's origin).
+    /// The bridge refused the request itself (a token, the extension's origin, or a remote
+    /// server that needs the user to sign in).
     Refused {
         status: u16,
         error_type: Option<String>,
         message: String,
+        /// The MCP server the refusal is about (the one to sign in to).
+        #[serde(default)]
+        server: Option<String>,
     },
 }
 
 impl SetupProblem {
+    /// The server a held call waits for the user to sign in to, when that is the problem.
+    pub fn sign_in_server(&self) -> Option<&str> {
+        match self {
+            SetupProblem::Refused {
+                error_type: Some(error_type),
+                server,
+                ..
+            } if error_type == SIGN_IN_REQUIRED => Some(server.as_deref().unwrap_or_default()),
+            _ => None,
+        }
+    }
+
     /// The parts of `outcome` a held call keeps; `None` for an outcome that is not one.
     pub fn of(outcome: &Outcome) -> Option<SetupProblem> {
         match outcome {
@@ -81,11 +100,13 @@ impl SetupProblem {
                 status: *status,
                 error_type: error.error_type.clone(),
                 message: error.message.clone(),
+                server: error.server.clone(),
             }),
             Outcome::HttpError { status, .. } => Some(SetupProblem::Refused {
                 status: *status,
                 error_type: None,
                 message: String::new(),
+                server: None,
             }),
             _ => None,
         }
@@ -99,12 +120,14 @@ impl SetupProblem {
                 status,
                 error_type,
                 message,
+                server,
             } => Outcome::HttpError {
                 status: *status,
                 detail: ErrorDetail::Object {
                     error: ErrorObject {
                         message: message.clone(),
                         error_type: error_type.clone(),
+                        server: server.clone(),
                         ..ErrorObject::default()
                     },
                 },
@@ -112,6 +135,16 @@ impl SetupProblem {
             },
         }
     }
+}
+
+/// Whether `GET /tools` (`services`) lists server `server` as running; an unnamed server
+/// counts as running (there is nothing to wait for by name).
+pub fn server_running(services: &serde_json::Value, server: &str) -> bool {
+    server.is_empty()
+        || services["services"].as_array().is_some_and(|list| {
+            list.iter()
+                .any(|s| s["name"] == server && s["status"] == "running")
+        })
 }
 
 /// Everything the core remembers about one tab.

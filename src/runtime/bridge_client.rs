@@ -202,6 +202,8 @@ impl<'h, H: Host> BridgeClient<'h, H> {
                 (Method::Put, path, Some(entry))
             }
             ServerCall::Delete { name } => (Method::Delete, one(name), None),
+            ServerCall::SignIn { name } => (Method::Post, one(name) + "/sign-in", None),
+            ServerCall::SignOut { name } => (Method::Post, one(name) + "/sign-out", None),
             ServerCall::Import { names } => {
                 let body = json!({ "names": names });
                 (Method::Post, "/servers/import".to_string(), Some(body))
@@ -351,6 +353,10 @@ pub enum ServerCall<'a> {
     Delete { name: &'a str },
     /// `POST /servers/import`: without `names`, what would be imported; with them, those.
     Import { names: Option<&'a [String]> },
+    /// `POST /servers/{name}/sign-in`.
+    SignIn { name: &'a str },
+    /// `POST /servers/{name}/sign-out`.
+    SignOut { name: &'a str },
 }
 
 impl<'a> ServerCall<'a> {
@@ -361,7 +367,9 @@ impl<'a> ServerCall<'a> {
             ServerCall::Restart { name }
             | ServerCall::Enable { name, .. }
             | ServerCall::Put { name, .. }
-            | ServerCall::Delete { name } => name,
+            | ServerCall::Delete { name }
+            | ServerCall::SignIn { name }
+            | ServerCall::SignOut { name } => name,
             ServerCall::Import { .. } => "",
         }
     }

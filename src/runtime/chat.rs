@@ -20,7 +20,9 @@ use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::status::Status;
-use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update};
+use crate::domain::tab_state::{
+    Decision, Phase, SIGN_IN_REQUIRED, SetupProblem, TabState, Update, server_running as running,
+};
 use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -656,6 +658,15 @@ impl<H: Host> ChatLoop<H> {
             } if error.error_type.as_deref() == Some("Forbidden") => {
                 Some(float::Setup::Refused { address })
             }
+            // A remote server that needs the user to sign in: the user's to fix, not the AI's.
+            Outcome::HttpError {
+                detail: ErrorDetail::Object { error },
+                ..
+            } if error.error_type.as_deref() == Some(SIGN_IN_REQUIRED) => {
+                Some(float::Setup::SignIn {
+                    server: error.server.clone().unwrap_or_default(),
+                })
+            }
             _ => None,
         }
     }
@@ -704,13 +715,25 @@ impl<H: Host> ChatLoop<H> {
             wait = (wait * 2).min(HELD_MAX_WAIT_MS);
             let mut state = self.store.tab(tab).await;
             let Phase::Held {
-                key, call, judged, ..
+                key,
+                call,
+                judged,
+                problem,
             } = state.phase.clone()
             else {
                 break;
             };
             let settings = self.store.chat_settings().await;
             let outcome = match self.client(&settings).services().await {
+                // A sign-in is awaited: the bridge answers all along, so the call waits
+                // until the server runs (the callback restarts it with the tokens).
+                Ok(services)
+                    if problem
+                        .sign_in_server()
+                        .is_some_and(|server| !running(&services, server)) =>
+                {
+                    continue;
+                }
                 Ok(_) if judged => {
                     self.watching.remove(tab);
                     let this = Rc::clone(&self);

@@ -150,6 +150,8 @@ impl<H: Host> OptionsBackend<H> {
             | PageRequest::RestartServer { .. }
             | PageRequest::SetServerEnabled { .. }
             | PageRequest::RemoveServer { .. }
+            | PageRequest::SignInServer { .. }
+            | PageRequest::SignOutServer { .. }
             | PageRequest::ImportServers { .. }) => self.servers(r).await,
         };
         match result {
@@ -627,6 +629,8 @@ impl<H: Host> OptionsBackend<H> {
                 ServerCall::Enable { name, on: *enabled }
             }
             PageRequest::RemoveServer { name } => ServerCall::Delete { name },
+            PageRequest::SignInServer { name } => ServerCall::SignIn { name },
+            PageRequest::SignOutServer { name } => ServerCall::SignOut { name },
             PageRequest::ImportServers { names } => ServerCall::Import {
                 names: names.as_deref(),
             },
@@ -648,6 +652,8 @@ impl<H: Host> OptionsBackend<H> {
             data(servers::list_view(&body, lang))
         } else if reveal {
             data(servers::revealed(&body, name))
+        } else if matches!(req, PageRequest::SignInServer { .. }) {
+            data(servers::sign_in_started(&body, name))
         } else if matches!(req, PageRequest::SaveServer { .. }) {
             let created = body["created"].as_bool().unwrap_or(false);
             let kept = body["kept"].as_str().map(str::to_string);

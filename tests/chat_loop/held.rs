@@ -228,3 +228,65 @@ fn a_call_the_bridge_refused_mid_way_is_held_and_retried_once() {
     assert_eq!(w.executes().len(), 2, "the refused try and the retry");
     assert_eq!(w.typed(1).len(), 1);
 }
+
+/// A bridge whose remote server `wiki` needs the user to sign in until `signed_in` is set:
+/// its calls are refused with `SignInRequired` and `GET /tools` lists it as unavailable.
+fn needs_sign_in(signed_in: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        let path = route(req);
+        if signed_in.get() {
+            return bridge_with(&[("wiki", &["search"])], req);
+        }
+        match path.as_str() {
+            "execute" => ok_json(
+                503,
+                json!({"detail": {
+                    "error": "MCP server `wiki` needs the user to sign in again: its authorization server refused to renew the sign-in. This is for the user, not for you.",
+                    "type": "SignInRequired",
+                    "server": "wiki",
+                    "retryable": false
+                }}),
+            ),
+            "tools" => ok_json(
+                200,
+                json!({"success": true, "services": [{"name": "wiki", "status": "unavailable", "tool_count": 0}]}),
+            ),
+            _ => bridge_with(&[("wiki", &["search"])], req),
+        }
+    }
+}
+
+#[test]
+fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
+    let mut w = World::new();
+    let signed_in = Rc::new(Cell::new(false));
+    w.open_chat(1);
+    w.bridge(needs_sign_in(Rc::clone(&signed_in)));
+    w.answer(1, 1, &call("search", json!({"q": "x"})));
+    assert!(w.typed(1).is_empty(), "nothing reaches the AI");
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "held", "{f}");
+    let title = f["title"].as_str().unwrap();
+    assert!(
+        title.contains("wiki") && title.contains("needs you to sign in"),
+        "{title}"
+    );
+    assert!(f["command"].is_null(), "no command fixes it: {f}");
+    assert_eq!(w.executes().len(), 1);
+    // The bridge answers all along, but the call waits for the server, not for the bridge.
+    for _ in 0..5 {
+        w.advance(2000.0);
+    }
+    assert_eq!(
+        w.executes().len(),
+        1,
+        "not sent again while nobody signed in"
+    );
+    assert!(w.typed(1).is_empty());
+    signed_in.set(true);
+    w.advance(2000.0);
+    assert_eq!(w.executes().len(), 2);
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
+    assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
+}

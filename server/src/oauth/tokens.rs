@@ -24,6 +24,8 @@ struct Entry {
 pub(crate) struct TokenFile {
     path: Option<PathBuf>,
     entries: tokio::sync::Mutex<Option<BTreeMap<String, Entry>>>,
+    /// Servers whose authorization server refused to renew their sign-in, with why.
+    refused: std::sync::Mutex<BTreeMap<String, String>>,
 }
 
 impl TokenFile {
@@ -31,7 +33,25 @@ impl TokenFile {
         TokenFile {
             path,
             entries: tokio::sync::Mutex::new(None),
+            refused: std::sync::Mutex::new(BTreeMap::new()),
         }
+    }
+
+    fn refused(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+        self.refused
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Why server `name`'s sign-in could not be renewed, when its authorization server
+    /// refused the refresh since the last sign-in.
+    pub(crate) fn refresh_refused(&self, name: &str) -> Option<String> {
+        self.refused().get(name).cloned()
+    }
+
+    /// A new sign-in (or a sign-out) ends what a refused refresh said.
+    pub(crate) fn clear_refused(&self, name: &str) {
+        self.refused().remove(name);
     }
 
     async fn with_entries<T>(
@@ -162,6 +182,24 @@ impl CredentialStore for ServerTokens {
         self.file
             .save(&self.name, &self.url, credentials)
             .await
+            .map_err(AuthError::CredentialStoreError)
+    }
+
+    /// The authorization server refused the refresh token (`invalid_grant`): the tokens are
+    /// dead, so they are forgotten, and the server needs the user to sign in again.
+    async fn on_refresh_token_rejected(
+        &self,
+        _credentials: &StoredCredentials,
+    ) -> Result<(), AuthError> {
+        tracing::warn!(server = %self.name, "the authorization server refused to renew the sign-in");
+        self.file.refused().insert(
+            self.name.clone(),
+            "its authorization server refused to renew the sign-in (`invalid_grant`)".to_owned(),
+        );
+        self.file
+            .remove(&self.name)
+            .await
+            .map(|_| ())
             .map_err(AuthError::CredentialStoreError)
     }
 

@@ -1,5 +1,5 @@
 //! Signing in to a remote server: `POST /servers/{name}/sign-in` answers the authorization
-//! page to open, `POST /servers/{name}/sign-out` forgets the tokens, and `GET /oauth/callback`
+//! page to open, `POST /servers/{name}/sign-out` revokes and forgets the tokens, and `GET /oauth/callback`
 //! is where the authorization server sends the browser back. The first two need the token and
 //! refuse web origins and `--no-auth` like the other `/servers` routes. The callback is reached
 //! by navigation without the token: the access layer still refuses any Host but the bridge's
@@ -110,17 +110,17 @@ pub(crate) async fn sign_out(
     Path(name): Path<String>,
 ) -> Result<Json<Value>, BridgeError> {
     require_token(&state)?;
-    remote(&state, &name)?;
-    let forgotten = state
+    let (url, ca_file, settings) = remote(&state, &name)?;
+    let (forgotten, revoked) = state
         .servers
         .sign_ins()
-        .forget(&name)
+        .forget(&name, &url, ca_file.as_deref(), &settings)
         .await
         .map_err(BridgeError::Internal)?;
-    tracing::info!(server = %name, forgotten, "signed out");
+    tracing::info!(server = %name, forgotten, revoked, "signed out");
     state.servers.restart(&name).await;
     Ok(Json(
-        json!({ "success": true, "server": name, "signed_out": forgotten }),
+        json!({ "success": true, "server": name, "signed_out": forgotten, "revoked": revoked }),
     ))
 }
 

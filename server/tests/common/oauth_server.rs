@@ -2,11 +2,14 @@
 //! (RFC 9728), authorization server metadata (RFC 8414), dynamic registration (RFC 7591), an
 //! authorization endpoint that consents at once (or denies, when told to), a token endpoint
 //! that checks PKCE S256 and `resource`, and the [`Shouter`](super::https::Shouter) tools at
-//! `/mcp`, answering 401 with a `WWW-Authenticate` challenge without a token it issued. Plain
-//! HTTP on loopback, which the bridge allows.
+//! `/mcp`, answering 401 with a `WWW-Authenticate` challenge without a token it issued, and a
+//! revocation endpoint (RFC 7009) that records what it is sent. Each can be told to misbehave
+//! (refuse, answer garbage, redirect in a loop, live elsewhere). Plain HTTP on loopback, which
+//! the bridge allows.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{Query, Request, State};
@@ -29,8 +32,26 @@ pub struct Behaviour {
     pub token_error: bool,
     /// The protected resource metadata names this resource instead of the server's own.
     pub foreign_resource: Option<String>,
-    /// Codes issued: code → (PKCE challenge, redirect URI, resource).
-    codes: HashMap<String, (String, String, String)>,
+    /// The refresh grant answers `invalid_grant` (the refresh token was revoked or expired).
+    pub refresh_error: bool,
+    /// The authorization server the protected resource metadata names instead of this one;
+    /// this server then publishes no authorization server metadata of its own.
+    pub authorization_server: Option<String>,
+    /// The authorization server metadata is not JSON.
+    pub garbage_metadata: bool,
+    /// Neither metadata document is published (404), as before MCP required them.
+    pub no_metadata: bool,
+    /// The authorization server metadata is reached through this many redirects
+    /// (`usize::MAX`: it redirects to itself for ever).
+    pub metadata_redirects: usize,
+    /// How long a code may be exchanged (no limit unless set).
+    pub code_lifetime: Option<Duration>,
+    /// Codes issued: code → (PKCE challenge, redirect URI, resource, when).
+    codes: HashMap<String, (String, String, String, Instant)>,
+    /// Requests the token endpoint got.
+    pub token_requests: u32,
+    /// Tokens sent to the revocation endpoint, with their `token_type_hint`.
+    pub revoked: Vec<(String, String)>,
     /// Access tokens issued.
     pub tokens: HashSet<String>,
     /// `resource` of each authorization request.
@@ -94,6 +115,7 @@ impl OAuthServer {
             .route("/register", post(register))
             .route("/authorize", get(authorize))
             .route("/token", post(token))
+            .route("/revoke", post(revoke))
             .with_state(ctx)
             .merge(protected);
         let task = tokio::spawn(async move {
@@ -134,22 +156,64 @@ async fn bearer(State(ctx): State<Ctx>, request: Request, next: Next) -> Respons
         .into_response()
 }
 
-async fn resource_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
-    let resource = ctx
-        .behaviour
-        .lock()
-        .unwrap()
+async fn resource_metadata(State(ctx): State<Ctx>) -> Response {
+    let behaviour = ctx.behaviour.lock().unwrap();
+    if behaviour.no_metadata {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let resource = behaviour
         .foreign_resource
         .clone()
         .unwrap_or_else(|| format!("{}/mcp", ctx.base));
+    let authorization_server = behaviour
+        .authorization_server
+        .clone()
+        .unwrap_or_else(|| ctx.base.clone());
     axum::Json(json!({
         "resource": resource,
-        "authorization_servers": [ctx.base],
+        "authorization_servers": [authorization_server],
     }))
+    .into_response()
 }
 
-async fn server_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
+async fn server_metadata(
+    State(ctx): State<Ctx>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
     let base = &ctx.base;
+    let (elsewhere, garbage, redirects) = {
+        let behaviour = ctx.behaviour.lock().unwrap();
+        (
+            behaviour.authorization_server.is_some(),
+            behaviour.garbage_metadata,
+            behaviour.metadata_redirects,
+        )
+    };
+    if elsewhere || ctx.behaviour.lock().unwrap().no_metadata {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    let hop: usize = query
+        .get("hop")
+        .and_then(|hop| hop.parse().ok())
+        .unwrap_or(0);
+    if hop < redirects {
+        let next = if redirects == usize::MAX {
+            hop
+        } else {
+            hop + 1
+        };
+        return Redirect::temporary(&format!(
+            "/.well-known/oauth-authorization-server?hop={next}"
+        ))
+        .into_response();
+    }
+    if garbage {
+        return (
+            [(header::CONTENT_TYPE, "application/json")],
+            "<html><body>{\"issuer\": oops</body></html>",
+        )
+            .into_response();
+    }
     axum::Json(json!({
         "issuer": base,
         "authorization_endpoint": format!("{base}/authorize"),
@@ -159,7 +223,23 @@ async fn server_metadata(State(ctx): State<Ctx>) -> axum::Json<Value> {
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
         "token_endpoint_auth_methods_supported": ["none"],
+        "revocation_endpoint": format!("{base}/revoke"),
     }))
+    .into_response()
+}
+
+/// RFC 7009: the token is forgotten whatever it was; the answer is 200 either way.
+async fn revoke(
+    State(ctx): State<Ctx>,
+    axum::Form(form): axum::Form<HashMap<String, String>>,
+) -> StatusCode {
+    let mut behaviour = ctx.behaviour.lock().unwrap();
+    let token = form.get("token").cloned().unwrap_or_default();
+    behaviour.tokens.remove(&token);
+    behaviour.refresh_tokens.remove(&token);
+    let hint = form.get("token_type_hint").cloned().unwrap_or_default();
+    behaviour.revoked.push((token, hint));
+    StatusCode::OK
 }
 
 async fn register(axum::Json(body): axum::Json<Value>) -> Response {
@@ -193,6 +273,7 @@ async fn authorize(
             query.get("code_challenge").cloned().unwrap_or_default(),
             redirect.clone(),
             query.get("resource").cloned().unwrap_or_default(),
+            Instant::now(),
         ),
     );
     Redirect::to(&format!("{redirect}?code={code}&state={state}")).into_response()
@@ -210,10 +291,14 @@ async fn token(
             .into_response()
     };
     let mut behaviour = ctx.behaviour.lock().unwrap();
+    behaviour.token_requests += 1;
     if behaviour.token_error {
         return refused("invalid_grant");
     }
     if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
+        if behaviour.refresh_error {
+            return refused("invalid_grant");
+        }
         let known = form
             .get("refresh_token")
             .is_some_and(|t| behaviour.refresh_tokens.contains(t));
@@ -226,12 +311,16 @@ async fn token(
     if form.get("grant_type").map(String::as_str) != Some("authorization_code") {
         return refused("unsupported_grant_type");
     }
-    let Some((challenge, redirect, resource)) = form
+    let lifetime = behaviour.code_lifetime;
+    let Some((challenge, redirect, resource, issued)) = form
         .get("code")
         .and_then(|code| behaviour.codes.remove(code))
     else {
         return refused("invalid_grant");
     };
+    if lifetime.is_some_and(|lifetime| issued.elapsed() > lifetime) {
+        return refused("invalid_grant");
+    }
     let verifier = form.get("code_verifier").cloned().unwrap_or_default();
     let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(sha2::Sha256::digest(verifier.as_bytes()));
@@ -242,6 +331,13 @@ async fn token(
         return refused("invalid_grant");
     }
     issue(&mut behaviour)
+}
+
+impl Behaviour {
+    /// The refresh tokens it issued and has not revoked.
+    pub fn refresh_tokens_issued(&self) -> Vec<String> {
+        self.refresh_tokens.iter().cloned().collect()
+    }
 }
 
 /// New access and refresh tokens.

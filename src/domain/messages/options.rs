@@ -142,6 +142,15 @@ pub enum PageRequest {
     RemoveServer {
         name: String,
     },
+    /// Begin signing in to a remote server (`POST /servers/{name}/sign-in`): the answer holds
+    /// the authorization page the options page opens in a new tab.
+    SignInServer {
+        name: String,
+    },
+    /// Sign out of a remote server (`POST /servers/{name}/sign-out`).
+    SignOutServer {
+        name: String,
+    },
     /// Other MCP clients' servers: without `names`, what would be added (and what clashes);
     /// with them, those are added.
     ImportServers {

@@ -1,0 +1,180 @@
+//! Signing in to a server the bridge's authors did not write: the example streamable HTTP
+//! server of the MCP TypeScript SDK (`@modelcontextprotocol/sdk` from npm, a pinned dev
+//! dependency) run with `--oauth`, its demo authorization server on a port of its own. The
+//! sign-in route, its authorization page followed as a browser does, the callback, then a
+//! tool call with the tokens. Skipped, saying so, only when `node` is not installed.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use axum::http::{Method, StatusCode};
+use common::{PORT, Req, TestApp};
+use http_body_util::BodyExt as _;
+use mcp_bridge::config::{ServerSpec, Transport};
+use serde_json::{Value, json};
+use tower::ServiceExt as _;
+
+/// The SDK's example server, stopped when dropped.
+struct SdkServer {
+    child: Child,
+    mcp_port: u16,
+    auth_port: u16,
+}
+
+impl Drop for SdkServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The example's script in the repository's `node_modules`.
+fn example() -> PathBuf {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js");
+    assert!(
+        script.is_file(),
+        "{} is missing: run ./build.sh setup (npm installs @modelcontextprotocol/sdk)",
+        script.display()
+    );
+    script
+}
+
+/// Start the example with its demo OAuth provider; `None` when `node` is not installed.
+fn start_sdk_server() -> Option<SdkServer> {
+    if Command::new("node").arg("--version").output().is_err() {
+        return None;
+    }
+    let (mcp_port, auth_port) = (free_port(), free_port());
+    let mut child = Command::new("node")
+        .arg(example())
+        .arg("--oauth")
+        .env("MCP_PORT", mcp_port.to_string())
+        .env("MCP_AUTH_PORT", auth_port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("start node");
+    let stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = sender.send(line);
+        }
+    });
+    let server = SdkServer {
+        child,
+        mcp_port,
+        auth_port,
+    };
+    // Both servers say when they listen.
+    let mut listening = 0;
+    while listening < 2 {
+        let line = receiver
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the SDK's example server did not start");
+        if line.contains("listening on port") {
+            listening += 1;
+        }
+    }
+    Some(server)
+}
+
+/// Send a request to the app; the status and the body as text.
+async fn send(
+    app: &TestApp,
+    request: axum::http::Request<axum::body::Body>,
+) -> (StatusCode, String) {
+    let response = mcp_bridge::app(app.state.clone())
+        .oneshot(request)
+        .await
+        .unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&bytes).into_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_in_to_the_sdk_example_server_then_call_its_tool() {
+    let Some(sdk) = start_sdk_server() else {
+        println!(
+            "skipped: `node` is not installed, so the MCP TypeScript SDK's example server cannot run"
+        );
+        return;
+    };
+    // The example names itself `localhost` in its metadata; the bridge is told the same.
+    let url = format!("http://localhost:{}/mcp", sdk.mcp_port);
+    let mut spec = common::demo_spec();
+    spec.name = "sdk".to_owned();
+    spec.transport = Transport::StreamableHttp {
+        url: url.clone(),
+        headers: BTreeMap::new(),
+        ca_file: None,
+        sign_in: Default::default(),
+    };
+    spec.startup_timeout = Duration::from_secs(20);
+    let app = TestApp::start(vec![spec as ServerSpec]).await;
+    let greet = json!({"name": "greet", "serverName": "sdk", "arguments": {"name": "bridge"}});
+
+    let before = app.execute(greet.clone()).await;
+    assert_eq!(
+        before.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{}",
+        before.body
+    );
+    assert_eq!(before.detail()["type"], "SignInRequired", "{}", before.body);
+
+    let (status, body) = send(&app, Req::new(Method::POST, "/servers/sdk/sign-in").build()).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    let authorization_url = answer["authorization_url"].as_str().unwrap();
+    assert!(
+        authorization_url.starts_with(&format!("http://localhost:{}/authorize?", sdk.auth_port)),
+        "{authorization_url}"
+    );
+
+    // The browser opens the authorization page; the demo provider consents at once and
+    // redirects to the bridge's callback.
+    common::http_ready();
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let page = browser.get(authorization_url).send().await.unwrap();
+    assert!(page.status().is_redirection(), "{page:?}");
+    let location = page.headers()["location"].to_str().unwrap().to_owned();
+    let prefix = format!("http://127.0.0.1:{PORT}/oauth/callback?");
+    assert!(location.starts_with(&prefix), "{location}");
+    let callback = &location[prefix.len() - "/oauth/callback?".len()..];
+    let (status, page) = send(&app, Req::new(Method::GET, callback).auth(None).build()).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("signed in to sdk"), "{page}");
+
+    let mut reply = app.execute(greet.clone()).await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = app.execute(greet.clone()).await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "Hello, bridge!");
+    app.stop().await;
+}
