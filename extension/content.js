@@ -736,6 +736,16 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     node.classList.toggle('docked', node.dataset.status !== 'confirm');
   }
 
+  // Placing the float reads the layout of the input, the send button and the float. From a
+  // timer, while an answer streams in, that forces a layout of the whole page which the next
+  // chunk throws away (one more layout each time, on a long answer a long task). In an
+  // animation frame it reads the layout the frame computes anyway. A hidden tab draws no
+  // frames, and has nothing to place until it is shown.
+  let placing = 0;
+  function placeSoon() {
+    placing ||= requestAnimationFrame(() => { placing = 0; placeFloat(); });
+  }
+
   // A running call's progress, as the core worded it.
   function progressSection(p) {
     const box = el('div', { class: 'progress' });
@@ -1118,8 +1128,8 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     if (!site) return;
     await redetect();
     observe();
-    setInterval(() => { observe(); placeFloat(); }, AREA_CHECK_MS);
-    addEventListener('resize', placeFloat);
+    setInterval(() => { observe(); placeSoon(); }, AREA_CHECK_MS);
+    addEventListener('resize', placeSoon);
     watchUser();
     report(true, true);
     const input = parts.input;

@@ -20,6 +20,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'] });
 const s = w.session;
+// On a loaded machine the 300 KB answer takes longer to stream than WebDriver's 30 s default.
+await s.cmd('POST', '/timeouts', { script: 180000 });
 try {
   const size = fs.statSync(path.join(ROOT, 'extension/content.js')).size;
   console.log(`content script: ${size} B unminified (target ≤ 60 KB)`);
