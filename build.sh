@@ -285,7 +285,8 @@ package_extension() {
 }
 
 # One wasm build of the core: `$1` is the feature (`worker`: the background's chat loop;
-# `pages`: the extension pages' backend), kept as target/core-$1.wasm.
+# `pages`: the extension pages' backend and the worker's errands), kept as
+# target/core-$1.wasm.
 compile_core() {
   local feature="$1"
   step "build: core ($feature) → wasm (profile wasm-release: size first)"
@@ -340,13 +341,15 @@ build() {
   package_extension "$DIST"
   note "dist/{chrome,chrome-store,firefox} and their zips dist/mcp-bridge-{chrome,chrome-store,firefox}.zip"
 
-  # The core's budget counts what the worker loads: its wasm, wasm-bindgen's glue,
-  # background.js and the contract it imports. The content script runs in the chat page and
-  # the pages' core in the options page: each is counted on its own.
+  # The core's budget counts what a woken worker loads: its wasm, wasm-bindgen's glue,
+  # background.js and the two scripts it imports (the contract, and the pages' core's glue,
+  # whose wasm it starts only for an errand or an alarm). The content script runs in the
+  # chat page and the pages' core in the options page (and in the worker, on first use):
+  # each is counted on its own.
   local wasm_gz glue_gz page_gz pages_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(cat "$DIST/chrome/core/mcp_bridge_core.js" "$DIST/chrome/background.js" \
-    "$DIST/chrome/contract.js" | gzip -9c | wc -c)
+    "$DIST/chrome/contract.js" "$DIST/chrome/page-core/mcp_bridge_core.js" | gzip -9c | wc -c)
   page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
   pages_gz=$(cat "$DIST/chrome/page-core/mcp_bridge_core_bg.wasm" | gzip -9c | wc -c)
   step "size (gzip -9): worker core wasm ${wasm_gz} B + glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (budget 204800 B); content script ${page_gz} B; pages' core wasm ${pages_gz} B"

@@ -82,6 +82,11 @@ extern "C" {
     /// The worker's global `setTimeout` (there is no `window` in a service worker).
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: u32) -> JsValue;
+
+    /// `background.js`: starts the pages' core on the first call and hands it an errand
+    /// (`runtime::errands`); resolves to its answer.
+    #[wasm_bindgen(js_name = mcpBridgeErrand, catch)]
+    pub async fn hand_over(message: &str, tab: i32) -> Result<JsValue, JsValue>;
 }
 
 /// The real browser. Stateless: every call goes to `chrome.*` or `fetch`.

@@ -6,7 +6,7 @@ use futures::channel::oneshot;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
-use mcp_bridge_core::runtime::dispatch::{Background, Pages};
+use mcp_bridge_core::runtime::dispatch::{self, Background, Pages};
 use mcp_bridge_core::runtime::host::{
     Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
 };
@@ -400,6 +400,8 @@ pub struct World {
     pool: LocalPool,
     pub host: MemoryHost,
     background: Rc<Background<MemoryHost>>,
+    /// The pages' core the worker starts for its errands and alarms.
+    worker_pages: Rc<Pages<MemoryHost>>,
     /// The options page's own core: a separate instance over the same storage.
     pages: Rc<Pages<MemoryHost>>,
 }
@@ -436,11 +438,13 @@ impl World {
             nonces: Cell::new(0),
         }));
         let background = Rc::new(Background::new(host.clone()));
+        let worker_pages = Rc::new(Pages::new(host.clone()));
         let pages = Rc::new(Pages::new(host.clone()));
         World {
             pool,
             host,
             background,
+            worker_pages,
             pages,
         }
     }
@@ -451,12 +455,13 @@ impl World {
         files.borrow_mut().insert(path.into(), text.into());
     }
 
-    /// One of the worker's alarms goes off; runs until every task is idle.
+    /// One of the worker's alarms goes off (`background.js` hands it to the worker's pages'
+    /// core); runs until every task is idle.
     pub fn alarm(&mut self, name: &str) {
-        let background = Rc::clone(&self.background);
+        let pages = Rc::clone(&self.worker_pages);
         let name = name.to_string();
         self.run(async move {
-            background.alarm(&name).await;
+            pages.alarm(&name).await;
             Response::Ack { recheck_ms: None }
         });
     }
@@ -491,12 +496,19 @@ impl World {
         self.pool.run_until_stalled();
     }
 
-    /// Sends one message as the browser would deliver it and runs until everything stalls.
+    /// Sends one message as the browser would deliver it and runs until everything stalls;
+    /// an errand the worker hands over goes to its pages' core, as `background.js` does.
     /// `None` when the answer is still waiting (on a held bridge request).
     pub fn send(&mut self, origin: Origin, tab: Option<i32>, message: Value) -> Option<Response> {
         let background = Rc::clone(&self.background);
+        let pages = Rc::clone(&self.worker_pages);
         let text = message.to_string();
-        self.run(async move { background.handle(&text, origin, tab).await })
+        self.run(async move {
+            match background.handle(&text, origin, tab).await {
+                dispatch::Reply::Answer(response) => response,
+                dispatch::Reply::HandOver { tab } => pages.errand(&text, tab).await,
+            }
+        })
     }
 
     pub fn tab(&mut self, tab: i32, message: Value) -> Response {
@@ -569,6 +581,7 @@ impl World {
         self.host.0.held.borrow_mut().clear();
         self.host.0.timers.borrow_mut().clear();
         self.background = Rc::new(Background::new(self.host.clone()));
+        self.worker_pages = Rc::new(Pages::new(self.host.clone()));
     }
 
     /// Answers the held request number `i` (in the order they were held).
