@@ -5,8 +5,8 @@
 //
 // Two builds of the core run here: the worker's (`core/`, the chat loop), started at once,
 // and the pages' (`page-core/`, also the options page's backend), started only when the
-// worker's core hands it an errand (the Prompts menu, detection, the picker's result) or an
-// alarm goes off.
+// worker's core hands it an errand (the Prompts menu, detection, the picker's result) or a
+// failed call for the error log, or an alarm goes off.
 import init, * as core from './core/mcp_bridge_core.js';
 import initPages, * as pages from './page-core/mcp_bridge_core.js';
 import './contract.js'; // defines globalThis.MCP_BRIDGE (message names)
@@ -17,8 +17,10 @@ const pagesCore = () => (pagesReady ||= initPages({
   module_or_path: new URL('./page-core/mcp_bridge_core_bg.wasm', import.meta.url),
 }));
 
-// The worker's core calls this for a message it leaves to the pages' core.
+// The worker's core calls these for a message it leaves to the pages' core, and for a failed
+// call's record, which the pages' core keeps in the error log.
 globalThis.mcpBridgeErrand = (message, tab) => pagesCore().then(() => pages.handleErrand(message, tab));
+globalThis.mcpBridgeFailure = (failure) => pagesCore().then(() => pages.logFailure(failure));
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   ready

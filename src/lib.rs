@@ -49,6 +49,14 @@ pub async fn handle_errand(message: String, tab: i32) -> JsValue {
     web::handle_errand(&message, tab).await
 }
 
+/// A failed call's record from the worker's chat loop, kept in the error log by the pages'
+/// core the worker starts for it.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = logFailure)]
+pub async fn log_failure(failure: String) {
+    web::handle_failure(&failure).await
+}
+
 /// The worker's alarms (`chrome.alarms.onAlarm`), run by its pages' core: the daily check of
 /// the site list.
 #[cfg(all(target_arch = "wasm32", feature = "pages"))]

@@ -40,6 +40,13 @@ pub async fn handle_errand(message: &str, tab: i32) -> JsValue {
     host::to_js(&response).unwrap_or(JsValue::NULL)
 }
 
+/// A failed call's record the worker's chat loop handed over, for the error log.
+#[cfg(feature = "pages")]
+pub async fn handle_failure(failure: &str) {
+    let pages = PAGES.with(Rc::clone);
+    pages.log_failure(failure).await;
+}
+
 /// One of the worker's alarms went off (in the worker's pages' core).
 #[cfg(feature = "pages")]
 pub async fn handle_alarm(name: &str) {

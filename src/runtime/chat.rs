@@ -849,8 +849,16 @@ impl<H: Host> ChatLoop<H> {
             let json = serde_json::to_string(record).unwrap_or_default();
             let m = format!("[MCP Bridge] Tool error details: {json}");
             self.host.log(Level::Error, &m);
-            let site = host_of(&self.store.tab(tab).await.url);
-            self.store.record_failure(Some(site), record.clone()).await;
+            // Kept by the pages' core (`Pages::log_failure`), started for it if need be: the
+            // report does not wait for it.
+            let failure = crate::domain::error_log::Failure {
+                site: Some(host_of(&self.store.tab(tab).await.url)),
+                record: record.clone(),
+            };
+            let failure = serde_json::to_string(&failure).unwrap_or_default();
+            let host = self.host.clone();
+            self.host
+                .spawn(async move { host.log_failure(failure).await });
         }
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;

@@ -107,6 +107,12 @@ impl<H: Host> Pages<H> {
     pub async fn alarm(&self, name: &str) {
         self.errands.alarm(name).await;
     }
+
+    /// Keeps a failed call's record in the error log: `failure` is what the worker's chat
+    /// loop handed over ([`super::host::Host::log_failure`]).
+    pub async fn log_failure(&self, failure: &str) {
+        self.errands.log_failure(failure).await;
+    }
 }
 
 /// What both answerers do first with a message.

@@ -1,6 +1,6 @@
 //! The worker's occasional work, done by the pages' build of the core: the float's *Prompts*
-//! menu, the choice among the parts a page gathered, the picker's result, and the daily
-//! check of the subscribed site list. The worker's build leaves all of it out: its
+//! menu, the choice among the parts a page gathered, the picker's result, the daily check
+//! of the subscribed site list, and keeping failed calls in the error log. The worker's build leaves all of it out: its
 //! dispatcher hands each such request to the pages' core, which `background.js` starts on
 //! the first one (docs/ARCHITECTURE.md, "Two builds of the core"), so a woken worker fetches
 //! and compiles less. None of it shares memory with the chat loop: storage, the bridge and
@@ -126,6 +126,18 @@ impl<H: Host> Errands<H> {
     pub async fn alarm(&self, name: &str) {
         if name == SITE_LIST_ALARM {
             super::site_list::check_if_due(&self.host, &self.store).await;
+        }
+    }
+
+    /// Keeps a failed call's record in the error log (the JSON text of a
+    /// [`crate::domain::error_log::Failure`] from the worker's chat loop).
+    pub async fn log_failure(&self, failure: &str) {
+        match crate::domain::json_read::read::<crate::domain::error_log::Failure>(failure) {
+            Ok(f) => self.store.record_failure(f.site, f.record).await,
+            Err(e) => {
+                let m = format!("[MCP Bridge] error log not saved: {e}");
+                self.host.log(super::host::Level::Warn, &m);
+            }
         }
     }
 

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 /// What a scripted bridge does with one request.
 pub enum Answer {
@@ -42,6 +42,8 @@ pub enum Prover {
 type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
 pub struct Inner {
+    /// The pages' core the worker starts for its errands, which keeps the error log.
+    worker_pages: RefCell<Option<Weak<Pages<MemoryHost>>>>,
     storage: RefCell<BTreeMap<(Area, String), Value>>,
     now: Cell<f64>,
     ui_language: RefCell<String>,
@@ -261,6 +263,19 @@ impl Host for MemoryHost {
             .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
+    async fn log_failure(&self, failure: String) {
+        let pages = self
+            .0
+            .worker_pages
+            .borrow()
+            .as_ref()
+            .and_then(Weak::upgrade);
+        pages
+            .expect("the worker's pages' core")
+            .log_failure(&failure)
+            .await;
+    }
+
     async fn sleep(&self, ms: u32) {
         let (tx, rx) = oneshot::channel();
         let wake_at = self.0.now.get() + f64::from(ms);
@@ -416,6 +431,7 @@ impl World {
     pub fn new() -> World {
         let pool = LocalPool::new();
         let host = MemoryHost(Rc::new(Inner {
+            worker_pages: RefCell::new(None),
             storage: RefCell::new(BTreeMap::new()),
             now: Cell::new(1_700_000_000_000.0),
             ui_language: RefCell::new("en-US".into()),
@@ -439,6 +455,7 @@ impl World {
         }));
         let background = Rc::new(Background::new(host.clone()));
         let worker_pages = Rc::new(Pages::new(host.clone()));
+        *host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&worker_pages));
         let pages = Rc::new(Pages::new(host.clone()));
         World {
             pool,
@@ -582,6 +599,7 @@ impl World {
         self.host.0.timers.borrow_mut().clear();
         self.background = Rc::new(Background::new(self.host.clone()));
         self.worker_pages = Rc::new(Pages::new(self.host.clone()));
+        *self.host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&self.worker_pages));
     }
 
     /// Answers the held request number `i` (in the order they were held).
