@@ -23,7 +23,7 @@ pub fn version() -> String {
 }
 
 /// The background worker's entry: handles one message from a content script or an
-/// extension page and resolves to the answer. `message` is the JSON text of the message;
+/// extension page and resolves to the answer (an errand's from the pages' core). `message` is the JSON text of the message;
 /// `sender` is the browser's `MessageSender` (never trusted for more than telling a tab
 /// from an extension page).
 #[cfg(all(target_arch = "wasm32", feature = "worker"))]
@@ -32,19 +32,37 @@ pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
     web::handle_message(&message, &sender).await
 }
 
-/// The worker's alarms (`chrome.alarms.onAlarm`): the daily check of the site list.
-#[cfg(all(target_arch = "wasm32", feature = "worker"))]
-#[wasm_bindgen(js_name = handleAlarm)]
-pub async fn handle_alarm(name: String) {
-    web::handle_alarm(&name).await
-}
-
 /// An extension page's entry (options, popup): answers one of its own requests
 /// (`PageRequest`) in the page, over the same storage and bridge as the worker.
 #[cfg(all(target_arch = "wasm32", feature = "pages"))]
 #[wasm_bindgen(js_name = handlePageRequest)]
 pub async fn handle_page_request(message: String) -> JsValue {
     web::handle_page_request(&message).await
+}
+
+/// The worker's errands (`runtime::errands`), run by the pages' core that the worker starts
+/// on the first one: answers one message of chat tab `tab` that the worker's core handed
+/// over.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = handleErrand)]
+pub async fn handle_errand(message: String, tab: i32) -> JsValue {
+    web::handle_errand(&message, tab).await
+}
+
+/// A failed call's record from the worker's chat loop, kept in the error log by the pages'
+/// core the worker starts for it.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = logFailure)]
+pub async fn log_failure(failure: String) {
+    web::handle_failure(&failure).await
+}
+
+/// The worker's alarms (`chrome.alarms.onAlarm`), run by its pages' core: the daily check of
+/// the site list.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = handleAlarm)]
+pub async fn handle_alarm(name: String) {
+    web::handle_alarm(&name).await
 }
 
 /// Talc instead of the default dlmalloc: the same job in 2.9 KB less gzipped wasm, and

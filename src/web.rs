@@ -1,15 +1,15 @@
 //! The browser edge (wasm32 only): the [`WebHost`] behind the host seam, the one
-//! [`Background`] a worker runs and the one [`Pages`] an extension page runs, fed by
-//! `lib.rs`.
+//! [`Background`] a worker runs and the one [`Pages`] an extension page runs (and the
+//! worker, for its errands), fed by `lib.rs`.
 
 pub mod host;
 
 #[cfg(feature = "worker")]
 use crate::domain::messages::Origin;
-#[cfg(feature = "worker")]
-use crate::runtime::dispatch::Background;
 #[cfg(feature = "pages")]
 use crate::runtime::dispatch::Pages;
+#[cfg(feature = "worker")]
+use crate::runtime::dispatch::{Background, Reply};
 pub use host::WebHost;
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
@@ -32,20 +32,41 @@ pub async fn handle_page_request(message: &str) -> JsValue {
     host::to_js(&response).unwrap_or(JsValue::NULL)
 }
 
-/// Answers one message the worker received from a content script or an extension page.
+/// Answers an errand the worker handed over from chat tab `tab`.
+#[cfg(feature = "pages")]
+pub async fn handle_errand(message: &str, tab: i32) -> JsValue {
+    let pages = PAGES.with(Rc::clone);
+    let response = pages.errand(message, tab).await;
+    host::to_js(&response).unwrap_or(JsValue::NULL)
+}
+
+/// A failed call's record the worker's chat loop handed over, for the error log.
+#[cfg(feature = "pages")]
+pub async fn handle_failure(failure: &str) {
+    let pages = PAGES.with(Rc::clone);
+    pages.log_failure(failure).await;
+}
+
+/// One of the worker's alarms went off (in the worker's pages' core).
+#[cfg(feature = "pages")]
+pub async fn handle_alarm(name: &str) {
+    let pages = PAGES.with(Rc::clone);
+    pages.alarm(name).await;
+}
+
+/// Answers one message the worker received from a content script or an extension page;
+/// an errand is answered by the pages' core, which `background.js` starts on the first one.
 #[cfg(feature = "worker")]
 pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
     let (origin, tab) = sender_origin(sender);
     let background = BACKGROUND.with(Rc::clone);
-    let response = background.handle(message, origin, tab).await;
-    host::to_js(&response).unwrap_or(JsValue::NULL)
-}
-
-/// One of the worker's alarms went off.
-#[cfg(feature = "worker")]
-pub async fn handle_alarm(name: &str) {
-    let background = BACKGROUND.with(Rc::clone);
-    background.alarm(name).await;
+    match background.handle(message, origin, tab).await {
+        Reply::Answer(response) => host::to_js(&response).unwrap_or(JsValue::NULL),
+        Reply::HandOver { tab } => host::hand_over(message, tab).await.unwrap_or_else(|e| {
+            let why = host::js_err("the pages' core did not answer", &e);
+            host::to_js(&crate::domain::messages::Response::error(why)).unwrap_or(JsValue::NULL)
+        }),
+    }
 }
 
 /// A sender is an extension page only when the browser says its URL is ours; everything

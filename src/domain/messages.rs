@@ -149,6 +149,27 @@ pub enum UserAction {
     },
 }
 
+impl TabRequest {
+    /// Occasional work the worker leaves to the pages' build of the core, which it starts
+    /// on the first one (docs/ARCHITECTURE.md, "Two builds of the core"): the float's
+    /// *Prompts* menu, the choice among a page's gathered parts and the picker's result.
+    /// Each reads and writes only storage, the bridge and the tab, never the chat loop's
+    /// memory.
+    pub fn is_errand(&self) -> bool {
+        match self {
+            TabRequest::Detect { .. } => true,
+            TabRequest::UserAction { action } => matches!(
+                action,
+                UserAction::Menu
+                    | UserAction::Complete { .. }
+                    | UserAction::UseItem { .. }
+                    | UserAction::Picked { .. }
+            ),
+            _ => false,
+        }
+    }
+}
+
 /// Any incoming message, after the origin check.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Incoming {

@@ -8,7 +8,6 @@ use super::bridge_client::BridgeClient;
 use super::host::{Host, Level};
 use super::store::Store;
 use crate::domain::bridge_api;
-use crate::domain::custom_sites;
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
@@ -27,11 +26,15 @@ use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-mod menu;
+mod tools_changed;
 
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
 /// an extension worker whose fetch takes ~30 s to answer).
 pub const POLL_WAIT_S: u32 = 20;
+
+/// What the chat loop answers a request that is the pages' core's (never sent there: the
+/// dispatcher hands such requests over).
+const ERRAND_IN_CHAT_LOOP: &str = "answered by the pages' core";
 
 /// The built-in tool that lists one service's tools instead of running anything.
 pub const LIST_TOOLS: &str = "list_tools_in_service";
@@ -97,6 +100,40 @@ pub fn lang_of(settings: &Settings, ui_language: &str) -> Lang {
         LangSetting::En => Lang::En,
         LangSetting::Auto if ui_language.to_ascii_lowercase().starts_with("zh") => Lang::Zh,
         LangSetting::Auto => Lang::En,
+    }
+}
+
+/// When an outcome is the user's setup keeping the call from the bridge — no bridge at
+/// the address, no or a wrong token, the bridge refusing the extension — what to tell
+/// the user, in words with the fix. Nothing ran, so the call can run later. Failures the
+/// bridge reported about the tool or its server are the AI's, as always.
+pub(super) fn setup_problem(outcome: &Outcome, settings: &Settings) -> Option<float::Setup> {
+    let address = Address {
+        url: settings.base_url(),
+    }
+    .host()
+    .to_string();
+    match outcome {
+        Outcome::Unreachable { .. } => Some(float::Setup::NotRunning { address }),
+        Outcome::HttpError { status: 401, .. } if settings.token.is_empty() => {
+            Some(float::Setup::TokenMissing)
+        }
+        Outcome::HttpError { status: 401, .. } => Some(float::Setup::TokenRejected),
+        Outcome::HttpError {
+            status: 403,
+            detail: ErrorDetail::Object { error },
+            ..
+        } if error.error_type.as_deref() == Some("Forbidden") => {
+            Some(float::Setup::Refused { address })
+        }
+        // A remote server that needs the user to sign in: the user's to fix, not the AI's.
+        Outcome::HttpError {
+            detail: ErrorDetail::Object { error },
+            ..
+        } if error.error_type.as_deref() == Some(SIGN_IN_REQUIRED) => Some(float::Setup::SignIn {
+            server: error.server.clone().unwrap_or_default(),
+        }),
+        _ => None,
     }
 }
 
@@ -216,9 +253,8 @@ impl<H: Host> ChatLoop<H> {
                 Response::Ack { recheck_ms: None }
             }
             TabRequest::UserAction { action } => self.user_action(tab, action).await,
-            TabRequest::Detect { scene } => Response::Detected {
-                choice: crate::domain::detect::choose(&scene),
-            },
+            // The pages' core answers it (`super::errands`); the dispatcher hands it over.
+            TabRequest::Detect { .. } => Response::error(ERRAND_IN_CHAT_LOOP),
         }
     }
 
@@ -443,7 +479,7 @@ impl<H: Host> ChatLoop<H> {
         let named = call.server_name.clone();
         let listed = match client.services().await {
             Ok(body) => bridge_api::services(&body).ok(),
-            Err(outcome) => match self.setup_problem(&outcome, settings) {
+            Err(outcome) => match setup_problem(&outcome, settings) {
                 Some(why) => return Err((outcome, why)),
                 None => None,
             },
@@ -618,7 +654,7 @@ impl<H: Host> ChatLoop<H> {
             )
         };
         if let Some(outcome) = &outcome
-            && let Some(why) = self.setup_problem(outcome, &settings)
+            && let Some(why) = setup_problem(outcome, &settings)
         {
             self.running.remove(tab);
             self.hold(tab, key, call, outcome.clone(), &why, true).await;
@@ -633,42 +669,6 @@ impl<H: Host> ChatLoop<H> {
             None => self.list_tools(tab, &client, &call, &settings).await,
         }
         self.running.remove(tab);
-    }
-
-    /// When an outcome is the user's setup keeping the call from the bridge — no bridge at
-    /// the address, no or a wrong token, the bridge refusing the extension — what to tell
-    /// the user, in words with the fix. Nothing ran, so the call can run later. Failures the
-    /// bridge reported about the tool or its server are the AI's, as always.
-    fn setup_problem(&self, outcome: &Outcome, settings: &Settings) -> Option<float::Setup> {
-        let address = Address {
-            url: settings.base_url(),
-        }
-        .host()
-        .to_string();
-        match outcome {
-            Outcome::Unreachable { .. } => Some(float::Setup::NotRunning { address }),
-            Outcome::HttpError { status: 401, .. } if settings.token.is_empty() => {
-                Some(float::Setup::TokenMissing)
-            }
-            Outcome::HttpError { status: 401, .. } => Some(float::Setup::TokenRejected),
-            Outcome::HttpError {
-                status: 403,
-                detail: ErrorDetail::Object { error },
-                ..
-            } if error.error_type.as_deref() == Some("Forbidden") => {
-                Some(float::Setup::Refused { address })
-            }
-            // A remote server that needs the user to sign in: the user's to fix, not the AI's.
-            Outcome::HttpError {
-                detail: ErrorDetail::Object { error },
-                ..
-            } if error.error_type.as_deref() == Some(SIGN_IN_REQUIRED) => {
-                Some(float::Setup::SignIn {
-                    server: error.server.clone().unwrap_or_default(),
-                })
-            }
-            _ => None,
-        }
     }
 
     /// Keeps a call that did not reach the bridge, says why in the float, and watches the
@@ -753,7 +753,7 @@ impl<H: Host> ChatLoop<H> {
             };
             // No token, a refused one or no bridge: the native host may know the token and
             // start the bridge. Asked once per watch; the next check finds out.
-            let why = self.setup_problem(&outcome, &settings);
+            let why = setup_problem(&outcome, &settings);
             if why.is_some() && !asked_host {
                 asked_host = true;
                 if super::pairing::pair(&self.host, &self.store).await.is_ok() {
@@ -848,7 +848,7 @@ impl<H: Host> ChatLoop<H> {
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match status {
-            0 => self.setup_problem(&Outcome::unreachable(""), settings),
+            0 => setup_problem(&Outcome::unreachable(""), settings),
             _ => None,
         };
         let how = float::Finished {
@@ -870,13 +870,21 @@ impl<H: Host> ChatLoop<H> {
             let json = serde_json::to_string(record).unwrap_or_default();
             let m = format!("[MCP Bridge] Tool error details: {json}");
             self.host.log(Level::Error, &m);
-            let site = host_of(&self.store.tab(tab).await.url);
-            self.store.record_failure(Some(site), record.clone()).await;
+            // Kept by the pages' core (`Pages::log_failure`), started for it if need be: the
+            // report does not wait for it.
+            let failure = crate::domain::error_log::Failure {
+                site: Some(host_of(&self.store.tab(tab).await.url)),
+                record: record.clone(),
+            };
+            let failure = serde_json::to_string(&failure).unwrap_or_default();
+            let host = self.host.clone();
+            self.host
+                .spawn(async move { host.log_failure(failure).await });
         }
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match outcome {
-            Outcome::Unreachable { .. } => self.setup_problem(outcome, settings),
+            Outcome::Unreachable { .. } => setup_problem(outcome, settings),
             _ => None,
         };
         let how = float::Finished {
@@ -946,7 +954,7 @@ impl<H: Host> ChatLoop<H> {
                 let r = report::render("list_services", &null, &outcome, &opts);
                 // The bridge is out of reach or refuses: what to do on this machine; any
                 // other answer is the bridge's report (behind *Show report*).
-                let setup = self.setup_problem(&outcome, settings);
+                let setup = setup_problem(&outcome, settings);
                 let how = float::Finished {
                     tool: Some("list_services"),
                     setup: setup.as_ref(),
@@ -1104,107 +1112,18 @@ impl<H: Host> ChatLoop<H> {
                     }
                 }
             }
-            UserAction::Menu => return self.menu(&settings).await,
-            UserAction::Complete {
-                server,
-                kind,
-                name,
-                argument,
-                value,
-                context,
-            } => {
-                let what = (server, kind, name);
-                return self
-                    .complete(&settings, what, (argument, value, context))
-                    .await;
-            }
-            UserAction::UseItem {
-                server,
-                kind,
-                name,
-                values,
-            } => {
-                let item = menu::Use {
-                    server,
-                    kind,
-                    name,
-                    values,
-                };
-                return self.use_item(tab, &settings, item).await;
-            }
             UserAction::OpenDetails => {
                 if let Err(e) = self.host.open_options_page().await {
                     return Response::error(e);
                 }
             }
-            UserAction::Picked {
-                url,
-                input,
-                send,
-                answer,
-            } => {
-                let picked = custom_sites::Picked {
-                    input,
-                    send,
-                    answer,
-                };
-                return match self.save_picked(&url, &picked, lang).await {
-                    Ok(site) => {
-                        let mut f = float::ready(lang, &site.name);
-                        f.detail = Some(crate::domain::redact::Masked::new(&fill(
-                            lang.says().picked_saved,
-                            &[("id", &site.name)],
-                        )));
-                        Response::PageSetup {
-                            site: Some(site),
-                            problem: None,
-                            float: Box::new(f),
-                        }
-                    }
-                    Err(why) => Response::error(fill(lang.says().picked_refused, &[("why", &why)])),
-                };
-            }
+            // The pages' core answers these (`super::errands`); the dispatcher hands them over.
+            UserAction::Menu
+            | UserAction::Complete { .. }
+            | UserAction::UseItem { .. }
+            | UserAction::Picked { .. } => return Response::error(ERRAND_IN_CHAT_LOOP),
         }
         Response::Ack { recheck_ms: None }
-    }
-
-    /// Writes what the picker found as the user's config for the page's site: the config in
-    /// force with the picked selectors first, under the user's own id for the site when they
-    /// have one, so it replaces theirs instead of clashing with it. It applies to the page's
-    /// host only. The picker runs only where the content script does — a shipped site, or
-    /// one of the user's (registered from the options page) — so nothing is registered here;
-    /// a page whose site was removed meanwhile is refused.
-    async fn save_picked(
-        &self,
-        url: &str,
-        picked: &custom_sites::Picked,
-        lang: Lang,
-    ) -> Result<SiteConfig, String> {
-        let host = host_of(url);
-        let mut sites = self.store.custom_sites().await;
-        let builtin = self.store.builtin_sites().await;
-        let list = self.store.site_list().await;
-        let base =
-            crate::domain::site_list::config_for(&host, &sites.0, &list.sites, &builtin).cloned();
-        let mut cfg = custom_sites::with_picked(base, url, picked)
-            .ok_or_else(|| fill(lang.says().site_no_address, &[("url", url)]))?;
-        let own = crate::domain::sites::for_host(&sites.0, &host).cloned();
-        if let Some(own) = &own {
-            cfg.id.clone_from(&own.id);
-            cfg.name.clone_from(&own.name);
-            cfg.hosts.clone_from(&own.hosts);
-        } else if let Some(b) = crate::domain::sites::for_host(&builtin, &host) {
-            // The shipped site's id makes it an override, on the shipped hosts.
-            cfg.id.clone_from(&b.id);
-            cfg.hosts.clone_from(&b.hosts);
-        }
-        let (cfg, _) = sites.check_config(cfg, &builtin).map_err(|e| e.say(lang))?;
-        if own.is_none() && !custom_sites::is_override(&cfg, &builtin) {
-            return Err(lang.says().page_no_site.into());
-        }
-        sites.upsert(cfg.clone());
-        self.store.save_custom_sites(&sites).await?;
-        Ok(cfg)
     }
 }
 

@@ -1,10 +1,12 @@
 //! Who answers a message: the background's [`Background`] (the chat loop, for chat tabs)
-//! or an extension page's own [`Pages`] (the options backend). Each parses the message
-//! against the contract for the origin the browser vouches for. The two never run in the
-//! same wasm build (docs/ARCHITECTURE.md, "Two builds of the core"), so the worker does not
-//! load, compile or keep the options backend.
+//! or the pages' core, [`Pages`]: an extension page's own backend (the options page), and
+//! in the worker, started on first use, the worker's occasional work
+//! ([`super::errands`]). Each parses the message against the contract for the origin the
+//! browser vouches for. The two never run in the same wasm build (docs/ARCHITECTURE.md,
+//! "Two builds of the core"), so a woken worker loads and compiles only the chat loop.
 
 use super::chat::ChatLoop;
+use super::errands::Errands;
 use super::host::Host;
 use super::options::OptionsBackend;
 use super::store::Store;
@@ -14,32 +16,40 @@ use std::rc::Rc;
 
 /// What the background worker runs: the chat loop over the store.
 pub struct Background<H: Host> {
-    host: H,
     opening: Opening<H>,
     chat: Rc<ChatLoop<H>>,
 }
 
-/// The name of the worker's alarm that checks the subscribed site list (`background.js`
-/// creates it; the core decides whether a check is due).
-pub const SITE_LIST_ALARM: &str = "site-list";
+/// How the worker answers a message. Returned once per message and taken apart at once, so
+/// the answer is not boxed.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum Reply {
+    /// With this answer.
+    Answer(Response),
+    /// Not itself: the message is an errand ([`TabRequest::is_errand`]) from chat tab `tab`,
+    /// checked against the contract; the pages' core answers it ([`Pages::errand`]).
+    HandOver { tab: i32 },
+}
 
 impl<H: Host> Background<H> {
     pub fn new(host: H) -> Self {
         let store = Rc::new(Store::new(host.clone()));
         Background {
-            host: host.clone(),
             chat: ChatLoop::new(host, Rc::clone(&store)),
             opening: Opening::new(store),
         }
     }
 
-    /// Answers one message. `origin` and `tab` come from the browser, never the message.
-    pub async fn handle(&self, message: &str, origin: Origin, tab: Option<i32>) -> Response {
+    /// Answers one message, or says the pages' core does. `origin` and `tab` come from the
+    /// browser, never the message.
+    pub async fn handle(&self, message: &str, origin: Origin, tab: Option<i32>) -> Reply {
         let Some(incoming) = self.opening.open(message, origin).await else {
-            return Response::pong();
+            return Reply::Answer(Response::pong());
         };
-        match incoming {
+        Reply::Answer(match incoming {
             Ok(Incoming::Tab(req)) => match tab {
+                Some(tab) if req.is_errand() => return Reply::HandOver { tab },
                 Some(tab) => self.chat.handle(tab, req).await,
                 None => Response::error("chat messages must come from a tab"),
             },
@@ -47,29 +57,25 @@ impl<H: Host> Background<H> {
                 Response::error(crate::domain::messages::PAGE_REQUEST_IN_WORKER)
             }
             Err(message) => Response::error(message),
-        }
-    }
-
-    /// One of the worker's alarms went off.
-    pub async fn alarm(&self, name: &str) {
-        if name == SITE_LIST_ALARM {
-            super::site_list::check_if_due(&self.host, &self.opening.store).await;
-        }
+        })
     }
 }
 
 /// What an extension page (options, popup) runs in its own copy of the core: the options
-/// backend over the same storage the worker uses.
+/// backend over the same storage the worker uses. The worker runs one too, for its errands
+/// and alarms.
 pub struct Pages<H: Host> {
     opening: Opening<H>,
     options: OptionsBackend<H>,
+    errands: Errands<H>,
 }
 
 impl<H: Host> Pages<H> {
     pub fn new(host: H) -> Self {
         let store = Rc::new(Store::new(host.clone()));
         Pages {
-            options: OptionsBackend::new(host, Rc::clone(&store)),
+            options: OptionsBackend::new(host.clone(), Rc::clone(&store)),
+            errands: Errands::new(host, Rc::clone(&store)),
             opening: Opening::new(store),
         }
     }
@@ -84,6 +90,28 @@ impl<H: Host> Pages<H> {
             Ok(Incoming::Tab(_)) => Response::error("not a request an extension page makes"),
             Err(message) => Response::error(message),
         }
+    }
+
+    /// Answers an errand the worker handed over ([`Reply::HandOver`]): `message` as the
+    /// content script of chat tab `tab` sent it, read again against the same contract.
+    pub async fn errand(&self, message: &str, tab: i32) -> Response {
+        let incoming = self.opening.open(message, Origin::ContentScript).await;
+        match incoming {
+            Some(Ok(Incoming::Tab(req))) if req.is_errand() => self.errands.handle(tab, req).await,
+            Some(Err(message)) => Response::error(message),
+            _ => Response::error("not a request the pages' core answers"),
+        }
+    }
+
+    /// One of the worker's alarms went off (the worker hands them to its pages' core).
+    pub async fn alarm(&self, name: &str) {
+        self.errands.alarm(name).await;
+    }
+
+    /// Keeps a failed call's record in the error log: `failure` is what the worker's chat
+    /// loop handed over ([`super::host::Host::log_failure`]).
+    pub async fn log_failure(&self, failure: &str) {
+        self.errands.log_failure(failure).await;
     }
 }
 

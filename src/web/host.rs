@@ -82,6 +82,14 @@ extern "C" {
     /// The worker's global `setTimeout` (there is no `window` in a service worker).
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: u32) -> JsValue;
+
+    /// `background.js`: starts the pages' core on the first call and hands it an errand
+    /// (`runtime::errands`); resolves to its answer.
+    #[wasm_bindgen(js_name = mcpBridgeErrand, catch)]
+    pub async fn hand_over(message: &str, tab: i32) -> Result<JsValue, JsValue>;
+    /// `background.js`: the same for a failed call's record, for the error log.
+    #[wasm_bindgen(js_name = mcpBridgeFailure, catch)]
+    async fn hand_over_failure(failure: &str) -> Result<JsValue, JsValue>;
 }
 
 /// The real browser. Stateless: every call goes to `chrome.*` or `fetch`.
@@ -305,6 +313,13 @@ impl Host for WebHost {
             .await
             .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
         Ok(ok.as_bool() == Some(true))
+    }
+
+    async fn log_failure(&self, failure: String) {
+        if let Err(e) = hand_over_failure(&failure).await {
+            let m = js_err("[MCP Bridge] error log not saved", &e);
+            self.log(Level::Warn, &m);
+        }
     }
 
     async fn sleep(&self, ms: u32) {

@@ -6,7 +6,7 @@ use futures::channel::oneshot;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
-use mcp_bridge_core::runtime::dispatch::{Background, Pages};
+use mcp_bridge_core::runtime::dispatch::{self, Background, Pages};
 use mcp_bridge_core::runtime::host::{
     Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
 };
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 /// What a scripted bridge does with one request.
 pub enum Answer {
@@ -42,6 +42,8 @@ pub enum Prover {
 type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
 pub struct Inner {
+    /// The pages' core the worker starts for its errands, which keeps the error log.
+    worker_pages: RefCell<Option<Weak<Pages<MemoryHost>>>>,
     storage: RefCell<BTreeMap<(Area, String), Value>>,
     now: Cell<f64>,
     ui_language: RefCell<String>,
@@ -261,6 +263,19 @@ impl Host for MemoryHost {
             .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
+    async fn log_failure(&self, failure: String) {
+        let pages = self
+            .0
+            .worker_pages
+            .borrow()
+            .as_ref()
+            .and_then(Weak::upgrade);
+        pages
+            .expect("the worker's pages' core")
+            .log_failure(&failure)
+            .await;
+    }
+
     async fn sleep(&self, ms: u32) {
         let (tx, rx) = oneshot::channel();
         let wake_at = self.0.now.get() + f64::from(ms);
@@ -400,6 +415,8 @@ pub struct World {
     pool: LocalPool,
     pub host: MemoryHost,
     background: Rc<Background<MemoryHost>>,
+    /// The pages' core the worker starts for its errands and alarms.
+    worker_pages: Rc<Pages<MemoryHost>>,
     /// The options page's own core: a separate instance over the same storage.
     pages: Rc<Pages<MemoryHost>>,
 }
@@ -414,6 +431,7 @@ impl World {
     pub fn new() -> World {
         let pool = LocalPool::new();
         let host = MemoryHost(Rc::new(Inner {
+            worker_pages: RefCell::new(None),
             storage: RefCell::new(BTreeMap::new()),
             now: Cell::new(1_700_000_000_000.0),
             ui_language: RefCell::new("en-US".into()),
@@ -436,11 +454,14 @@ impl World {
             nonces: Cell::new(0),
         }));
         let background = Rc::new(Background::new(host.clone()));
+        let worker_pages = Rc::new(Pages::new(host.clone()));
+        *host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&worker_pages));
         let pages = Rc::new(Pages::new(host.clone()));
         World {
             pool,
             host,
             background,
+            worker_pages,
             pages,
         }
     }
@@ -451,12 +472,13 @@ impl World {
         files.borrow_mut().insert(path.into(), text.into());
     }
 
-    /// One of the worker's alarms goes off; runs until every task is idle.
+    /// One of the worker's alarms goes off (`background.js` hands it to the worker's pages'
+    /// core); runs until every task is idle.
     pub fn alarm(&mut self, name: &str) {
-        let background = Rc::clone(&self.background);
+        let pages = Rc::clone(&self.worker_pages);
         let name = name.to_string();
         self.run(async move {
-            background.alarm(&name).await;
+            pages.alarm(&name).await;
             Response::Ack { recheck_ms: None }
         });
     }
@@ -491,12 +513,19 @@ impl World {
         self.pool.run_until_stalled();
     }
 
-    /// Sends one message as the browser would deliver it and runs until everything stalls.
+    /// Sends one message as the browser would deliver it and runs until everything stalls;
+    /// an errand the worker hands over goes to its pages' core, as `background.js` does.
     /// `None` when the answer is still waiting (on a held bridge request).
     pub fn send(&mut self, origin: Origin, tab: Option<i32>, message: Value) -> Option<Response> {
         let background = Rc::clone(&self.background);
+        let pages = Rc::clone(&self.worker_pages);
         let text = message.to_string();
-        self.run(async move { background.handle(&text, origin, tab).await })
+        self.run(async move {
+            match background.handle(&text, origin, tab).await {
+                dispatch::Reply::Answer(response) => response,
+                dispatch::Reply::HandOver { tab } => pages.errand(&text, tab).await,
+            }
+        })
     }
 
     pub fn tab(&mut self, tab: i32, message: Value) -> Response {
@@ -569,6 +598,8 @@ impl World {
         self.host.0.held.borrow_mut().clear();
         self.host.0.timers.borrow_mut().clear();
         self.background = Rc::new(Background::new(self.host.clone()));
+        self.worker_pages = Rc::new(Pages::new(self.host.clone()));
+        *self.host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&self.worker_pages));
     }
 
     /// Answers the held request number `i` (in the order they were held).

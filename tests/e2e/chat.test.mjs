@@ -4,7 +4,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatHtml } from './support/chat.mjs';
-import { sleep } from './support/webdriver.mjs';
+import { sleep, waitFor } from './support/webdriver.mjs';
 
 const SITES = [
   ['deepseek', 'chat.deepseek.com'],
@@ -65,6 +65,16 @@ for (const browser of BROWSERS) {
         assert.ok(!float.includes(secret), 'the API key reached the float');
         assert.ok(!float.includes('/home/alice'), 'the home path reached the float');
       }
+      // The unmasked record is kept in the error log by the pages' core, which the worker
+      // starts for it (the worker's own core has no error-log code).
+      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      const logged = await waitFor(async () => {
+        const log = await w.session.execAsync(`const done = arguments[arguments.length - 1];
+          chrome.storage.local.get('errorLog').then((got) => done(got.errorLog || null), () => done(null));`);
+        return log?.entries?.find((e) => e.record.tool === 'fail_runtime');
+      }, { what: 'the failure in the error log' });
+      assert.equal(logged.site, 'chat.deepseek.com');
+      assert.ok(logged.record.message.includes('/home/alice/data.csv'), JSON.stringify(logged));
     });
 
     test('a reload does not run the last call again', async () => {

@@ -1,18 +1,18 @@
-//! The float's *Prompts* menu in the chat loop ([`crate::domain::prompts_menu`] decides): lists
-//! what the servers offer, asks a server for completions, and puts a prompt or a resource into
-//! the chat input after what the user wrote there, never sending it. Also the check that tells
-//! the user when the servers' tools changed since the AI got its instructions.
+//! The float's *Prompts* menu ([`crate::domain::prompts_menu`] decides): lists what the
+//! servers offer, asks a server for completions, and puts a prompt or a resource into the
+//! chat input after what the user wrote there, never sending it.
 
 use serde_json::{Map, Value, json};
 
-use super::ChatLoop;
+use super::Errands;
 use crate::domain::float::{self, FloatStatus};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, Response};
 use crate::domain::prompts_menu::{self as menu, PROMPT, RESOURCE, TEMPLATE};
-use crate::domain::redact::{Masked, redact_owned};
+use crate::domain::redact::redact_owned;
 use crate::domain::settings::Settings;
 use crate::runtime::bridge_client::{Refused, encode};
+use crate::runtime::chat::setup_problem;
 use crate::runtime::host::{Host, Method};
 
 /// The most suggestions passed on for one field.
@@ -26,14 +26,14 @@ pub struct Use {
     pub values: Option<Value>,
 }
 
-impl<H: Host> ChatLoop<H> {
+impl<H: Host> Errands<H> {
     /// Why a route gave nothing, in the user's words.
     fn refused(&self, why: Refused, settings: &Settings) -> String {
         let ui = self.ui();
         let says = ui.says();
         let text = match why {
             Refused::Said(why) => fill(says.menu_refused, &[("why", &why)]),
-            Refused::NoAnswer(outcome) => match self.setup_problem(&outcome, settings) {
+            Refused::NoAnswer(outcome) => match setup_problem(&outcome, settings) {
                 Some(setup) => match setup.say(ui) {
                     (sentence, Some(command)) => format!("{sentence} `{command}`"),
                     (sentence, None) => sentence,
@@ -165,29 +165,5 @@ impl<H: Host> ChatLoop<H> {
         f.media = float::media(typed.media.iter().map(|(m, d)| (m.as_str(), d.as_str())));
         self.show(tab, f).await;
         Response::Ack { recheck_ms: None }
-    }
-
-    /// The fingerprint of the tools the AI may call now, or `None` when the bridge cannot be
-    /// asked.
-    pub(super) async fn tools_now(&self, settings: &Settings) -> Option<String> {
-        let client = self.client(settings);
-        let body = client.services().await.ok()?;
-        let services = crate::domain::bridge_api::services(&body).ok()?;
-        let tools = self.tool_lists(&client, &services, settings).await;
-        Some(crate::domain::instructions::fingerprint(&services, &tools))
-    }
-
-    /// When the tools changed since this tab's AI got its instructions, the servers whose
-    /// tools did, in words for the float (`None`: no instructions given here, or no change).
-    pub(super) async fn tools_changed(&self, tab: i32, settings: &Settings) -> Option<Masked> {
-        let told = self.store.told_tools(tab).await?;
-        let now = self.tools_now(settings).await?;
-        let changed = crate::domain::instructions::changed(&told, &now);
-        if changed.is_empty() {
-            return None;
-        }
-        let says = self.lang(settings).says();
-        let text = fill(says.tools_changed, &[("servers", &changed.join(", "))]);
-        Some(Masked::new(&text))
     }
 }

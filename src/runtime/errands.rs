@@ -1,0 +1,204 @@
+//! The worker's occasional work, done by the pages' build of the core: the float's *Prompts*
+//! menu, the choice among the parts a page gathered, the picker's result, the daily check
+//! of the subscribed site list, and keeping failed calls in the error log. The worker's build leaves all of it out: its
+//! dispatcher hands each such request to the pages' core, which `background.js` starts on
+//! the first one (docs/ARCHITECTURE.md, "Two builds of the core"), so a woken worker fetches
+//! and compiles less. None of it shares memory with the chat loop: storage, the bridge and
+//! the tab are all it touches.
+
+use super::bridge_client::BridgeClient;
+use super::host::Host;
+use super::store::Store;
+use crate::domain::custom_sites;
+use crate::domain::float::{self, FloatState};
+use crate::domain::i18n::{Lang, fill};
+use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
+use crate::domain::settings::Settings;
+use crate::domain::sites::{SiteConfig, host_of};
+use std::rc::Rc;
+
+mod menu;
+
+/// The name of the worker's alarm that checks the subscribed site list (`background.js`
+/// creates it and hands it to the pages' core; the core decides whether a check is due).
+pub const SITE_LIST_ALARM: &str = "site-list";
+
+/// The errands of one worker, over the store of the core that runs them.
+pub struct Errands<H: Host> {
+    host: H,
+    store: Rc<Store<H>>,
+}
+
+impl<H: Host> Errands<H> {
+    pub fn new(host: H, store: Rc<Store<H>>) -> Self {
+        Errands { host, store }
+    }
+
+    /// The report language: the text that goes into the chat for the AI.
+    fn lang(&self, settings: &Settings) -> Lang {
+        super::chat::lang_of(settings, &self.host.ui_language())
+    }
+
+    /// The interface language: what the float says to the user.
+    fn ui(&self) -> Lang {
+        Lang::of_ui(&self.host.ui_language())
+    }
+
+    fn client<'a>(&'a self, settings: &Settings) -> BridgeClient<'a, H> {
+        BridgeClient::new(&self.host, settings.base_url(), &settings.token)
+    }
+
+    async fn command(&self, tab: i32, cmd: &Command) -> CommandResult {
+        self.host
+            .tab_command(tab, cmd)
+            .await
+            .unwrap_or_else(|reason| CommandResult {
+                ok: false,
+                reason: Some(reason),
+            })
+    }
+
+    async fn show(&self, tab: i32, float: FloatState) {
+        let cmd = Command::FloatState {
+            float: Box::new(float),
+        };
+        self.command(tab, &cmd).await;
+    }
+
+    /// Answers one errand ([`TabRequest::is_errand`]) from chat tab `tab`.
+    pub async fn handle(&self, tab: i32, req: TabRequest) -> Response {
+        let action = match req {
+            TabRequest::Detect { scene } => {
+                return Response::Detected {
+                    choice: crate::domain::detect::choose(&scene),
+                };
+            }
+            TabRequest::UserAction { action } => action,
+            _ => return Response::error("not a request the pages' core answers"),
+        };
+        let settings = self.store.chat_settings().await;
+        match action {
+            UserAction::Menu => self.menu(&settings).await,
+            UserAction::Complete {
+                server,
+                kind,
+                name,
+                argument,
+                value,
+                context,
+            } => {
+                let what = (server, kind, name);
+                self.complete(&settings, what, (argument, value, context))
+                    .await
+            }
+            UserAction::UseItem {
+                server,
+                kind,
+                name,
+                values,
+            } => {
+                let item = menu::Use {
+                    server,
+                    kind,
+                    name,
+                    values,
+                };
+                self.use_item(tab, &settings, item).await
+            }
+            UserAction::Picked {
+                url,
+                input,
+                send,
+                answer,
+            } => {
+                let picked = custom_sites::Picked {
+                    input,
+                    send,
+                    answer,
+                };
+                self.picked(&url, &picked).await
+            }
+            _ => Response::error("not a request the pages' core answers"),
+        }
+    }
+
+    /// One of the worker's alarms went off.
+    pub async fn alarm(&self, name: &str) {
+        if name == SITE_LIST_ALARM {
+            super::site_list::check_if_due(&self.host, &self.store).await;
+        }
+    }
+
+    /// Keeps a failed call's record in the error log (the JSON text of a
+    /// [`crate::domain::error_log::Failure`] from the worker's chat loop).
+    pub async fn log_failure(&self, failure: &str) {
+        match crate::domain::json_read::read::<crate::domain::error_log::Failure>(failure) {
+            Ok(f) => self.store.record_failure(f.site, f.record).await,
+            Err(e) => {
+                let m = format!("[MCP Bridge] error log not saved: {e}");
+                self.host.log(super::host::Level::Warn, &m);
+            }
+        }
+    }
+
+    /// The picker's result, saved as the page's site config; answered with the config the
+    /// content script goes on with.
+    async fn picked(&self, url: &str, picked: &custom_sites::Picked) -> Response {
+        // Everything said here is for the user: the interface language.
+        let lang = self.ui();
+        match self.save_picked(url, picked, lang).await {
+            Ok(site) => {
+                let mut f = float::ready(lang, &site.name);
+                f.detail = Some(crate::domain::redact::Masked::new(&fill(
+                    lang.says().picked_saved,
+                    &[("id", &site.name)],
+                )));
+                Response::PageSetup {
+                    site: Some(site),
+                    problem: None,
+                    float: Box::new(f),
+                }
+            }
+            Err(why) => Response::error(fill(lang.says().picked_refused, &[("why", &why)])),
+        }
+    }
+
+    /// Writes what the picker found as the user's config for the page's site: the config in
+    /// force with the picked selectors first, under the user's own id for the site when they
+    /// have one, so it replaces theirs instead of clashing with it. It applies to the page's
+    /// host only. The picker runs only where the content script does — a shipped site, or
+    /// one of the user's (registered from the options page) — so nothing is registered here;
+    /// a page whose site was removed meanwhile is refused.
+    async fn save_picked(
+        &self,
+        url: &str,
+        picked: &custom_sites::Picked,
+        lang: Lang,
+    ) -> Result<SiteConfig, String> {
+        let host = host_of(url);
+        let mut sites = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let list = self.store.site_list().await;
+        let base =
+            crate::domain::site_list::config_for(&host, &sites.0, &list.sites, &builtin).cloned();
+        let mut cfg = custom_sites::with_picked(base, url, picked)
+            .ok_or_else(|| fill(lang.says().site_no_address, &[("url", url)]))?;
+        let own = crate::domain::sites::for_host(&sites.0, &host).cloned();
+        if let Some(own) = &own {
+            cfg.id.clone_from(&own.id);
+            cfg.name.clone_from(&own.name);
+            cfg.hosts.clone_from(&own.hosts);
+        } else if let Some(b) = crate::domain::sites::for_host(&builtin, &host) {
+            // The shipped site's id makes it an override, on the shipped hosts.
+            cfg.id.clone_from(&b.id);
+            cfg.hosts.clone_from(&b.hosts);
+        }
+        let (cfg, _) = sites.check_config(cfg, &builtin).map_err(|e| e.say(lang))?;
+        if own.is_none() && !custom_sites::is_override(&cfg, &builtin) {
+            return Err(lang.says().page_no_site.into());
+        }
+        sites.upsert(cfg.clone());
+        self.store.save_custom_sites(&sites).await?;
+        Ok(cfg)
+    }
+}
