@@ -241,7 +241,13 @@ for (const browser of BROWSERS) {
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.more').click()`);
           await check('ready with its tools');
           await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `hi in the ${theme} theme `.repeat(20) })}`, 'Done.']);
-          await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' });
+          await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' })
+            .catch(async (e) => {
+              // Say what the float showed and what reached the chat instead.
+              const seen = await w.session.exec(`const box = document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box');
+                return { status: box?.dataset.status, text: box?.textContent.slice(0, 300), sent: window.fixtureAI.messages() };`);
+              throw new Error(`${e.message}; instead: ${JSON.stringify(seen)}`);
+            });
           await check('consent');
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-id=allow-once]').click()`);
           await userMessages(w, 2);

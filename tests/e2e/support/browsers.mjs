@@ -155,6 +155,11 @@ async function launchFirefox(profile, fixtures, extension, downloads, lang) {
   const navigate = session.navigate.bind(session);
   session.navigate = async (url) => {
     if (!url.startsWith('moz-extension://')) return navigate(url);
+    // Opening from chrome context returns before the load starts, and the page being left
+    // may have the same address (the options page opened again): a script run now would
+    // run in the old page, which then goes away under it. Mark the old page's global object
+    // (a property of its window, gone with it) and wait for a page without the mark.
+    await session.exec('window.__mcpbLeaving = true').catch(() => {});
     await session.cmd('POST', '/moz/context', { context: 'chrome' });
     try {
       await session.exec(`openTrustedLinkIn(arguments[0], 'current')`, url);
@@ -162,7 +167,8 @@ async function launchFirefox(profile, fixtures, extension, downloads, lang) {
       await session.cmd('POST', '/moz/context', { context: 'content' });
     }
     await waitFor(async () => (await session.url()) === url, { what: `Firefox to open ${url}` });
-    await waitFor(() => session.exec('return document.readyState === "complete"'), { what: 'the page to load' });
+    await waitFor(() => session.exec('return !window.__mcpbLeaving && document.readyState === "complete"').catch(() => false),
+      { what: 'the page to load' });
   };
   return {
     session,
