@@ -81,6 +81,11 @@ zips() {
 }
 
 publish() {
+  # Cargo verifies the bridge against the protocol crate it just packaged, as if it came
+  # from a registry: the unpacked copy and the compiled one of an earlier run with the same
+  # version are taken as they are (a registry's crates never change). Ours do: drop both.
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcp-bridge-protocol-*
+  cargo clean --quiet -p mcp-bridge-protocol
   cargo publish --dry-run --locked --allow-dirty -p mcp-bridge-protocol -p mcp-bridge \
     >"$WORK/publish.txt" 2>&1 || { tail -40 "$WORK/publish.txt" >&2; fail "cargo publish --dry-run"; }
   grep -E '^\s*(Packaged|Verifying|Uploading|warning: aborting)' "$WORK/publish.txt" | sed 's/^ */      /'
