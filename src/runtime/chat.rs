@@ -137,6 +137,24 @@ pub(super) fn setup_problem(outcome: &Outcome, settings: &Settings) -> Option<fl
     }
 }
 
+/// Sends a chat tab a command; a tab that cannot take it answers as one that refused.
+pub(super) async fn tab_command<H: Host>(host: &H, tab: i32, cmd: &Command) -> CommandResult {
+    host.tab_command(tab, cmd)
+        .await
+        .unwrap_or_else(|reason| CommandResult {
+            ok: false,
+            reason: Some(reason),
+        })
+}
+
+/// Draws `float` in chat tab `tab`.
+pub(super) async fn show_float<H: Host>(host: &H, tab: i32, float: FloatState) {
+    let cmd = Command::FloatState {
+        float: Box::new(float),
+    };
+    tab_command(host, tab, &cmd).await;
+}
+
 impl<H: Host> ChatLoop<H> {
     pub fn new(host: H, store: Rc<Store<H>>) -> Rc<Self> {
         Rc::new(ChatLoop {
@@ -198,20 +216,11 @@ impl<H: Host> ChatLoop<H> {
     }
 
     async fn command(&self, tab: i32, cmd: &Command) -> CommandResult {
-        self.host
-            .tab_command(tab, cmd)
-            .await
-            .unwrap_or_else(|reason| CommandResult {
-                ok: false,
-                reason: Some(reason),
-            })
+        tab_command(&self.host, tab, cmd).await
     }
 
     async fn show(&self, tab: i32, float: FloatState) {
-        let cmd = Command::FloatState {
-            float: Box::new(float),
-        };
-        self.command(tab, &cmd).await;
+        show_float(&self.host, tab, float).await;
     }
 
     /// Handles one request from a chat tab.

@@ -7,6 +7,7 @@
 //! the tab are all it touches.
 
 use super::bridge_client::BridgeClient;
+use super::chat::{show_float, tab_command};
 use super::host::Host;
 use super::store::Store;
 use crate::domain::custom_sites;
@@ -49,20 +50,11 @@ impl<H: Host> Errands<H> {
     }
 
     async fn command(&self, tab: i32, cmd: &Command) -> CommandResult {
-        self.host
-            .tab_command(tab, cmd)
-            .await
-            .unwrap_or_else(|reason| CommandResult {
-                ok: false,
-                reason: Some(reason),
-            })
+        tab_command(&self.host, tab, cmd).await
     }
 
     async fn show(&self, tab: i32, float: FloatState) {
-        let cmd = Command::FloatState {
-            float: Box::new(float),
-        };
-        self.command(tab, &cmd).await;
+        show_float(&self.host, tab, float).await;
     }
 
     /// Answers one errand ([`TabRequest::is_errand`]) from chat tab `tab`.
