@@ -19,7 +19,8 @@
 //! 20000), `BENCH_TIME_REQUESTS` per `mcp-server-time` row (default 2000); `BENCH_ROUNDS` the
 //! rounds (default 3); `BENCH_COMPARE` another `mcp-bridge` executable (an earlier build) whose
 //! bridge rows (demo, and `mcp-server-time` with its default limit) are measured in the same
-//! rounds.
+//! rounds; `BENCH_EXE` an executable measured in place of the one cargo built (the release's
+//! static musl binary, say).
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -269,6 +270,8 @@ struct CpuUse {
     groups: Vec<f64>,
     /// Other processes' CPU over the window, in cores (0.5: half a CPU on average).
     others: f64,
+    /// This bench's own CPU seconds: the load generator (HTTP or direct rmcp client).
+    own: f64,
 }
 
 impl CpuWindow {
@@ -303,7 +306,11 @@ impl CpuWindow {
         let own = cpu_ns(std::process::id()).saturating_sub(self.own) as f64 / 1e9;
         let busy = machine_busy_secs() - self.busy;
         let others = ((busy - own - groups.iter().sum::<f64>()) / wall).max(0.0);
-        CpuUse { groups, others }
+        CpuUse {
+            groups,
+            others,
+            own,
+        }
     }
 }
 
@@ -322,14 +329,28 @@ impl Row {
         self.cpu.groups[g] * 1e6 / self.stats.requests as f64
     }
 
-    /// Print the row with the CPU per request of each named group.
+    /// µs of CPU per request of the load generator (this bench's process).
+    fn client_cpu_per_request(&self) -> f64 {
+        self.cpu.own * 1e6 / self.stats.requests as f64
+    }
+
+    /// µs of CPU per request of everything the row ran: the watched groups and the client.
+    fn total_cpu_per_request(&self) -> f64 {
+        let groups: f64 = (0..self.cpu.groups.len())
+            .map(|g| self.cpu_per_request(g))
+            .sum();
+        groups + self.client_cpu_per_request()
+    }
+
+    /// Print the row with the CPU per request of each named group and of the client.
     fn print(&self, names: &[&str]) {
         self.stats.print();
-        let groups: Vec<String> = names
+        let mut groups: Vec<String> = names
             .iter()
             .enumerate()
             .map(|(g, name)| format!("{name} {:.1} µs", self.cpu_per_request(g)))
             .collect();
+        groups.push(format!("client {:.1} µs", self.client_cpu_per_request()));
         println!(
             "{:<33} CPU per request: {}; other processes {:.2} cores{}",
             "",
@@ -609,7 +630,10 @@ fn runs(part: &str) -> bool {
 async fn main() {
     // reqwest has rustls without a crypto provider of its own (the bridge uses `ring`).
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge"));
+    // `BENCH_EXE`: another build to measure in place of this one (the static musl release, say).
+    let exe = std::env::var_os("BENCH_EXE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_mcp-bridge")));
     let number = |name: &str, default: usize| {
         std::env::var(name)
             .ok()
@@ -792,6 +816,15 @@ async fn demo(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&Path>) {
         verdict(median_of(p99_16.clone()) <= 2.0),
         over_rounds(&p99_1, 2),
         verdict(median_of(p99_1.clone()) <= 0.5)
+    );
+    // Who spends the CPU of a request at 16: the load generator (this process), the bridge and
+    // the server share the cores with each other.
+    println!(
+        "  CPU per request at 16, all parts: direct {} µs (of it the rmcp client {} µs), bridge {} µs (of it the HTTP client {} µs)",
+        over_rounds(&field(&|r| r.1.total_cpu_per_request()), 1),
+        over_rounds(&field(&|r| r.1.client_cpu_per_request()), 1),
+        over_rounds(&field(&|r| r.3.total_cpu_per_request()), 1),
+        over_rounds(&field(&|r| r.3.client_cpu_per_request()), 1),
     );
     let added = field(&|r| micros(r.2.stats.percentile(0.5)) - micros(r.0.stats.percentile(0.5)));
     println!(
@@ -1054,6 +1087,21 @@ async fn time_server(exe: &Path, requests: usize, rounds: usize, mcpo: Option<&P
                     .collect::<Vec<_>>(),
                 0
             )
+        );
+        // The server is the limit here: what no front can beat is a client with no HTTP at all
+        // keeping 16 calls in flight, so the bridge's multiple of mcpo is read against it.
+        let direct: Vec<f64> = summary
+            .iter()
+            .map(|r| r.1.stats.throughput() / r.3.as_ref().unwrap().stats.throughput())
+            .collect();
+        let share: Vec<f64> = summary
+            .iter()
+            .map(|r| 100.0 * r.2[0].stats.throughput() / r.1.stats.throughput())
+            .collect();
+        println!(
+            "  the direct client, 16 in flight: {}× mcpo (the most any front can reach against this server); the bridge delivers {} % of it",
+            over_rounds(&direct, 2),
+            over_rounds(&share, 0)
         );
     }
 }

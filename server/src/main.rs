@@ -7,6 +7,12 @@ use clap::Parser as _;
 use mcp_bridge::cli::Cli;
 use mcp_bridge::pairing;
 
+/// musl's allocator serialises every allocation behind one lock and returns memory eagerly:
+/// in the static Linux build it doubled the bridge's CPU per request (docs/BENCHMARKS.md).
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if pairing::paths::looks_started_by_browser(&args) {
