@@ -64,6 +64,12 @@ pub fn mask_result<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
     }
 }
 
+/// Only the values known to be secret masked in `text` (a result the user lets through: its
+/// shapes pass, the bridge's token and the server's configured secrets never do).
+pub fn mask_known<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
+    secrets::mask_known(text, known, MASK)
+}
+
 /// [`mask_patterns`] over every string of a JSON value; a string under a secret-looking key
 /// (`{"password": "…"}`) is masked whole.
 pub(crate) fn mask_json(value: serde_json::Value) -> serde_json::Value {
