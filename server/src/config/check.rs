@@ -28,6 +28,14 @@ pub(super) fn resolve(
     if name.trim().is_empty() {
         return Err(fail("", "a server name must not be empty".to_owned()));
     }
+    // A name is logged and shown: a line break or an escape sequence in it could forge a log
+    // line or drive the terminal.
+    if name.chars().any(char::is_control) {
+        return Err(fail(
+            "",
+            "a server name must not contain control characters (line breaks, tabs, escape sequences); it is the key under `mcpServers`".to_owned(),
+        ));
+    }
     let seconds = |field: &str, value: Option<f64>| -> Result<Option<Duration>, ConfigError> {
         match value {
             None => Ok(None),
