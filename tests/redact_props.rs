@@ -100,6 +100,23 @@ proptest! {
         prop_assert_eq!(redact(&out).into_owned(), out.clone());
     }
 
+    /// Every shape of the shared list (`secrets::examples`, built from its provider prefixes,
+    /// PEM kinds and schemes), planted anywhere in any text, is removed.
+    #[test]
+    fn every_listed_shape_is_removed(
+        before in any::<String>(),
+        body in "[A-Za-z0-9]{8,40}",
+        after in any::<String>(),
+    ) {
+        for (planted, must_go) in mcp_bridge_protocol::secrets::examples(&body) {
+            let text = format!("{before} {planted} {after}");
+            let out = redact(&text).into_owned();
+            prop_assert!(!out.contains(&must_go), "{:?} survived in {:?}", must_go, out);
+            prop_assert!(out.contains("[REDACTED:"));
+            prop_assert_eq!(redact(&out).into_owned(), out.clone());
+        }
+    }
+
     #[test]
     fn clean_text_is_untouched(s in "[a-z ,;()\n]{0,300}") {
         prop_assert_eq!(redact(&s).into_owned(), s);

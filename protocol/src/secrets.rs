@@ -239,6 +239,55 @@ pub const ZH_KEYS: &[(&str, &str)] = &[
 /// Authorization schemes whose name is kept while the credential is masked.
 pub const SCHEMES: &[&str] = &["bearer", "basic", "token", "digest", "negotiate", "apikey"];
 
+/// The kinds of PEM private key met in the wild; any `-----BEGIN … PRIVATE KEY-----` header is
+/// masked, these are the ones [`examples`] plants.
+pub const PEM_KINDS: &[&str] = &["", "RSA ", "EC ", "DSA ", "OPENSSH ", "ENCRYPTED "];
+
+/// One credential of every shape the scanner knows that is a credential on its own, built from
+/// [`PREFIXES`], [`PEM_KINDS`] and [`SCHEMES`] around `body` (ASCII letters and digits; it is
+/// repeated to each shape's length): the text, and the part of it that must not survive
+/// masking. Both sides' property tests plant these, so a shape added to a list is tested in
+/// the bridge and in the extension alike.
+pub fn examples(body: &str) -> Vec<(String, String)> {
+    // Two different characters first: a body of one repeated character reads as a placeholder.
+    let body = format!("7q{}", body.trim());
+    let fill = |n: usize| -> String { body.chars().cycle().take(n.max(body.len())).collect() };
+    let mut out = Vec::new();
+    for (prefix, min, _) in PREFIXES {
+        let mut part = fill(min + 4);
+        if matches!(*prefix, "AKIA" | "ASIA") {
+            part = part.to_ascii_uppercase();
+        }
+        out.push((format!("{prefix}{part}"), part));
+    }
+    for kind in PEM_KINDS {
+        let part = fill(64);
+        out.push((
+            format!("-----BEGIN {kind}PRIVATE KEY-----\n{part}\n-----END {kind}PRIVATE KEY-----"),
+            part,
+        ));
+    }
+    for scheme in SCHEMES {
+        let part = fill(24);
+        out.push((format!("Authorization: {scheme} {part}"), part));
+    }
+    let part = fill(24);
+    out.push((format!("Bearer {part}"), part));
+    let (header, claims, signature) = (fill(16), fill(20), fill(43));
+    out.push((
+        format!("eyJ{header}.eyJ{claims}.{signature}"),
+        format!("{claims}.{signature}"),
+    ));
+    let part = fill(40);
+    out.push((format!("https://{part}@git.example.com/repo"), part));
+    let part = fill(12);
+    out.push((
+        format!("postgres://admin:{part}@db.example.com:5432/app"),
+        part,
+    ));
+    out
+}
+
 struct Scanner<'a, 'r> {
     src: &'a str,
     b: &'a [u8],
@@ -1038,6 +1087,26 @@ mod tests {
                 let (again, more) = with(rules, &out);
                 prop_assert_eq!(&again, &out);
                 prop_assert_eq!(more, 0);
+            }
+        }
+
+        /// Every example built from the lists, anywhere in any text, is masked by every rule set.
+        #[test]
+        fn every_listed_shape_never_survives(
+            before in around(),
+            after in around(),
+            body in "[A-Za-z0-9]{8,40}",
+        ) {
+            for (text, secret) in examples(&body) {
+                let text = format!("{before} {text}\n{after}");
+                for rules in [Rules::SHAPES, Rules::SECRETS, Rules::ALL] {
+                    let (out, count) = with(rules, &text);
+                    prop_assert!(!out.contains(&secret), "{:?} left {} in {:?}", rules, secret, out);
+                    prop_assert!(count >= 1);
+                    let (again, more) = with(rules, &out);
+                    prop_assert_eq!(&again, &out);
+                    prop_assert_eq!(more, 0);
+                }
             }
         }
 

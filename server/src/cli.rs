@@ -68,7 +68,13 @@ pub fn run(cli: Cli) -> ExitCode {
         Some(Command::Config { action }) => {
             crate::config::command::run(action, cli.serve.config.as_deref())
         }
-        None => crate::serve::run(cli.serve),
+        None => {
+            let code = crate::serve::run(cli.serve);
+            // Its last lines (an error that stops it, "stopped") are written, unless the
+            // stream is stalled: then the exit does not wait for it.
+            crate::logging::finish(std::time::Duration::from_secs(2));
+            code
+        }
     }
 }
 

@@ -90,9 +90,13 @@ pub(crate) async fn execute(
                 );
             }
             // The server's configured secrets and the bridge's token never leave in a result,
-            // nor credential shapes unless the user let this tool's results through.
-            let masking = (!request.unmasked).then(|| server.shared_secrets());
-            Ok(state.results.answer(result, masking).await)
+            // whatever the request says; credential shapes only when the user let this tool's
+            // results through.
+            let masking = crate::calls::masking::Masking {
+                known: server.shared_secrets(),
+                shapes: !request.unmasked,
+            };
+            Ok(state.results.answer(result, Some(masking)).await)
         }
         Err(err) => {
             if err.counts_as_failure() {

@@ -5,15 +5,22 @@
 //! name or stderr), and a line break in it must not forge a log line, nor an escape sequence
 //! reach the terminal.
 //!
-//! Writing a log line never fails and never stops anything: a stream whose reader has gone
-//! (a closed terminal, `mcp-bridge | tee` after `tee` exited) loses the line, nothing more.
+//! Writing a log line never fails, never blocks and never stops anything: lines go through a
+//! bounded queue to one writer thread, so a stream whose reader has gone (a closed terminal,
+//! `mcp-bridge | tee` after `tee` exited) loses the line, and a stream nobody reads (a full
+//! pipe) stalls only that thread — once [`QUEUE_LINES`] lines wait, new ones are dropped and
+//! counted, and the count is written when the stream moves again. [`finish`] gives the queued
+//! lines a bounded time to be written before the process ends.
 //! The log file is private (0600 on Unix) and rotated: at [`LOG_FILE_CAP`] bytes it becomes
 //! `<name>.1` (the older ones move up to `<name>.<LOG_FILES_KEPT>`, the oldest is dropped).
 
 use std::fs::File;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -31,6 +38,127 @@ pub const LOG_FILE_CAP: u64 = 1024 * 1024;
 pub const LOG_FILES_KEPT: u32 = 3;
 
 static FILE: OnceLock<Mutex<Rotating>> = OnceLock::new();
+
+/// How many lines may wait for the writer thread before new ones are dropped.
+pub const QUEUE_LINES: usize = 4096;
+
+/// Lines dropped since the writer last wrote.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// One writer per stream (a stalled stderr must not hold up stdout); with a log file, only the
+/// first, so the file's lines keep their order.
+static WRITERS: [OnceLock<SyncSender<Job>>; 2] = [OnceLock::new(), OnceLock::new()];
+
+/// Where a line goes when there is no log file.
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+enum Job {
+    Write(Stream, Vec<u8>),
+    /// Answered once everything queued before it is written.
+    Flush(SyncSender<()>),
+}
+
+/// The queue to the writer thread of `stream`, started on first use.
+fn writer(stream: Stream) -> &'static SyncSender<Job> {
+    let at = match stream {
+        _ if FILE.get().is_some() => 0,
+        Stream::Stdout => 0,
+        Stream::Stderr => 1,
+    };
+    WRITERS[at].get_or_init(|| {
+        let (sender, jobs) = sync_channel(QUEUE_LINES);
+        let spawned = std::thread::Builder::new()
+            .name("mcp-bridge-log".into())
+            .spawn(move || write_jobs(jobs));
+        // Without a thread the queue fills and every line is dropped: nothing blocks.
+        drop(spawned);
+        sender
+    })
+}
+
+fn write_jobs(jobs: Receiver<Job>) {
+    for job in jobs {
+        match job {
+            Job::Write(stream, bytes) => {
+                let dropped = DROPPED.swap(0, Ordering::Relaxed);
+                if dropped > 0 {
+                    let note = format!(
+                        "mcp-bridge: {dropped} log lines were dropped: the output was not read fast enough\n"
+                    );
+                    emit(stream, note.as_bytes());
+                }
+                emit(stream, &bytes);
+            }
+            Job::Flush(done) => {
+                let _ = done.try_send(());
+            }
+        }
+    }
+}
+
+/// Write `bytes` where they belong (may block: only the writer thread calls it).
+fn emit(stream: Stream, bytes: &[u8]) {
+    if let Some(file) = FILE.get() {
+        lock(file).write_bytes(bytes);
+        return;
+    }
+    match stream {
+        Stream::Stdout => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(bytes);
+            let _ = stdout.flush();
+        }
+        Stream::Stderr => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(bytes);
+            let _ = stderr.flush();
+        }
+    }
+}
+
+/// Queue `bytes` for the writer; dropped (and counted) when the queue is full.
+fn send(stream: Stream, bytes: Vec<u8>) {
+    match writer(stream).try_send(Job::Write(stream, bytes)) {
+        Ok(()) => {}
+        Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+            DROPPED.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Wait at most `limit` for the lines queued so far to be written: before the process ends,
+/// so its last words are not lost, without letting a stalled stream hold up the exit.
+pub fn finish(limit: Duration) {
+    let deadline = Instant::now() + limit;
+    let (done, written) = sync_channel(WRITERS.len());
+    let mut asked = 0;
+    for writer in WRITERS.iter().filter_map(OnceLock::get) {
+        let mut job = Job::Flush(done.clone());
+        loop {
+            match writer.try_send(job) {
+                Ok(()) => {
+                    asked += 1;
+                    break;
+                }
+                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
+                    job = back;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    for _ in 0..asked {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if written.recv_timeout(left).is_err() {
+            return;
+        }
+    }
+}
 
 /// Install the global subscriber (once; later calls are ignored), writing to `file` when
 /// given (created private, or made private), else to stderr. Err: the file cannot be opened.
@@ -68,49 +196,32 @@ pub fn to_file() -> bool {
     FILE.get().is_some()
 }
 
-/// A line for the user: on stdout, or in the log file. Never fails.
+/// A line for the user: on stdout, or in the log file. Never fails, never blocks.
 pub fn say(line: &str) {
-    if let Some(file) = FILE.get() {
-        lock(file).write_line(line);
-        return;
-    }
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{line}");
-    let _ = stdout.flush();
+    send(Stream::Stdout, format!("{line}\n").into_bytes());
 }
 
-/// An error line for the user: on stderr, or in the log file. Never fails.
+/// An error line for the user: on stderr, or in the log file. Never fails, never blocks.
 pub fn complain(line: &str) {
-    if let Some(file) = FILE.get() {
-        lock(file).write_line(line);
-        return;
-    }
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    send(Stream::Stderr, format!("{line}\n").into_bytes());
 }
 
 fn lock(file: &Mutex<Rotating>) -> std::sync::MutexGuard<'_, Rotating> {
     file.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Where tracing writes: the log file or stderr, masked; errors are swallowed.
+/// Where tracing writes: the log file or stderr (through the writer thread), masked; never
+/// blocks, errors are swallowed.
 struct Output;
 
 impl std::io::Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = crate::redact::mask_patterns(&String::from_utf8_lossy(buf));
-        match FILE.get() {
-            Some(file) => lock(file).write_bytes(text.as_bytes()),
-            None => {
-                let _ = std::io::stderr().lock().write_all(text.as_bytes());
-            }
-        }
+        send(Stream::Stderr, text.into_bytes());
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        if FILE.get().is_none() {
-            let _ = std::io::stderr().lock().flush();
-        }
         Ok(())
     }
 }
@@ -137,6 +248,7 @@ impl Rotating {
         })
     }
 
+    #[cfg(test)]
     fn write_line(&mut self, line: &str) {
         self.write_bytes(format!("{line}\n").as_bytes());
     }

@@ -42,9 +42,12 @@ fn say_unmasked(line: &str) {
     crate::logging::say(line);
 }
 
-/// An error line on stderr or in the log file.
+/// An error line on stderr or in the log file, control characters escaped (it may name a
+/// server or a key from the config file).
 macro_rules! complain {
-    ($($arg:tt)*) => { crate::logging::complain(&format!($($arg)*)) };
+    ($($arg:tt)*) => {
+        crate::logging::complain(&crate::logging::escape_controls(&format!($($arg)*)))
+    };
 }
 
 /// Run the bridge with `args`; returns the exit code.

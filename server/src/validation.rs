@@ -248,8 +248,8 @@ pub(crate) struct ExecuteRequest {
     pub(crate) server_name: Option<String>,
     /// Long-poll: answer `202 pending` if the call takes longer than this many seconds.
     pub(crate) wait: Option<f64>,
-    /// Pass the result as the tool gave it, credential shapes unmasked (the user's choice for
-    /// this tool, sent by the extension).
+    /// Let credential shapes in the result through unmasked (the user's choice for this tool,
+    /// sent by the extension); the bridge's token and configured secrets are masked anyway.
     pub unmasked: bool,
 }
 

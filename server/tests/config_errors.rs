@@ -80,3 +80,40 @@ fn a_server_name_used_twice_names_both_lines() {
     );
     assert_config_error(code, &stderr, &path, &["`time`", "lines 2 and 4"]);
 }
+
+/// A server name with control characters is refused naming the field, and no config error
+/// (naming a server or a key) writes a raw line break or escape sequence to the terminal: it
+/// cannot forge a line or drive the terminal.
+#[test]
+fn control_characters_in_names_are_refused_and_never_reach_the_terminal() {
+    let forged = "a\u{1b}[31m\nmcp-bridge: FORGED";
+    let name = serde_json::to_string(forged).unwrap();
+    for config in [
+        format!("{{\"mcpServers\": {{{name}: {{\"command\": \"x\"}}}}}}"),
+        // No `mcpServers`: the error names the key that stands in its place.
+        format!(
+            "{{{}: {{}}}}",
+            serde_json::to_string(&format!("mcpServer{forged}")).unwrap()
+        ),
+    ] {
+        let (code, _, stderr, path) = run_to_exit(&config, &[]);
+        assert_config_error(code, &stderr, &path, &[]);
+        let line = stderr.trim_end();
+        assert!(
+            !line.contains('\n') && !line.contains('\u{1b}'),
+            "a raw control character reached the terminal: {stderr:?}"
+        );
+        assert!(
+            line.contains("\\u{1b}[31m\\nmcp-bridge: FORGED"),
+            "{stderr:?}"
+        );
+    }
+    let (_, _, stderr, _) = run_to_exit(
+        &format!("{{\"mcpServers\": {{{name}: {{\"command\": \"x\"}}}}}}"),
+        &[],
+    );
+    assert!(
+        stderr.contains("a server name must not contain control characters"),
+        "{stderr}"
+    );
+}

@@ -1,6 +1,8 @@
 //! What others write cannot forge the bridge's log: a tool's error text (which the AI steers
 //! through its arguments) and a server's name (from the config) are logged with their control
-//! characters escaped — against the real binary and its real stderr.
+//! characters escaped — against the real binary and its real stderr. (A name with control
+//! characters is refused outright: `config_errors`; one with a bidirectional override, which is
+//! no control character, is escaped.)
 
 mod common;
 
@@ -11,7 +13,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn tool_errors_and_server_names_cannot_forge_log_lines() {
-    let name = "demo\n2026-01-01T00:00:00.000000Z  INFO forged by the name\u{1b}[2J";
+    let name = "demo\u{202e}2026-01-01T00:00:00.000000Z  INFO reversed by the name";
     let bridge = BridgeProcess::start(
         Some(json!({"mcpServers": {name: BridgeProcess::demo_entry()}})),
         &[],
@@ -32,12 +34,15 @@ async fn tool_errors_and_server_names_cannot_forge_log_lines() {
     assert!(log.contains("tool call failed"), "{log}");
     // The text is there, escaped, on the line that logged it.
     assert!(log.contains("boom\\nFORGED"), "{log}");
-    assert!(log.contains("demo\\n2026-01-01"), "{log}");
+    assert!(log.contains("demo\\u{202e}2026-01-01"), "{log}");
     for line in log.lines() {
         assert!(
             !line.starts_with("FORGED") && !line.starts_with("2026-01-01"),
             "a forged line: {line:?}"
         );
     }
-    assert!(!log.contains(['\u{1b}', '\u{7}', '\r']), "{log:?}");
+    assert!(
+        !log.contains(['\u{1b}', '\u{7}', '\r', '\u{202e}']),
+        "{log:?}"
+    );
 }

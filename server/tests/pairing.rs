@@ -243,7 +243,7 @@ fn the_host_starts_the_bridge_and_hands_out_its_address_and_token() {
 
 /// A listener on a free port that answers every request the way our `/health` does, and
 /// records every request it receives.
-fn recording_stranger() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+fn recording_stranger(body: &'static str) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -268,7 +268,6 @@ fn recording_stranger() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) 
                 .lock()
                 .unwrap()
                 .push(String::from_utf8_lossy(&request).into_owned());
-            let body = r#"{"status":"ok","version":"0.1.0","servers":{"starting":0,"running":1,"failed":0},"proof":"00"}"#;
             let _ = stream.write_all(
                 format!(
                     "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -282,54 +281,66 @@ fn recording_stranger() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) 
 }
 
 /// The bridge is down; its `endpoint.json` (left by a crash) points at a port where a
-/// stranger now listens, looking like the bridge. Neither the host nor `status` sends it the
-/// token, and the host does not name its address to the extension.
+/// stranger now listens, looking like the bridge: with a wrong proof, or claiming to be a
+/// `--no-auth` bridge that needs none. Neither the host nor `status` sends it the token, and
+/// the host does not name its address to the extension.
 #[test]
 fn a_stranger_listening_on_the_port_learns_nothing() {
-    let home = tempfile::tempdir().unwrap();
-    let config = home.path().join("cfg");
-    std::fs::create_dir_all(&config).unwrap();
-    let (port, seen) = recording_stranger();
-    let url = format!("http://127.0.0.1:{port}");
-    std::fs::write(
-        config.join("endpoint.json"),
-        json!({"url": url, "token": "file", "pid": 1}).to_string(),
-    )
-    .unwrap();
-    let (ok, out) = run(home.path(), &config, free_port(), &["status"]);
-    assert!(ok, "{out}");
-    assert!(out.contains("cannot prove"), "{out}");
-    let token = std::fs::read_to_string(config.join("token")).unwrap();
-    let token = token.trim();
-    assert_eq!(token.len(), 64);
+    let wrong_proof = r#"{"status":"ok","version":"0.1.0","servers":{"starting":0,"running":1,"failed":0},"proof":"00"}"#;
+    let no_auth = r#"{"status":"ok","version":"0.1.0","servers":{"starting":0,"running":1,"failed":0},"auth":"none"}"#;
+    for body in [wrong_proof, no_auth] {
+        let home = tempfile::tempdir().unwrap();
+        let config = home.path().join("cfg");
+        std::fs::create_dir_all(&config).unwrap();
+        let (port, seen) = recording_stranger(body);
+        let url = format!("http://127.0.0.1:{port}");
+        std::fs::write(
+            config.join("endpoint.json"),
+            json!({"url": url, "token": "file", "pid": 1}).to_string(),
+        )
+        .unwrap();
+        let (ok, out) = run(home.path(), &config, free_port(), &["status"]);
+        assert!(ok, "{out}");
+        assert!(out.contains("cannot prove"), "{body}: {out}");
+        let token = std::fs::read_to_string(config.join("token")).unwrap();
+        let token = token.trim();
+        assert_eq!(token.len(), 64);
 
-    let (answer, _) = ask_host(
-        home.path(),
-        &config,
-        free_port(),
-        &[CHROMIUM_ORIGIN],
-        &json!({"type": "pair"}),
-    );
-    let answer = answer.unwrap();
-    assert_eq!(answer["type"], "unavailable", "{answer}");
-    assert!(answer.get("token").is_none(), "{answer}");
-    assert!(!answer.to_string().contains(token), "{answer}");
+        let (answer, _) = ask_host(
+            home.path(),
+            &config,
+            free_port(),
+            &[CHROMIUM_ORIGIN],
+            &json!({"type": "pair"}),
+        );
+        let answer = answer.unwrap();
+        assert_eq!(answer["type"], "unavailable", "{answer}");
+        assert!(answer.get("token").is_none(), "{answer}");
+        assert!(!answer.to_string().contains(token), "{answer}");
+        assert!(
+            answer["reason"].as_str().unwrap().contains("cannot prove"),
+            "{answer}"
+        );
+        // The unproved address is named nowhere in the answer.
+        assert!(answer.get("url").is_none(), "{answer}");
+        assert!(!answer.to_string().contains(&port.to_string()), "{answer}");
 
-    let seen = seen.lock().unwrap().clone();
-    assert!(
-        seen.len() >= 2,
-        "status and the host both asked the stranger: {seen:?}"
-    );
-    for request in &seen {
+        let seen = seen.lock().unwrap().clone();
         assert!(
-            !request.contains(token),
-            "the token reached a stranger: {request}"
+            seen.len() >= 2,
+            "status and the host both asked the stranger: {seen:?}"
         );
-        assert!(
-            !request.to_ascii_lowercase().contains("authorization"),
-            "{request}"
-        );
-        assert!(request.starts_with("GET /health?challenge="), "{request}");
+        for request in &seen {
+            assert!(
+                !request.contains(token),
+                "the token reached a stranger: {request}"
+            );
+            assert!(
+                !request.to_ascii_lowercase().contains("authorization"),
+                "{request}"
+            );
+            assert!(request.starts_with("GET /health?challenge="), "{request}");
+        }
     }
 }
 
@@ -495,6 +506,8 @@ fn a_stranger_on_the_port_is_not_mistaken_for_the_bridge() {
     );
     assert!(answer["command"].as_str().unwrap().contains("mcp-bridge"));
     assert!(answer.get("token").is_none());
+    assert!(answer.get("url").is_none(), "{answer}");
+    assert!(!answer.to_string().contains(&port.to_string()), "{answer}");
 }
 
 /// The ID the host allows is the one Chromium derives from the manifest's `key`: the first

@@ -318,6 +318,28 @@ async fn secrets_in_successful_results_are_masked_and_counted() {
     assert!(body.get("masked").is_none(), "{body}");
 }
 
+/// "Pass unmasked" (the user's choice for one tool) lets through only what masking by shape
+/// would hide: the bridge's own token and the server's configured secrets (its `env` values)
+/// are masked whatever the request says.
+#[tokio::test]
+async fn a_result_passed_unmasked_still_never_carries_the_token_or_configured_secrets() {
+    let configured = "configured-env-value-4711";
+    let mut entry = BridgeProcess::demo_entry();
+    entry["env"] = json!({"SERVICE_API_KEY": configured});
+    let bridge = BridgeProcess::start(Some(json!({"mcpServers": {"demo": entry}})), &[]);
+    let shape = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let text = format!("token {TOKEN} env {configured} shape {shape}");
+    let (status, body) = execute(
+        &bridge,
+        json!({"name": "echo", "arguments": {"text": text}, "unmasked": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let shown = body["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(shown, format!("token *** env *** shape {shape}"), "{body}");
+    assert_eq!(body["masked"], 2, "{body}");
+}
+
 #[tokio::test]
 async fn a_secret_is_masked_before_a_large_result_is_paged() {
     let bridge = BridgeProcess::start(None, &[]);

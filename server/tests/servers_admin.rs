@@ -607,3 +607,45 @@ fn config_path_and_check() {
     assert!(stderr.contains("line 3"), "{stderr}");
     assert!(stderr.contains("mcpServers.a.timeout"), "{stderr}");
 }
+
+/// `GET /servers` (the route, through the real binary) shows secret-looking `args` masked:
+/// a flag's value, a `KEY=value` pair, a provider key, a URL's password.
+#[tokio::test(flavor = "multi_thread")]
+async fn get_servers_masks_secret_looking_args() {
+    let key = "sk-proj-abcdefghijklmnopqrstuvwxyz0123";
+    let mut entry = BridgeProcess::demo_entry();
+    entry["enabled"] = json!(false);
+    entry["args"] = json!([
+        "--api-key",
+        "plainvalue99",
+        "GITHUB_TOKEN=gh-value-77",
+        key,
+        "https://bob:pw1234@db.example/x",
+        "--port",
+        "8080"
+    ]);
+    let bridge = BridgeProcess::start(Some(json!({"mcpServers": {"hidden": entry}})), &[]);
+    let info = server_info(&bridge, "hidden").await.unwrap();
+    let shown = info.to_string();
+    for secret in ["plainvalue99", "gh-value-77", "abcdefghijklmnop", "pw1234"] {
+        assert!(!shown.contains(secret), "{secret} in {shown}");
+    }
+    assert_eq!(
+        info["definition"]["args"],
+        json!([
+            "--api-key",
+            "***",
+            "GITHUB_TOKEN=***",
+            "***",
+            "https://bob:***@db.example/x",
+            "--port",
+            "8080"
+        ]),
+        "{info}"
+    );
+    // The file keeps the values.
+    assert_eq!(
+        config_of(&bridge)["mcpServers"]["hidden"]["args"][1],
+        "plainvalue99"
+    );
+}

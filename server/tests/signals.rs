@@ -292,3 +292,123 @@ async fn a_grandchild_that_left_the_process_group_goes_when_its_server_restarts(
     let left = survivors(&[second], Duration::from_secs(10));
     assert!(left.is_empty());
 }
+
+/// A pipe whose buffer is already full and which nobody reads: any write to it blocks.
+#[cfg(unix)]
+fn full_pipe() -> (std::io::PipeReader, std::io::PipeWriter) {
+    use std::io::Write as _;
+    use std::os::fd::AsRawFd as _;
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let fd = writer.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this function owns.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+    }
+    let chunk = [b'x'; 4096];
+    while writer.write(&chunk).is_ok() {}
+    // Blocking again: the bridge's writes wait, as with a reader that stopped reading.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+    }
+    (reader, writer)
+}
+
+/// The bridge's stderr is a pipe that is open but never read (a stalled `tee`, a paused
+/// terminal), already full: logging never blocks the bridge — it starts, answers requests
+/// that log, and SIGTERM stops it with its servers within a few seconds.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stalled_stderr_blocks_neither_the_bridge_nor_its_stop() {
+    use std::io::{BufRead as _, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mcp-config.json"),
+        json!({"mcpServers": {"demo": BridgeProcess::demo_entry(), "g": server_with_grandchild()}})
+            .to_string(),
+    )
+    .unwrap();
+    let (stalled, write_end) = full_pipe();
+    let mut child = Command::new(bridge_exe())
+        .args(["--port", "0", "--token", TOKEN])
+        .env("MCP_BRIDGE_CONFIG_DIR", dir.path())
+        .env("RUST_LOG", "debug")
+        .env_remove("MCP_BRIDGE_CONFIG")
+        .env_remove("MCP_BRIDGE_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(write_end))
+        .spawn()
+        .unwrap();
+    // Stdout is read (in a thread, so a bridge that hangs fails the test instead of it).
+    let stdout = child.stdout.take().unwrap();
+    let (lines, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut port = None;
+    let mut reported = 0;
+    let deadline = std::time::Instant::now() + common::START_LIMIT;
+    while port.is_none() || reported < 2 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let Ok(line) = heard.recv_timeout(left) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the bridge did not start with its stderr stalled");
+        };
+        if let Some((_, p)) = line.split_once("listening on http://127.0.0.1:") {
+            port = p.trim().parse::<u16>().ok();
+        }
+        if line.trim_start().starts_with("server ") {
+            reported += 1;
+        }
+    }
+    let port = port.unwrap();
+    let children = descendants(child.id());
+    // Requests that log (a refused token, an unknown tool), far more than the queue holds.
+    let client = BridgeProcess::client();
+    for i in 0..300 {
+        let token = if i % 2 == 0 { TOKEN } else { "wrong" };
+        let response = tokio::time::timeout(
+            Duration::from_secs(10),
+            client
+                .post(format!("http://127.0.0.1:{port}/execute"))
+                .bearer_auth(token)
+                .json(&json!({"name": format!("no_such_tool_{i}"), "arguments": {}}))
+                .send(),
+        )
+        .await;
+        assert!(
+            matches!(response, Ok(Ok(_))),
+            "request {i} was not answered: {response:?}"
+        );
+    }
+    send_signal(child.id(), libc::SIGTERM);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= deadline {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let left = survivors(&children, Duration::from_secs(10));
+    drop(stalled);
+    assert!(
+        status.is_some(),
+        "SIGTERM did not stop a bridge whose stderr is stalled"
+    );
+    assert!(left.is_empty(), "processes left: {left:?}");
+}

@@ -6,8 +6,9 @@
 //! cannot compute it, so it never receives the token. The HMAC itself is the browser's
 //! (WebCrypto, through the host seam); this module says what to ask and how to read the answer.
 //!
-//! A `--no-auth` bridge has no token: it answers `"auth": "none"` and no proof, and the core
-//! then sends its requests without the token (that bridge needs none), so nothing leaks.
+//! A `--no-auth` bridge has no token: it answers `"auth": "none"` and no proof. Anyone can
+//! claim that, so the core believes it only when it holds no token itself (the user chose
+//! such a bridge); holding one, a server that does not prove it is never used.
 
 use serde_json::Value;
 

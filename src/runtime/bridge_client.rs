@@ -28,7 +28,7 @@ enum Proved {
     NotYet,
     /// It holds our token: send it.
     Token,
-    /// A `--no-auth` bridge: it needs no token, so none is sent.
+    /// A `--no-auth` bridge, believed only while the extension holds no token: none is sent.
     NoAuth,
 }
 
@@ -109,8 +109,9 @@ impl<'h, H: Host> BridgeClient<'h, H> {
                     &answer.body,
                 ));
             }
-            Claim::NoAuth => Proved::NoAuth,
-            Claim::Unproved => return Err(unproved()),
+            // `"auth": "none"` proves nothing: believed only when we hold no token either.
+            Claim::NoAuth if self.token.is_empty() => Proved::NoAuth,
+            Claim::NoAuth | Claim::Unproved => return Err(unproved()),
             Claim::Proof(given) => {
                 if !proof_holds(self.host, &self.base, &self.token, &nonce, &given).await {
                     return Err(unproved());

@@ -56,8 +56,8 @@ pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
     let bearer = match proof::claim(*status, json.as_ref()) {
         Claim::NotOurs => return status::judge(&health, &Heard::Nothing, token_empty),
         _ if token_empty => None,
-        Claim::NoAuth => None,
-        Claim::Unproved => return status::judge(&health, &refused, false),
+        // Holding a token, a claim of `"auth": "none"` proves nothing.
+        Claim::NoAuth | Claim::Unproved => return status::judge(&health, &refused, false),
         Claim::Proof(given) => {
             if !super::bridge_client::proof_holds(host, base, &settings.token, &nonce, &given).await
             {

@@ -270,3 +270,37 @@ fn a_stranger_listening_on_the_port_learns_nothing() {
     assert_eq!(w.executes().len(), 1);
     assert_eq!(w.typed(1).len(), 1);
 }
+
+/// A stranger on the port that claims to be a `--no-auth` bridge (`"auth": "none"`, no proof)
+/// while the extension holds a token is a stranger like any other: it is sent no call and its
+/// answers are never believed; the status says the token was not proven, and so does the float.
+#[test]
+fn a_stranger_claiming_no_auth_gets_no_call_while_the_extension_holds_a_token() {
+    let mut w = World::new();
+    w.settings(json!({"token": "T0k"}));
+    // It answers every route as the bridge would, to anyone.
+    w.bridge(bridge_with_token(None));
+    w.proves(Prover::NoAuth);
+    let s = status(&mut w);
+    assert_eq!(s["state"], "token-rejected", "{s}");
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({"secret": "kept"})));
+    let float = w.last_float(1);
+    assert_eq!(float["status"], "held", "{float}");
+    assert!(
+        float.to_string().to_lowercase().contains("token"),
+        "the float says the token is the matter: {float}"
+    );
+    for _ in 0..3 {
+        w.advance(2_000.0);
+    }
+    assert!(w.executes().is_empty(), "a call went to the stranger");
+    assert!(w.typed(1).is_empty(), "a stranger's answer was typed");
+    for r in w.host.0.requests.borrow().iter() {
+        assert_eq!(r.bearer, None, "the token went to a stranger: {r:?}");
+        assert!(
+            r.url.contains("/health?challenge="),
+            "only challenged: {r:?}"
+        );
+    }
+}

@@ -4,23 +4,38 @@
 //! shapes that are credentials on their own (private keys, provider keys, JWTs, bearer values,
 //! credentials in URLs) are masked in its text and structured content. Key names alone
 //! (`password: …`) are not enough here: a result may rightly hold a value the user asked for.
+//! The user may let one tool's results through unmasked: that turns off the shapes only; the
+//! values known to be secret are masked whatever a request says.
+
+use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
 
 use crate::redact;
 
+/// What is masked in one successful result.
+#[derive(Debug, Clone)]
+pub struct Masking {
+    /// The values known to be secret (the bridge's token, the server's configured secrets):
+    /// always masked.
+    pub known: Arc<[String]>,
+    /// The credential shapes too; off only for a tool the user lets through unmasked.
+    pub shapes: bool,
+}
+
 /// Mask `result` in place; returns how many secrets were masked.
-pub fn mask_result(result: &mut CallToolResult, known: &[String]) -> usize {
-    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+pub fn mask_result(result: &mut CallToolResult, masking: &Masking) -> usize {
+    let known: Vec<&str> = masking.known.iter().map(String::as_str).collect();
+    let shapes = masking.shapes;
     let mut count = 0;
     for block in &mut result.content {
         if let ContentBlock::Text(text) = block {
-            count += mask_text(&mut text.text, &known);
+            count += mask_text(&mut text.text, &known, shapes);
         }
     }
     if let Some(value) = result.structured_content.as_mut() {
-        count += mask_value(value, &known);
+        count += mask_value(value, &known, shapes);
     }
     count
 }
@@ -32,14 +47,18 @@ pub fn mask_resource(contents: &mut [ResourceContents], known: &[String]) -> usi
     contents
         .iter_mut()
         .map(|contents| match contents {
-            ResourceContents::TextResourceContents { text, .. } => mask_text(text, &known),
+            ResourceContents::TextResourceContents { text, .. } => mask_text(text, &known, true),
             _ => 0,
         })
         .sum()
 }
 
-fn mask_text(text: &mut String, known: &[&str]) -> usize {
-    let masked = redact::mask_result(text, known);
+fn mask_text(text: &mut String, known: &[&str], shapes: bool) -> usize {
+    let masked = if shapes {
+        redact::mask_result(text, known)
+    } else {
+        redact::mask_known(text, known)
+    };
     let count = masked.count;
     if let std::borrow::Cow::Owned(new) = masked.text {
         *text = new;
@@ -47,11 +66,17 @@ fn mask_text(text: &mut String, known: &[&str]) -> usize {
     count
 }
 
-fn mask_value(value: &mut Value, known: &[&str]) -> usize {
+fn mask_value(value: &mut Value, known: &[&str], shapes: bool) -> usize {
     match value {
-        Value::String(text) => mask_text(text, known),
-        Value::Array(items) => items.iter_mut().map(|item| mask_value(item, known)).sum(),
-        Value::Object(map) => map.values_mut().map(|item| mask_value(item, known)).sum(),
+        Value::String(text) => mask_text(text, known, shapes),
+        Value::Array(items) => items
+            .iter_mut()
+            .map(|item| mask_value(item, known, shapes))
+            .sum(),
+        Value::Object(map) => map
+            .values_mut()
+            .map(|item| mask_value(item, known, shapes))
+            .sum(),
         _ => 0,
     }
 }
@@ -72,7 +97,11 @@ mod tests {
         result.structured_content = Some(
             json!({"jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl", "n": 1}),
         );
-        assert_eq!(mask_result(&mut result, std::slice::from_ref(&token)), 3);
+        let masking = Masking {
+            known: vec![token.clone()].into(),
+            shapes: true,
+        };
+        assert_eq!(mask_result(&mut result, &masking), 3);
         let text = serde_json::to_string(&result).unwrap();
         assert!(
             !text.contains(&token) && !text.contains("AKIA") && !text.contains("eyJ"),
@@ -83,6 +112,17 @@ mod tests {
             "{text}"
         );
         let mut clean = CallToolResult::success(vec![ContentBlock::text("nothing secret")]);
-        assert_eq!(mask_result(&mut clean, &[token]), 0);
+        assert_eq!(mask_result(&mut clean, &masking), 0);
+        // Let through unmasked: the shapes pass, the known value does not.
+        let mut through = CallToolResult::success(vec![ContentBlock::text(format!(
+            "{token} AKIAIOSFODNN7EXAMPLE"
+        ))]);
+        let unmasked = Masking {
+            shapes: false,
+            ..masking
+        };
+        assert_eq!(mask_result(&mut through, &unmasked), 1);
+        let text = serde_json::to_string(&through).unwrap();
+        assert!(text.contains("*** AKIAIOSFODNN7EXAMPLE"), "{text}");
     }
 }

@@ -454,22 +454,22 @@ impl ResultStore {
     }
 
     /// `/execute`'s answer for `result`: as it is, or its first page (the text is indexed and
-    /// kept first, off the async threads, when it is over the threshold). With `masking` (the
-    /// values known to be secret), secrets are masked first — before a large text is cut into
+    /// kept first, off the async threads, when it is over the threshold). With `masking`
+    /// (`None`: masked already), secrets are masked first — before a large text is cut into
     /// pages, so no secret is split across two — and `"masked"` says how many were.
     pub(crate) async fn answer(
         self: &Arc<Self>,
         mut result: CallToolResult,
-        masking: Option<Arc<[String]>>,
+        masking: Option<masking::Masking>,
     ) -> Value {
         if !self.is_large(&result) {
-            let masked = masking.map_or(0, |known| masking::mask_result(&mut result, &known));
+            let masked = masking.map_or(0, |m| masking::mask_result(&mut result, &m));
             return with_masked(plain(&result), masked);
         }
         let store = self.clone();
         let started = Instant::now();
         let work = move || {
-            let masked = masking.map_or(0, |known| masking::mask_result(&mut result, &known));
+            let masked = masking.map_or(0, |m| masking::mask_result(&mut result, &m));
             let mask_ms = started.elapsed().as_secs_f64() * 1e3;
             (with_masked(store.first_page(result), masked), mask_ms)
         };

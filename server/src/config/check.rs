@@ -28,6 +28,14 @@ pub(super) fn resolve(
     if name.trim().is_empty() {
         return Err(fail("", "a server name must not be empty".to_owned()));
     }
+    // A name is logged and shown: a line break or an escape sequence in it could forge a log
+    // line or drive the terminal.
+    if name.chars().any(char::is_control) {
+        return Err(fail(
+            "",
+            "a server name must not contain control characters (line breaks, tabs, escape sequences); it is the key under `mcpServers`".to_owned(),
+        ));
+    }
     let seconds = |field: &str, value: Option<f64>| -> Result<Option<Duration>, ConfigError> {
         match value {
             None => Ok(None),
@@ -44,16 +52,17 @@ pub(super) fn resolve(
     let call_timeout = seconds("call_timeout", raw.call_timeout)?;
     let max_call_time = seconds("max_call_time", raw.max_call_time)?;
     let answer_timeout = seconds("answer_timeout", raw.answer_timeout)?;
-    if let Some(root) = raw
+    // Which root is wrong, not what it holds: an error never quotes a value.
+    if let Some(at) = raw
         .roots
         .iter()
-        .find(|root| !root.uri().starts_with("file://"))
+        .position(|root| !root.uri().starts_with("file://"))
     {
         return Err(fail(
             "roots",
             format!(
-                "each root must be a file:// URI (such as \"file:///home/me/project\"), not \"{}\"",
-                root.uri()
+                "each root must be a file:// URI (such as \"file:///home/me/project\"); root {} is not",
+                at + 1
             ),
         ));
     }
@@ -207,6 +216,18 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("`max_call_time`"), "{err}");
+    }
+
+    #[test]
+    fn a_wrong_root_is_refused_without_its_value() {
+        let err = parse(
+            r#"{"mcpServers":{"a":{"command":"x","roots":["file:///ok","/home/me/api_key=s3cr3t-v4lue"]}}}"#,
+            Path::new("c.json"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("root 2 is not"), "{err}");
+        assert!(!err.contains("s3cr3t") && !err.contains("api_key"), "{err}");
     }
 
     #[test]

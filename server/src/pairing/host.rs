@@ -62,40 +62,31 @@ pub(crate) trait Bridge {
     fn command(&self) -> String;
 }
 
-/// The answer to one request.
+/// The answer to one request. Only an address that proved itself is named (`paired`): an
+/// `unavailable` answer carries no address, and its reason names none, so the extension never
+/// learns (nor shows) where a stranger listens.
 pub(crate) fn answer(request: &Value, bridge: &impl Bridge) -> Value {
     if request["type"] != "pair" {
         return json!({"type": "error", "message": "this host answers only {\"type\": \"pair\"}"});
     }
+    let unavailable = |reason: String| json!({"type": "unavailable", "reason": reason, "command": bridge.command()});
     let url = bridge.url();
     let token = match bridge.token() {
         Ok(token) => token,
-        Err(reason) => {
-            return json!({"type": "unavailable", "url": url, "reason": reason, "command": bridge.command()});
-        }
+        Err(reason) => return unavailable(reason),
     };
     let mut started = false;
     match probe(&url, token.as_deref()) {
         Probe::Bridge { .. } => {}
         Probe::Unproved => {
-            return json!({
-                "type": "unavailable",
-                "url": url,
-                "reason": format!("something at {url} answers like MCP Bridge but cannot prove it holds this bridge's token (another program, or a bridge started with --token); the token was not handed out"),
-                "command": bridge.command(),
-            });
+            return unavailable("something at the bridge's address answers like MCP Bridge but cannot prove it holds this bridge's token (another program, or a bridge started with --token); the token was not handed out".into());
         }
         Probe::NotOurBridge => {
-            return json!({
-                "type": "unavailable",
-                "url": url,
-                "reason": format!("something else answers at {url}"),
-                "command": bridge.command(),
-            });
+            return unavailable("something else answers at the bridge's address".into());
         }
         Probe::NotRunning => {
             if let Err(reason) = bridge.start() {
-                return json!({"type": "unavailable", "url": url, "reason": reason, "command": bridge.command()});
+                return unavailable(reason);
             }
             let deadline = Instant::now() + START_WAIT;
             loop {
@@ -103,12 +94,10 @@ pub(crate) fn answer(request: &Value, bridge: &impl Bridge) -> Value {
                     break;
                 }
                 if Instant::now() > deadline {
-                    return json!({
-                        "type": "unavailable",
-                        "url": url,
-                        "reason": format!("the bridge was started but did not answer at {url} within {} s", START_WAIT.as_secs()),
-                        "command": bridge.command(),
-                    });
+                    return unavailable(format!(
+                        "the bridge was started but did not answer at its address within {} s",
+                        START_WAIT.as_secs()
+                    ));
                 }
                 std::thread::sleep(Duration::from_millis(150));
             }
