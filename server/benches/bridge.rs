@@ -90,9 +90,13 @@ struct Guard(Child);
 impl Drop for Guard {
     fn drop(&mut self) {
         // SAFETY: sends SIGTERM to a child this program started.
+        #[cfg(unix)]
         unsafe {
             libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM);
         }
+        // Windows has no signal to send another process: kill it.
+        #[cfg(not(unix))]
+        let _ = self.0.kill();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.0.try_wait() {

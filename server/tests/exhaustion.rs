@@ -85,6 +85,8 @@ fn slow_clients_are_cut_off_and_refused_past_the_cap_while_the_bridge_answers() 
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
 }
 
+// Unix only: the bridge's memory is read from /proc or `ps` (BridgeProcess::rss_kib).
+#[cfg(unix)]
 #[test]
 fn a_server_writing_stderr_without_newlines_costs_bounded_memory() {
     // 200 MB on stderr without one newline, then the demo server.

@@ -5,6 +5,7 @@
 
 mod common;
 
+#[cfg(unix)]
 use std::time::{Duration, Instant};
 
 use axum::http::Method;
@@ -12,6 +13,7 @@ use common::BridgeProcess;
 use serde_json::{Value, json};
 
 /// Far more than a refused import takes; far less than a stuck one.
+#[cfg(unix)]
 const ANSWER_LIMIT: Duration = Duration::from_secs(20);
 
 fn import_body(path: &std::path::Path) -> Value {

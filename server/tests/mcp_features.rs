@@ -264,8 +264,23 @@ fn everything_doc(name: &str) -> String {
         "mcp-server-everything",
         "npm install at the repository root",
     );
-    let entry = std::fs::canonicalize(bin).unwrap();
-    std::fs::read_to_string(entry.parent().unwrap().join("docs").join(name)).unwrap()
+    // On unix the bin is a link to the package's dist/index.js; on Windows npm writes a
+    // `.cmd` shim into node_modules/.bin instead, beside the packages.
+    #[cfg(unix)]
+    let dist = std::fs::canonicalize(bin)
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_owned();
+    #[cfg(not(unix))]
+    let dist = bin
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap()
+        .join("@modelcontextprotocol")
+        .join("server-everything")
+        .join("dist");
+    std::fs::read_to_string(dist.join("docs").join(name)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

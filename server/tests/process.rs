@@ -6,7 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::{BridgeProcess, TOKEN, descendants, process_alive, send_signal};
+use common::{BridgeProcess, TOKEN};
+#[cfg(unix)]
+use common::{descendants, process_alive, send_signal};
 use serde_json::{Value, json};
 
 const TIME_HINT: &str = "run ./build.sh setup (pip install mcp-server-time into .tools/venv)";
@@ -140,6 +142,8 @@ async fn a_hundred_concurrent_calls_across_three_servers() {
     }
 }
 
+/// Unix only (POSIX signals); signals.rs says what covers Windows.
+#[cfg(unix)]
 fn stop_leaves_no_orphans(signal: i32, config: Value) {
     let mut bridge = BridgeProcess::start(Some(config), &[]);
     let children = descendants(bridge.pid());
@@ -183,11 +187,13 @@ fn stop_leaves_no_orphans(signal: i32, config: Value) {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn sigterm_stops_every_mcp_process() {
     stop_leaves_no_orphans(libc::SIGTERM, three_servers());
 }
 
+#[cfg(unix)]
 #[test]
 fn sigint_stops_every_mcp_process() {
     stop_leaves_no_orphans(

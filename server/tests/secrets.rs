@@ -143,6 +143,9 @@ async fn credentials_are_masked_in_logs_answers_and_start_up_output() {
     assert!(answers.contains("password=***"), "{answers}");
 }
 
+// Unix only: POSIX file modes and symbolic links. On Windows the bridge sets no modes (the
+// token is as private as the user's profile folder) and making a link needs a privilege.
+#[cfg(unix)]
 fn mode(path: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt as _;
     std::fs::symlink_metadata(path)
@@ -152,6 +155,7 @@ fn mode(path: &Path) -> u32 {
         & 0o777
 }
 
+#[cfg(unix)]
 #[test]
 fn a_token_file_others_can_read_is_repaired_and_said_so() {
     use std::os::unix::fs::PermissionsExt as _;
@@ -176,6 +180,7 @@ fn a_token_file_others_can_read_is_repaired_and_said_so() {
     assert!(said.contains(&stored), "the stored token is kept");
 }
 
+#[cfg(unix)]
 #[test]
 fn the_token_is_never_written_through_a_symbolic_link() {
     let dir = tempfile::tempdir().unwrap();
@@ -225,6 +230,9 @@ fn a_new_token_has_256_random_bits() {
     assert!(uuid_shaped < 4, "every token has UUIDv4's fixed digits");
 }
 
+// Unix only: it plants a symbolic link (which needs a privilege on Windows) and asks for
+// /etc/passwd.
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_server_reads_only_inside_its_folder() {
     let bridge = BridgeProcess::start(None, &[]);

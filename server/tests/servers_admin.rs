@@ -120,8 +120,7 @@ async fn a_server_is_added_broken_fixed_disabled_and_deleted_restarting_only_its
     assert!(config_of(&bridge)["mcpServers"]["time"]["command"].is_string());
 
     // Break its command: the failure and its stderr show.
-    let broken =
-        json!({"command": "/bin/sh", "args": ["-c", "echo time-server-is-broken >&2; exit 3"]});
+    let broken = json!({"command": "sh", "args": ["-c", "echo time-server-is-broken >&2; exit 3"]});
     let (status, body) = bridge
         .request(Method::PUT, "/servers/time", Some(&broken))
         .await;

@@ -1,6 +1,12 @@
 //! Stopping (real binary): SIGHUP stops as gracefully as SIGTERM, a bridge killed with SIGKILL
 //! leaves no MCP server behind (grandchildren included), and a call still running when the
 //! shutdown drain ends is answered as a shutdown, not as a crash.
+//!
+//! Unix only: these are POSIX signals, sent with `kill`. On Windows the bridge stops on the
+//! console's control events and its servers live in a job object that Windows kills with it;
+//! no test here sends another process a console event, so that path is covered only by
+//! `BridgeProcess`'s stop (a kill) in the other tests and by pairing_smoke.sh's runs.
+#![cfg(unix)]
 
 mod common;
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, clickAt, floatWait } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 
 const dir = path.resolve(process.argv[2] || path.join(ROOT, 'store/screenshots'));
@@ -57,6 +57,8 @@ try {
     'The file does not exist — shall I look for it in another folder?',
   ]);
   await userMessages(w, 5, 180000);
+  // The float keeps the report folded; open it, as a user who wants to see it would.
+  await clickAt(w, await floatWait(w, '[data-tool="report"]', 'Show report'));
   await sleep(1500);
   await save('2-error-report.png');
 

@@ -9,7 +9,8 @@
 # native-messaging locations in a throwaway profile (a temp HOME; for the .exe, the registry
 # of the temporary wine prefix). Linux binary natively,
 # Windows .exe under wine (skipped, and said so, when wine or mingw is missing unless
-# REQUIRE_WINE=1). Ports 3961-3962, never the shared 3849.
+# REQUIRE_WINE=1). Ports 3961-3962, never the shared 3849. SMOKE_ONLY=linux or
+# SMOKE_ONLY=windows tests that binary alone (the other is then not required).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -80,8 +81,13 @@ stop() {
   ok "$name: stopped"
 }
 
+ONLY="${SMOKE_ONLY:-}"
+case "$ONLY" in "" | linux | windows) ;; *) fail "SMOKE_ONLY is linux or windows, not '$ONLY'" ;; esac
+
 linux="$DIR/mcp-bridge-linux-x86_64"
-if [ -f "$linux" ]; then
+if [ "$ONLY" = windows ]; then
+  :
+elif [ -f "$linux" ]; then
   echo "smoke: $linux"
   file "$linux" | grep -Eq 'statically linked|static-pie linked' || fail "linux: $(file -b "$linux") is not static"
   ok "linux: statically linked"
@@ -102,7 +108,9 @@ else
 fi
 
 exe="$DIR/mcp-bridge-windows-x86_64.exe"
-if [ ! -f "$exe" ]; then
+if [ "$ONLY" = linux ]; then
+  :
+elif [ ! -f "$exe" ]; then
   missing+=("$exe")
 elif ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-gcc >/dev/null; then
   [ "${REQUIRE_WINE:-0}" = 1 ] && fail "windows: wine and x86_64-w64-mingw32-gcc are needed (Debian: apt-get install wine wine64 gcc-mingw-w64-x86-64)"

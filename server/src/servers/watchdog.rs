@@ -11,6 +11,10 @@ use std::process::{ChildStdin, Command, Stdio};
 use std::sync::Mutex;
 
 /// The hidden subcommand that runs the watchdog.
+#[cfg_attr(
+    not(unix),
+    allow(dead_code, reason = "the bridge starts the watchdog on unix only")
+)]
 pub(crate) const SUBCOMMAND: &str = "watchdog";
 
 static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
@@ -35,6 +39,10 @@ fn send(line: &str) {
 
 /// Start the watchdog (from the bridge binary `exe`). Without it everything works, except the
 /// clean-up after the bridge is killed.
+#[cfg_attr(
+    not(unix),
+    allow(dead_code, reason = "the bridge starts the watchdog on unix only")
+)]
 pub(crate) fn start(exe: &Path) {
     let mut command = Command::new(exe);
     command

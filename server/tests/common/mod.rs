@@ -60,15 +60,38 @@ pub fn demo_spec_with(
 pub fn require_on_path(program: &str, install_hint: &str) -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
-        let candidate = dir.join(program);
-        if candidate.is_file() {
-            return candidate;
+        for name in program_file_names(program) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return candidate;
+            }
         }
     }
     panic!(
         "`{program}` is not on PATH. These tests run real MCP servers: {install_hint}, \
-         then put node_modules/.bin and .tools/venv/bin on PATH (./build.sh test does both)."
+         then put node_modules/.bin and the venv's bin (Scripts on Windows) on PATH \
+         (./build.sh test does both)."
     );
+}
+
+/// The file names `program` has on this platform. On Windows a program is a file with one of
+/// `PATHEXT`'s extensions (pip's `mcp-server-time.exe`, npm's `mcp-server-everything.cmd`);
+/// the extensionless file npm writes beside its `.cmd` is a shell script Windows cannot start.
+fn program_file_names(program: &str) -> Vec<String> {
+    if cfg!(windows) {
+        let pathext = std::env::var("PATHEXT")
+            .ok()
+            .filter(|value| !value.trim().is_empty())
+            .unwrap_or_else(|| ".COM;.EXE;.BAT;.CMD".to_owned());
+        pathext
+            .split(';')
+            .map(str::trim)
+            .filter(|ext| ext.starts_with('.'))
+            .map(|ext| format!("{program}{}", ext.to_ascii_lowercase()))
+            .collect()
+    } else {
+        vec![program.to_owned()]
+    }
 }
 
 /// `mcp-server-time` from PyPI.
@@ -443,14 +466,25 @@ impl BridgeProcess {
         }
     }
 
-    /// The bridge's resident memory, in KiB, from /proc.
+    /// The bridge's resident memory, in KiB: from /proc on Linux, from `ps` on other unixes
+    /// (macOS has no /proc). Windows has neither; the memory bounds are checked on the unixes.
+    #[cfg(unix)]
     pub fn rss_kib(&self) -> u64 {
-        std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .unwrap_or_default()
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap_or(0)
+        let pid = self.pid();
+        let rss = if cfg!(target_os = "linux") {
+            std::fs::read_to_string(format!("/proc/{pid}/status"))
+                .unwrap_or_default()
+                .lines()
+                .find_map(|line| line.strip_prefix("VmRSS:"))
+                .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        } else {
+            Command::new("ps")
+                .args(["-o", "rss=", "-p", &pid.to_string()])
+                .output()
+                .ok()
+                .and_then(|output| String::from_utf8_lossy(&output.stdout).trim().parse().ok())
+        };
+        rss.unwrap_or_else(|| panic!("the resident memory of process {pid} is unreadable"))
     }
 
     /// A config entry running the demo server.
@@ -510,9 +544,14 @@ impl BridgeProcess {
         std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
     }
 
-    /// Send SIGTERM and wait for the exit (at most `limit`).
+    /// Stop the bridge and wait for the exit (at most `limit`): SIGTERM on unix, its graceful
+    /// stop. Windows has no signal one process can send another, so there it is killed; the
+    /// graceful stop is tested on Linux and macOS (signals.rs, process.rs).
     pub fn terminate(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        #[cfg(unix)]
         send_signal(self.pid(), libc::SIGTERM);
+        #[cfg(not(unix))]
+        let _ = self.child.kill();
         let deadline = std::time::Instant::now() + limit;
         while std::time::Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
@@ -584,7 +623,10 @@ pub fn run_to_exit(config_text: &str, args: &[&str]) -> (Option<i32>, String, St
         std::thread::sleep(Duration::from_millis(50));
     }
     if let Ok(None) = child.try_wait() {
+        #[cfg(unix)]
         send_signal(child.id(), libc::SIGTERM);
+        #[cfg(not(unix))]
+        let _ = child.kill();
     }
     let output = child.wait_with_output().unwrap();
     (
@@ -595,6 +637,8 @@ pub fn run_to_exit(config_text: &str, args: &[&str]) -> (Option<i32>, String, St
     )
 }
 
+/// Send `signal` to `pid`.
+#[cfg(unix)]
 pub fn send_signal(pid: u32, signal: i32) {
     // SAFETY: kill only sends a signal to a process this test started.
     unsafe {
@@ -602,7 +646,8 @@ pub fn send_signal(pid: u32, signal: i32) {
     }
 }
 
-/// Whether a process exists (and is not a zombie).
+/// Whether a process exists (and is not a zombie), from /proc.
+#[cfg(target_os = "linux")]
 pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
@@ -617,9 +662,52 @@ pub fn process_alive(pid: u32) -> bool {
     }
 }
 
-/// All descendants of `pid` (children, grandchildren, …), from /proc.
+/// Whether a process exists (and is not a zombie), from `ps`: macOS has no /proc, and
+/// `kill(pid, 0)` alone would count a zombie as alive.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub fn process_alive(pid: u32) -> bool {
+    let Ok(output) = Command::new("ps")
+        .args(["-o", "stat=", "-p", &pid.to_string()])
+        .output()
+    else {
+        panic!("`ps` could not run");
+    };
+    let state = String::from_utf8_lossy(&output.stdout);
+    let state = state.trim();
+    output.status.success() && !state.is_empty() && !state.starts_with('Z')
+}
+
+/// Whether a process exists, from `tasklist`.
+#[cfg(windows)]
+pub fn process_alive(pid: u32) -> bool {
+    let output = Command::new("tasklist")
+        .args(["/FI", &format!("PID eq {pid}"), "/FO", "CSV", "/NH"])
+        .output()
+        .expect("`tasklist` runs");
+    String::from_utf8_lossy(&output.stdout).contains(&format!("\"{pid}\""))
+}
+
+/// All descendants of `pid` (children, grandchildren, …).
+#[cfg(unix)]
 pub fn descendants(pid: u32) -> Vec<u32> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
+    let parents = parent_pids();
+    let mut found = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(current) = frontier.pop() {
+        for (child, parent) in &parents {
+            if *parent == current && !found.contains(child) {
+                found.push(*child);
+                frontier.push(*child);
+            }
+        }
+    }
+    found
+}
+
+/// Every process with its parent, `(pid, parent)`, from /proc.
+#[cfg(target_os = "linux")]
+fn parent_pids() -> Vec<(u32, u32)> {
+    let mut parents = Vec::new();
     if let Ok(entries) = std::fs::read_dir("/proc") {
         for entry in entries.flatten() {
             let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -637,17 +725,23 @@ pub fn descendants(pid: u32) -> Vec<u32> {
             }
         }
     }
-    let mut found = Vec::new();
-    let mut frontier = vec![pid];
-    while let Some(current) = frontier.pop() {
-        for (child, parent) in &parents {
-            if *parent == current && !found.contains(child) {
-                found.push(*child);
-                frontier.push(*child);
-            }
-        }
-    }
-    found
+    parents
+}
+
+/// Every process with its parent, `(pid, parent)`, from `ps` (macOS has no /proc).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn parent_pids() -> Vec<(u32, u32)> {
+    let output = Command::new("ps")
+        .args(["-A", "-o", "pid=", "-o", "ppid="])
+        .output()
+        .expect("`ps` runs");
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace().map(str::parse::<u32>);
+            Some((fields.next()?.ok()?, fields.next()?.ok()?))
+        })
+        .collect()
 }
 
 /// reqwest is built with rustls and no crypto provider of its own (the bridge uses `ring`):
