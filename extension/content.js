@@ -820,9 +820,15 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const row = el('div', { class: 'row' });
     const button = (key, action) => row.append(el('button', { type: 'button', 'data-action': key, onclick: action }, T(key)));
     if (q.mode === 'url') {
-      box.append(el('div', { class: 'url' }, q.url || ''));
-      button('floatOpenUrl', () => window.open(q.url, '_blank', 'noopener'));
-      button('floatUrlDone', () => answer('accept'));
+      // The core offers an address only when it is an absolute http(s) URL; otherwise it
+      // says why there is none, and the user can only decline or cancel.
+      if (q.url) {
+        box.append(el('div', { class: 'url' }, q.url));
+        button('floatOpenUrl', () => window.open(q.url, '_blank', 'noopener'));
+        button('floatUrlDone', () => answer('accept'));
+      } else {
+        box.append(el('div', { class: 'url-refused' }, q.urlRefused || ''));
+      }
     } else {
       box.append(form);
       button('floatSubmitAnswer', () => answer('accept', content()));

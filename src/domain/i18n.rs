@@ -246,6 +246,8 @@ catalog! {
     float_progress,
     /// The title of a server's question: `{server}`.
     float_question,
+    /// A server asked (URL mode) to open an address that is not an absolute `http`/`https` URL.
+    float_url_refused,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
     confirm_policy,
