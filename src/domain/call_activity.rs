@@ -369,7 +369,10 @@ mod tests {
     fn url_question(url: Value) -> FloatQuestion {
         let body = json!({"elicitation": {"id": "q2", "server": "auth", "mode": "url",
             "message": "Sign in", "url": url}});
-        float_question(from_pending(&body).unwrap().question.as_ref().unwrap(), Lang::En)
+        float_question(
+            from_pending(&body).unwrap().question.as_ref().unwrap(),
+            Lang::En,
+        )
     }
 
     #[test]

@@ -248,6 +248,8 @@ catalog! {
     float_question,
     /// A server asked (URL mode) to open an address that is not an absolute `http`/`https` URL.
     float_url_refused,
+    /// The options page's row for the `read_resource` pseudo-tool of a server with resources.
+    read_resources_row,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
     confirm_policy,

@@ -152,6 +152,7 @@ pub const ZH: Catalog = Catalog {
     float_progress: "进度 {amount}",
     float_question: "{server} 向你提问",
     float_url_refused: "服务器要求打开一个无法打开的地址：只会打开 http 和 https 链接。",
+    read_resources_row: "读取资源：AI 按 URI 读取此服务器的资源（文件、记录、文档）。这不是服务器自己的工具，而是扩展向桥接程序请求该资源。",
     float_answer_refused: "回答未被接受：{why}",
     confirm_policy: "此工具设置为“运行前询问”。",
     confirm_manual: "自动执行已关闭。",
