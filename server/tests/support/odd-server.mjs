@@ -1,12 +1,18 @@
 // A small MCP server for the bridge's tests only (never shipped): it does what
-// server-everything does not — asks for sampling whatever the client advertised, and returns
-// structured content that breaks its own output schema — so the bridge's answers to both can
-// be checked.
+// server-everything does not — asks for sampling whatever the client advertised, returns
+// structured content that breaks its own output schema, and adds prompts and resources while
+// it runs, announcing them (or not) with `notifications/{prompts,resources}/list_changed` —
+// so the bridge's answers to all of it can be checked.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
+  ListPromptsRequestSchema,
+  GetPromptRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
@@ -21,8 +27,41 @@ const weather = {
 
 const server = new Server(
   { name: "odd-server", version: "1.0.0" },
-  { capabilities: { tools: {} } },
+  {
+    capabilities: {
+      tools: {},
+      prompts: { listChanged: true },
+      resources: { listChanged: true },
+    },
+  },
 );
+
+// What `add-prompt` and `add-resource` have added so far (one of each to start with).
+const prompts = [{ name: "first-prompt", description: "There from the start." }];
+const resources = [{ uri: "odd://first", name: "first", mimeType: "text/plain" }];
+
+server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts }));
+server.setRequestHandler(GetPromptRequestSchema, async (request) => ({
+  messages: [
+    { role: "user", content: { type: "text", text: `The prompt ${request.params.name}.` } },
+  ],
+}));
+server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }));
+server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  resourceTemplates: [],
+}));
+server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+  contents: [{ uri: request.params.uri, mimeType: "text/plain", text: "odd" }],
+}));
+
+const adds = (what) => ({
+  type: "object",
+  properties: {
+    name: { type: "string", description: `The new ${what}'s name.` },
+    notify: { type: "boolean", description: "Announce the change (list_changed)." },
+  },
+  required: ["name"],
+});
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
@@ -30,6 +69,16 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       name: "ask-for-sampling",
       description: "Sends sampling/createMessage to the client and reports what came back.",
       inputSchema: { type: "object", properties: {} },
+    },
+    {
+      name: "add-prompt",
+      description: "Adds a prompt; with notify, sends notifications/prompts/list_changed.",
+      inputSchema: adds("prompt"),
+    },
+    {
+      name: "add-resource",
+      description: "Adds a resource; with notify, sends notifications/resources/list_changed.",
+      inputSchema: adds("resource"),
     },
     {
       name: "bad-weather",
@@ -71,6 +120,18 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       } catch (error) {
         return text({ refused: { code: error.code, message: error.message } });
       }
+    case "add-prompt": {
+      const { name, notify } = request.params.arguments;
+      prompts.push({ name, description: `Added while running: ${name}.` });
+      if (notify) await server.sendPromptListChanged();
+      return text({ added: name, notified: !!notify });
+    }
+    case "add-resource": {
+      const { name, notify } = request.params.arguments;
+      resources.push({ uri: `odd://${name}`, name, mimeType: "text/plain" });
+      if (notify) await server.sendResourceListChanged();
+      return text({ added: name, notified: !!notify });
+    }
     case "bad-weather": {
       const value = { temperature: "warm", conditions: "sunny" };
       return { ...text(value), structuredContent: value };
