@@ -1,8 +1,8 @@
 // A small MCP server for the bridge's tests only (never shipped): it does what
 // server-everything does not — asks for sampling whatever the client advertised, returns
-// structured content that breaks its own output schema, and adds prompts and resources while
-// it runs, announcing them (or not) with `notifications/{prompts,resources}/list_changed` —
-// so the bridge's answers to all of it can be checked.
+// structured content that breaks its own output schema, and adds tools, prompts and resources
+// while it runs, announcing them (or not) with `notifications/{tools,prompts,resources}/list_changed`
+// — so the bridge's (and the extension's) answers to all of it can be checked.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
@@ -29,14 +29,16 @@ const server = new Server(
   { name: "odd-server", version: "1.0.0" },
   {
     capabilities: {
-      tools: {},
+      tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { listChanged: true },
     },
   },
 );
 
-// What `add-prompt` and `add-resource` have added so far (one of each to start with).
+// What `add-tool`, `add-prompt` and `add-resource` have added so far (one prompt and one
+// resource to start with).
+const added = [];
 const prompts = [{ name: "first-prompt", description: "There from the start." }];
 const resources = [{ uri: "odd://first", name: "first", mimeType: "text/plain" }];
 
@@ -65,6 +67,13 @@ const adds = (what) => ({
 
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
+    ...added,
+    {
+      name: "add-tool",
+      description: "Adds a tool; with notify, sends notifications/tools/list_changed.",
+      inputSchema: adds("tool"),
+      annotations: { readOnlyHint: true },
+    },
     {
       name: "ask-for-sampling",
       description: "Sends sampling/createMessage to the client and reports what came back.",
@@ -120,6 +129,16 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       } catch (error) {
         return text({ refused: { code: error.code, message: error.message } });
       }
+    case "add-tool": {
+      const { name, notify } = request.params.arguments;
+      added.push({
+        name,
+        description: `Added while running: ${name}.`,
+        inputSchema: { type: "object", properties: {} },
+      });
+      if (notify) await server.sendToolListChanged();
+      return text({ added: name, notified: !!notify });
+    }
     case "add-prompt": {
       const { name, notify } = request.params.arguments;
       prompts.push({ name, description: `Added while running: ${name}.` });
@@ -143,6 +162,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     case "silent-weather":
       return text({ temperature: 1 });
     default:
+      if (added.some((t) => t.name === request.params.name)) return text({ ran: request.params.name });
       throw new Error(`unknown tool ${request.params.name}`);
   }
 });
