@@ -685,6 +685,18 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     }
 }
 
+/// The `read_resource` pseudo-tool as a row of the Tools section: no annotations, so by
+/// default it asks, as the chat loop judges it.
+pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
+    bridge_api::Tool {
+        name: READ_RESOURCE.to_string(),
+        description: lang.says().read_resources_row.to_string(),
+        schema: json!({"type": "object", "required": ["uri"],
+                       "properties": {"uri": {"type": "string"}}}),
+        annotations: bridge_api::Annotations::default(),
+    }
+}
+
 /// One service of the Tools section: its tools with parameters and policies, or why its
 /// tools could not be listed.
 pub fn service_tools(
@@ -709,13 +721,7 @@ pub fn service_tools(
     // is that tool instead.
     let reads = service.resource_count.is_some_and(|n| n > 0);
     if reads && !listed.iter().any(|t| t.name == READ_RESOURCE) {
-        listed.push(bridge_api::Tool {
-            name: READ_RESOURCE.to_string(),
-            description: lang.says().read_resources_row.to_string(),
-            schema: json!({"type": "object", "required": ["uri"],
-                           "properties": {"uri": {"type": "string"}}}),
-            annotations: bridge_api::Annotations::default(),
-        });
+        listed.push(read_resource_tool(lang));
     }
     let tools = listed
         .iter()
