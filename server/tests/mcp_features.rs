@@ -705,27 +705,39 @@ async fn prompts_and_resources_announced_as_changed_are_listed_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_apart() {
-    let app = TestApp::start(vec![everything_spec("everything")]).await;
-    conditional_tools(&app, "everything").await;
-    let ask =
-        json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
+    let app = TestApp::start(vec![everything_spec("everything"), odd_spec()]).await;
 
-    // The long poll returns as soon as the question is there, not after its 30 s (the tool
-    // reports no progress, so the question is what ends it).
-    let id = start_call(&app, ask.clone()).await;
+    // The long poll returns as soon as a question arrives, not after its 30 s: the server asks
+    // 2 s after the call starts, while the poll already waits (and reports no progress, so the
+    // question is what ends it).
+    let later = json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 2000}});
+    let id = start_call(&app, later).await;
     let asked = Instant::now();
     let polled = app.get(&format!("/calls/{id}?wait=30")).await;
+    let took = asked.elapsed();
     assert!(
-        asked.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        asked.elapsed()
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(15),
+        "{took:?}: {}",
+        polled.body
     );
     assert_eq!(polled.status, StatusCode::ACCEPTED, "{}", polled.body);
     assert!(polled.body.get("progress").is_none(), "{}", polled.body);
-    let question_id = polled.body["elicitation"]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    assert_eq!(polled.body["elicitation"]["message"], "What is your name?");
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    assert!(all_text(&finish(&app, &id).await).contains("Ada"));
+
+    conditional_tools(&app, "everything").await;
+    let ask =
+        json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
+    let id = start_call(&app, ask).await;
+    let polled = question(&app, &id).await;
+    let question_id = polled["elicitation"]["id"].as_str().unwrap().to_owned();
 
     // An answer to an earlier question is refused, naming why; the question still waits.
     let path = format!("/calls/{id}/elicitation");

@@ -1,6 +1,7 @@
 // A small MCP server for the bridge's tests only (never shipped): it does what
 // server-everything does not — asks for sampling whatever the client advertised, returns
-// structured content that breaks its own output schema, and adds tools, prompts and resources
+// structured content that breaks its own output schema, asks the user a question after a
+// delay (so it comes while a client already waits), and adds tools, prompts and resources
 // while it runs, announcing them (or not) with `notifications/{tools,prompts,resources}/list_changed`
 // — so the bridge's (and the extension's) answers to all of it can be checked.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -80,6 +81,11 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       inputSchema: { type: "object", properties: {} },
     },
     {
+      name: "ask-later",
+      description: "Waits delay_ms, then asks the user for a name (form elicitation).",
+      inputSchema: { type: "object", properties: { delay_ms: { type: "number" } } },
+    },
+    {
       name: "add-prompt",
       description: "Adds a prompt; with notify, sends notifications/prompts/list_changed.",
       inputSchema: adds("prompt"),
@@ -129,6 +135,18 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       } catch (error) {
         return text({ refused: { code: error.code, message: error.message } });
       }
+    case "ask-later": {
+      await new Promise((resolve) => setTimeout(resolve, request.params.arguments?.delay_ms ?? 0));
+      const answer = await server.elicitInput({
+        message: "What is your name?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" } },
+          required: ["name"],
+        },
+      });
+      return text({ answer });
+    }
     case "add-tool": {
       const { name, notify } = request.params.arguments;
       added.push({
