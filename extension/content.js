@@ -6,8 +6,6 @@
   'use strict';
   if (globalThis.__mcpBridgeLoaded) return;
   globalThis.__mcpBridgeLoaded = true;
-  // User-timing marks (shared with the page's timeline) for the float-latency benchmark.
-  performance.mark('mcp-bridge:start');
 
   // Message names, from contract.js (listed before this file wherever it is injected).
   const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
@@ -153,7 +151,6 @@
 
   /** Gathers the candidates, asks the core, and keeps what it chose. */
   async function detectParts() {
-    const t0 = performance.now();
     const fromConfig = configured(site.selectors.input, usableInput);
     const sendCfg = configured(site.selectors.send, shown);
     if (fromConfig && sendCfg && queryAll(site.selectors.assistantMessage).length) {
@@ -181,8 +178,6 @@
           { kids: [...l.children].slice(-40).map((k, n) => describe(k, n, 2)) })),
       })),
     };
-    // The main thread's share of a detection (the core's part runs in the background).
-    performance.measure('mcp-bridge:gather', { start: t0 });
     const answer = await send({ type: TAB.DETECT, scene });
     const choice = answer?.type === RESPONSE.DETECTED ? answer.choice : {};
     const g = gathered[choice.input ?? -1];
@@ -345,11 +340,7 @@
     if (throttleTimer) return;
     throttleTimer = setTimeout(() => {
       throttleTimer = 0;
-      const t = performance.now();
       report();
-      // For `./build.sh bench` (a page's PerformanceObserver sees it); not kept in the buffer.
-      performance.measure('mcp-bridge:recheck', { start: t });
-      performance.clearMeasures('mcp-bridge:recheck');
     }, THROTTLE_MS);
   }
 
@@ -820,9 +811,15 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const row = el('div', { class: 'row' });
     const button = (key, action) => row.append(el('button', { type: 'button', 'data-action': key, onclick: action }, T(key)));
     if (q.mode === 'url') {
-      box.append(el('div', { class: 'url' }, q.url || ''));
-      button('floatOpenUrl', () => window.open(q.url, '_blank', 'noopener'));
-      button('floatUrlDone', () => answer('accept'));
+      // The core offers an address only when it is an absolute http(s) URL; otherwise it
+      // says why there is none, and the user can only decline or cancel.
+      if (q.url) {
+        box.append(el('div', { class: 'url' }, q.url));
+        button('floatOpenUrl', () => window.open(q.url, '_blank', 'noopener'));
+        button('floatUrlDone', () => answer('accept'));
+      } else {
+        box.append(el('div', { class: 'url-refused' }, q.urlRefused || ''));
+      }
     } else {
       box.append(form);
       button('floatSubmitAnswer', () => answer('accept', content()));
@@ -1124,7 +1121,6 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
       float.pos = saved[`floatPos:${site.id}`] || null;
     }
     render(setup.float);
-    performance.mark('mcp-bridge:float');
     if (!site) return;
     await redetect();
     observe();

@@ -207,6 +207,7 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
         status: "running".into(),
         status_text: "running".into(),
         tool_count: Some(1),
+        resource_count: None,
         is_core: false,
     };
     let body = json!({"tools": {"tools": [{"name": "echo", "description": "Echo",

@@ -1,8 +1,9 @@
 //! MCP beyond tools, against the real `@modelcontextprotocol/server-everything`: live tool lists
 //! and server instructions, prompts and completions, resources (large ones paged), progress,
 //! questions from the server (elicitation), structured results, roots — and, with a small test
-//! server of our own (`tests/support/odd-server.mjs`), sampling declined and structured results
-//! that break their schema.
+//! server of our own (`tests/support/odd-server.mjs`), sampling declined, structured results
+//! that break their schema, and prompts and resources reloaded when the server announces a
+//! change of them.
 
 mod common;
 
@@ -646,6 +647,165 @@ async fn sampling_is_declined_and_roots_are_the_configured_ones() {
     assert!(
         text.contains("file:///tmp/project") && text.contains("Project"),
         "{text}"
+    );
+    app.stop().await;
+}
+
+fn names_in(body: &Value, list: &str) -> Vec<String> {
+    body[list]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_and_resources_announced_as_changed_are_listed_again() {
+    let app = TestApp::start(vec![odd_spec()]).await;
+    until(&app, "/prompts", |b| {
+        names_in(b, "prompts").contains(&"first-prompt".to_owned())
+    })
+    .await;
+    until(&app, "/resources?serverName=odd", |b| {
+        names_in(b, "resources").contains(&"first".to_owned())
+    })
+    .await;
+    let add = |tool: &str, name: &str, notify: bool| json!({"name": tool, "serverName": "odd", "arguments": {"name": name, "notify": notify}});
+
+    // Added without a word: the bridge keeps the list it has (it does not ask on every read),
+    // which is why the announcement matters.
+    for (tool, name) in [("add-prompt", "quiet-prompt"), ("add-resource", "quiet")] {
+        let done = app.execute(add(tool, name, false)).await;
+        assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let prompts = names_in(&app.get("/prompts").await.body, "prompts");
+    assert!(!prompts.contains(&"quiet-prompt".to_owned()), "{prompts:?}");
+    let resources = names_in(
+        &app.get("/resources?serverName=odd").await.body,
+        "resources",
+    );
+    assert!(!resources.contains(&"quiet".to_owned()), "{resources:?}");
+
+    // Announced: both lists are read again, with everything added so far.
+    let done = app.execute(add("add-prompt", "loud-prompt", true)).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let body = until(&app, "/prompts", |b| {
+        names_in(b, "prompts").contains(&"loud-prompt".to_owned())
+    })
+    .await;
+    assert!(names_in(&body, "prompts").contains(&"quiet-prompt".to_owned()));
+    let rendered = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "odd", "name": "loud-prompt"}),
+        )
+        .await;
+    assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.body);
+
+    let done = app.execute(add("add-resource", "loud", true)).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let body = until(&app, "/resources?serverName=odd", |b| {
+        names_in(b, "resources").contains(&"loud".to_owned())
+    })
+    .await;
+    assert!(names_in(&body, "resources").contains(&"quiet".to_owned()));
+    let services = app.get("/tools").await.body;
+    let odd = &services["services"][0];
+    assert_eq!(odd["resource_count"], 3, "{odd}");
+    assert_eq!(odd["prompt_count"], 3, "{odd}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_apart() {
+    let app = TestApp::start(vec![everything_spec("everything"), odd_spec()]).await;
+
+    // The long poll returns as soon as a question arrives, not after its 30 s: the server asks
+    // 2 s after the call starts, while the poll already waits (and reports no progress, so the
+    // question is what ends it).
+    let later = json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 2000}});
+    let id = start_call(&app, later).await;
+    let asked = Instant::now();
+    let polled = app.get(&format!("/calls/{id}?wait=30")).await;
+    let took = asked.elapsed();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(15),
+        "{took:?}: {}",
+        polled.body
+    );
+    assert_eq!(polled.status, StatusCode::ACCEPTED, "{}", polled.body);
+    assert!(polled.body.get("progress").is_none(), "{}", polled.body);
+    assert_eq!(polled.body["elicitation"]["message"], "What is your name?");
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    assert!(all_text(&finish(&app, &id).await).contains("Ada"));
+
+    conditional_tools(&app, "everything").await;
+    let ask =
+        json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
+    let id = start_call(&app, ask).await;
+    let polled = question(&app, &id).await;
+    let question_id = polled["elicitation"]["id"].as_str().unwrap().to_owned();
+
+    // An answer to an earlier question is refused, naming why; the question still waits.
+    let path = format!("/calls/{id}/elicitation");
+    let stale = app
+        .post(
+            &path,
+            json!({"action": "decline", "question_id": format!("{question_id}-earlier")}),
+        )
+        .await;
+    assert_eq!(
+        stale.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        stale.body
+    );
+    assert_eq!(
+        stale.body["detail"][0]["type"], "stale_question",
+        "{}",
+        stale.body
+    );
+    assert_eq!(
+        stale.body["detail"][0]["loc"],
+        json!(["body", "question_id"])
+    );
+    let still = app.get(&format!("/calls/{id}?wait=0")).await;
+    assert_eq!(
+        still.body["elicitation"]["id"],
+        question_id.as_str(),
+        "{}",
+        still.body
+    );
+
+    // Cancel reaches the server as a cancel (not a decline), and the call finishes.
+    let cancelled = app
+        .post(
+            &path,
+            json!({"action": "cancel", "question_id": question_id}),
+        )
+        .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+    assert_eq!(cancelled.body["action"], "cancel");
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let text = all_text(&done);
+    assert!(text.contains("cancelled the elicitation"), "{text}");
+    assert!(!text.contains("declined"), "{text}");
+    // Once answered, there is nothing left to answer.
+    let late = app.post(&path, json!({"action": "cancel"})).await;
+    assert_eq!(
+        late.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        late.body
     );
     app.stop().await;
 }

@@ -95,7 +95,11 @@ pub struct FloatQuestion {
     pub title: Masked,
     pub message: Masked,
     pub mode: String,
+    /// The address the user may open: only ever an absolute `http`/`https` URL.
     pub url: Option<String>,
+    /// Why there is no address to open, when a URL-mode question gave one that cannot be
+    /// opened (the user can then only decline or cancel).
+    pub url_refused: Option<Masked>,
     pub fields: Vec<FloatField>,
 }
 
@@ -157,14 +161,40 @@ pub fn float_question(q: &Question, lang: Lang) -> FloatQuestion {
             fields
         })
         .unwrap_or_default();
+    let url = q.url.as_deref().and_then(openable_url);
+    let url_refused =
+        (q.mode == "url" && url.is_none()).then(|| Masked::new(says.float_url_refused));
     FloatQuestion {
         id: q.id.clone(),
         title: Masked::new(&fill(says.float_question, &[("server", &q.server)])),
         message: Masked::new(&q.message),
         mode: q.mode.clone(),
-        url: q.url.clone(),
+        url,
+        url_refused,
         fields,
     }
+}
+
+/// The server's address if the float may offer to open it: an absolute `http:` or `https:`
+/// URL with a host, and nothing a browser would read another way (no spaces, control
+/// characters or backslashes). Anything else (`javascript:`, `data:`, `file:`, a relative
+/// path) is never opened.
+fn openable_url(raw: &str) -> Option<String> {
+    let lower = raw.get(..8).unwrap_or(raw).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &raw[8..]
+    } else if lower.starts_with("http://") {
+        &raw[7..]
+    } else {
+        return None;
+    };
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..host_end];
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let clean = !raw
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || c == '\\');
+    (clean && !host.is_empty() && !host.starts_with(':')).then(|| raw.to_owned())
 }
 
 fn choices(schema: &Value) -> Vec<FloatOption> {
@@ -334,6 +364,75 @@ mod tests {
             Lang::Zh,
         );
         assert_eq!((zh.percent, zh.text.as_str()), (None, "进度 2.5"));
+    }
+
+    fn url_question(url: Value) -> FloatQuestion {
+        let body = json!({"elicitation": {"id": "q2", "server": "auth", "mode": "url",
+            "message": "Sign in", "url": url}});
+        float_question(
+            from_pending(&body).unwrap().question.as_ref().unwrap(),
+            Lang::En,
+        )
+    }
+
+    #[test]
+    fn only_an_absolute_http_url_is_offered() {
+        for good in [
+            "https://example.com/authorize?state=1",
+            "http://127.0.0.1:8080/cb",
+            "HTTPS://Example.com",
+            "https://user@example.com#top",
+        ] {
+            let q = url_question(json!(good));
+            assert_eq!(q.url.as_deref(), Some(good));
+            assert_eq!(q.url_refused, None, "{good}");
+        }
+        for bad in [
+            json!("javascript:alert(document.cookie)"),
+            json!("JavaScript:alert(1)"),
+            json!("data:text/html,<script>alert(1)</script>"),
+            json!("file:///etc/passwd"),
+            json!("/relative/path"),
+            json!("//example.com/no-scheme"),
+            json!("example.com"),
+            json!("https://"),
+            json!("https:///path"),
+            json!("https://:443/x"),
+            json!("https://exa mple.com"),
+            json!("https://example.com/\n"),
+            json!("https:\\\\example.com"),
+            json!("ftp://example.com"),
+            json!("not a url at all"),
+            json!(""),
+            json!(42),
+            Value::Null,
+        ] {
+            let q = url_question(bad.clone());
+            assert_eq!(q.url, None, "{bad}");
+            assert!(
+                q.url_refused
+                    .as_ref()
+                    .unwrap()
+                    .as_str()
+                    .contains("cannot be opened"),
+                "{bad}"
+            );
+        }
+        // A form question has no address to refuse.
+        let form = float_question(
+            from_pending(&pending()).unwrap().question.as_ref().unwrap(),
+            Lang::En,
+        );
+        assert_eq!((form.url, form.url_refused), (None, None));
+        let zh = float_question(
+            &Question {
+                mode: "url".into(),
+                url: Some("javascript:void(0)".into()),
+                ..Question::default()
+            },
+            Lang::Zh,
+        );
+        assert!(zh.url_refused.unwrap().as_str().contains("无法打开"));
     }
 
     #[test]

@@ -246,6 +246,10 @@ catalog! {
     float_progress,
     /// The title of a server's question: `{server}`.
     float_question,
+    /// A server asked (URL mode) to open an address that is not an absolute `http`/`https` URL.
+    float_url_refused,
+    /// The options page's row for the `read_resource` pseudo-tool of a server with resources.
+    read_resources_row,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
     confirm_policy,

@@ -11,6 +11,7 @@ pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::{count_servers, count_tools, fill};
 use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
 use crate::domain::policy::{self, Source};
+use crate::domain::read_resource::READ_RESOURCE;
 use crate::domain::settings::{
     FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
@@ -313,6 +314,8 @@ pub struct ServiceView {
     /// The status in the page's language.
     pub status_text: String,
     pub tool_count: Option<u64>,
+    /// How many resources it offers, when the bridge says.
+    pub resource_count: Option<u64>,
     pub is_core: bool,
 }
 
@@ -344,6 +347,7 @@ pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
             description: s.description,
             status: s.status.unwrap_or_else(|| "unknown".into()),
             tool_count: s.tool_count,
+            resource_count: s.resource_count,
             is_core: s.is_core,
         })
         .collect())
@@ -681,6 +685,18 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     }
 }
 
+/// The `read_resource` pseudo-tool as a row of the Tools section: no annotations, so by
+/// default it asks, as the chat loop judges it.
+pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
+    bridge_api::Tool {
+        name: READ_RESOURCE.to_string(),
+        description: lang.says().read_resources_row.to_string(),
+        schema: json!({"type": "object", "required": ["uri"],
+                       "properties": {"uri": {"type": "string"}}}),
+        annotations: bridge_api::Annotations::default(),
+    }
+}
+
 /// One service of the Tools section: its tools with parameters and policies, or why its
 /// tools could not be listed.
 pub fn service_tools(
@@ -699,8 +715,15 @@ pub fn service_tools(
             };
         }
     };
-    let tools = bridge_api::tools(&body)
-        .unwrap_or_default()
+    let mut listed = bridge_api::tools(&body).unwrap_or_default();
+    // A server that offers resources is read through the `read_resource` pseudo-tool, whose
+    // policy is kept like a tool's (`server:read_resource`); a tool of its own by that name
+    // is that tool instead.
+    let reads = service.resource_count.is_some_and(|n| n > 0);
+    if reads && !listed.iter().any(|t| t.name == READ_RESOURCE) {
+        listed.push(read_resource_tool(lang));
+    }
+    let tools = listed
         .iter()
         .map(|t| tool_view(&service.name, t, s, lang))
         .collect();
@@ -1171,6 +1194,7 @@ mod tests {
             description: String::new(),
             status: "running".into(),
             tool_count: Some(2),
+            resource_count: None,
             is_core: false,
         };
         let body = json!({"success":true,"tools":{"service_name":"demo","tools":[
@@ -1209,6 +1233,107 @@ mod tests {
             EN,
         ));
         assert_eq!(v["problem"], "server down");
+    }
+
+    #[test]
+    fn a_server_with_resources_has_a_read_resources_row_with_its_policy() {
+        let body = json!({"success":true,"tools":{"service_name":"docs","tools":[
+            {"name":"echo","description":"Echo","parameters":{}}]}});
+        let svc = |resources| ServiceView {
+            status_text: "running".into(),
+            name: "docs".into(),
+            description: String::new(),
+            status: "running".into(),
+            tool_count: Some(1),
+            resource_count: resources,
+            is_core: false,
+        };
+        let keys = |v: &Value| -> Vec<String> {
+            v["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["key"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let none = json!(service_tools(
+            &svc(Some(0)),
+            Ok(body.clone()),
+            &Settings::default(),
+            EN
+        ));
+        assert_eq!(keys(&none), ["docs:echo"]);
+        let unknown = json!(service_tools(
+            &svc(None),
+            Ok(body.clone()),
+            &Settings::default(),
+            EN
+        ));
+        assert_eq!(keys(&unknown), ["docs:echo"]);
+
+        // Nothing chosen: it asks, as the chat loop does for a tool without hints.
+        let v = json!(service_tools(
+            &svc(Some(3)),
+            Ok(body.clone()),
+            &Settings::default(),
+            EN
+        ));
+        assert_eq!(keys(&v), ["docs:echo", "docs:read_resource"]);
+        let row = &v["tools"][1];
+        assert_eq!(
+            (row["policy"].as_str(), row["choice"].as_str()),
+            (Some("ask"), Some("default"))
+        );
+        assert!(
+            row["description"].as_str().unwrap().contains("resources"),
+            "{row}"
+        );
+        assert!(row["paramsText"].as_str().unwrap().contains("uri"), "{row}");
+
+        // A choice made in the float shows here, and one made here is what the float uses.
+        let chosen = set_policy(
+            &Settings::default(),
+            "docs:read_resource",
+            Some(ToolPolicy::Allow),
+            EN,
+        )
+        .unwrap();
+        assert_eq!(
+            policy::on_server(
+                &chosen,
+                "docs",
+                READ_RESOURCE,
+                &bridge_api::Annotations::default()
+            )
+            .0,
+            ToolPolicy::Allow
+        );
+        let v = json!(service_tools(&svc(Some(3)), Ok(body), &chosen, Lang::Zh));
+        assert_eq!(
+            (
+                v["tools"][1]["policy"].as_str(),
+                v["tools"][1]["choice"].as_str()
+            ),
+            (Some("allow"), Some("allow"))
+        );
+        assert!(
+            v["tools"][1]["description"]
+                .as_str()
+                .unwrap()
+                .contains("资源")
+        );
+
+        // A server's own tool of that name is that tool: one row, its own.
+        let own = json!({"success":true,"tools":{"service_name":"docs","tools":[
+            {"name":"read_resource","description":"Its own","parameters":{}}]}});
+        let v = json!(service_tools(
+            &svc(Some(3)),
+            Ok(own),
+            &Settings::default(),
+            EN
+        ));
+        assert_eq!(keys(&v), ["docs:read_resource"]);
+        assert_eq!(v["tools"][0]["description"], "Its own");
     }
 
     #[test]

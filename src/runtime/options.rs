@@ -230,7 +230,11 @@ impl<H: Host> OptionsBackend<H> {
             .ok()
             .and_then(|body| {
                 let tools = crate::domain::bridge_api::tools(&body)?;
-                let tool = tools.into_iter().find(|t| t.name == name)?;
+                // The `read_resource` row is the pseudo-tool's unless the server has its own.
+                let tool = tools.into_iter().find(|t| t.name == name).or_else(|| {
+                    (name == crate::domain::read_resource::READ_RESOURCE)
+                        .then(|| views::read_resource_tool(lang))
+                })?;
                 Some(views::tool_view(server, &tool, &updated, lang))
             });
         Ok(json!({ "key": key, "tool": tool }))

@@ -112,3 +112,72 @@ fn progress_and_a_question_are_shown_and_the_answer_goes_to_the_bridge() {
         typed[0]
     );
 }
+
+fn url_question(url: &str) -> Value {
+    json!({"elicitation": {"id": "q-url", "server": "demo", "mode": "url",
+        "message": "Sign in to continue", "url": url}})
+}
+
+#[test]
+fn a_url_question_offers_its_address_and_nothing_happens_until_the_user_answers() {
+    let mut w = World::new();
+    w.bridge(slow_bridge);
+    w.open_chat(1);
+    w.answer(1, 1, &call("slow", json!({})));
+    w.release(
+        0,
+        pending_with(url_question("https://auth.example.com/start?s=1")),
+    );
+    let f = w.last_float(1);
+    assert_eq!(f["question"]["mode"], "url");
+    assert_eq!(f["question"]["url"], "https://auth.example.com/start?s=1");
+    assert!(f["question"].get("urlRefused").is_none_or(Value::is_null));
+    // Shown, not acted on: no answer went to the bridge, nothing was opened or typed.
+    assert!(answers(&w).is_empty(), "{:?}", answers(&w));
+    assert_eq!(w.host.0.options_opened.get(), 0);
+    assert!(w.typed(1).is_empty());
+    // The user's "done" is the answer.
+    w.action(
+        1,
+        json!({"action": "answer", "questionId": "q-url", "answer": "accept"}),
+    );
+    assert_eq!(
+        answers(&w),
+        [json!({"action": "accept", "question_id": "q-url"})]
+    );
+}
+
+#[test]
+fn a_url_question_with_an_address_that_cannot_be_opened_offers_none() {
+    for bad in [
+        "javascript:alert(document.domain)",
+        "data:text/html,<b>hi</b>",
+        "file:///etc/passwd",
+        "/relative",
+    ] {
+        let mut w = World::new();
+        w.bridge(slow_bridge);
+        w.open_chat(1);
+        w.answer(1, 1, &call("slow", json!({})));
+        w.release(0, pending_with(url_question(bad)));
+        let q = &w.last_float(1)["question"];
+        assert_eq!(q["mode"], "url");
+        assert!(q["url"].is_null(), "{bad} must not be offered: {q}");
+        assert!(
+            q["urlRefused"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("cannot be opened"),
+            "{bad}: {q}"
+        );
+        assert!(answers(&w).is_empty());
+        w.action(
+            1,
+            json!({"action": "answer", "questionId": "q-url", "answer": "decline"}),
+        );
+        assert_eq!(
+            answers(&w),
+            [json!({"action": "decline", "question_id": "q-url"})]
+        );
+    }
+}

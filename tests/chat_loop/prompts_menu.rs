@@ -31,6 +31,14 @@ fn bridge(extra: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer + 'static
                 json!({"success": true, "resourceTemplates": [
                     {"server": "demo", "uriTemplate": "demo://item/{id}", "name": "Item"}]}),
             ),
+            (Method::Post, "prompts/get") if req.json.as_ref().unwrap()["name"] == "picture" => {
+                ok_json(
+                    200,
+                    json!({"success": true, "messages": [
+                        {"role": "user", "content": {"type": "text", "text": "Describe this picture."}},
+                        {"role": "user", "content": {"type": "image", "mimeType": "image/png", "data": PIXEL}}]}),
+                )
+            }
             (Method::Post, "prompts/get") => {
                 let city = req.json.as_ref().unwrap()["arguments"]["city"].clone();
                 ok_json(
@@ -71,6 +79,9 @@ fn bridge(extra: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer + 'static
         }
     }
 }
+
+/// A 1×1 PNG, base64.
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 
 fn appended(w: &World, tab: i32) -> Vec<String> {
     let commands = w.host.0.commands.borrow();
@@ -214,4 +225,29 @@ fn a_results_resource_links_are_offered_and_a_change_of_tools_is_said() {
             .unwrap()
             .contains("demo")
     );
+}
+
+#[test]
+fn a_prompts_image_is_offered_as_an_attachment_in_the_float() {
+    let mut w = World::new();
+    w.bridge(bridge(Rc::default()));
+    w.open_chat(1);
+    let use_it = json!({"action": "use-item", "server": "demo", "kind": "prompt",
+                        "name": "picture", "values": {}});
+    assert!(matches!(w.action(1, use_it), Some(Response::Ack { .. })));
+    // The text is typed, the image named in it; the picture itself is the float's to attach.
+    let typed = appended(&w, 1);
+    assert_eq!(typed.len(), 1);
+    assert!(typed[0].starts_with("Describe this picture."), "{typed:?}");
+    assert!(
+        !typed[0].contains(PIXEL),
+        "no image data is typed: {typed:?}"
+    );
+    let f = w.last_float(1);
+    assert_eq!(
+        f["media"],
+        json!([{"mimeType": "image/png", "data": PIXEL}]),
+        "{f}"
+    );
+    assert_eq!(w.submits(1), 0, "typed, not sent");
 }

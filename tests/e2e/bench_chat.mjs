@@ -1,6 +1,6 @@
 // The chat loop's costs in a real browser, printed as figures (part of `./build.sh bench`):
 //   - size of the content script;
-//   - float drawn after the content script starts (user-timing marks);
+//   - float drawn after the content script starts (user-timing marks of an instrumented copy);
 //   - end of generation → the bridge receiving /execute, against the settle window;
 //   - main-thread time and long tasks while 300 KB of answer streams in 20 ms chunks, with
 //     the extension active and, in the same run, on the same page without it (Chromium's
@@ -13,12 +13,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './support/browsers.mjs';
 import { startWorld, openChat, call, waitForLog, userSays } from './support/chat.mjs';
+import { instrumentedExtension } from './support/instrumented.mjs';
 import { sleep } from './support/webdriver.mjs';
 
 const STABLE_MS = JSON.parse(fs.readFileSync(path.join(ROOT, 'extension/sites/deepseek.json'), 'utf8')).stableMs ?? 500;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'] });
+// The shipped content script has no user-timing marks (a page would see them): this copy of
+// the build has them written in.
+const ext = instrumentedExtension('chromium', { timing: true, hooks: false });
+const w = await startWorld('chromium', { bridgeArgs: ['--log-format', 'json'], extension: ext.dir });
 const s = w.session;
 // On a loaded machine the 300 KB answer takes longer to stream than WebDriver's 30 s default.
 await s.cmd('POST', '/timeouts', { script: 180000 });
@@ -183,6 +187,7 @@ try {
   console.log(`end of the settle window → /execute: redesigned page median ${rd} ms, matching config ${cf} ms (${(rd - cf)} ms more; runs ${toExecute.redesigned.join('/')} vs ${toExecute.config.join('/')}; target ≤ 1.2× or ≤ 20 ms more)`);
 } finally {
   await w.close();
+  ext.remove();
 }
 
 async function cdp(session, cmd, params) {

@@ -1,15 +1,21 @@
 // MCP beyond tools in the chat, end to end: the real bridge running the real
 // `@modelcontextprotocol/server-everything`, the fixture chat page playing the AI. A long
 // operation shows its server's progress in the float; a server's question shows as a form in
-// the float, the user's answer reaches the server, and the question never reaches the AI.
+// the float, the user's answer reaches the server, and the question never reaches the AI; a
+// question in URL mode opens its http(s) address only when the user clicks, and an address
+// of any other kind is never offered; a server that announces new tools
+// (`notifications/tools/list_changed`) makes the float say its tools changed.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { BROWSERS, ROOT } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatWait, floatFind, elementId, clickAt } from './support/chat.mjs';
-import { waitFor } from './support/webdriver.mjs';
+import { waitFor, sleep } from './support/webdriver.mjs';
 
 const EVERYTHING = path.join(ROOT, 'node_modules/.bin/mcp-server-everything');
+// The bridge tests' own MCP server: it adds a tool while it runs and announces it.
+const ODD = path.join(ROOT, 'server/tests/support/odd-server.mjs');
+const chatInput = (w) => w.session.exec("return document.querySelector('textarea#chat-input').value");
 
 /** The text of a float element. */
 async function textOf(w, ref) {
@@ -20,10 +26,16 @@ for (const browser of BROWSERS) {
   describe(`MCP progress and questions in ${browser}`, () => {
     let w;
     before(async () => {
-      const bridgeConfig = { mcpServers: { everything: { command: EVERYTHING, args: ['stdio'] } } };
+      const bridgeConfig = { mcpServers: {
+        everything: { command: EVERYTHING, args: ['stdio'] },
+        odd: { command: process.execPath, args: [ODD] },
+      } };
       w = await startWorld(browser, {
         bridgeConfig,
-        settings: { toolPolicies: { 'everything:trigger-elicitation-request': 'allow' } },
+        settings: { toolPolicies: {
+          'everything:trigger-elicitation-request': 'allow', 'everything:trigger-url-elicitation': 'allow',
+          'odd:add-tool': 'allow',
+        } },
       });
     });
     after(async () => { await w?.close(); });
@@ -70,6 +82,91 @@ for (const browser of BROWSERS) {
       const report = msgs[msgs.length - 1];
       assert.match(report, /Name: Ada Lovelace/);
       assert.doesNotMatch(report, /Please provide inputs/, 'the question is not in the report');
+    });
+
+    test('a URL question opens its address only when the user clicks, and then answers', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      const url = `http://127.0.0.1:${w.fixtures.port}/deepseek/?signed-in`;
+      const chat = await w.session.cmd('GET', '/window');
+      await userSays(w, 'Sign me in.', [
+        `Opening.\n\n${call('trigger-url-elicitation', { url, message: 'Sign in to continue' }, 'everything')}`,
+        'Signed in.',
+      ]);
+      const question = await floatWait(w, '.question', 'question');
+      assert.match(await textOf(w, question), /Sign in to continue/);
+      const shown = await floatWait(w, '.question .url', 'the address');
+      assert.equal(await textOf(w, shown), url);
+      // Shown, not opened: one window, and the call still waits for the user.
+      await sleep(1000);
+      assert.deepEqual(await w.session.windowHandles(), [chat]);
+      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1);
+      await w.session.click(elementId(await floatWait(w, '.question button[data-action="floatOpenUrl"]', 'Open link')));
+      const opened = await waitFor(async () => {
+        const handles = await w.session.windowHandles();
+        return handles.length === 2 && handles.find((h) => h !== chat);
+      }, { what: 'the opened tab' });
+      await w.session.switchTo(opened);
+      const at = await waitFor(async () => {
+        const u = await w.session.url();
+        return u.startsWith('http') && u;
+      }, { what: "the opened tab's address" });
+      assert.equal(at, url);
+      await w.session.cmd('DELETE', '/window'); // the opened tab only
+      await w.session.switchTo(chat);
+      await w.session.click(elementId(await floatWait(w, '.question button[data-action="floatUrlDone"]', 'Done')));
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /completed the URL elicitation/);
+      assert.doesNotMatch(msgs[1], /Sign in to continue/, 'the question is not in the report');
+    });
+
+    test('a URL question with an address that is not http(s) offers no Open button', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      const chat = await w.session.cmd('GET', '/window');
+      await userSays(w, 'Sign me in.', [
+        `Opening.\n\n${call('trigger-url-elicitation', { url: 'javascript:alert(document.domain)', message: 'Open this' }, 'everything')}`,
+        'Understood.',
+      ]);
+      const refused = await floatWait(w, '.question .url-refused', 'the refusal');
+      assert.match(await textOf(w, refused), /cannot be opened/);
+      const buttons = await Promise.all((await floatFind(w, '.question .row button'))
+        .map((b) => w.session.cmd('GET', `/element/${elementId(b)}/attribute/data-action`)));
+      assert.deepEqual(buttons, ['floatDecline', 'floatCancelQuestion']);
+      assert.equal((await floatFind(w, '.question .url')).length, 0, 'the address is not offered');
+      await w.session.click(elementId(await floatWait(w, '.question button[data-action="floatDecline"]', 'Decline')));
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /declined to open the URL/);
+      assert.deepEqual(await w.session.windowHandles(), [chat]);
+    });
+
+    test('a server announcing new tools makes the float say so, and the instructions carry them', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.click(elementId(await floatWait(w, 'button[data-id="insert-instructions"]')));
+      const first = await waitFor(async () => {
+        const v = await chatInput(w);
+        return v.includes('add-tool') ? v : null;
+      }, { what: 'the instructions in the chat input' });
+      assert.doesNotMatch(first, /late-tool/);
+      // The AI asks the server to add a tool; the server adds it and announces the change.
+      await userSays(w, 'Add a tool.', [
+        `Adding.\n\n${call('add-tool', { name: 'late-tool', notify: true }, 'odd')}`,
+        'Added.',
+      ]);
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /late-tool/);
+      const notice = await floatWait(w, '.notice', 'the notice');
+      assert.match(await textOf(w, notice), /^The tools of odd changed/);
+      await w.session.click(elementId(await floatWait(w, 'button[data-action="floatUpdateInstructions"]')));
+      const again = await waitFor(async () => {
+        const v = await chatInput(w);
+        return v.includes('late-tool') ? v : null;
+      }, { what: 'the updated instructions' });
+      assert.match(again, /\n  - late-tool\b[^\n]*Added while running: late-tool\./);
     });
   });
 }

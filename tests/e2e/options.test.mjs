@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
 import { startBridge } from './support/bridge.mjs';
+import { startWorld, openChat, userSays, userMessages, call, floatWait, elementId } from './support/chat.mjs';
 
 /** The address of this file's bridge (a free port, set when it starts). */
 let bridgeUrl = '';
@@ -444,3 +445,45 @@ describe('the options page in Chinese, in chromium', () => {
     await checkLayout(session, 'options-chromium-zh');
   });
 });
+
+// The `read_resource` pseudo-tool's policy, chosen in the float, shows and changes on the
+// options page like a tool's: the real bridge running server-everything (which offers
+// resources), the fixture chat page playing the AI.
+for (const name of BROWSERS) {
+  describe(`reading resources, from the float to the options page, in ${name}`, () => {
+    let w;
+    before(async () => {
+      const everything = path.join(ROOT, 'node_modules/.bin/mcp-server-everything');
+      w = await startWorld(name, { bridgeConfig: { mcpServers: { everything: { command: everything, args: ['stdio'] } } } });
+    });
+    after(async () => { await w?.close(); });
+
+    test('"Always allow" in the float is the read_resource row\'s policy, and the row changes it', async () => {
+      const session = w.session;
+      await openChat(w, 'chat.deepseek.com');
+      await userSays(w, 'Read the features document.', [
+        `Reading.\n\n${call('read_resource', { uri: 'demo://resource/static/document/features.md' }, 'everything')}`,
+        'Read.',
+      ]);
+      // It asks the first time; the user allows it for good.
+      await session.click(elementId(await floatWait(w, 'button[data-id="always-allow"]', 'Always allow')));
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /features\.md/);
+
+      await session.navigate(`${w.extensionBase}options/options.html`);
+      assert.equal((await stored(session, 'settings')).toolPolicies['everything:read_resource'], 'allow');
+      const rowCss = '#tool-list tr[data-tool="everything:read_resource"]';
+      await session.waitForScript(`return document.querySelector('${rowCss}[data-policy="allow"] select')`,
+        { timeoutMs: 30000, what: 'the read_resource row' });
+      const row = () => session.exec(`const r = document.querySelector(arguments[0]);
+        return { policy: r.dataset.policy, choice: r.querySelector('select').value, text: r.textContent };`, rowCss);
+      const shown = await row();
+      assert.equal(shown.choice, 'allow');
+      assert.match(shown.text, /Read resources/);
+      await session.exec(`const s = document.querySelector(arguments[0] + ' select');
+        s.value = 'deny'; s.dispatchEvent(new Event('change'));`, rowCss);
+      await session.waitForScript(`return document.querySelector('${rowCss}[data-policy="deny"]')`);
+      assert.equal((await stored(session, 'settings')).toolPolicies['everything:read_resource'], 'deny');
+    });
+  });
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BROWSERS, ROOT } from './support/browsers.mjs';
-import { startWorld, openChat } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
 
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).version;
 
@@ -24,6 +24,23 @@ for (const browser of BROWSERS) {
       const marks = await w.session.exec(
         'return [document.documentElement, document.body].flatMap((e) => e.getAttributeNames()).filter((n) => /mcp|bridge/i.test(n))');
       assert.deepEqual(marks, []);
+    });
+
+    test('the page sees no performance entry of the extension, even after a call', async () => {
+      await openChat(w, 'chat.deepseek.com');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      // The page watches every mark and measure from now on (a measure cleared at once is
+      // still delivered to an observer), and the buffer holds those made before.
+      await w.session.exec(`window.__seen = [];
+        new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__seen.push(e.name); })
+          .observe({ entryTypes: ['mark', 'measure'] });`);
+      await userSays(w, 'Echo something.', [`Sure.\n\n${call('echo', { text: 'timing' })}`, 'Done.']);
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /timing/);
+      const names = await w.session.exec(`return [...performance.getEntries().map((e) => e.name), ...window.__seen]
+        .filter((n) => /mcp|bridge/i.test(n))`);
+      assert.deepEqual(names, []);
     });
 
     // Chromium's extension ID is fixed (the development key), so a page could ask for a

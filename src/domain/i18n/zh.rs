@@ -151,6 +151,8 @@ pub const ZH: Catalog = Catalog {
     tools_changed: "{servers} 的工具有变化。请重新插入说明，让 AI 知道这些工具。",
     float_progress: "进度 {amount}",
     float_question: "{server} 向你提问",
+    float_url_refused: "服务器要求打开的地址无法打开（只能打开 http 和 https 链接）。",
+    read_resources_row: "读取资源：AI 按 URI 读取此服务器的资源（扩展自带的工具）。",
     float_answer_refused: "回答未被接受：{why}",
     confirm_policy: "此工具设置为“运行前询问”。",
     confirm_manual: "自动执行已关闭。",

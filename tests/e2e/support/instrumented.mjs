@@ -5,15 +5,48 @@ import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 
-/** Copies dist/chrome or dist/firefox; resolves to `{ dir, remove }`. */
-export function instrumentedExtension(browser) {
+// The benchmark's user-timing marks, written into the copy's content.js at fixed places
+// (the shipped script has none: a page sees every mark and measure on its timeline).
+// Each is [where, what to put before or after it]; a place that moved fails loudly here.
+const TIMING = [
+  ["globalThis.__mcpBridgeLoaded = true;", "after", "performance.mark('mcp-bridge:start');"],
+  ['async function detectParts() {', 'after', 'const benchStart = performance.now();'],
+  // The main thread's share of a detection (the core's part runs in the background).
+  ['const answer = await send({ type: TAB.DETECT, scene });', 'before',
+    "performance.measure('mcp-bridge:gather', { start: benchStart });"],
+  // One re-check per throttled batch; not kept in the buffer (a PerformanceObserver sees it).
+  ['throttleTimer = 0;\n      report();', 'replace',
+    "throttleTimer = 0; const benchT = performance.now(); report();" +
+    " performance.measure('mcp-bridge:recheck', { start: benchT }); performance.clearMeasures('mcp-bridge:recheck');"],
+  ['render(setup.float);', 'after', "performance.mark('mcp-bridge:float');"],
+];
+
+function addTiming(file) {
+  let text = fs.readFileSync(file, 'utf8');
+  for (const [at, how, code] of TIMING) {
+    if (text.split(at).length !== 2) throw new Error(`content.js changed: "${at}" is not found once; update support/instrumented.mjs`);
+    const put = { after: `${at}\n${code}\n`, before: `${code}\n${at}`, replace: code }[how];
+    text = text.replace(at, () => put);
+  }
+  fs.writeFileSync(file, text);
+}
+
+/**
+ * Copies dist/chrome or dist/firefox; resolves to `{ dir, remove }`. `timing` adds the
+ * benchmark's user-timing marks to the copy's content script; `hooks: false` leaves out
+ * hooks.js (whose wrappers would weigh on what the benchmark measures).
+ */
+export function instrumentedExtension(browser, { timing = false, hooks = true } = {}) {
   const src = path.join(ROOT, 'dist', browser === 'chromium' ? 'chrome' : 'firefox');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-ext-${browser}-`));
   fs.cpSync(src, dir, { recursive: true });
-  fs.copyFileSync(path.join(ROOT, 'tests/e2e/support/hooks.js'), path.join(dir, 'test-hooks.js'));
-  const manifestFile = path.join(dir, 'manifest.json');
-  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-  for (const cs of manifest.content_scripts) cs.js = ['test-hooks.js', ...cs.js];
-  fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  if (hooks) {
+    fs.copyFileSync(path.join(ROOT, 'tests/e2e/support/hooks.js'), path.join(dir, 'test-hooks.js'));
+    const manifestFile = path.join(dir, 'manifest.json');
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+    for (const cs of manifest.content_scripts) cs.js = ['test-hooks.js', ...cs.js];
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  }
+  if (timing) addTiming(path.join(dir, 'content.js'));
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
