@@ -220,12 +220,12 @@ async fn long_poll_until_final() {
     let Outcome::Pending { call_id, .. } = o else {
         panic!("{o:?}")
     };
-    let mut last = client().poll(&call_id, 1).await;
+    let mut last = client().poll(&call_id, 1, None).await;
     for _ in 0..5 {
         if !matches!(last, Outcome::Pending { .. }) {
             break;
         }
-        last = client().poll(&call_id, 1).await;
+        last = client().poll(&call_id, 1, None).await;
     }
     match last {
         Outcome::Success { result, .. } => {
@@ -242,7 +242,7 @@ async fn cancel_a_pending_call() {
         panic!("{o:?}")
     };
     client().cancel(&call_id).await;
-    let o = client().poll(&call_id, 1).await;
+    let o = client().poll(&call_id, 1, None).await;
     assert!(matches!(o, Outcome::HttpError { status: 499, .. }), "{o:?}");
     assert_eq!(category("long", &o), Some(Category::Aborted));
 }

@@ -90,11 +90,20 @@ impl PendingCall {
     }
 
     /// Wait up to `wait` for the outcome, returning early (with `None`) when the call's
-    /// progress or question changes.
-    pub async fn wait_or_activity(&self, wait: Duration) -> Option<Outcome> {
+    /// progress or question changes — or at once when a question waits that the client has not
+    /// seen: `seen` is the id of the question it already shows (a question asked between two
+    /// polls would otherwise wait for the next change).
+    pub async fn wait_or_activity(&self, wait: Duration, seen: Option<&str>) -> Option<Outcome> {
         let mut receiver = self.outcome.subscribe();
         let mut activity = self.activity.subscribe();
-        activity.mark_unchanged();
+        let unseen = activity
+            .borrow_and_update()
+            .elicitation
+            .as_ref()
+            .is_some_and(|q| Some(q.id.as_str()) != seen);
+        if unseen {
+            return self.outcome();
+        }
         let finished = receiver.wait_for(Option::is_some);
         let _ = tokio::time::timeout(wait, async {
             tokio::select! {

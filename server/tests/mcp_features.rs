@@ -754,6 +754,28 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
     let polled = question(&app, &id).await;
     let question_id = polled["elicitation"]["id"].as_str().unwrap().to_owned();
 
+    // A poll that starts while a question already waits returns it at once, unless the client
+    // says it shows that question (`seen`): then it waits as long as it asked.
+    let asked = Instant::now();
+    let again = app.get(&format!("/calls/{id}?wait=30")).await;
+    assert!(
+        asked.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(again.body["elicitation"]["id"], question_id.as_str());
+    let asked = Instant::now();
+    let seen = app
+        .get(&format!("/calls/{id}?wait=2&seen={question_id}"))
+        .await;
+    assert!(
+        asked.elapsed() >= Duration::from_millis(1900),
+        "{:?}",
+        asked.elapsed()
+    );
+    assert_eq!(seen.status, StatusCode::ACCEPTED, "{}", seen.body);
+    assert_eq!(seen.body["elicitation"]["id"], question_id.as_str());
+
     // An answer to an earlier question is refused, naming why; the question still waits.
     let path = format!("/calls/{id}/elicitation");
     let stale = app

@@ -310,9 +310,14 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         }
     }
 
-    /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again.
-    pub async fn poll(&self, call_id: &str, wait: u32) -> Outcome {
-        let path = format!("/calls/{}?wait={wait}", encode(call_id));
+    /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again. `seen`: the id of the
+    /// server's question the float shows, so a different one ends the wait at once.
+    pub async fn poll(&self, call_id: &str, wait: u32, seen: Option<&str>) -> Outcome {
+        let mut path = format!("/calls/{}?wait={wait}", encode(call_id));
+        if let Some(seen) = seen {
+            path.push_str("&seen=");
+            path.push_str(&encode(seen));
+        }
         self.outcome(Method::Get, &path, None, wait * 1000 + POLL_SLACK_MS)
             .await
     }

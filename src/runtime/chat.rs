@@ -795,7 +795,7 @@ impl<H: Host> ChatLoop<H> {
         (lang, started): (Lang, f64),
     ) -> Outcome {
         let mut outcome = match resume {
-            Some(id) => client.poll(&id, POLL_WAIT_S).await,
+            Some(id) => client.poll(&id, POLL_WAIT_S, None).await,
             None => {
                 let server = call.server_name.as_deref();
                 let (name, args) = (&call.tool_name, &call.arguments);
@@ -828,7 +828,9 @@ impl<H: Host> ChatLoop<H> {
                 client.cancel(&call_id).await;
                 return Outcome::aborted();
             }
-            outcome = client.poll(&call_id, POLL_WAIT_S).await;
+            let seen = shown.as_ref().and_then(|a| a.question.as_ref());
+            let seen = seen.map(|q| q.id.as_str());
+            outcome = client.poll(&call_id, POLL_WAIT_S, seen).await;
         }
         if self.cancelled.remove(tab) {
             return Outcome::aborted();

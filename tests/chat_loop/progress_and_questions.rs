@@ -76,6 +76,18 @@ fn progress_and_a_question_are_shown_and_the_answer_goes_to_the_bridge() {
     assert_eq!(f["question"]["message"], "Who are you?");
     assert_eq!(f["question"]["fields"][0]["name"], "name");
     assert!(f.get("progress").is_none(), "no progress in this answer");
+    // The next poll names the question the float shows, so only another one ends it early.
+    let polls: Vec<String> = w
+        .host
+        .0
+        .requests
+        .borrow()
+        .iter()
+        .filter(|r| r.url.contains("/calls/c-7?"))
+        .map(|r| r.url.clone())
+        .collect();
+    assert!(polls[..2].iter().all(|u| !u.contains("seen=")), "{polls:?}");
+    assert!(polls[2].ends_with("?wait=20&seen=q1"), "{polls:?}");
 
     // A refused answer is answered with why; the float, and its form, stay as they are.
     let floats = w.floats(1).len();

@@ -1,5 +1,6 @@
-//! `GET /calls/{id}?wait=S` (the result of a long-polled call, or `202` again with its progress
-//! and the question its server asks; the wait ends early when either changes) and
+//! `GET /calls/{id}?wait=S&seen=Q` (the result of a long-polled call, or `202` again with its
+//! progress and the question its server asks; the wait ends early when either changes, and at
+//! once when a question other than `Q`, the one the client shows, waits) and
 //! `DELETE /calls/{id}` (cancel it).
 
 use std::collections::HashMap;
@@ -48,7 +49,11 @@ pub(crate) async fn fetch(
     let query = query.map(|Query(q)| q).unwrap_or_default();
     let wait = wait_query(&query)?;
     let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
-    match call.wait_or_activity(Duration::from_secs_f64(wait)).await {
+    let seen = query.get("seen").map(String::as_str);
+    match call
+        .wait_or_activity(Duration::from_secs_f64(wait), seen)
+        .await
+    {
         Some(outcome) => Ok(outcome.into_response()),
         None => Ok(super::execute::pending(&call)),
     }

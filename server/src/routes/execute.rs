@@ -46,7 +46,10 @@ pub(crate) async fn execute(
         work,
     );
     // Progress or a question from the server ends the wait early, so they are shown at once.
-    match call.wait_or_activity(Duration::from_secs_f64(wait)).await {
+    match call
+        .wait_or_activity(Duration::from_secs_f64(wait), None)
+        .await
+    {
         Some(done) => {
             state.calls.forget(&call.id);
             Ok(done.into_response())
