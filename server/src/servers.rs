@@ -553,7 +553,8 @@ impl Server {
         let params = CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments);
         // A background call has its own activity (shown by GET /calls/{id}); a direct one still
         // gets its timeout reset by progress.
-        let activity = crate::calls::activity::current().unwrap_or_default();
+        let activity = crate::calls::activity::current()
+            .unwrap_or_else(|| Arc::new(crate::calls::activity::CallActivity::unseen()));
         // Dropping the call future (timeout, DELETE /calls/{id}) sends notifications/cancelled.
         let outcome = self
             .run_call(&live, params, &activity, deadline, timeout)

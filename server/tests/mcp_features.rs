@@ -442,6 +442,26 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
     app.stop().await;
 }
 
+/// A blocking `POST /execute` (no `wait`) has nobody who could show the server's question, so
+/// the question is declined at once — not after the answer time (10 minutes by default).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_during_a_blocking_call_is_declined_at_once() {
+    let app = TestApp::start(vec![odd_spec()]).await;
+    let started = Instant::now();
+    let reply = app
+        .execute(json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 0}}))
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let text = reply.body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("\"decline\""), "{text}");
+    app.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     let app = TestApp::start_with(

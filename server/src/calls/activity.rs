@@ -113,6 +113,9 @@ pub struct Snapshot {
 pub struct CallActivity {
     snapshot: watch::Sender<Snapshot>,
     started: Instant,
+    /// Whether a client can see it: a background call's activity is shown by `GET /calls/{id}`,
+    /// a blocking `POST /execute`'s by nothing, so no question may wait on it.
+    visible: bool,
 }
 
 impl Default for CallActivity {
@@ -120,11 +123,26 @@ impl Default for CallActivity {
         CallActivity {
             snapshot: watch::channel(Snapshot::default()).0,
             started: Instant::now(),
+            visible: true,
         }
     }
 }
 
 impl CallActivity {
+    /// The activity of a blocking call: its progress still resets its timeout, but nobody
+    /// sees it, so a question asked during it is declined at once.
+    pub fn unseen() -> Self {
+        CallActivity {
+            visible: false,
+            ..CallActivity::default()
+        }
+    }
+
+    /// Whether a client can see this call's progress and question.
+    pub fn visible(&self) -> bool {
+        self.visible
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         self.snapshot.borrow().clone()
     }

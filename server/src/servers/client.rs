@@ -216,16 +216,20 @@ impl Shared {
         }
     }
 
-    /// Ask the user `request` through the calls in flight on this server; their answer, or a
-    /// decline when no call is in flight or nobody answers in time.
+    /// Ask the user `request` through the calls in flight on this server that a client can
+    /// see; their answer, or a decline when there is no such call or nobody answers in time.
     async fn ask(
         &self,
         request: ElicitRequestParams,
         withdrawn: tokio_util::sync::CancellationToken,
     ) -> ElicitResult {
-        let calls = self.in_flight();
+        let calls: Vec<_> = self
+            .in_flight()
+            .into_iter()
+            .filter(|call| call.visible())
+            .collect();
         if calls.is_empty() {
-            tracing::info!(server = %self.name, "a question came with no call in flight; declined");
+            tracing::info!(server = %self.name, "a question came with no call in flight that a client can show it for; declined");
             return decline();
         }
         let limit = self.answer_timeout;
