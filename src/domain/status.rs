@@ -5,19 +5,8 @@
 
 use crate::domain::bridge_api;
 use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
-use mcp_bridge_protocol::health;
+use crate::domain::outcome::Outcome;
 use serde_json::{Value, json};
-
-/// What one request heard.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Heard {
-    /// No HTTP answer (nothing listens, timed out, blocked).
-    Nothing,
-    Answer {
-        status: u16,
-        json: Option<Value>,
-    },
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
@@ -61,31 +50,28 @@ impl Status {
     }
 }
 
-/// The verdict from `/health` (no token) and `/tools` (with the token, or none).
-pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
-    let (status, json) = match health {
-        Heard::Nothing => return Status::NotRunning,
-        Heard::Answer { status, json } => (*status, json),
-    };
-    let Some(version) = json.as_ref().and_then(health::version_of) else {
-        return Status::WrongAddress { status };
-    };
-    if status != 200 {
-        return Status::WrongAddress { status };
-    }
+/// The verdict from the bridge client's answers: the version `/health` gave when it was asked
+/// for the proof (`None` when it did not answer as our bridge), and what `/tools` came back as
+/// — the client sends it only to a server that proved it holds the token, so a refusal to
+/// prove reads as a refused token.
+pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty: bool) -> Status {
     let refused = if token_empty {
         Status::TokenMissing
     } else {
         Status::TokenRejected
     };
+    let status_of = |o: &Outcome| o.status().unwrap_or(200);
+    let Some(version) = version else {
+        return match tools {
+            Err(Outcome::Unreachable { .. } | Outcome::Timeout { .. }) => Status::NotRunning,
+            Err(other) => Status::WrongAddress {
+                status: status_of(other),
+            },
+            Ok(_) => Status::WrongAddress { status: 200 },
+        };
+    };
     match tools {
-        // Our bridge answered /health but not /tools: the browser hid a refusal.
-        Heard::Nothing => refused,
-        Heard::Answer { status: 401, .. } => refused,
-        Heard::Answer {
-            status: 200,
-            json: Some(body),
-        } => match bridge_api::services(body) {
+        Ok(body) => match bridge_api::services(body) {
             Ok(services) => Status::Connected {
                 version: version.to_string(),
                 servers: services.len(),
@@ -102,7 +88,12 @@ pub fn judge(health: &Heard, tools: &Heard, token_empty: bool) -> Status {
             },
             Err(_) => Status::WrongAddress { status: 200 },
         },
-        Heard::Answer { status, .. } => Status::WrongAddress { status: *status },
+        // Our bridge answered /health but not /tools: the browser hid a refusal.
+        Err(Outcome::Unreachable { .. } | Outcome::Timeout { .. }) => refused,
+        Err(o) if o.status() == Some(401) => refused,
+        Err(o) => Status::WrongAddress {
+            status: status_of(o),
+        },
     }
 }
 
@@ -174,57 +165,47 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> V
 mod tests {
     use super::*;
 
-    fn health() -> Heard {
-        Heard::Answer {
-            status: 200,
-            json: Some(json!({"status": "ok", "version": "0.1.0"})),
-        }
-    }
+    const VERSION: Option<&str> = Some("0.1.0");
 
-    fn answer(status: u16, json: Value) -> Heard {
-        Heard::Answer {
+    // The bridge client's own answer type (see `runtime::bridge_client`).
+    #[allow(clippy::result_large_err)]
+    fn answer(status: u16, json: Value) -> Result<Value, Outcome> {
+        Err(crate::domain::outcome::from_http(
             status,
-            json: Some(json),
-        }
+            None,
+            json.to_string().as_bytes(),
+        ))
     }
 
     #[test]
     fn every_state_is_reachable() {
+        let nothing = Err(Outcome::unreachable("connection refused"));
+        assert_eq!(judge(None, &nothing, false), Status::NotRunning);
         assert_eq!(
-            judge(&Heard::Nothing, &Heard::Nothing, false),
+            judge(None, &Err(Outcome::timeout(5000)), false),
             Status::NotRunning
         );
         assert_eq!(
-            judge(
-                &answer(404, json!({"detail": "Not Found"})),
-                &Heard::Nothing,
-                false
-            ),
+            judge(None, &answer(404, json!({"detail": "Not Found"})), false),
             Status::WrongAddress { status: 404 }
         );
         // A web server that answers 200 with some other JSON is not our bridge either.
         assert_eq!(
-            judge(&answer(200, json!({"ok": true})), &Heard::Nothing, false),
+            judge(None, &answer(200, json!({"ok": true})), false),
             Status::WrongAddress { status: 200 }
         );
         let refused = answer(401, json!({"detail": "Unauthorized"}));
-        assert_eq!(judge(&health(), &refused, true), Status::TokenMissing);
-        assert_eq!(judge(&health(), &refused, false), Status::TokenRejected);
+        assert_eq!(judge(VERSION, &refused, true), Status::TokenMissing);
+        assert_eq!(judge(VERSION, &refused, false), Status::TokenRejected);
+        assert_eq!(judge(VERSION, &nothing, false), Status::TokenRejected);
+        let tools = Ok(json!({"success": true, "services": [
+            {"name": "time", "status": "running", "tool_count": 2},
+            {"name": "files", "status": "running", "tool_count": 14},
+            {"name": "broken", "status": "failed", "tool_count": 0},
+            {"name": "slow", "status": "starting"},
+        ]}));
         assert_eq!(
-            judge(&health(), &Heard::Nothing, false),
-            Status::TokenRejected
-        );
-        let tools = answer(
-            200,
-            json!({"success": true, "services": [
-                {"name": "time", "status": "running", "tool_count": 2},
-                {"name": "files", "status": "running", "tool_count": 14},
-                {"name": "broken", "status": "failed", "tool_count": 0},
-                {"name": "slow", "status": "starting"},
-            ]}),
-        );
-        assert_eq!(
-            judge(&health(), &tools, false),
+            judge(VERSION, &tools, false),
             Status::Connected {
                 version: "0.1.0".into(),
                 servers: 4,
@@ -234,12 +215,16 @@ mod tests {
         );
         // A bridge started with --no-auth takes an empty token: connected, not "missing".
         assert!(matches!(
-            judge(&health(), &tools, true),
+            judge(VERSION, &tools, true),
             Status::Connected { .. }
         ));
         assert_eq!(
-            judge(&health(), &answer(500, json!({})), false),
+            judge(VERSION, &answer(500, json!({})), false),
             Status::WrongAddress { status: 500 }
+        );
+        assert_eq!(
+            judge(VERSION, &Ok(json!({"no": "services"})), false),
+            Status::WrongAddress { status: 200 }
         );
     }
 

@@ -11,7 +11,7 @@ use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
 use crate::domain::outcome::{self, Outcome};
 use crate::domain::proof::{self, Claim};
 use serde_json::{Value, json};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 /// Time allowed for quick routes (health, tools, history).
 const QUICK_TIMEOUT_MS: u32 = 10_000;
@@ -37,6 +37,8 @@ pub struct BridgeClient<'h, H: Host> {
     base: String,
     token: String,
     proved: Cell<Proved>,
+    /// The version `/health` gave when asked for the proof, if it answered as our bridge.
+    version: RefCell<Option<String>>,
 }
 
 impl<'h, H: Host> BridgeClient<'h, H> {
@@ -46,7 +48,21 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             base: base_url.trim_end_matches('/').to_string(),
             token: token.to_string(),
             proved: Cell::new(Proved::NotYet),
+            version: RefCell::new(None),
         }
+    }
+
+    /// The bridge's version, once `/health` answered the proof's question in our bridge's
+    /// shape (whether or not it proved it holds the token).
+    pub fn version(&self) -> Option<String> {
+        self.version.borrow().clone()
+    }
+
+    /// Asks the server at the address to prove it holds the token now, even when the
+    /// extension has none (the connection's status wants to know who answers). `Err`: what to
+    /// judge instead of an answer — nothing there, a stranger's answer, or a refusal to prove.
+    pub async fn check(&self) -> Result<(), Outcome> {
+        self.prove().await.map(|_| ())
     }
 
     async fn send(
@@ -101,7 +117,12 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             .plain(Method::Get, &path, None, None, QUICK_TIMEOUT_MS)
             .await?;
         let body = outcome::json_body(&answer.body);
-        let proved = match proof::claim(answer.status, body.as_ref()) {
+        let claim = proof::claim(answer.status, body.as_ref());
+        if claim != Claim::NotOurs {
+            let version = body.as_ref().and_then(|b| b["version"].as_str());
+            *self.version.borrow_mut() = version.map(str::to_owned);
+        }
+        let proved = match claim {
             Claim::NotOurs => {
                 return Err(outcome::from_http(
                     answer.status,
@@ -382,13 +403,7 @@ impl<'a> ServerCall<'a> {
 }
 
 /// Whether `given` proves that the server at `base` holds `token`, for `nonce`.
-pub async fn proof_holds<H: Host>(
-    host: &H,
-    base: &str,
-    token: &str,
-    nonce: &str,
-    given: &str,
-) -> bool {
+async fn proof_holds<H: Host>(host: &H, base: &str, token: &str, nonce: &str, given: &str) -> bool {
     let Some(port) = proof::port_of(base) else {
         return false;
     };

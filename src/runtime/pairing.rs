@@ -4,70 +4,31 @@
 //! The token field in the options stays as the fallback. The token goes only to a server
 //! that proved it holds it (`domain::proof`).
 
-use super::host::{Host, HttpRequest, Method, Transport};
+use super::bridge_client::BridgeClient;
+use super::host::Host;
 use super::store::Store;
-use crate::domain::proof::{self, Claim};
 use crate::domain::settings::{Settings, validate_bridge_url, validate_token};
-use crate::domain::status::{self, Heard, PairingNote, Status};
+use crate::domain::status::{self, PairingNote, Status};
 use serde_json::Value;
 
 /// The name `mcp-bridge install` registers the host under.
 pub const HOST_NAME: &str = "dev.mcp_bridge.host";
 
-const PROBE_TIMEOUT_MS: u32 = 5_000;
-
-async fn heard<H: Host>(host: &H, url: String, bearer: Option<String>) -> Heard {
-    let request = HttpRequest {
-        method: Method::Get,
-        url,
-        bearer,
-        json: None,
-        timeout_ms: PROBE_TIMEOUT_MS,
-    };
-    match host.http(request).await {
-        Ok(r) => Heard::Answer {
-            status: r.status,
-            json: serde_json::from_slice(&r.body).ok(),
-        },
-        Err(Transport::TimedOut | Transport::Unreachable(_)) => Heard::Nothing,
-    }
-}
-
-/// `/health` with a fresh challenge, then `/tools` — with the token only when the server
-/// proved it holds it: the verdict. A server that answers like the bridge but cannot prove it
-/// holds the token is judged as refusing it (and never receives it).
+/// The connection's status with these settings, through the one bridge client: `/health` with a
+/// fresh challenge, then `/tools` — with the token only when the server proved it holds it. A
+/// server that answers like the bridge but cannot prove it is judged as refusing the token
+/// (and never receives it).
 pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
-    let base = settings.base_url();
-    let nonce = host.random_nonce();
-    let health = heard(
-        host,
-        format!("{base}{}", proof::challenge_path(&nonce)),
-        None,
+    let client = BridgeClient::new(host, settings.base_url(), &settings.token);
+    let tools = match client.check().await {
+        Ok(()) => client.services().await,
+        Err(instead) => Err(instead),
+    };
+    status::judge(
+        client.version().as_deref(),
+        &tools,
+        settings.token.is_empty(),
     )
-    .await;
-    let Heard::Answer { status, json } = &health else {
-        return Status::NotRunning;
-    };
-    let token_empty = settings.token.is_empty();
-    let refused = Heard::Answer {
-        status: 401,
-        json: None,
-    };
-    let bearer = match proof::claim(*status, json.as_ref()) {
-        Claim::NotOurs => return status::judge(&health, &Heard::Nothing, token_empty),
-        _ if token_empty => None,
-        // Holding a token, a claim of `"auth": "none"` proves nothing.
-        Claim::NoAuth | Claim::Unproved => return status::judge(&health, &refused, false),
-        Claim::Proof(given) => {
-            if !super::bridge_client::proof_holds(host, base, &settings.token, &nonce, &given).await
-            {
-                return status::judge(&health, &refused, false);
-            }
-            Some(settings.token.clone())
-        }
-    };
-    let tools = heard(host, format!("{base}/tools"), bearer).await;
-    status::judge(&health, &tools, token_empty)
 }
 
 /// Asks the native host, and stores the address and token it gives when they differ from

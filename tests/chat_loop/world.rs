@@ -29,7 +29,8 @@ type Script = Box<dyn FnMut(&HttpRequest) -> Answer>;
 /// `/health`, and the world adds what [`Prover`] says to their answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prover {
-    /// A bridge holding whatever token the extension's settings hold (the usual case).
+    /// A bridge holding whatever token the extension's settings hold (the usual case; with
+    /// none, a `--no-auth` bridge).
     Settings,
     /// A bridge holding this token.
     Token(String),
@@ -92,13 +93,20 @@ impl MemoryHost {
             return;
         }
         let token = match self.0.prover.borrow().clone() {
-            Prover::Settings => self
-                .0
-                .storage
-                .borrow()
-                .get(&(Area::Local, "settings".to_string()))
-                .and_then(|s| s["token"].as_str().map(str::to_string))
-                .filter(|t| !t.is_empty()),
+            // A bridge without a token is a `--no-auth` one, which says so.
+            Prover::Settings => {
+                let token = self
+                    .0
+                    .storage
+                    .borrow()
+                    .get(&(Area::Local, "settings".to_string()))
+                    .and_then(|s| s["token"].as_str().map(str::to_string))
+                    .filter(|t| !t.is_empty());
+                if token.is_none() {
+                    body["auth"] = json!("none");
+                }
+                token
+            }
             Prover::Token(token) => Some(token),
             Prover::NoAuth => {
                 body["auth"] = json!("none");
