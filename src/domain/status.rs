@@ -97,6 +97,18 @@ pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty:
     }
 }
 
+/// The same verdict for a request that failed on its way to the bridge (the chat loop's call):
+/// the status it shows when the setup kept it from the bridge — nothing answers, or the token
+/// is missing or refused — and `None` for any other failure.
+pub fn of_failure(outcome: &Outcome, token_empty: bool) -> Option<Status> {
+    match outcome {
+        Outcome::Unreachable { .. } => Some(Status::NotRunning),
+        Outcome::HttpError { status: 401, .. } if token_empty => Some(Status::TokenMissing),
+        Outcome::HttpError { status: 401, .. } => Some(Status::TokenRejected),
+        _ => None,
+    }
+}
+
 /// What pairing through the native host found, when it was tried and did not connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PairingNote {
@@ -226,6 +238,17 @@ mod tests {
             judge(VERSION, &Ok(json!({"no": "services"})), false),
             Status::WrongAddress { status: 200 }
         );
+    }
+
+    #[test]
+    fn a_failed_request_is_judged_like_the_status() {
+        let refused = answer(401, json!({"detail": "Unauthorized"})).unwrap_err();
+        assert_eq!(of_failure(&refused, true), Some(Status::TokenMissing));
+        assert_eq!(of_failure(&refused, false), Some(Status::TokenRejected));
+        let nothing = Outcome::unreachable("connection refused");
+        assert_eq!(of_failure(&nothing, false), Some(Status::NotRunning));
+        let tool_failed = answer(500, json!({"detail": "boom"})).unwrap_err();
+        assert_eq!(of_failure(&tool_failed, false), None);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
-use crate::domain::status::Status;
+use crate::domain::status::{self, PairingNote, Status};
 use crate::domain::tab_state::{
     Decision, Phase, SIGN_IN_REQUIRED, SetupProblem, TabState, Update, server_running as running,
 };
@@ -113,12 +113,11 @@ pub(super) fn setup_problem(outcome: &Outcome, settings: &Settings) -> Option<fl
     }
     .host()
     .to_string();
+    // The connection's own verdict first: not running, no or a wrong token.
+    if let Some(status) = status::of_failure(outcome, settings.token.is_empty()) {
+        return float::Setup::of_status(&status, &address, &PairingNote::None);
+    }
     match outcome {
-        Outcome::Unreachable { .. } => Some(float::Setup::NotRunning { address }),
-        Outcome::HttpError { status: 401, .. } if settings.token.is_empty() => {
-            Some(float::Setup::TokenMissing)
-        }
-        Outcome::HttpError { status: 401, .. } => Some(float::Setup::TokenRejected),
         Outcome::HttpError {
             status: 403,
             detail: ErrorDetail::Object { error },
