@@ -564,7 +564,7 @@ release() {
     step "release: $name ($target)"
     local ok=0
     case "$target" in
-      # ring (rustls' crypto) compiles C: musl-gcc from musl-tools.
+      # ring (rustls' crypto) and mimalloc (its allocator) compile C: musl-gcc from musl-tools.
       *-linux-musl)
         CC_x86_64_unknown_linux_musl=musl-gcc \
           cargo build -p mcp-bridge --profile dist --target "$target" && ok=1 ;;
