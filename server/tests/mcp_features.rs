@@ -244,6 +244,19 @@ async fn prompts_are_listed_rendered_and_completed() {
         "{}",
         in_context.body
     );
+    // A resource template's argument: server-everything completes a positive whole number.
+    let template = "demo://resource/dynamic/text/{resourceId}";
+    for (value, expected) in [("7", json!(["7"])), ("x", json!([]))] {
+        let completed = app
+            .post(
+                "/complete",
+                json!({"serverName": "everything", "uriTemplate": template,
+                       "argument": "resourceId", "value": value}),
+            )
+            .await;
+        assert_eq!(completed.status, StatusCode::OK, "{}", completed.body);
+        assert_eq!(completed.body["values"], expected, "{}", completed.body);
+    }
     let neither = app
         .post(
             "/complete",
