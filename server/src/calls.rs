@@ -199,6 +199,12 @@ impl CallRegistry {
         let call = self.get(id)?;
         let outcome = cancelled(&call);
         let was_running = call.finish(outcome);
+        // Its question goes with it: the server hears the user cancelled, nobody answers later.
+        if let Some(question) = call.activity.snapshot().elicitation {
+            let cancel = rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel);
+            question.pending().answer(cancel);
+            call.activity.settle(&question.id);
+        }
         if was_running
             && let Some(task) = call
                 .task

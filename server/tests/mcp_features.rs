@@ -10,7 +10,7 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode};
 use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec};
 use mcp_bridge::ResultLimits as Limits;
 use mcp_bridge::config::{RootSpec, ServerSpec};
@@ -456,9 +456,10 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
 }
 
 /// A blocking `POST /execute` (no `wait`) has nobody who could show the server's question, so
-/// the question is declined at once — not after the answer time (10 minutes by default).
+/// the question is declined at once — not after the answer time (10 minutes by default). A call
+/// cancelled while its question waits takes the question with it: nobody can answer it later.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_question_during_a_blocking_call_is_declined_at_once() {
+async fn a_question_is_declined_in_a_blocking_call_and_goes_with_a_cancelled_one() {
     let app = TestApp::start(vec![odd_spec()]).await;
     let started = Instant::now();
     let reply = app
@@ -472,6 +473,30 @@ async fn a_question_during_a_blocking_call_is_declined_at_once() {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     let text = reply.body["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("\"decline\""), "{text}");
+
+    // A call cancelled while its question waits ends as cancelled, and its question with it.
+    let id = start_call(
+        &app,
+        json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 0}}),
+    )
+    .await;
+    let asked = question(&app, &id).await;
+    assert!(asked["elicitation"]["id"].is_string(), "{asked}");
+    let cancelled = app
+        .send(Method::DELETE, &format!("/calls/{id}"), None)
+        .await;
+    assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
+    assert_eq!(cancelled.body["cancelled"], true, "{}", cancelled.body);
+    let after = app.get(&format!("/calls/{id}")).await;
+    assert_eq!(after.status, StatusCode::CONFLICT, "{}", after.body);
+    assert_eq!(after.body["detail"]["type"], "CancelledError");
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "content": {"name": "Ada"}}),
+        )
+        .await;
+    assert_ne!(answered.status, StatusCode::OK, "{}", answered.body);
     app.stop().await;
 }
 

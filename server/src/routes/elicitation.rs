@@ -49,12 +49,17 @@ pub async fn answer(
         }
     };
     let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
-    let Some(question) = call.activity.snapshot().elicitation else {
+    let question = match call.outcome() {
+        // A call that ended (cancelled, say) has nobody left to hear the answer.
+        Some(_) => None,
+        None => call.activity.snapshot().elicitation,
+    };
+    let Some(question) = question else {
         return Err(invalid(
             "action",
             "no_question",
             &format!(
-                "Call `{call_id}` has no question waiting for an answer (it was answered, withdrawn, or timed out)"
+                "Call `{call_id}` has no question waiting for an answer (it was answered, withdrawn, or timed out, or the call has ended)"
             ),
             json!(action_name(&action)),
         ));
