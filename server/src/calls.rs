@@ -79,6 +79,11 @@ impl PendingCall {
         self.outcome.borrow().clone()
     }
 
+    /// Whether the call has ended (without copying its outcome).
+    pub(crate) fn finished(&self) -> bool {
+        self.outcome.borrow().is_some()
+    }
+
     /// Wait up to `wait` for the outcome.
     #[cfg(test)]
     pub(crate) async fn wait(&self, wait: Duration) -> Option<Outcome> {

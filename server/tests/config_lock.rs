@@ -21,17 +21,7 @@ async fn concurrent_changes_through_two_bridges_are_all_kept() {
     // Disabled servers: the change is the file alone, no process starts.
     let changes = (0..CHANGES).map(|i| {
         let bridge = if i % 2 == 0 { &first } else { &second };
-        async move {
-            let name = format!("s{i:02}");
-            let (status, answer) = bridge
-                .request(
-                    Method::PUT,
-                    &format!("/servers/{name}"),
-                    Some(&json!({"command": "unused", "enabled": false})),
-                )
-                .await;
-            (name, status, answer)
-        }
+        async move { put_disabled(bridge, format!("s{i:02}")).await }
     });
     let answers = futures::future::join_all(changes).await;
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
@@ -101,17 +91,7 @@ async fn config_import_beside_a_running_bridge_keeps_both_changes() {
         .collect();
     let changes = (0..CHANGES / 2).map(|i| {
         let bridge = &bridge;
-        async move {
-            let name = format!("put{i:02}");
-            let (status, answer) = bridge
-                .request(
-                    Method::PUT,
-                    &format!("/servers/{name}"),
-                    Some(&json!({"command": "unused", "enabled": false})),
-                )
-                .await;
-            (name, status, answer)
-        }
+        async move { put_disabled(bridge, format!("put{i:02}")).await }
     });
     let answers = futures::future::join_all(changes).await;
     for child in imports {
@@ -197,4 +177,17 @@ async fn a_change_that_cannot_get_the_lock_is_refused_not_reported_as_done() {
     let file: Value = serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
     assert!(file["mcpServers"]["late"].is_object(), "{file}");
     assert!(file["mcpServers"]["imported00"].is_object(), "{file}");
+}
+
+/// `PUT /servers/{name}` of a disabled server (the change is the file alone, no process
+/// starts): the name, with the status and answer.
+async fn put_disabled(bridge: &BridgeProcess, name: String) -> (String, u16, Value) {
+    let (status, answer) = bridge
+        .request(
+            Method::PUT,
+            &format!("/servers/{name}"),
+            Some(&json!({"command": "unused", "enabled": false})),
+        )
+        .await;
+    (name, status, answer)
 }

@@ -180,21 +180,7 @@ fn a_stop_ends_even_when_no_one_reads_the_output() {
     );
     drop(stdout);
     drop(stderr);
-    send_signal(child.id(), libc::SIGTERM);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
-        }
-        if std::time::Instant::now() >= deadline {
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    if status.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
+    let status = terminate_within(&mut child, Duration::from_secs(10));
     let left = survivors(&children, Duration::from_secs(10));
     assert!(
         status.is_some(),
@@ -395,8 +381,24 @@ async fn a_stalled_stderr_blocks_neither_the_bridge_nor_its_stop() {
             "request {i} was not answered: {response:?}"
         );
     }
+    let status = terminate_within(&mut child, Duration::from_secs(10));
+    let left = survivors(&children, Duration::from_secs(10));
+    drop(stalled);
+    assert!(
+        status.is_some(),
+        "SIGTERM did not stop a bridge whose stderr is stalled"
+    );
+    assert!(left.is_empty(), "processes left: {left:?}");
+}
+
+/// SIGTERM `child` and wait up to `limit` for it to exit; its status, or `None` (then it is
+/// killed, so no test leaves it behind).
+fn terminate_within(
+    child: &mut std::process::Child,
+    limit: Duration,
+) -> Option<std::process::ExitStatus> {
     send_signal(child.id(), libc::SIGTERM);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + limit;
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break Some(status);
@@ -410,11 +412,5 @@ async fn a_stalled_stderr_blocks_neither_the_bridge_nor_its_stop() {
         let _ = child.kill();
         let _ = child.wait();
     }
-    let left = survivors(&children, Duration::from_secs(10));
-    drop(stalled);
-    assert!(
-        status.is_some(),
-        "SIGTERM did not stop a bridge whose stderr is stalled"
-    );
-    assert!(left.is_empty(), "processes left: {left:?}");
+    status
 }

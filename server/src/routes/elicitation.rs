@@ -49,11 +49,10 @@ pub async fn answer(
         }
     };
     let call = state.calls.get(&call_id).ok_or_else(|| unknown(&call_id))?;
-    let question = match call.outcome() {
-        // A call that ended (cancelled, say) has nobody left to hear the answer.
-        Some(_) => None,
-        None => call.activity.snapshot().elicitation,
-    };
+    // A call that ended (cancelled, say) has nobody left to hear the answer.
+    let question = (!call.finished())
+        .then(|| call.activity.snapshot().elicitation)
+        .flatten();
     let Some(question) = question else {
         return Err(invalid(
             "action",
