@@ -334,15 +334,25 @@ fn unknown_servers_old_bridges_and_missing_tokens_are_named() {
         "{r}"
     );
     // Without a token the bridge decides: its 401 names the token field.
-    let mut w = World::new();
-    w.bridge(|_| {
+    let missing_token = |req: &HttpRequest| {
+        if world::route(req).starts_with("health") {
+            return world::healthy_bridge(req);
+        }
         world::ok_json(
             401,
             json!({"detail": {"error": "Missing token", "type": "Unauthorized", "facts": {"reason": "missing-token"}}}),
         )
-    });
+    };
+    let mut w = World::new();
+    w.bridge(missing_token);
     let r = answer(&mut w, json!({"type": "list-servers"}));
     assert_eq!(r["field"], "token", "{r}");
+    // The same 401 from something that does not answer `/health` as our bridge: the address
+    // is wrong, and no token would help.
+    let mut w = World::new();
+    w.bridge(|_| world::ok_json(401, json!({"detail": "Unauthorized"})));
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(r["field"], "bridgeUrl", "{r}");
 }
 
 #[test]

@@ -318,9 +318,6 @@ catalog! {
     typing_failed,
     sending_failed,
     // -- the options page --
-    reply_timed_out,
-    reply_aborted,
-    reply_no_answer,
     reply_empty_body,
     token_empty,
     token_spaces,

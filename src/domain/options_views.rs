@@ -1,21 +1,21 @@
-//! What the options page shows, decided from the bridge's raw answers: the connection test's
-//! verdict with a precise reason (not running, wrong token, not a bridge), the failure
-//! counters, services and tools with their policies, and settings merged from the form.
-//! Pure, so every verdict is tested natively; the HTTP calls themselves live in
-//! `options_api`.
+//! What the options page shows, decided from the bridge client's answers: the connection
+//! test's verdict in words with the field to point at (the verdict itself is
+//! `domain::status`'s), the failure counters, services and tools with their policies, and
+//! settings merged from the form. Pure, so every verdict is tested natively; the requests
+//! themselves are `runtime::options`'.
 
 pub mod answers;
 
 use crate::domain::bridge_api;
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::{count_servers, count_tools, fill};
-use crate::domain::outcome::{ErrorDetail, Outcome, error_detail};
+use crate::domain::outcome::{ErrorDetail, Outcome};
 use crate::domain::policy::{self, Source};
 use crate::domain::read_resource::READ_RESOURCE;
 use crate::domain::settings::{
     FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
-use crate::domain::status::{PairingNote, Status};
+use crate::domain::status::{self, PairingNote, Status};
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -40,112 +40,31 @@ pub fn start_command(base: &str) -> String {
     }
 }
 
-/// What one HTTP request to the bridge came back as.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// No HTTP answer at all: connection refused, timeout, blocked (in words).
-    Unreachable(String),
-    Answered {
-        status: u16,
-        /// The body, when it is JSON.
-        json: Option<Value>,
-        /// The bridge's `detail` in one line, when it gave one.
-        detail: Option<String>,
-        /// The start of a body that is not JSON.
-        text: String,
-    },
-}
-
-impl Reply {
-    /// From the bridge client's answer: a 2xx JSON body, or the outcome that describes
-    /// anything else.
-    pub fn from_client(answer: Result<Value, Outcome>, lang: Lang) -> Reply {
-        let says = lang.says();
-        let answered = |status, json, detail, text: &str| Reply::Answered {
-            status,
-            json,
-            detail,
-            text: text.to_string(),
-        };
-        match answer {
-            Ok(v) => answered(200, Some(v), None, ""),
-            Err(Outcome::Unreachable { message }) => Reply::Unreachable(message),
-            Err(Outcome::Timeout { after_ms }) => {
-                let seconds = after_ms.div_ceil(1000).to_string();
-                Reply::Unreachable(fill(says.reply_timed_out, &[("seconds", &seconds)]))
-            }
-            // A page's request is never denied: only the chat loop asks the user's policies.
-            Err(Outcome::Aborted | Outcome::Denied) => {
-                Reply::Unreachable(says.reply_aborted.into())
-            }
-            Err(Outcome::HttpError { status, detail, .. }) => {
-                answered(status, None, Some(detail_line(&detail)), "")
-            }
-            Err(
-                Outcome::NotJson {
-                    status, snippet, ..
-                }
-                | Outcome::BadShape {
-                    status, snippet, ..
-                },
-            ) => answered(status, None, None, &snippet),
-            Err(Outcome::Pending { .. }) => answered(202, None, None, ""),
-            Err(Outcome::Success { .. } | Outcome::ToolError { .. }) => {
-                answered(200, None, None, "")
-            }
+/// What an answer said, for a message: the bridge's `detail` in one line, or the start of
+/// the body it gave.
+fn said(answer: &Result<Value, Outcome>, lang: Lang) -> String {
+    let body = match answer {
+        Err(Outcome::HttpError { detail, .. }) => return detail_line(detail),
+        Err(Outcome::NotJson { snippet, .. } | Outcome::BadShape { snippet, .. }) => {
+            snippet.clone()
         }
+        Ok(v) => v.to_string(),
+        Err(_) => String::new(),
+    };
+    let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut s: String = one_line.chars().take(160).collect();
+    if s.len() < one_line.len() {
+        s.push('…');
     }
-
-    /// From a raw answer (status 0: there was none).
-    pub fn from_raw(status: u16, body: &[u8], lang: Lang) -> Reply {
-        if status == 0 {
-            return Reply::Unreachable(lang.says().reply_no_answer.into());
-        }
-        let text = String::from_utf8_lossy(body);
-        let json: Option<Value> = serde_json::from_str(&text).ok();
-        let detail = json
-            .as_ref()
-            .filter(|v| v.get("detail").is_some())
-            .map(|v| detail_line(&error_detail(v)));
-        Reply::Answered {
-            status,
-            detail,
-            text: if json.is_some() {
-                String::new()
-            } else {
-                text.into_owned()
-            },
-            json,
-        }
-    }
-
-    /// What the answer said, for a message: its detail, or the start of its body.
-    fn said(&self, lang: Lang) -> String {
-        let Reply::Answered {
-            json, detail, text, ..
-        } = self
-        else {
-            return String::new();
-        };
-        if let Some(d) = detail {
-            return d.clone();
-        }
-        let body = json.as_ref().map_or_else(|| text.clone(), Value::to_string);
-        let one_line: String = body.split_whitespace().collect::<Vec<_>>().join(" ");
-        let mut s: String = one_line.chars().take(160).collect();
-        if s.len() < one_line.len() {
-            s.push('…');
-        }
-        if s.is_empty() {
-            lang.says().reply_empty_body.into()
-        } else {
-            s
-        }
+    if s.is_empty() {
+        lang.says().reply_empty_body.into()
+    } else {
+        s
     }
 }
 
 /// An error `detail` as one line: its message, or a 422 list as `loc: msg; …`.
-fn detail_line(detail: &ErrorDetail) -> String {
+pub fn detail_line(detail: &ErrorDetail) -> String {
     match detail {
         ErrorDetail::Text { message } => message.clone(),
         ErrorDetail::Object { error } => error.message.clone(),
@@ -229,78 +148,78 @@ fn not_running(lang: Lang, base: &str) -> Problem {
 }
 
 /// `/health`: the bridge's version, or why this address is not a working bridge.
-pub fn health_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<String, Problem> {
-    let (status, json) = match reply {
-        Reply::Unreachable(_) => return Err(not_running(lang, base)),
-        Reply::Answered { status, json, .. } => (*status, json),
-    };
-    match json {
-        Some(v) if (200..300).contains(&status) && v["status"] == "ok" => Ok(v
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_string()),
-        _ => {
-            let (status, said) = (status.to_string(), reply.said(lang));
+pub fn health_verdict(
+    lang: Lang,
+    base: &str,
+    health: &Result<Value, Outcome>,
+) -> Result<String, Problem> {
+    status::of_health(health).map_err(|s| match s {
+        Status::WrongAddress { status } => {
+            let (status, said) = (status.to_string(), said(health, lang));
             let args = [("base", base), ("status", &status), ("body", &said)];
             let message = fill(lang.says().not_a_bridge_health, &args);
-            Err(Problem::new("not-a-bridge", Some("bridgeUrl"), message))
+            Problem::new("not-a-bridge", Some("bridgeUrl"), message)
         }
-    }
+        _ => not_running(lang, base),
+    })
 }
 
-/// Any token-protected route: the JSON body of a success, or the precise problem.
-pub fn authed_verdict(lang: Lang, base: &str, reply: &Reply) -> Result<Value, Problem> {
+/// Any token-protected route: the JSON body of a success, or the precise problem. `version`
+/// is what `/health` gave beside it (`None`: it did not answer as our bridge); whether the
+/// connection or this request failed is [`status::of_refused_route`]'s verdict.
+pub fn authed_verdict(
+    lang: Lang,
+    base: &str,
+    answer: &Result<Value, Outcome>,
+    version: Option<&str>,
+    token_empty: bool,
+) -> Result<Value, Problem> {
     let says = lang.says();
-    let (status, json, detail) = match reply {
-        Reply::Unreachable(_) => return Err(not_running(lang, base)),
-        Reply::Answered {
-            status,
-            json,
-            detail,
-            ..
-        } => (*status, json, detail),
+    let said = said(answer, lang);
+    let not_a_bridge = |status: u16| {
+        let code = status.to_string();
+        let args = [("base", base), ("status", &code), ("said", &said)];
+        let message = fill(says.not_a_bridge_answer, &args);
+        Problem::new("not-a-bridge", Some("bridgeUrl"), message)
     };
-    let said = reply.said(lang);
-    let code = status.to_string();
-    match status {
+    let failed = match answer {
+        Ok(v) if v.is_object() => return Ok(v.clone()),
+        Ok(_) => return Err(not_a_bridge(200)),
+        Err(o) => o,
+    };
+    match status::of_refused_route(version, failed, token_empty) {
+        Some(Status::NotRunning) => Err(not_running(lang, base)),
+        Some(Status::WrongAddress { status }) => Err(not_a_bridge(status)),
+        // Our bridge answered `/health` but gave this route no answer: the browser hid its
+        // refusal of the token.
+        Some(_) if failed.status().is_none() => {
+            let args = [("version", version.unwrap_or_default()), ("base", base)];
+            let message = fill(says.hidden_refusal, &args);
+            Err(Problem::new("wrong-token", Some("token"), message))
+        }
         // One sentence in the user's words: what the bridge said is for developers.
-        401 => {
+        Some(_) => {
             let message = says.token_refused.to_string();
             Err(Problem::new("wrong-token", Some("token"), message))
         }
-        403 => {
+        None if failed.status() == Some(403) => {
             let message = fill(says.request_refused, &[("said", &said)]);
             Err(Problem::new("refused", None, message))
         }
-        200..=299 => match json {
-            Some(v) if v.is_object() => Ok(v.clone()),
-            _ => {
-                let args = [("base", base), ("status", &code), ("said", &said)];
-                let message = fill(says.not_a_bridge_answer, &args);
-                Err(Problem::new("not-a-bridge", Some("bridgeUrl"), message))
-            }
-        },
-        _ => {
-            let kind = if detail.is_some() {
-                "bad-answer"
-            } else {
-                "not-a-bridge"
+        None => {
+            let kind = match failed {
+                Outcome::HttpError { detail, .. }
+                    if !matches!(detail, ErrorDetail::Other { .. }) =>
+                {
+                    "bad-answer"
+                }
+                _ => "not-a-bridge",
             };
+            let code = failed.status().unwrap_or(200).to_string();
             let args = [("status", code.as_str()), ("said", &said)];
             Err(Problem::new(kind, None, fill(says.bridge_answered, &args)))
         }
     }
-}
-
-/// A token-protected route gave no readable answer although `/health` (which needs no
-/// token) did. The browser hid the bridge's refusal: its 401 carries no CORS headers, and
-/// Firefox applies CORS to extensions that were not granted the host permission. In
-/// practice that is a wrong token, so say so and point at the token field.
-pub fn hidden_refusal(lang: Lang, base: &str, version: &str) -> Problem {
-    let args = [("version", version), ("base", base)];
-    let message = fill(lang.says().hidden_refusal, &args);
-    Problem::new("wrong-token", Some("token"), message)
 }
 
 /// One MCP server as the page lists it.
@@ -867,64 +786,66 @@ mod tests {
 
     #[test]
     fn connection_verdicts_speak_chinese_too() {
-        let e = health_verdict(Lang::Zh, BASE, &Reply::Unreachable("refused".into())).unwrap_err();
+        let e = health_verdict(Lang::Zh, BASE, &Err(Outcome::unreachable("refused"))).unwrap_err();
         assert!(e.message.contains("没有桥接服务响应"), "{}", e.message);
         assert!(e.message.contains("`mcp-bridge`"));
-        let e = authed_verdict(Lang::Zh, BASE, &answered(401, "")).unwrap_err();
+        let e = authed_verdict(Lang::Zh, BASE, &answered(401, ""), VERSION, false).unwrap_err();
         assert!(!e.message.contains("HTTP 401"), "{}", e.message);
         assert!(e.message.contains("令牌"), "{}", e.message);
         let e = check_connection_input(Lang::Zh, BASE, "  ").unwrap_err();
         assert!(e.message.contains("令牌为空"));
         assert!(check_connection_input(Lang::Zh, BASE, "").is_ok());
-        let e = hidden_refusal(Lang::Zh, BASE, "0.1.0");
+        let e = authed_verdict(
+            Lang::Zh,
+            BASE,
+            &Err(Outcome::timeout(10_000)),
+            VERSION,
+            false,
+        )
+        .unwrap_err();
         assert!(e.message.contains("拒绝了这个令牌"), "{}", e.message);
     }
 
-    fn answered(status: u16, body: &str) -> Reply {
-        Reply::from_raw(status, body.as_bytes(), EN)
+    /// What `/health` gave beside a route's answer: our bridge answered it.
+    const VERSION: Option<&str> = Some("0.1.0");
+
+    #[allow(clippy::result_large_err)]
+    fn answered(status: u16, body: &str) -> Result<Value, Outcome> {
+        crate::domain::outcome::json_answer(status, None, body.as_bytes())
     }
 
     #[test]
     fn client_outcomes_keep_status_and_detail() {
-        let r = Reply::from_client(
-            Err(crate::domain::outcome::from_http(
-                401,
-                None,
-                br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
-            )),
-            EN,
-        );
-        let e = authed_verdict(EN, BASE, &r).unwrap_err();
+        let r = Err(crate::domain::outcome::from_http(
+            401,
+            None,
+            br#"{"detail":{"error":"wrong token","type":"Unauthorized"}}"#,
+        ));
+        let e = authed_verdict(EN, BASE, &r, VERSION, false).unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert!(e.message.contains("refused this token"), "{}", e.message);
-        let r = Reply::from_client(Err(Outcome::unreachable("Failed to fetch")), EN);
+        // No answer, and `/health` gave none either.
+        let r = Err(Outcome::unreachable("Failed to fetch"));
         assert_eq!(
-            authed_verdict(EN, BASE, &r).unwrap_err().kind,
+            authed_verdict(EN, BASE, &r, None, false).unwrap_err().kind,
             "not-running"
         );
-        let r = Reply::from_client(Err(Outcome::timeout(10_000)), EN);
+        let r = Err(Outcome::timeout(10_000));
         assert_eq!(
             health_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-running"
         );
-        let r = Reply::from_client(
-            Err(crate::domain::outcome::from_http(
-                404,
-                None,
-                b"<html>nope</html>",
-            )),
-            EN,
-        );
+        let r = Err(crate::domain::outcome::from_http(
+            404,
+            None,
+            b"<html>nope</html>",
+        ));
         assert_eq!(
             health_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-a-bridge"
         );
-        let r = Reply::from_client(Ok(json!({"status":"ok","version":"9"})), EN);
+        let r = Ok(json!({"status":"ok","version":"9"}));
         assert_eq!(health_verdict(EN, BASE, &r).unwrap(), "9");
-        assert_eq!(
-            Reply::from_raw(0, b"", EN),
-            Reply::Unreachable("no answer".into())
-        );
     }
 
     #[test]
@@ -947,17 +868,17 @@ mod tests {
     #[test]
     fn a_refused_connection_says_how_to_start_the_bridge() {
         let e =
-            health_verdict(EN, BASE, &Reply::Unreachable("connection refused".into())).unwrap_err();
+            health_verdict(EN, BASE, &Err(Outcome::unreachable("connection refused"))).unwrap_err();
         assert_eq!(e.kind, "not-running");
         assert_eq!(
             e.message,
             "No bridge answers at http://127.0.0.1:3849. Start it in a terminal with `mcp-bridge`, then test again."
         );
-        let e = authed_verdict(EN, BASE, &Reply::Unreachable("timeout".into())).unwrap_err();
+        let e = authed_verdict(EN, BASE, &Err(Outcome::timeout(10_000)), None, false).unwrap_err();
         assert_eq!(e.kind, "not-running");
         // Another port: the command the user copies starts the bridge on it.
         let other = "http://localhost:4100";
-        let e = health_verdict(EN, other, &Reply::Unreachable("x".into())).unwrap_err();
+        let e = health_verdict(EN, other, &Err(Outcome::unreachable("x"))).unwrap_err();
         assert!(
             e.message.contains("`mcp-bridge --port 4100`"),
             "{}",
@@ -982,7 +903,7 @@ mod tests {
             ok.message,
             "Saved. Connected to bridge 1.0: 1 server, 1 running."
         );
-        let refused = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
+        let refused = authed_verdict(EN, BASE, &answered(401, ""), VERSION, false).unwrap_err();
         let bad = saved_connection(EN, json!({}), Err(refused));
         assert!(!bad.connected);
         assert!(
@@ -1057,6 +978,8 @@ mod tests {
                 401,
                 r#"{"detail":{"error":"missing or wrong token","type":"Unauthorized"}}"#,
             ),
+            VERSION,
+            false,
         )
         .unwrap_err();
         assert_eq!(e.kind, "wrong-token");
@@ -1066,13 +989,15 @@ mod tests {
             e.message,
             "The bridge refused this token — copy it again from the bridge's window, or run `mcp-bridge install` to pair."
         );
-        let e2 = authed_verdict(EN, BASE, &answered(401, "")).unwrap_err();
+        let e2 = authed_verdict(EN, BASE, &answered(401, ""), VERSION, false).unwrap_err();
         assert_eq!(e2.message, e.message);
     }
 
     #[test]
     fn a_hidden_refusal_after_a_healthy_bridge_points_at_the_token() {
-        let e = hidden_refusal(EN, BASE, "0.1.0");
+        // Our bridge answered `/health`, but the route gave no answer the browser showed.
+        let e =
+            authed_verdict(EN, BASE, &Err(Outcome::unreachable("x")), VERSION, false).unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert_eq!(e.field.as_deref(), Some("token"));
         assert!(e.message.contains("refused this token"), "{}", e.message);
@@ -1085,6 +1010,8 @@ mod tests {
             EN,
             BASE,
             &answered(403, r#"{"detail":"web origins are refused"}"#),
+            VERSION,
+            false,
         )
         .unwrap_err();
         assert_eq!(e.kind, "refused");
@@ -1096,6 +1023,8 @@ mod tests {
                 422,
                 r#"{"detail":[{"type":"missing","loc":["body","name"],"msg":"Field required"}]}"#,
             ),
+            VERSION,
+            false,
         )
         .unwrap_err();
         assert!(
@@ -1103,9 +1032,16 @@ mod tests {
             "{}",
             e.message
         );
-        let e = authed_verdict(EN, BASE, &answered(502, "<h1>Bad Gateway</h1>")).unwrap_err();
+        let e = authed_verdict(
+            EN,
+            BASE,
+            &answered(502, "<h1>Bad Gateway</h1>"),
+            VERSION,
+            false,
+        )
+        .unwrap_err();
         assert_eq!(e.kind, "not-a-bridge");
-        let e = authed_verdict(EN, BASE, &answered(200, "[1,2]")).unwrap_err();
+        let e = authed_verdict(EN, BASE, &answered(200, "[1,2]"), VERSION, false).unwrap_err();
         assert_eq!(e.kind, "not-a-bridge");
     }
 

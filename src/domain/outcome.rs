@@ -244,6 +244,18 @@ pub fn json_body(body: &[u8]) -> Option<Value> {
     serde_json::from_str(std::str::from_utf8(body).ok()?).ok()
 }
 
+/// A route's answer as the bridge client gives it: a 2xx JSON body as JSON; anything else as
+/// the outcome that describes it.
+#[allow(clippy::result_large_err)] // the answer itself, made once per request
+pub fn json_answer(status: u16, trace_id: Option<&str>, body: &[u8]) -> Result<Value, Outcome> {
+    if (200..300).contains(&status)
+        && let Some(v) = json_body(body)
+    {
+        return Ok(v);
+    }
+    Err(from_http(status, trace_id, body))
+}
+
 /// Decodes one HTTP answer of `POST /execute` (or `GET /calls/{id}`).
 pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Outcome {
     let header_tid = trace_id_header

@@ -7,7 +7,8 @@
 use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
-use crate::domain::options_views::{Problem, Reply, status_text};
+use crate::domain::options_views::{Problem, detail_line, status_text};
+use crate::domain::outcome::{ErrorDetail, Outcome};
 use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -177,23 +178,22 @@ pub fn check_definition(text: &str) -> Result<Value, FieldError> {
 }
 
 /// The bridge refused a change to `server`: what it said, in the user's words, with the field
-/// of the definition it named. `None` for the answers every route shares (success, a wrong
-/// token, a refused origin, no answer), which `options_views::authed_verdict` reads.
-pub fn refusal(lang: Lang, server: &str, reply: &Reply) -> Option<Problem> {
-    let Reply::Answered {
-        status,
-        json,
-        detail,
-        ..
-    } = reply
-    else {
-        return None;
-    };
+/// of the definition it named. `None` for the failures every route shares (a wrong token, a
+/// refused origin, no answer), which `options_views::authed_verdict` reads.
+pub fn refusal(lang: Lang, server: &str, failed: &Outcome) -> Option<Problem> {
     let says = lang.says();
-    let d = json.as_ref().and_then(|j| j.get("detail"));
-    let kind = d.and_then(|d| d.get("type")).and_then(Value::as_str);
-    let said = detail.as_deref().unwrap_or_default();
-    let args = [("server", server), ("said", said)];
+    let status = failed.status()?;
+    let detail = match failed {
+        Outcome::HttpError { detail, .. } => Some(detail),
+        _ => None,
+    };
+    let error = match detail {
+        Some(ErrorDetail::Object { error }) => Some(error),
+        _ => None,
+    };
+    let kind = error.and_then(|e| e.error_type.as_deref());
+    let said = detail.map(detail_line).unwrap_or_default();
+    let args = [("server", server), ("said", said.as_str())];
     let (template, field) = match (status, kind) {
         // A bridge from before these routes: axum's plain 404 or 405.
         (404 | 405, None) => {
@@ -204,7 +204,9 @@ pub fn refusal(lang: Lang, server: &str, reply: &Reply) -> Option<Problem> {
         (404, Some("ServerNotFound")) => (says.server_unknown, Some("name".to_string())),
         (409, _) => (says.config_file_invalid, None),
         (422, Some("InvalidServerDefinition")) => {
-            let named = d.and_then(|d| d.get("field")).and_then(Value::as_str);
+            let named = error
+                .and_then(|e| e.extra.get("field"))
+                .and_then(Value::as_str);
             let prefix = format!("mcpServers.{server}");
             let rest = named.and_then(|f| f.strip_prefix(&prefix));
             let field = match rest {
@@ -215,8 +217,13 @@ pub fn refusal(lang: Lang, server: &str, reply: &Reply) -> Option<Problem> {
         }
         // A request the bridge's validation refused: `loc` is `["body", field]`.
         (422, _) => {
-            let loc = d.and_then(|d| d.get(0)).and_then(|i| i.get("loc"));
-            let field = loc.and_then(|l| l.get(1)).and_then(Value::as_str);
+            let field = match detail {
+                Some(ErrorDetail::Validation { items }) => items
+                    .first()
+                    .and_then(|i| i.loc.get(1))
+                    .and_then(Value::as_str),
+                _ => None,
+            };
             (says.server_refused, field.map(str::to_string))
         }
         _ => return None,
@@ -561,8 +568,8 @@ mod tests {
         assert_eq!(e.say(Lang::Zh), "definition.args: 必须是数组");
     }
 
-    fn answered(status: u16, body: Value) -> Reply {
-        Reply::from_raw(status, body.to_string().as_bytes(), EN)
+    fn answered(status: u16, body: Value) -> Outcome {
+        crate::domain::outcome::from_http(status, None, body.to_string().as_bytes())
     }
 
     #[test]
@@ -636,7 +643,7 @@ mod tests {
                 .is_none()
             );
         }
-        assert!(refusal(EN, "x", &Reply::Unreachable("refused".into())).is_none());
+        assert!(refusal(EN, "x", &Outcome::unreachable("refused")).is_none());
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The connection's state in one word, from what the bridge answered: not running, wrong
 //! address, token missing, token rejected, or connected (with its servers and tools). The
 //! options header, the toolbar popup and the float all show this one verdict, so they can
-//! never disagree; an authenticated route decides, not `/health` alone.
+//! never disagree; an authenticated route decides, not `/health` alone. The chat loop's held
+//! calls and the options page's requests are judged here too.
 
 use crate::domain::bridge_api;
 use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
@@ -55,46 +56,84 @@ impl Status {
 /// — the client sends it only to a server that proved it holds the token, so a refusal to
 /// prove reads as a refused token.
 pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty: bool) -> Status {
+    let (version, body) = match (version, tools) {
+        (Some(version), Ok(body)) => (version, body),
+        (None, Ok(_)) => return Status::WrongAddress { status: 200 },
+        (_, Err(o)) => {
+            return of_refused_route(version, o, token_empty).unwrap_or(Status::WrongAddress {
+                status: o.status().unwrap_or(200),
+            });
+        }
+    };
+    match bridge_api::services(body) {
+        Ok(services) => Status::Connected {
+            version: version.to_string(),
+            servers: services.len(),
+            tools: services
+                .iter()
+                .filter(|s| s.status.as_deref() == Some("running"))
+                .filter_map(|s| s.tool_count)
+                .sum(),
+            failed: services
+                .iter()
+                .filter(|s| !matches!(s.status.as_deref(), Some("running" | "starting")))
+                .map(|s| s.name.clone())
+                .collect(),
+        },
+        Err(_) => Status::WrongAddress { status: 200 },
+    }
+}
+
+/// What `/health`'s answer says: the bridge's version, or the connection's state when it
+/// did not answer as our bridge.
+pub fn of_health(health: &Result<Value, Outcome>) -> Result<String, Status> {
+    match health {
+        Ok(v) if v["status"] == "ok" => Ok(v
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string()),
+        Ok(_) => Err(Status::WrongAddress { status: 200 }),
+        Err(o) if no_answer(o) => Err(Status::NotRunning),
+        Err(o) => Err(Status::WrongAddress {
+            status: o.status().unwrap_or(200),
+        }),
+    }
+}
+
+/// What a token-protected route's failure says about the connection, given the version
+/// `/health` gave beside it (`None`: it did not answer as our bridge). `None` when the
+/// connection is not what failed: the bridge answered this request with its own refusal.
+pub fn of_refused_route(
+    version: Option<&str>,
+    failed: &Outcome,
+    token_empty: bool,
+) -> Option<Status> {
     let refused = if token_empty {
         Status::TokenMissing
     } else {
         Status::TokenRejected
     };
-    let status_of = |o: &Outcome| o.status().unwrap_or(200);
-    let Some(version) = version else {
-        return match tools {
-            Err(Outcome::Unreachable { .. } | Outcome::Timeout { .. }) => Status::NotRunning,
-            Err(other) => Status::WrongAddress {
-                status: status_of(other),
-            },
-            Ok(_) => Status::WrongAddress { status: 200 },
-        };
-    };
-    match tools {
-        Ok(body) => match bridge_api::services(body) {
-            Ok(services) => Status::Connected {
-                version: version.to_string(),
-                servers: services.len(),
-                tools: services
-                    .iter()
-                    .filter(|s| s.status.as_deref() == Some("running"))
-                    .filter_map(|s| s.tool_count)
-                    .sum(),
-                failed: services
-                    .iter()
-                    .filter(|s| !matches!(s.status.as_deref(), Some("running" | "starting")))
-                    .map(|s| s.name.clone())
-                    .collect(),
-            },
-            Err(_) => Status::WrongAddress { status: 200 },
-        },
-        // Our bridge answered /health but not /tools: the browser hid a refusal.
-        Err(Outcome::Unreachable { .. } | Outcome::Timeout { .. }) => refused,
-        Err(o) if o.status() == Some(401) => refused,
-        Err(o) => Status::WrongAddress {
-            status: status_of(o),
-        },
+    match version {
+        None if no_answer(failed) => Some(Status::NotRunning),
+        None => Some(Status::WrongAddress {
+            status: failed.status().unwrap_or(200),
+        }),
+        // Our bridge answered `/health` but not this route: the browser hid a refusal (its
+        // 401 carries no CORS headers, and Firefox applies CORS to extensions that were not
+        // granted the host permission).
+        Some(_) if no_answer(failed) => Some(refused),
+        Some(_) if failed.status() == Some(401) => Some(refused),
+        Some(_) => None,
     }
+}
+
+/// No HTTP answer at all: nothing listens, the request timed out, or it was cut off.
+fn no_answer(o: &Outcome) -> bool {
+    matches!(
+        o,
+        Outcome::Unreachable { .. } | Outcome::Timeout { .. } | Outcome::Aborted
+    )
 }
 
 /// The same verdict for a request that failed on its way to the bridge (the chat loop's call):
@@ -187,6 +226,49 @@ mod tests {
             None,
             json.to_string().as_bytes(),
         ))
+    }
+
+    #[test]
+    fn a_route_refused_beside_a_healthy_bridge_is_the_token_and_anything_else_its_own() {
+        let unproved = answer(
+            401,
+            json!({"detail": {"error": "no proof", "type": "Unauthorized"}}),
+        );
+        let unproved = unproved.unwrap_err();
+        let gone = Outcome::unreachable("Failed to fetch");
+        // Our bridge answered `/health`: no answer at all is a refusal the browser hid.
+        assert_eq!(
+            of_refused_route(VERSION, &gone, false),
+            Some(Status::TokenRejected)
+        );
+        assert_eq!(
+            of_refused_route(VERSION, &unproved, true),
+            Some(Status::TokenMissing)
+        );
+        // Its own refusal of this request says nothing about the connection.
+        let server_error = answer(500, json!({"detail": "boom"})).unwrap_err();
+        assert_eq!(of_refused_route(VERSION, &server_error, false), None);
+        // Without our bridge's `/health`: nothing there, or a stranger (whatever it says).
+        assert_eq!(
+            of_refused_route(None, &gone, false),
+            Some(Status::NotRunning)
+        );
+        assert_eq!(
+            of_refused_route(None, &unproved, false),
+            Some(Status::WrongAddress { status: 401 })
+        );
+        assert_eq!(
+            of_health(&Ok(json!({"status": "ok", "version": "2"}))),
+            Ok("2".to_string())
+        );
+        assert_eq!(
+            of_health(&Ok(json!({"status": "fine"}))),
+            Err(Status::WrongAddress { status: 200 })
+        );
+        assert_eq!(
+            of_health(&Err(Outcome::timeout(1))),
+            Err(Status::NotRunning)
+        );
     }
 
     #[test]

@@ -58,6 +58,11 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         self.version.borrow().clone()
     }
 
+    /// Whether the extension holds a token for this bridge.
+    pub fn holds_token(&self) -> bool {
+        !self.token.is_empty()
+    }
+
     /// Asks the server at the address to prove it holds the token now, even when the
     /// extension has none (the connection's status wants to know who answers). `Err`: what to
     /// judge instead of an answer — nothing there, a stranger's answer, or a refusal to prove.
@@ -205,9 +210,15 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         json_or_outcome(r)
     }
 
-    /// One server-management route (`/servers…`): its answer whatever the status, or what
-    /// kept it from answering.
-    pub async fn manage(&self, call: ServerCall<'_>) -> Result<HttpResponse, Outcome> {
+    /// `GET /tools?serverName=S`: one server's tools, or what went wrong.
+    pub async fn service_tools(&self, service: &str) -> Result<Value, Outcome> {
+        self.json(&format!("/tools?serverName={}", encode(service)))
+            .await
+    }
+
+    /// One server-management route (`/servers…`): its JSON answer, or what went wrong (a
+    /// refusal keeps the bridge's `detail`, with the field it names).
+    pub async fn manage(&self, call: ServerCall<'_>) -> Result<Value, Outcome> {
         let one = |name: &str| format!("/servers/{}", encode(name));
         let (method, path, body) = match call {
             ServerCall::List { reveal: None } => (Method::Get, "/servers".to_string(), None),
@@ -231,7 +242,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
                 (Method::Post, "/servers/import".to_string(), Some(body))
             }
         };
-        self.send(method, &path, body, ADMIN_TIMEOUT_MS).await
+        json_or_outcome(self.send(method, &path, body, ADMIN_TIMEOUT_MS).await?)
     }
 
     /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many
@@ -429,14 +440,8 @@ fn unproved() -> Outcome {
     outcome::from_http(401, None, body.to_string().as_bytes())
 }
 
-/// A 2xx JSON body as JSON; anything else as the outcome that describes it.
 fn json_or_outcome(r: HttpResponse) -> Result<Value, Outcome> {
-    if (200..300).contains(&r.status)
-        && let Some(v) = outcome::json_body(&r.body)
-    {
-        return Ok(v);
-    }
-    Err(outcome::from_http(r.status, r.trace_id.as_deref(), &r.body))
+    outcome::json_answer(r.status, r.trace_id.as_deref(), &r.body)
 }
 
 /// Percent-encodes a query or path component as `encodeURIComponent` does.

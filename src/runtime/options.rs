@@ -15,11 +15,13 @@ use crate::domain::options_views::answers::{
     Cleared, Download, Health, ServerChecked, SiteChecked, SiteRemoved, SiteRow, SiteRows,
     SiteSaved, SitesImported, UnmaskedSet,
 };
-use crate::domain::options_views::{self as views, Lang, Problem, Reply};
+use crate::domain::options_views::{self as views, Lang, Problem};
+use crate::domain::outcome::Outcome;
 use crate::domain::report::text::Address;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
+use crate::domain::status;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::rc::Rc;
@@ -163,34 +165,33 @@ impl<H: Host> OptionsBackend<H> {
         }
     }
 
-    /// [`views::authed_verdict`], telling a refusal the browser hid (the bridge answers
-    /// `/health` but not this route) from a bridge that is not running.
+    /// [`views::authed_verdict`] with what `/health` says beside the answer: asked again after
+    /// no answer at all (the browser may have hidden a refusal), otherwise what the client's
+    /// proof learnt.
     async fn authed(
         &self,
         base: &str,
         client: &BridgeClient<'_, H>,
-        reply: Reply,
+        answer: Result<Value, Outcome>,
     ) -> Result<Value, Problem> {
-        let lang = self.lang();
-        match views::authed_verdict(lang, base, &reply) {
-            Err(p) if p.kind == "not-running" => {
-                let health = Reply::from_client(client.health().await, self.lang());
-                match (views::health_verdict(lang, base, &health), &reply) {
-                    (Ok(version), Reply::Unreachable(_)) => {
-                        Err(views::hidden_refusal(lang, base, &version))
-                    }
-                    _ => Err(p),
-                }
+        let version = match &answer {
+            Ok(_) => None,
+            Err(o) if o.status().is_none() => status::of_health(&client.health().await).ok(),
+            Err(_) => {
+                // Proved once per client: this asks only when nothing was sent with a token.
+                let _ = client.check().await;
+                client.version()
             }
-            other => other,
-        }
+        };
+        let token_empty = !client.holds_token();
+        views::authed_verdict(self.lang(), base, &answer, version.as_deref(), token_empty)
     }
 
     async fn health(&self) -> Result<Value, Problem> {
         let s = self.load_settings().await?;
         let base = s.base_url().to_string();
-        let reply = Reply::from_client(self.client(&base, "").health().await, self.lang());
-        let version = views::health_verdict(self.lang(), &base, &reply)?;
+        let health = self.client(&base, "").health().await;
+        let version = views::health_verdict(self.lang(), &base, &health)?;
         Ok(data(Health { url: base, version }))
     }
 
@@ -224,9 +225,10 @@ impl<H: Host> OptionsBackend<H> {
         let (server, name) = key.split_once(':').unwrap_or_default();
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
-        let answer = client.service_tools_raw(server).await;
-        let reply = Reply::from_raw(answer.status, &answer.body, lang);
-        let tool = views::authed_verdict(lang, &base, &reply)
+        let answer = client.service_tools(server).await;
+        let tool = self
+            .authed(&base, &client, answer)
+            .await
             .ok()
             .and_then(|body| {
                 let tools = crate::domain::bridge_api::tools(&body)?;
@@ -264,10 +266,8 @@ impl<H: Host> OptionsBackend<H> {
         let lang = self.lang();
         let (base, token) = views::check_connection_input(lang, bridge_url, token)?;
         let client = self.client(&base, &token);
-        let health = Reply::from_client(client.health().await, self.lang());
-        let version = views::health_verdict(lang, &base, &health)?;
-        let services = Reply::from_client(client.services().await, self.lang());
-        let body = self.authed(&base, &client, services).await?;
+        let version = views::health_verdict(lang, &base, &client.health().await)?;
+        let body = self.authed(&base, &client, client.services().await).await?;
         let services = views::services(&body, self.lang())?;
         Ok(data(views::connection_report(
             lang, &version, &base, services,
@@ -286,8 +286,7 @@ impl<H: Host> OptionsBackend<H> {
     async fn history(&self) -> Result<Value, Problem> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
-        let reply = Reply::from_client(client.history().await, self.lang());
-        let body = self.authed(&base, &client, reply).await?;
+        let body = self.authed(&base, &client, client.history().await).await?;
         Ok(data(views::history_view(&body)))
     }
 
@@ -303,14 +302,9 @@ impl<H: Host> OptionsBackend<H> {
         let answer = client
             .reset_history(server.as_deref(), tool.as_deref())
             .await;
-        let done = self
-            .authed(&base, &client, Reply::from_client(answer, self.lang()))
-            .await?;
+        let done = self.authed(&base, &client, answer).await?;
         // Show the counters as they are now, so the page never shows a stale refusal.
-        let after = Reply::from_client(client.history().await, self.lang());
-        let after = views::authed_verdict(self.lang(), &base, &after)
-            .ok()
-            .map(|b| views::history_view(&b));
+        let after = client.history().await.ok().map(|b| views::history_view(&b));
         Ok(data(views::reset_view(&done, self.lang(), after)))
     }
 
@@ -318,14 +312,12 @@ impl<H: Host> OptionsBackend<H> {
         let (base, token) = self.connection().await?;
         let client = self.client(&base, &token);
         let settings = self.load_settings().await?;
-        let reply = Reply::from_client(client.services().await, self.lang());
-        let body = self.authed(&base, &client, reply).await?;
+        let body = self.authed(&base, &client, client.services().await).await?;
         let services = views::services(&body, self.lang())?;
         let mut out = Vec::new();
         for svc in &services {
-            let answer = client.service_tools_raw(&svc.name).await;
-            let reply = Reply::from_raw(answer.status, &answer.body, self.lang());
-            let verdict = views::authed_verdict(self.lang(), &base, &reply);
+            let answer = client.service_tools(&svc.name).await;
+            let verdict = self.authed(&base, &client, answer).await;
             out.push(views::service_tools(svc, verdict, &settings, self.lang()));
         }
         Ok(views::ToolsAnswer { services: out })
@@ -616,13 +608,8 @@ impl<H: Host> OptionsBackend<H> {
                 let entry = self.check_server(name, json)?["definition"].take();
                 // Whether the demo server is the only one, for the message after the save.
                 let before = client.manage(ServerCall::List { reveal: None }).await;
-                let first = before.map_or(servers::FirstServer::No, |r| {
-                    let body: Value = serde_json::from_slice(&r.body).unwrap_or_default();
-                    if r.status == 200 {
-                        servers::first_server(&body)
-                    } else {
-                        servers::FirstServer::No
-                    }
+                let first = before.map_or(servers::FirstServer::No, |body| {
+                    servers::first_server(&body)
                 });
                 saving_first = first != servers::FirstServer::No;
                 let keep = *keep_demo && first == servers::FirstServer::DemoKeepable;
@@ -644,14 +631,12 @@ impl<H: Host> OptionsBackend<H> {
         let name = call.server();
         let answer = client.manage(call).await;
         let lang = self.lang();
-        let reply = match answer {
-            Ok(r) => Reply::from_raw(r.status, &r.body, lang),
-            Err(o) => Reply::from_client(Err(o), lang),
-        };
-        if let Some(p) = servers::refusal(lang, name, &reply) {
+        if let Err(refused) = &answer
+            && let Some(p) = servers::refusal(lang, name, refused)
+        {
             return Err(p);
         }
-        let body = self.authed(&base, &client, reply).await?;
+        let body = self.authed(&base, &client, answer).await?;
         Ok(if list {
             data(servers::list_view(&body, lang))
         } else if reveal {
