@@ -153,8 +153,13 @@ fn every_response_name_is_a_response() {
 /// The fields `options.js` reads through `name.` (`tool.policyWhy`, `service.statusText`):
 /// the names after the dot, method calls left out.
 fn read_by_options_js(name: &str) -> BTreeSet<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/options/options.js");
-    let text = std::fs::read_to_string(path).expect("options/options.js");
+    read_in("options/options.js", name)
+}
+
+/// The fields a page's script (`path` in the repository) reads through `name.`.
+fn read_in(path: &str, name: &str) -> BTreeSet<String> {
+    let full = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&full).expect(path);
     let needle = format!("{name}.");
     let mut found = BTreeSet::new();
     for (i, _) in text.match_indices(&needle) {
@@ -300,6 +305,28 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
         ]),
     );
     known.extend(report["services"][0].as_object().unwrap().keys().cloned());
+    // The connection's status, as the options header and the popup draw it.
+    use mcp_bridge_core::domain::status::{PairingNote, Status, view};
+    let connected = Status::Connected {
+        version: "1.0".into(),
+        servers: 1,
+        tools: 2,
+        failed: vec![],
+    };
+    let status = serde_json::to_value(view(Lang::En, &connected, "x", &PairingNote::None)).unwrap();
+    let mut read = read_by_options_js("status");
+    read.extend(read_in("extension/popup/popup.js", "status"));
+    assert!(read.contains("failed"), "{read:?}");
+    check_shape("status", &status, &read);
+    let down = view(Lang::En, &Status::NotRunning, "x", &PairingNote::Absent);
+    let down = serde_json::to_value(down).unwrap();
+    check_shape(
+        "status when not connected",
+        &down,
+        &BTreeSet::from(["state".into(), "title".into()]),
+    );
+    assert!(down.get("failed").is_none(), "{down}");
+
     // `fillSettings(s)` reads the settings answer.
     let settings = serde_json::to_value(mcp_bridge_core::domain::options_views::settings_answer(
         &Settings::default(),

@@ -7,7 +7,8 @@
 use crate::domain::bridge_api;
 use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
 use crate::domain::outcome::Outcome;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {
@@ -159,8 +160,27 @@ pub enum PairingNote {
     Failed { reason: String, command: String },
 }
 
-/// The status in words for the pages: `{state, title, detail?, servers?, tools?, failed?}`.
-pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> Value {
+/// The status in words, as the options header and the popup show it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusView {
+    /// [`Status::word`]: what the pages style.
+    pub state: &'static str,
+    pub title: String,
+    /// What to do about it, or which servers failed.
+    pub detail: Option<String>,
+    /// The bridge's address as the user knows it (`127.0.0.1:3849`).
+    pub url: String,
+    /// Only when connected: servers, tools of running servers, servers that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servers: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed: Option<Vec<String>>,
+}
+
+/// The status in words for the pages.
+pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> StatusView {
     let says = lang.says();
     let title = match status {
         Status::NotRunning => fill(says.status_not_running, &[("address", address)]),
@@ -196,25 +216,35 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> V
         (_, _) if status.wants_pairing() => Some(says.status_two_ways.into()),
         _ => None,
     };
-    let mut out =
-        json!({ "state": status.word(), "title": title, "detail": detail, "url": address });
-    if let Status::Connected {
-        servers,
-        tools,
-        failed,
-        ..
-    } = status
-    {
-        out["servers"] = json!(servers);
-        out["tools"] = json!(tools);
-        out["failed"] = json!(failed);
+    let connected = match status {
+        Status::Connected {
+            servers,
+            tools,
+            failed,
+            ..
+        } => Some((*servers, *tools, failed.clone())),
+        _ => None,
+    };
+    StatusView {
+        state: status.word(),
+        title,
+        detail,
+        url: address.to_string(),
+        servers: connected.as_ref().map(|c| c.0),
+        tools: connected.as_ref().map(|c| c.1),
+        failed: connected.map(|c| c.2),
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The view as the pages get it.
+    fn shown(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> Value {
+        serde_json::to_value(view(lang, status, address, note)).unwrap()
+    }
 
     const VERSION: Option<&str> = Some("0.1.0");
 
@@ -357,7 +387,7 @@ mod tests {
             tools: 16,
             failed: vec!["broken".into()],
         };
-        let en = view(Lang::En, &connected, address, &PairingNote::None);
+        let en = shown(Lang::En, &connected, address, &PairingNote::None);
         assert_eq!(en["state"], "connected");
         assert_eq!(
             en["title"],
@@ -365,15 +395,15 @@ mod tests {
         );
         assert_eq!(en["detail"], "Did not start: broken");
         assert_eq!(en["failed"], json!(["broken"]));
-        let zh = view(Lang::Zh, &connected, address, &PairingNote::None);
+        let zh = shown(Lang::Zh, &connected, address, &PairingNote::None);
         assert_eq!(zh["title"], "已连接 — 桥接服务 0.1.0 · 2 个服务，16 个工具");
 
-        let absent = view(Lang::En, &Status::NotRunning, address, &PairingNote::Absent);
+        let absent = shown(Lang::En, &Status::NotRunning, address, &PairingNote::Absent);
         assert_eq!(absent["state"], "not-running");
         assert!(absent["title"].as_str().unwrap().contains(address));
         let two_ways = absent["detail"].as_str().unwrap();
         assert!(two_ways.contains("mcp-bridge install") && two_ways.contains("Options"));
-        let zh = view(
+        let zh = shown(
             Lang::Zh,
             &Status::TokenRejected,
             address,
@@ -390,9 +420,9 @@ mod tests {
             reason: "no permission".into(),
             command: "/opt/mcp-bridge".into(),
         };
-        let v = view(Lang::En, &Status::NotRunning, address, &failed);
+        let v = shown(Lang::En, &Status::NotRunning, address, &failed);
         assert!(v["detail"].as_str().unwrap().contains("/opt/mcp-bridge"));
-        let wrong = view(
+        let wrong = shown(
             Lang::En,
             &Status::WrongAddress { status: 404 },
             address,

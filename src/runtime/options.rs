@@ -12,8 +12,8 @@ use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::answers::{
-    Cleared, Download, Health, ServerChecked, SiteChecked, SiteRemoved, SiteRow, SiteRows,
-    SiteSaved, SitesImported, UnmaskedSet,
+    Cleared, Download, Health, PolicySet, ServerChecked, SiteChecked, SiteRemoved, SiteRow,
+    SiteRows, SiteSaved, SitesImported, UnmaskedSet,
 };
 use crate::domain::options_views::{self as views, Lang, Problem};
 use crate::domain::outcome::Outcome;
@@ -203,13 +203,13 @@ impl<H: Host> OptionsBackend<H> {
             url: settings.base_url(),
         }
         .host();
-        let mut view = crate::domain::status::view(self.lang(), &status, address, &note);
+        let mut view = status::view(self.lang(), &status, address, &note);
         // Said on the options page itself: where to put the token is the field below.
         if let Some(detail) = views::header_detail(self.lang(), &status, &note, settings.base_url())
         {
-            view["detail"] = json!(detail);
+            view.detail = Some(detail);
         }
-        view
+        data(view)
     }
 
     /// Sets (or, with `None`, clears) one tool's policy and answers the tool's row as it is
@@ -239,7 +239,7 @@ impl<H: Host> OptionsBackend<H> {
                 })?;
                 Some(views::tool_view(server, &tool, &updated, lang))
             });
-        Ok(json!({ "key": key, "tool": tool }))
+        Ok(data(PolicySet { key, tool }))
     }
 
     async fn set_unmasked(&self, key: String, unmasked: bool) -> Result<Value, Problem> {

@@ -87,6 +87,14 @@ pub struct UnmaskedSet {
     pub unmasked: bool,
 }
 
+/// A tool's policy set or cleared, with the tool's row as it is now (`None` when the bridge
+/// could not be asked), so the page redraws it in place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PolicySet {
+    pub key: String,
+    pub tool: Option<super::ToolView>,
+}
+
 /// A server's name and definition that would be accepted.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ServerChecked {
