@@ -5,6 +5,7 @@
 
 pub mod errors;
 pub mod health;
+pub mod requests;
 pub mod rpc;
 pub mod secrets;
 pub mod server_def;

@@ -5,6 +5,7 @@ mod common;
 
 use axum::http::{Method, StatusCode};
 use common::{Req, TestApp};
+use mcp_bridge_protocol::requests::Execute;
 use serde_json::json;
 
 #[tokio::test]
@@ -112,10 +113,17 @@ async fn execute_success_and_structured_content() {
     assert_eq!(reply.body["result"]["isError"], false);
     assert!(reply.body["result"].get("structuredContent").is_some());
 
-    let reply = app
-        .execute(json!({"name": "add", "arguments": {"a": 2, "b": 40}, "serverName": "demo"}))
-        .await;
-    assert_eq!(reply.text(), "42");
+    // As the extension writes it, long-poll and unmasking included.
+    let arguments = json!({"a": 2, "b": 40});
+    let call = Execute {
+        name: "add",
+        arguments: &arguments,
+        server_name: Some("demo"),
+        wait: Some(20),
+        unmasked: true,
+    };
+    let reply = app.send_as("/execute", call).await;
+    assert_eq!(reply.text(), "42", "{}", reply.body);
     assert_eq!(
         reply.body["result"]["structuredContent"],
         json!({"sum": 42.0})

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use axum::http::{Method, StatusCode};
 use common::TestApp;
+use mcp_bridge_protocol::requests::ResetHistory;
 use serde_json::json;
 
 #[tokio::test]
@@ -101,12 +102,11 @@ async fn reset_one_tool_and_success_clears_the_run() {
         app.execute(json!({"name": "fail_validation"})).await.status,
         StatusCode::TOO_MANY_REQUESTS
     );
-    let reset = app
-        .post(
-            "/reset-history",
-            json!({"serverName": "demo", "toolName": "fail_validation"}),
-        )
-        .await;
+    let one = ResetHistory {
+        server_name: Some("demo"),
+        tool_name: Some("fail_validation"),
+    };
+    let reset = app.send_as("/reset-history", one).await;
     assert_eq!(reset.status, StatusCode::OK);
     assert_eq!(reset.body["cleared"], 1);
     assert_eq!(

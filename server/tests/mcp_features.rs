@@ -14,6 +14,9 @@ use axum::http::{Method, StatusCode};
 use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec};
 use mcp_bridge::ResultLimits as Limits;
 use mcp_bridge::config::{RootSpec, ServerSpec};
+use mcp_bridge_protocol::requests::{
+    Complete, Completed, ElicitationAnswer, GetPrompt, ReadResource,
+};
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -174,12 +177,12 @@ async fn prompts_are_listed_rendered_and_completed() {
     assert_eq!(city["required"], true, "{args}");
     assert!(list.iter().any(|p| p["name"] == "simple-prompt"));
 
-    let rendered = app
-        .post(
-            "/prompts/get",
-            json!({"serverName": "everything", "name": "args-prompt", "arguments": {"city": "Lyon"}}),
-        )
-        .await;
+    let prompt = GetPrompt {
+        server_name: "everything",
+        name: "args-prompt",
+        arguments: json!({"city": "Lyon"}).as_object().unwrap().clone(),
+    };
+    let rendered = app.send_as("/prompts/get", prompt).await;
     assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.body);
     let message = &rendered.body["messages"][0];
     assert_eq!(message["role"], "user");
@@ -223,21 +226,20 @@ async fn prompts_are_listed_rendered_and_completed() {
         not_text.body
     );
 
+    let complete = |argument, value, context: Option<Value>| Complete {
+        server_name: "everything",
+        of: Completed::Prompt("completable-prompt"),
+        argument,
+        value,
+        context: context.map(|c| c.as_object().unwrap().clone()),
+    };
     let completed = app
-        .post(
-            "/complete",
-            json!({"serverName": "everything", "prompt": "completable-prompt", "argument": "department", "value": "En"}),
-        )
+        .send_as("/complete", complete("department", "En", None))
         .await;
     assert_eq!(completed.status, StatusCode::OK, "{}", completed.body);
     assert_eq!(completed.body["values"], json!(["Engineering"]));
-    let in_context = app
-        .post(
-            "/complete",
-            json!({"serverName": "everything", "prompt": "completable-prompt", "argument": "name",
-                   "value": "", "context": {"department": "Sales"}}),
-        )
-        .await;
+    let sales = Some(json!({"department": "Sales"}));
+    let in_context = app.send_as("/complete", complete("name", "", sales)).await;
     assert_eq!(
         in_context.body["values"],
         json!(["David", "Eve", "Frank"]),
@@ -247,13 +249,14 @@ async fn prompts_are_listed_rendered_and_completed() {
     // A resource template's argument: server-everything completes a positive whole number.
     let template = "demo://resource/dynamic/text/{resourceId}";
     for (value, expected) in [("7", json!(["7"])), ("x", json!([]))] {
-        let completed = app
-            .post(
-                "/complete",
-                json!({"serverName": "everything", "uriTemplate": template,
-                       "argument": "resourceId", "value": value}),
-            )
-            .await;
+        let of_template = Complete {
+            server_name: "everything",
+            of: Completed::Template(template),
+            argument: "resourceId",
+            value,
+            context: None,
+        };
+        let completed = app.send_as("/complete", of_template).await;
         assert_eq!(completed.status, StatusCode::OK, "{}", completed.body);
         assert_eq!(completed.body["values"], expected, "{}", completed.body);
     }
@@ -323,12 +326,12 @@ async fn resources_are_listed_read_and_paged() {
         templates.body
     );
 
-    let text = app
-        .post(
-            "/resources/read",
-            json!({"serverName": "everything", "uri": "demo://resource/dynamic/text/3"}),
-        )
-        .await;
+    let uri = json!("demo://resource/dynamic/text/3");
+    let read = ReadResource {
+        server_name: Some("everything"),
+        uri: &uri,
+    };
+    let text = app.send_as("/resources/read", read).await;
     assert_eq!(text.status, StatusCode::OK, "{}", text.body);
     assert_eq!(
         text.body["contents"][0]["uri"],
@@ -553,9 +556,13 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     assert_eq!(bad_action.status, StatusCode::UNPROCESSABLE_ENTITY);
     // The user takes longer than the call timeout.
     tokio::time::sleep(Duration::from_secs(4)).await;
-    let right = answer(json!({"action": "accept", "question_id": asked["id"],
-                              "content": {"name": "Ada Lovelace", "check": true, "integer": 7}}))
-    .await;
+    let content = json!({"name": "Ada Lovelace", "check": true, "integer": 7});
+    let accepted = ElicitationAnswer {
+        action: "accept",
+        question_id: asked["id"].as_str().unwrap(),
+        content: content.as_object().cloned(),
+    };
+    let right = app.send_as(&answer_path, accepted).await;
     assert_eq!(right.status, StatusCode::OK, "{}", right.body);
     let again = answer(json!({"action": "decline"})).await;
     assert_eq!(

@@ -13,7 +13,13 @@ use std::time::{Duration, Instant};
 
 use axum::http::Method;
 use common::{BridgeProcess, Launch, START_LIMIT, TOKEN, bridge_exe};
+use mcp_bridge_protocol::requests::{Import, SetEnabled};
 use serde_json::{Value, json};
+
+/// A body as the extension writes it.
+fn sent(body: impl serde::Serialize) -> Value {
+    serde_json::to_value(body).unwrap()
+}
 
 /// How long a change may take to show (servers start in the background; the machine is busy).
 const CHANGE_LIMIT: Duration = Duration::from_secs(90);
@@ -165,7 +171,7 @@ async fn a_server_is_added_broken_fixed_disabled_and_deleted_restarting_only_its
         .request(
             Method::PATCH,
             "/servers/time",
-            Some(&json!({"enabled": false})),
+            Some(&sent(SetEnabled { enabled: false })),
         )
         .await;
     assert_eq!(status, 200, "{body}");
@@ -527,7 +533,9 @@ async fn import_from_claude_desktop_reports_the_clash_and_adds_the_rest() {
         .request(
             Method::POST,
             "/servers/import",
-            Some(&json!({"names": ["demo", "echoer"]})),
+            Some(&sent(Import {
+                names: Some(&["demo".to_owned(), "echoer".to_owned()]),
+            })),
         )
         .await;
     assert_eq!(status, 200, "{report}");

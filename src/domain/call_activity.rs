@@ -3,8 +3,9 @@
 //! float's progress line and form, and the user's answer turned into the body of
 //! `POST /calls/{id}/elicitation`. None of it ever reaches the AI.
 
+use mcp_bridge_protocol::requests::ElicitationAnswer;
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::redact::Masked;
@@ -271,19 +272,26 @@ fn field(name: &str, p: &Value, required: bool) -> FloatField {
 /// The body of `POST /calls/{id}/elicitation` for the user's `answer` (`accept`, `decline`,
 /// `cancel`) to question `id`, with the form's `content` when accepted (empty fields left
 /// out).
-pub fn answer_body(id: &str, answer: &str, content: Option<&Value>) -> Value {
-    let mut body = json!({"action": answer, "question_id": id});
-    if answer == "accept"
-        && let Some(Value::Object(fields)) = content
-    {
-        let kept: Map<String, Value> = fields
-            .iter()
-            .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        body["content"] = Value::Object(kept);
+pub fn answer_body<'a>(
+    id: &'a str,
+    answer: &'a str,
+    content: Option<&Value>,
+) -> ElicitationAnswer<'a> {
+    let content = match content {
+        Some(Value::Object(fields)) if answer == "accept" => Some(
+            fields
+                .iter()
+                .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        _ => None,
+    };
+    ElicitationAnswer {
+        action: answer,
+        question_id: id,
+        content,
     }
-    body
 }
 
 /// Why the bridge refused an answer, from its 422 (`detail[].msg`) or other error body.
@@ -305,6 +313,7 @@ pub fn refusal(body: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn pending() -> Value {
         json!({"pending": true, "call_id": "c1",
@@ -443,11 +452,12 @@ mod tests {
             Some(&json!({"name": "Ada", "email": "", "n": null})),
         );
         assert_eq!(
-            body,
+            serde_json::to_value(body).unwrap(),
             json!({"action": "accept", "question_id": "q1", "content": {"name": "Ada"}})
         );
         assert_eq!(
-            answer_body("q1", "decline", Some(&json!({"name": "x"}))),
+            serde_json::to_value(answer_body("q1", "decline", Some(&json!({"name": "x"}))))
+                .unwrap(),
             json!({"action": "decline", "question_id": "q1"})
         );
         let refused = br#"{"detail": [{"type": "schema_mismatch", "loc": ["body", "content"], "msg": "Field `name` is required but missing"}]}"#;

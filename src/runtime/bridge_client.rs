@@ -10,6 +10,7 @@
 use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
 use crate::domain::outcome::{self, Outcome};
 use crate::domain::proof::{self, Claim};
+use mcp_bridge_protocol::requests;
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 
@@ -197,15 +198,12 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         server: Option<&str>,
         tool: Option<&str>,
     ) -> Result<Value, Outcome> {
-        let mut body = json!({});
-        if let Some(s) = server {
-            body["serverName"] = json!(s);
-        }
-        if let Some(t) = tool {
-            body["toolName"] = json!(t);
-        }
+        let body = body(requests::ResetHistory {
+            server_name: server,
+            tool_name: tool,
+        });
         let r = self
-            .send(Method::Post, "/reset-history", Some(body), QUICK_TIMEOUT_MS)
+            .send(Method::Post, "/reset-history", body, QUICK_TIMEOUT_MS)
             .await?;
         json_or_outcome(r)
     }
@@ -227,9 +225,11 @@ impl<'h, H: Host> BridgeClient<'h, H> {
                 (Method::Get, path, None)
             }
             ServerCall::Restart { name } => (Method::Post, one(name) + "/restart", None),
-            ServerCall::Enable { name, on } => {
-                (Method::Patch, one(name), Some(json!({ "enabled": on })))
-            }
+            ServerCall::Enable { name, on } => (
+                Method::Patch,
+                one(name),
+                body(requests::SetEnabled { enabled: on }),
+            ),
             ServerCall::Put { name, entry, keep } => {
                 let path = one(name) + if keep { "?keep_builtin=true" } else { "" };
                 (Method::Put, path, Some(entry))
@@ -238,8 +238,8 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             ServerCall::SignIn { name } => (Method::Post, one(name) + "/sign-in", None),
             ServerCall::SignOut { name } => (Method::Post, one(name) + "/sign-out", None),
             ServerCall::Import { names } => {
-                let body = json!({ "names": names });
-                (Method::Post, "/servers/import".to_string(), Some(body))
+                let body = body(requests::Import { names });
+                (Method::Post, "/servers/import".to_string(), body)
             }
         };
         json_or_outcome(self.send(method, &path, body, ADMIN_TIMEOUT_MS).await?)
@@ -267,30 +267,27 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         wait: Option<u32>,
         unmasked: bool,
     ) -> Outcome {
-        let mut body = json!({ "name": tool, "arguments": arguments });
-        if unmasked {
-            body["unmasked"] = json!(true);
-        }
-        if let Some(s) = server {
-            body["serverName"] = json!(s);
-        }
-        let timeout_ms = match wait {
-            Some(w) => {
-                body["wait"] = json!(w);
-                w * 1000 + POLL_SLACK_MS
-            }
-            None => UNPOLLED_TIMEOUT_MS,
-        };
-        self.outcome(Method::Post, "/execute", Some(body), timeout_ms)
+        let body = body(requests::Execute {
+            name: tool,
+            arguments,
+            server_name: server,
+            wait,
+            unmasked,
+        });
+        let timeout_ms = wait.map_or(UNPOLLED_TIMEOUT_MS, |w| w * 1000 + POLL_SLACK_MS);
+        self.outcome(Method::Post, "/execute", body, timeout_ms)
             .await
     }
 
     /// `POST /resources/read` for the `read_resource` pseudo-tool, answered as a tool result.
     pub async fn read_resource(&self, server: Option<&str>, uri: Value) -> Outcome {
-        let body = json!({ "serverName": server, "uri": uri });
+        let body = body(requests::ReadResource {
+            server_name: server,
+            uri: &uri,
+        });
         let path = "/resources/read";
         match self
-            .send(Method::Post, path, Some(body), UNPOLLED_TIMEOUT_MS)
+            .send(Method::Post, path, body, UNPOLLED_TIMEOUT_MS)
             .await
         {
             Ok(r) => {
@@ -329,10 +326,14 @@ impl<'h, H: Host> BridgeClient<'h, H> {
 
     /// `POST /calls/{id}/elicitation`: the user's answer to the server's question; `Err` with
     /// the bridge's reason when it refused it.
-    pub async fn answer(&self, call_id: &str, body: Value) -> Result<(), String> {
+    pub async fn answer(
+        &self,
+        call_id: &str,
+        answer: requests::ElicitationAnswer<'_>,
+    ) -> Result<(), String> {
         let path = format!("/calls/{}/elicitation", encode(call_id));
         match self
-            .send(Method::Post, &path, Some(body), QUICK_TIMEOUT_MS)
+            .send(Method::Post, &path, body(answer), QUICK_TIMEOUT_MS)
             .await
         {
             Ok(r) if (200..300).contains(&r.status) => Ok(()),
@@ -438,6 +439,11 @@ fn unproved() -> Outcome {
         "type": "Unauthorized",
     }});
     outcome::from_http(401, None, body.to_string().as_bytes())
+}
+
+/// A request's body as JSON (the host sends a `Value`).
+pub fn body(request: impl serde::Serialize) -> Option<Value> {
+    serde_json::to_value(request).ok()
 }
 
 fn json_or_outcome(r: HttpResponse) -> Result<Value, Outcome> {

@@ -174,6 +174,12 @@ impl TestApp {
         self.send(Method::POST, path, Some(&body.to_string())).await
     }
 
+    /// A body as the extension sends it: one of the protocol's request types.
+    pub async fn send_as(&self, path: &str, body: impl serde::Serialize) -> Reply {
+        let body = serde_json::to_value(body).expect("a request type serializes");
+        self.post(path, body).await
+    }
+
     pub async fn execute(&self, body: Value) -> Reply {
         self.post("/execute", body).await
     }

@@ -2,7 +2,7 @@
 //! servers offer, asks a server for completions, and puts a prompt or a resource into the
 //! chat input after what the user wrote there, never sending it.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::Errands;
 use crate::domain::float::{self, FloatStatus};
@@ -11,9 +11,10 @@ use crate::domain::messages::{Command, Response};
 use crate::domain::prompts_menu::{self as menu, PROMPT, RESOURCE, TEMPLATE};
 use crate::domain::redact::redact_owned;
 use crate::domain::settings::Settings;
-use crate::runtime::bridge_client::{Refused, encode};
+use crate::runtime::bridge_client::{Refused, body, encode};
 use crate::runtime::chat::setup_problem;
 use crate::runtime::host::{Host, Method};
+use mcp_bridge_protocol::requests::{self, Completed};
 
 /// The most suggestions passed on for one field.
 const MAX_COMPLETIONS: usize = 100;
@@ -70,18 +71,23 @@ impl<H: Host> Errands<H> {
         (server, kind, name): (String, String, String),
         (argument, value, context): (String, String, Option<Value>),
     ) -> Response {
-        let reference = if kind == TEMPLATE {
-            "uriTemplate"
+        let of = if kind == TEMPLATE {
+            Completed::Template(&name)
         } else {
-            "prompt"
+            Completed::Prompt(&name)
         };
-        let mut body = json!({"serverName": server, "argument": argument, "value": value});
-        body[reference] = json!(name);
-        if let Some(Value::Object(context)) = context {
-            body["context"] = Value::Object(menu::arguments(&context));
-        }
+        let body = body(requests::Complete {
+            server_name: &server,
+            of,
+            argument: &argument,
+            value: &value,
+            context: match context {
+                Some(Value::Object(context)) => Some(menu::arguments(&context)),
+                _ => None,
+            },
+        });
         let client = self.client(settings);
-        let answer = client.offered(Method::Post, "/complete", Some(body)).await;
+        let answer = client.offered(Method::Post, "/complete", body).await;
         let values = answer
             .ok()
             .and_then(|v| v.get("values").and_then(Value::as_array).cloned())
@@ -118,12 +124,12 @@ impl<H: Host> Errands<H> {
                 if let Some(field) = entry.and_then(|e| menu::missing(e, &values)) {
                     return missing(field);
                 }
-                let body = json!({"serverName": item.server, "name": item.name,
-                                  "arguments": menu::arguments(&values)});
-                match client
-                    .offered(Method::Post, "/prompts/get", Some(body))
-                    .await
-                {
+                let body = body(requests::GetPrompt {
+                    server_name: &item.server,
+                    name: &item.name,
+                    arguments: menu::arguments(&values),
+                });
+                match client.offered(Method::Post, "/prompts/get", body).await {
                     Ok(answer) => {
                         let messages = answer.get("messages").unwrap_or(&Value::Null);
                         let label = entry.map_or(item.name.clone(), |e| e.label.to_string());
@@ -141,11 +147,11 @@ impl<H: Host> Errands<H> {
                 } else {
                     item.name.clone()
                 };
-                let body = json!({"serverName": item.server, "uri": uri});
-                match client
-                    .offered(Method::Post, "/resources/read", Some(body))
-                    .await
-                {
+                let body = body(requests::ReadResource {
+                    server_name: Some(&item.server),
+                    uri: &Value::String(uri.clone()),
+                });
+                match client.offered(Method::Post, "/resources/read", body).await {
                     Ok(answer) => (menu::resource_attachment(&answer, lang), uri),
                     Err(why) => return Response::error(self.refused(why, settings)),
                 }
