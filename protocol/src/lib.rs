@@ -3,6 +3,7 @@
 //! other. No wasm and no server dependencies; no internally tagged enums (serde's buffering of
 //! those is the largest thing it can add to the wasm).
 
+pub mod answers;
 pub mod errors;
 pub mod health;
 pub mod requests;

@@ -51,18 +51,7 @@ pub(crate) fn backoff(failures: u32) -> Duration {
 }
 
 /// What `GET /tools` says about a server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Status {
-    /// Its first start is under way (the bridge serves meanwhile).
-    Starting,
-    Running,
-    /// It crashed; it is restarted on the next call.
-    Crashed,
-    /// It could not be started; another attempt is made on the next call.
-    Unavailable,
-    Stopped,
-}
+pub(crate) use mcp_bridge_protocol::answers::ServerStatus as Status;
 
 /// A running connection to one server process (one "generation").
 struct Live {

@@ -3,6 +3,7 @@
 //! from its JSON Schema. The instructions, the tool-list report, the options page and the
 //! policy resolution all read them through here.
 
+pub use mcp_bridge_protocol::answers::ServerStatus;
 use serde_json::Value;
 
 /// One MCP server of `GET /tools`.
@@ -19,6 +20,13 @@ pub struct Service {
     pub instructions: String,
     /// How many resources and resource templates it offers; `None` for bridges that do not say.
     pub resource_count: Option<u64>,
+}
+
+impl Service {
+    /// Its status, when the bridge said one this build knows.
+    pub fn state(&self) -> Option<ServerStatus> {
+        self.status.as_deref().and_then(ServerStatus::from_word)
+    }
 }
 
 fn text(v: &Value, key: &str) -> String {
@@ -206,6 +214,61 @@ mod tests {
         assert!(s[0].is_core);
         assert_eq!(s[1].status, None);
         assert!(services(&json!({"tools": []})).is_err());
+    }
+
+    #[test]
+    fn the_bridges_own_answers_read_back_whole() {
+        use mcp_bridge_protocol::answers::{
+            ServiceInfo, ServiceTools, Services, ToolInfo, ToolList,
+        };
+        let info = ServiceInfo {
+            name: "time".into(),
+            description: "Time".into(),
+            instructions: "Ask for UTC.".into(),
+            is_core: true,
+            status: ServerStatus::Starting,
+            tool_count: 2,
+            prompt_count: 0,
+            resource_count: 3,
+            list_changes: 0,
+        };
+        let sent = Services {
+            success: true,
+            services: vec![info],
+        };
+        let read = services(&serde_json::to_value(sent).unwrap()).unwrap();
+        let expected = Service {
+            name: "time".into(),
+            description: "Time".into(),
+            status: Some("starting".into()),
+            tool_count: Some(2),
+            is_core: true,
+            instructions: "Ask for UTC.".into(),
+            resource_count: Some(3),
+        };
+        assert_eq!(read, [expected]);
+        assert_eq!(read[0].state(), Some(ServerStatus::Starting));
+        let schema = json!({"type": "object", "required": ["tz"]});
+        let sent = ServiceTools {
+            success: true,
+            tools: ToolList {
+                service_name: "time".into(),
+                service_description: "Time".into(),
+                tools: vec![ToolInfo {
+                    name: "now".into(),
+                    description: "The time".into(),
+                    parameters: schema.as_object().unwrap().clone(),
+                    annotations: json!({"readOnlyHint": true}),
+                }],
+            },
+        };
+        let read = tools(&serde_json::to_value(sent).unwrap()).unwrap();
+        assert_eq!(
+            (read[0].name.as_str(), read[0].description.as_str()),
+            ("now", "The time")
+        );
+        assert_eq!(read[0].schema, schema);
+        assert!(read[0].annotations.read_only());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 pub mod answers;
 
-use crate::domain::bridge_api;
+use crate::domain::bridge_api::{self, ServerStatus};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::{count_servers, count_tools, fill};
 use crate::domain::outcome::{ErrorDetail, Outcome};
@@ -16,6 +16,7 @@ use crate::domain::settings::{
     FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
 use crate::domain::status::{self, PairingNote, Status};
+use mcp_bridge_protocol::answers::not_running;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -241,16 +242,20 @@ pub struct ServiceView {
 /// A server's status as the page shows it; a status this build does not know, as it came.
 pub fn status_text(status: Option<&str>, lang: Lang) -> String {
     let says = lang.says();
-    match status {
-        Some("running") => says.status_running,
-        Some("starting") => says.status_starting,
-        Some("crashed") => says.status_crashed,
-        Some("unavailable" | "failed") => says.status_unavailable,
-        Some("stopped") => says.status_stopped,
-        Some("disabled") => says.status_disabled,
-        Some("not_loaded") => says.status_not_loaded,
+    match status.map(|word| (ServerStatus::from_word(word), word)) {
+        Some((Some(known), _)) => match known {
+            ServerStatus::Running => says.status_running,
+            ServerStatus::Starting => says.status_starting,
+            ServerStatus::Crashed => says.status_crashed,
+            ServerStatus::Unavailable => says.status_unavailable,
+            ServerStatus::Stopped => says.status_stopped,
+        },
+        // An older bridge's word.
+        Some((None, "failed")) => says.status_unavailable,
+        Some((None, not_running::DISABLED)) => says.status_disabled,
+        Some((None, not_running::NOT_LOADED)) => says.status_not_loaded,
         None => says.status_unknown,
-        Some(other) => return other.to_string(),
+        Some((None, other)) => return other.to_string(),
     }
     .to_string()
 }
@@ -306,7 +311,10 @@ pub fn connection_report(
     base: &str,
     services: Vec<ServiceView>,
 ) -> ConnectionReport {
-    let running = services.iter().filter(|s| s.status == "running").count();
+    let running = services
+        .iter()
+        .filter(|s| ServerStatus::from_word(&s.status) == Some(ServerStatus::Running))
+        .count();
     let servers = count_servers(lang, services.len() as u64);
     let summary = fill(
         lang.says().connection_ok,

@@ -4,7 +4,7 @@
 //! never disagree; an authenticated route decides, not `/health` alone. The chat loop's held
 //! calls and the options page's requests are judged here too.
 
-use crate::domain::bridge_api;
+use crate::domain::bridge_api::{self, ServerStatus};
 use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
 use crate::domain::outcome::Outcome;
 use serde::Serialize;
@@ -72,12 +72,17 @@ pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty:
             servers: services.len(),
             tools: services
                 .iter()
-                .filter(|s| s.status.as_deref() == Some("running"))
+                .filter(|s| s.state() == Some(ServerStatus::Running))
                 .filter_map(|s| s.tool_count)
                 .sum(),
             failed: services
                 .iter()
-                .filter(|s| !matches!(s.status.as_deref(), Some("running" | "starting")))
+                .filter(|s| {
+                    !matches!(
+                        s.state(),
+                        Some(ServerStatus::Running | ServerStatus::Starting)
+                    )
+                })
                 .map(|s| s.name.clone())
                 .collect(),
         },

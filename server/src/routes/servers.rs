@@ -13,6 +13,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
+use mcp_bridge_protocol::answers::not_running;
 use serde_json::{Value, json};
 
 use crate::config;
@@ -100,7 +101,7 @@ fn describe(
         "name": name,
         "enabled": enabled,
         "definition": shown,
-        "status": "disabled",
+        "status": not_running::DISABLED,
         "pid": null,
         "uptime_seconds": null,
         "tool_count": 0,
@@ -125,7 +126,7 @@ fn describe(
     } else if enabled {
         // In the file but not running: the file changed and was not applied (it does not
         // validate), or it is being applied.
-        entry["status"] = json!("not_loaded");
+        entry["status"] = json!(not_running::NOT_LOADED);
     }
     entry
 }

@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use axum::response::{IntoResponse as _, Response};
 use serde_json::{Value, json};
+
+use mcp_bridge_protocol::answers::{ServiceInfo, ServiceTools, Services, ToolInfo, ToolList};
 
 use crate::error::BridgeError;
 use crate::execute::tool_not_found;
@@ -31,30 +34,34 @@ fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
 pub(crate) async fn list(
     State(state): State<AppState>,
     query: Params,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let query = params(query)?;
     match query.get("serverName").filter(|name| !name.is_empty()) {
         None => {
-            let services: Vec<Value> = state
+            let services = state
                 .servers
                 .servers()
                 .iter()
                 .map(|server| {
                     let lists = server.lists();
-                    json!({
-                        "name": server.name(),
-                        "description": server.description(),
-                        "instructions": server.instructions(),
-                        "is_core": server.spec().is_core,
-                        "status": server.status(),
-                        "tool_count": lists.tools.len(),
-                        "prompt_count": lists.prompts.len(),
-                        "resource_count": lists.resources.len() + lists.templates.len(),
-                        "list_changes": server.list_changes(),
-                    })
+                    ServiceInfo {
+                        name: server.name().to_owned(),
+                        description: server.description().to_owned(),
+                        instructions: server.instructions(),
+                        is_core: server.spec().is_core,
+                        status: server.status(),
+                        tool_count: lists.tools.len(),
+                        prompt_count: lists.prompts.len(),
+                        resource_count: lists.resources.len() + lists.templates.len(),
+                        list_changes: server.list_changes(),
+                    }
                 })
                 .collect();
-            Ok(Json(json!({ "success": true, "services": services })))
+            Ok(Json(Services {
+                success: true,
+                services,
+            })
+            .into_response())
         }
         Some(name) => {
             let server = state
@@ -73,25 +80,24 @@ pub(crate) async fn list(
                     traceback: stderr,
                 });
             }
-            let tools: Vec<Value> = tools
+            let tools = tools
                 .iter()
-                .map(|tool| {
-                    json!({
-                        "name": tool.name,
-                        "description": tool.description.as_deref().unwrap_or_default(),
-                        "parameters": Value::Object((*tool.input_schema).clone()),
-                        "annotations": annotations(tool),
-                    })
+                .map(|tool| ToolInfo {
+                    name: tool.name.to_string(),
+                    description: tool.description.as_deref().unwrap_or_default().to_owned(),
+                    parameters: (*tool.input_schema).clone(),
+                    annotations: annotations(tool),
                 })
                 .collect();
-            Ok(Json(json!({
-                "success": true,
-                "tools": {
-                    "service_name": name,
-                    "service_description": server.description(),
-                    "tools": tools,
+            Ok(Json(ServiceTools {
+                success: true,
+                tools: ToolList {
+                    service_name: name.clone(),
+                    service_description: server.description().to_owned(),
+                    tools,
                 },
-            })))
+            })
+            .into_response())
         }
     }
 }
