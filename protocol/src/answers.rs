@@ -107,6 +107,113 @@ pub struct ToolInfo {
     pub annotations: Value,
 }
 
+/// The `202` of `POST /execute` and `GET /calls/{id}`: the call still runs, and what it is
+/// doing besides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pending {
+    pub success: bool,
+    /// Always `true`: what tells this answer from a result.
+    pub pending: bool,
+    /// What to poll (`GET /calls/{id}`) or cancel (`DELETE /calls/{id}`).
+    pub call_id: String,
+    pub trace_id: String,
+    pub elapsed_seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<Progress>,
+    /// The question the server asks the user, until it is answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Elicitation>,
+}
+
+/// The latest `notifications/progress` of a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    pub progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// How many progress notifications have arrived.
+    pub updates: u64,
+}
+
+/// A question a server asks the user during a call (MCP elicitation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Elicitation {
+    /// What an answer names (`question_id`), so an answer to an older question is refused.
+    pub id: String,
+    pub server: String,
+    pub mode: ElicitationMode,
+    pub message: String,
+    /// `form`: the JSON schema of the fields to fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    /// `url`: the page to open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Seconds the user had left to answer when the question was asked.
+    pub answer_timeout_seconds: f64,
+}
+
+/// How the user answers a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitationMode {
+    /// Fields to fill in.
+    Form,
+    /// A page to open (a sign-in, a payment); the answer says whether the user went.
+    Url,
+}
+
+impl ElicitationMode {
+    /// The word on the wire.
+    pub fn word(self) -> &'static str {
+        match self {
+            ElicitationMode::Form => "form",
+            ElicitationMode::Url => "url",
+        }
+    }
+}
+
+/// `page` of a large result: which part this answer holds; `read_result` gives the rest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Page {
+    /// What `read_result` asks for; `None` when the bridge keeps no more of it.
+    pub result_id: Option<String>,
+    pub offset: usize,
+    pub returned_chars: usize,
+    pub total_chars: usize,
+    /// Where the next page starts; `None` on the last.
+    pub next_offset: Option<usize>,
+}
+
+/// `GET /history`: the tools that failed in a row, and how many failures refuse the next call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct History {
+    pub success: bool,
+    pub counters: Vec<Counter>,
+    pub limit: u32,
+}
+
+/// One tool's failures in a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Counter {
+    pub server: String,
+    pub tool: String,
+    pub failures: u32,
+    /// Calls refused since the limit was reached.
+    pub refused: u32,
+}
+
+/// `POST /reset-history`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryReset {
+    pub success: bool,
+    pub message: String,
+    /// How many counters were cleared.
+    pub cleared: usize,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,7 +105,7 @@ impl PendingCall {
             .borrow_and_update()
             .elicitation
             .as_ref()
-            .is_some_and(|q| Some(q.id.as_str()) != seen);
+            .is_some_and(|q| Some(q.asked.id.as_str()) != seen);
         if unseen {
             return self.outcome();
         }
@@ -208,7 +208,7 @@ impl CallRegistry {
         if let Some(question) = call.activity.snapshot().elicitation {
             let cancel = rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Cancel);
             question.pending().answer(cancel);
-            call.activity.settle(&question.id);
+            call.activity.settle(&question.asked.id);
         }
         if was_running
             && let Some(task) = call

@@ -1085,6 +1085,31 @@ mod tests {
     }
 
     #[test]
+    fn the_bridges_own_history_answer_reads_back_whole() {
+        use mcp_bridge_protocol::answers::{Counter, History};
+        let counter = |tool: &str, failures| Counter {
+            server: "demo".into(),
+            tool: tool.into(),
+            failures,
+            refused: 1,
+        };
+        let sent = History {
+            success: true,
+            counters: vec![counter("a", 1), counter("b", 2)],
+            limit: 2,
+        };
+        let view = history_view(&serde_json::to_value(sent).unwrap());
+        assert_eq!(view.limit, 2);
+        assert_eq!(view.blocked, ["demo:b"]);
+        let read: Vec<_> = view
+            .counters
+            .iter()
+            .map(|c| (c.tool.as_str(), c.failures, c.refused))
+            .collect();
+        assert_eq!(read, [("b", 2, 1), ("a", 1, 1)]);
+    }
+
+    #[test]
     fn history_puts_refused_tools_first() {
         let v = json!(history_view(&json!({"success":true,"limit":3,"counters":[
             {"server":"a","tool":"ok","failures":1,"refused":0},

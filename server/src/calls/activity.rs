@@ -5,6 +5,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+pub use mcp_bridge_protocol::answers::Progress;
+use mcp_bridge_protocol::answers::{Elicitation, ElicitationMode};
 use rmcp::model::{ElicitResult, ElicitationAction};
 use serde::Serialize;
 use serde_json::Value;
@@ -24,32 +26,12 @@ pub fn current() -> Option<Arc<CallActivity>> {
     CURRENT.try_with(Arc::clone).ok()
 }
 
-/// The latest `notifications/progress` of a call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Progress {
-    pub progress: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// How many progress notifications have arrived.
-    pub updates: u64,
-}
-
-/// A question a server asks the user during a call.
+/// A question a server asks the user during a call: what the user is shown, and where the
+/// answer goes.
 #[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
 pub struct Question {
-    pub id: String,
-    pub server: String,
-    /// `form` (a JSON schema of fields to fill) or `url` (a page to open).
-    pub mode: &'static str,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub requested_schema: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    /// Seconds the user has left to answer when the question was asked.
-    pub answer_timeout_seconds: f64,
+    pub asked: Elicitation,
     #[serde(skip)]
     pending: Arc<PendingAnswer>,
 }
@@ -74,7 +56,7 @@ impl Question {
     /// A question and the receiver its answer arrives on.
     pub fn new(
         server: &str,
-        mode: &'static str,
+        mode: ElicitationMode,
         message: String,
         requested_schema: Option<Value>,
         url: Option<String>,
@@ -82,13 +64,15 @@ impl Question {
     ) -> (Self, oneshot::Receiver<ElicitResult>) {
         let (sender, receiver) = oneshot::channel();
         let question = Question {
-            id: uuid::Uuid::new_v4().simple().to_string(),
-            server: server.to_owned(),
-            mode,
-            message,
-            requested_schema,
-            url,
-            answer_timeout_seconds,
+            asked: Elicitation {
+                id: uuid::Uuid::new_v4().simple().to_string(),
+                server: server.to_owned(),
+                mode,
+                message,
+                requested_schema,
+                url,
+                answer_timeout_seconds,
+            },
             pending: Arc::new(PendingAnswer(Mutex::new(Some(sender)))),
         };
         (question, receiver)
@@ -179,7 +163,11 @@ impl CallActivity {
     /// Take question `id` off this call (answered, or given up).
     pub fn settle(&self, id: &str) {
         self.snapshot.send_if_modified(|snapshot| {
-            if snapshot.elicitation.as_ref().is_some_and(|q| q.id == id) {
+            if snapshot
+                .elicitation
+                .as_ref()
+                .is_some_and(|q| q.asked.id == id)
+            {
                 snapshot.elicitation = None;
                 return true;
             }
@@ -215,8 +203,9 @@ mod tests {
     #[tokio::test]
     async fn a_question_is_answered_once() {
         let activity = CallActivity::default();
-        let (question, receiver) = Question::new("s", "form", "Name?".into(), None, None, 60.0);
-        let id = question.id.clone();
+        let (question, receiver) =
+            Question::new("s", ElicitationMode::Form, "Name?".into(), None, None, 60.0);
+        let id = question.asked.id.clone();
         activity.ask(question.clone());
         assert!(activity.asking());
         assert!(question.pending().answer(decline()));

@@ -5,8 +5,6 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use serde::Serialize;
-
 /// Failures in a row after which calls are refused.
 pub(crate) const DEFAULT_LIMIT: u32 = 3;
 
@@ -17,13 +15,7 @@ struct Entry {
 }
 
 /// One row of `GET /history`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub(crate) struct CounterRow {
-    pub(crate) server: String,
-    pub(crate) tool: String,
-    pub(crate) failures: u32,
-    pub(crate) refused: u32,
-}
+pub(crate) use mcp_bridge_protocol::answers::Counter as CounterRow;
 
 /// Per `server:tool` failure counts.
 #[derive(Debug)]

@@ -27,6 +27,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use mcp_bridge_protocol::answers::Page as PageInfo;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value, json};
 
@@ -730,6 +731,13 @@ fn page_answer(
     let page = document.page(offset, max_chars)?;
     let next = offset + page.chars;
     let next_offset = (next < document.total_chars()).then_some(next);
+    let page_of = PageInfo {
+        result_id: result_id.map(str::to_owned),
+        offset,
+        returned_chars: page.chars,
+        total_chars: document.total_chars(),
+        next_offset,
+    };
     Some(json!({
         "success": true,
         "result": {
@@ -737,13 +745,7 @@ fn page_answer(
             "structuredContent": null,
             "isError": document.is_error,
         },
-        "page": {
-            "result_id": result_id,
-            "offset": offset,
-            "returned_chars": page.chars,
-            "total_chars": document.total_chars(),
-            "next_offset": next_offset,
-        },
+        "page": page_of,
     }))
 }
 

@@ -6,6 +6,7 @@
 use axum::Json;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
+use mcp_bridge_protocol::answers::ElicitationMode;
 use rmcp::model::{ElicitResult, ElicitationAction};
 use serde_json::{Value, json};
 
@@ -63,7 +64,10 @@ pub async fn answer(
             json!(action_name(&action)),
         ));
     };
-    if question_id.as_deref().is_some_and(|id| id != question.id) {
+    if question_id
+        .as_deref()
+        .is_some_and(|id| id != question.asked.id)
+    {
         return Err(invalid(
             "question_id",
             "stale_question",
@@ -72,7 +76,7 @@ pub async fn answer(
         ));
     }
     let mut result = ElicitResult::new(action.clone());
-    if action == ElicitationAction::Accept && question.mode == "form" {
+    if action == ElicitationAction::Accept && question.asked.mode == ElicitationMode::Form {
         let Some(content) = content else {
             return Err(invalid(
                 "content",
@@ -89,7 +93,7 @@ pub async fn answer(
                 content,
             ));
         }
-        if let Some(schema) = &question.requested_schema
+        if let Some(schema) = &question.asked.requested_schema
             && let Some((at, why)) = crate::calls::schema::mismatch(schema, &content)
         {
             let field = at.trim_start_matches("$.").to_owned();
@@ -110,7 +114,7 @@ pub async fn answer(
             json!(action_name(&action)),
         ));
     }
-    call.activity.settle(&question.id);
+    call.activity.settle(&question.asked.id);
     tracing::info!(
         call_id,
         action = action_name(&action),
@@ -119,7 +123,7 @@ pub async fn answer(
     Ok(Json(json!({
         "success": true,
         "call_id": call_id,
-        "question_id": question.id,
+        "question_id": question.asked.id,
         "action": action_name(&action),
     })))
 }

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use mcp_bridge_protocol::answers::Pending;
 
 use crate::calls::PendingCall;
 use crate::error::BridgeError;
@@ -61,19 +61,15 @@ pub(crate) async fn execute(
 /// The `202` answer for a call that is still running, with its latest progress and the
 /// question its server asks the user, if any (see `calls/activity.rs`).
 pub(crate) fn pending(call: &PendingCall) -> Response {
-    let mut body = json!({
-        "success": true,
-        "pending": true,
-        "call_id": call.id,
-        "trace_id": call.trace_id,
-        "elapsed_seconds": call.activity.elapsed_seconds(),
-    });
     let snapshot = call.activity.snapshot();
-    if let Some(progress) = snapshot.progress {
-        body["progress"] = json!(progress);
-    }
-    if let Some(question) = snapshot.elicitation {
-        body["elicitation"] = json!(question);
-    }
+    let body = Pending {
+        success: true,
+        pending: true,
+        call_id: call.id.clone(),
+        trace_id: call.trace_id.clone(),
+        elapsed_seconds: call.activity.elapsed_seconds(),
+        progress: snapshot.progress,
+        elicitation: snapshot.elicitation.map(|q| q.asked),
+    };
     (StatusCode::ACCEPTED, Json(body)).into_response()
 }

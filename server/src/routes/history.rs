@@ -3,24 +3,24 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde_json::{Value, json};
+use mcp_bridge_protocol::answers::{History, HistoryReset};
 
 use crate::error::BridgeError;
 use crate::state::AppState;
 use crate::validation::{JsonBody, ResetRequest};
 
-pub(crate) async fn show(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({
-        "success": true,
-        "counters": state.counter.snapshot(),
-        "limit": state.counter.limit(),
-    }))
+pub(crate) async fn show(State(state): State<AppState>) -> Json<History> {
+    Json(History {
+        success: true,
+        counters: state.counter.snapshot(),
+        limit: state.counter.limit(),
+    })
 }
 
 pub(crate) async fn reset(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<HistoryReset>, BridgeError> {
     let request = ResetRequest::from_body(body)?;
     let cleared = state
         .counter
@@ -34,7 +34,9 @@ pub(crate) async fn reset(
         ),
     };
     tracing::info!(cleared, "failure counters reset");
-    Ok(Json(
-        json!({ "success": true, "message": message, "cleared": cleared }),
-    ))
+    Ok(Json(HistoryReset {
+        success: true,
+        message,
+        cleared,
+    }))
 }

@@ -23,6 +23,7 @@ use rmcp::{ClientHandler, Peer};
 
 use crate::calls::activity::{CallActivity, Question, decline};
 use crate::servers::spec::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
+use mcp_bridge_protocol::answers::ElicitationMode;
 
 /// A server's lists, as last fetched.
 #[derive(Debug, Clone, Default)]
@@ -239,13 +240,13 @@ impl Shared {
                 requested_schema,
                 ..
             } => (
-                "form",
+                ElicitationMode::Form,
                 message,
                 serde_json::to_value(&requested_schema).ok(),
                 None,
             ),
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
-                ("url", message, None, Some(url))
+                (ElicitationMode::Url, message, None, Some(url))
             }
             _ => {
                 tracing::info!(server = %self.name, "a question of an unknown kind; declined");
@@ -257,7 +258,7 @@ impl Shared {
         for call in &calls {
             call.ask(question.clone());
         }
-        tracing::info!(server = %self.name, mode, calls = calls.len(), "the server asks the user a question");
+        tracing::info!(server = %self.name, mode = mode.word(), calls = calls.len(), "the server asks the user a question");
         let answered = tokio::select! {
             answered = tokio::time::timeout(limit, answer) => answered,
             // The server gave up its question (its call was cancelled, say).
@@ -273,7 +274,7 @@ impl Shared {
             }
         };
         for call in &calls {
-            call.settle(&question.id);
+            call.settle(&question.asked.id);
         }
         result
     }
