@@ -444,32 +444,38 @@
     return got.length === want.length && got.every((l, i) => l === want[i]);
   };
 
-  async function typeText(text) {
-    const el = await inputEl();
-    if (!el) return { ok: false, reason: 'input-not-found' };
-    if (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT') {
+  // One way each of putting text in, as the core names them (`sites::TypingWay`).
+  const ways = {
+    value: (el, text) => {
       // React keeps its own copy of the value; only the native setter plus an input event
       // updates it (https://github.com/facebook/react/issues/10135).
       const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
       el.focus();
       Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, text);
       el.dispatchEvent(new Event('input', { bubbles: true }));
-    } else {
-      // A site's config may be older than its editor: kimi.com's input became a Lexical
-      // editor. Lexical marks its root, and in Chromium its handling of execCommand
-      // insertText drops line breaks and lines that are only `{` or `}`.
-      const kind = el.getAttribute('data-lexical-editor') === 'true' ? 'lexical' : site.editor;
-      const attempts = kind === 'quill' || kind === 'contenteditable'
-        ? ['insert', 'paste', 'dom'] : ['paste', 'insert', 'dom'];
-      for (const how of attempts) {
-        await selectAllIn(el);
-        if (how === 'paste') pasteInto(el, text, kind === 'prosemirror' ? asParagraphs(text) : null);
-        else if (how === 'insert' && kind === 'contenteditable') insertLines(text);
-        else if (how === 'insert') document.execCommand('insertText', false, text);
-        else { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); }
-        await sleep(50);
-        if (landed(el, text)) break;
-      }
+    },
+    insert: (el, text) => document.execCommand('insertText', false, text),
+    'insert-lines': (el, text) => insertLines(text),
+    paste: (el, text) => pasteInto(el, text, null),
+    'paste-paragraphs': (el, text) => pasteInto(el, text, asParagraphs(text)),
+    dom: (el, text) => { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); },
+  };
+
+  async function typeText(text) {
+    const el = await inputEl();
+    if (!el) return { ok: false, reason: 'input-not-found' };
+    // The kind the element is, which may not be the one its config says: a site's config
+    // may be older than its editor (kimi.com's input became a Lexical editor, which marks
+    // its root). The core says how to type into each kind.
+    const field = el.tagName === 'TEXTAREA' || el.tagName === 'INPUT';
+    const kind = field ? 'textarea'
+      : el.getAttribute('data-lexical-editor') === 'true' ? 'lexical'
+        : site.editor === 'textarea' ? 'other' : site.editor;
+    for (const how of site.typing[kind]) {
+      if (!field) await selectAllIn(el);
+      ways[how](el, text);
+      await sleep(50);
+      if (landed(el, text)) break;
     }
     await sleep(50);
     placeFloat(); // the input may have grown

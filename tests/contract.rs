@@ -344,3 +344,24 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
         "options.js reads s.{unknown:?}, which no row has"
     );
 }
+
+#[test]
+fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/content.js");
+    let text = std::fs::read_to_string(path).expect("extension/content.js");
+    let table = serde_json::to_value(mcp_bridge_core::domain::sites::Typing::table()).unwrap();
+    let mut named = BTreeSet::new();
+    for (kind, ways) in table.as_object().unwrap() {
+        let ways = ways.as_array().unwrap();
+        assert!(!ways.is_empty(), "no way to type into {kind}");
+        named.extend(ways.iter().map(|w| w.as_str().unwrap().to_string()));
+    }
+    for way in &named {
+        let carried = [format!("    {way}: (el, text) =>"), format!("    '{way}': (el, text) =>")];
+        assert!(
+            carried.iter().any(|c| text.contains(c.as_str())),
+            "content.js has no `{way}` in its ways of typing"
+        );
+    }
+    assert_eq!(named.len(), 6, "{named:?}");
+}

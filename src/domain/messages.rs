@@ -190,7 +190,10 @@ pub enum Response {
     },
     /// Answer to `page-ready`: the site's config (or why the extension is off here).
     PageSetup {
-        #[serde(skip_serializing_if = "Option::is_none")]
+        #[serde(
+            skip_serializing_if = "Option::is_none",
+            serialize_with = "site_with_typing"
+        )]
         site: Option<crate::domain::sites::SiteConfig>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
@@ -361,6 +364,22 @@ fn untag(value: Value, tag: &str) -> Result<Value, String> {
     Ok(Value::Object(outer))
 }
 
+/// A site's config as the content script gets it: with the ways to type into each kind of
+/// editor (`sites::Typing`), so the script carries out the core's choice instead of making it.
+fn site_with_typing<S: serde::Serializer>(
+    site: &Option<crate::domain::sites::SiteConfig>,
+    to: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
+    let mut shown = serde_json::to_value(site).map_err(S::Error::custom)?;
+    if let Value::Object(fields) = &mut shown {
+        let typing = crate::domain::sites::Typing::table();
+        let typing = serde_json::to_value(typing).map_err(S::Error::custom)?;
+        fields.insert("typing".into(), typing);
+    }
+    shown.serialize(to)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,5 +512,40 @@ mod tests {
             serde_json::to_string(&cmd).unwrap(),
             r#"{"type":"type-text","text":"x"}"#
         );
+    }
+
+    #[test]
+    fn a_page_gets_its_site_with_the_ways_to_type_into_each_editor() {
+        let site = crate::domain::sites::SiteConfig::parse(
+            r#"{"id":"demo","name":"Demo","hosts":["chat.example.com"],"editor":"quill"}"#,
+        )
+        .unwrap();
+        let setup = Response::PageSetup {
+            site: Some(site),
+            problem: None,
+            float: Box::default(),
+        };
+        let shown = serde_json::to_value(&setup).unwrap();
+        assert_eq!(shown["site"]["editor"], "quill");
+        let typing = &shown["site"]["typing"];
+        assert_eq!(typing["quill"], serde_json::json!(["insert", "paste", "dom"]));
+        assert_eq!(typing["lexical"], serde_json::json!(["paste", "insert", "dom"]));
+        assert_eq!(
+            typing["prosemirror"],
+            serde_json::json!(["paste-paragraphs", "insert", "dom"])
+        );
+        assert_eq!(typing["textarea"], serde_json::json!(["value"]));
+        assert_eq!(typing["other"], serde_json::json!(["paste", "insert", "dom"]));
+        assert_eq!(
+            typing["contenteditable"],
+            serde_json::json!(["insert-lines", "paste", "dom"])
+        );
+        // No site: nothing to type into, and no `site` key.
+        let off = Response::PageSetup {
+            site: None,
+            problem: Some("off".into()),
+            float: Box::default(),
+        };
+        assert!(serde_json::to_value(&off).unwrap().get("site").is_none());
     }
 }
