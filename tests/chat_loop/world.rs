@@ -271,7 +271,7 @@ impl Host for MemoryHost {
             .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
-    async fn log_failure(&self, failure: String) {
+    async fn report_failure(&self, failed: String) -> Result<String, String> {
         let pages = self
             .0
             .worker_pages
@@ -280,8 +280,8 @@ impl Host for MemoryHost {
             .and_then(Weak::upgrade);
         pages
             .expect("the worker's pages' core")
-            .log_failure(&failure)
-            .await;
+            .report_failure(&failed)
+            .await
     }
 
     async fn sleep(&self, ms: u32) {
