@@ -688,7 +688,7 @@ pub fn tool_list(
     trace_id_header: Option<&str>,
     body: &[u8],
     opts: &ReportOptions,
-) -> Result<Rendered, Outcome> {
+) -> Result<Rendered, Box<Outcome>> {
     let json: Option<Value> = crate::domain::outcome::json_body(body);
     let tools = json
         .as_ref()
@@ -705,7 +705,7 @@ pub fn tool_list(
             },
             o => o,
         };
-        return Err(outcome);
+        return Err(Box::new(outcome));
     };
     let lang = opts.lang;
     let l = lang.says();
