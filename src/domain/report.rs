@@ -809,6 +809,23 @@ fn params_text(schema: &Value, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_the_pages_core_could_not_write_names_the_tool_and_why_masked() {
+        let r = render_unwritten(
+            "check",
+            "no page-core; token=sk-ant-abcdefghijklmnopqrstuv",
+            Lang::En,
+        );
+        let text = r.chat_text.as_str();
+        assert!(text.starts_with("<tool_result>"), "{text}");
+        assert!(text.contains("# Tool execution failed"), "{text}");
+        assert!(text.contains("**Tool**: `check`"), "{text}");
+        assert!(text.contains("**Error**: no page-core"), "{text}");
+        assert!(!text.contains("abcdefghijklmnopqrstuv"), "masked: {text}");
+        assert_eq!(r.float.status, FloatStatus::Error);
+        assert!(r.record.is_none());
+    }
     use serde_json::json;
 
     fn zh() -> ReportOptions {
