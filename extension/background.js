@@ -6,7 +6,7 @@
 // Two builds of the core run here: the worker's (`core/`, the chat loop), started at once,
 // and the pages' (`page-core/`, also the options page's backend), started only when the
 // worker's core hands it an errand (the Prompts menu, detection, the picker's result) or a
-// failed call for the error log, or an alarm goes off.
+// failed call to report, or an alarm goes off.
 import init, * as core from './core/mcp_bridge_core.js';
 import initPages, * as pages from './page-core/mcp_bridge_core.js';
 import './contract.js'; // defines globalThis.MCP_BRIDGE (message names)
@@ -18,9 +18,9 @@ const pagesCore = () => (pagesReady ||= initPages({
 }));
 
 // The worker's core calls these for a message it leaves to the pages' core, and for a failed
-// call's record, which the pages' core keeps in the error log.
+// call, whose report the pages' core writes (and whose record it keeps in the error log).
 globalThis.mcpBridgeErrand = (message, tab) => pagesCore().then(() => pages.handleErrand(message, tab));
-globalThis.mcpBridgeFailure = (failure) => pagesCore().then(() => pages.logFailure(failure));
+globalThis.mcpBridgeFailure = (failed) => pagesCore().then(() => pages.reportFailure(failed));
 
 chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   ready

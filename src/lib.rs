@@ -49,12 +49,13 @@ pub async fn handle_errand(message: String, tab: i32) -> JsValue {
     web::handle_errand(&message, tab).await
 }
 
-/// A failed call's record from the worker's chat loop, kept in the error log by the pages'
-/// core the worker starts for it.
+/// A failed call from the worker's chat loop (`domain::report::FailedCall`), reported by the
+/// pages' core the worker starts for it: resolves to the report's text, and keeps a tool
+/// call's record in the error log.
 #[cfg(all(target_arch = "wasm32", feature = "pages"))]
-#[wasm_bindgen(js_name = logFailure)]
-pub async fn log_failure(failure: String) {
-    web::handle_failure(&failure).await
+#[wasm_bindgen(js_name = reportFailure)]
+pub async fn report_failure(failed: String) -> Result<String, JsValue> {
+    web::handle_failure(&failed).await
 }
 
 /// The worker's alarms (`chrome.alarms.onAlarm`), run by its pages' core: the daily check of

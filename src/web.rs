@@ -40,11 +40,14 @@ pub async fn handle_errand(message: &str, tab: i32) -> JsValue {
     host::to_js(&response).unwrap_or(JsValue::NULL)
 }
 
-/// A failed call's record the worker's chat loop handed over, for the error log.
+/// A failed call the worker's chat loop handed over: its report's text.
 #[cfg(feature = "pages")]
-pub async fn handle_failure(failure: &str) {
+pub async fn handle_failure(failed: &str) -> Result<String, JsValue> {
     let pages = PAGES.with(Rc::clone);
-    pages.log_failure(failure).await;
+    pages
+        .report_failure(failed)
+        .await
+        .map_err(|why| JsValue::from_str(&why))
 }
 
 /// One of the worker's alarms went off (in the worker's pages' core).

@@ -357,7 +357,10 @@ fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
         named.extend(ways.iter().map(|w| w.as_str().unwrap().to_string()));
     }
     for way in &named {
-        let carried = [format!("    {way}: (el, text) =>"), format!("    '{way}': (el, text) =>")];
+        let carried = [
+            format!("    {way}: (el, text) =>"),
+            format!("    '{way}': (el, text) =>"),
+        ];
         assert!(
             carried.iter().any(|c| text.contains(c.as_str())),
             "content.js has no `{way}` in its ways of typing"

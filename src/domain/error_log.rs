@@ -71,14 +71,6 @@ impl From<&LogEntry> for EntryView {
     }
 }
 
-/// A failed call as the worker's chat loop hands it to the core that keeps the log.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Failure {
-    /// The chat page's host.
-    pub site: Option<String>,
-    pub record: ErrorRecord,
-}
-
 /// The ring buffer plus the counts since the last clear.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]

@@ -1,6 +1,6 @@
 //! Every sentence the core writes for the user or the AI, one catalog per language:
-//! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`], so a key that exists in one
-//! language only does not compile. Templates name their values (`{tool}`), filled by
+//! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`] and [`PageCatalog`], so a
+//! key that exists in one language only does not compile. Templates name their values (`{tool}`), filled by
 //! [`fill`]; the tests below keep the two languages' placeholders in step and each
 //! language free of the other's script. The static labels of the extension's pages are
 //! the browser's own catalog, `extension/_locales/<lang>/messages.json`.
@@ -47,15 +47,34 @@ impl Lang {
     }
 }
 
-/// Declares the catalog's keys once; each language file fills all of them.
+/// `says.key` reads a key of either catalog: a [`Catalog`] derefs to its language's
+/// [`PageCatalog`], so only code that names a page's key links the pages' sentences in.
+impl std::ops::Deref for Catalog {
+    type Target = PageCatalog;
+
+    fn deref(&self) -> &PageCatalog {
+        match self.lang {
+            Lang::Zh => &zh::ZH_PAGES,
+            Lang::En => &en::EN_PAGES,
+        }
+    }
+}
+
+/// Declares a catalog's keys once; each language file fills all of them.
 macro_rules! catalog {
-    ($($(#[$doc:meta])* $key:ident,)*) => {
-        /// One language's sentences. Placeholders are `{name}`, filled with [`fill`].
-        pub struct Catalog {
+    (
+        $(#[$sdoc:meta])* $name:ident $({ $($(#[$fdoc:meta])* $field:ident: $ty:ty,)* })?;
+        $($(#[$doc:meta])* $key:ident,)*
+    ) => {
+        $(#[$sdoc])*
+        ///
+        /// Placeholders are `{name}`, filled with [`fill`].
+        pub struct $name {
+            $($($(#[$fdoc])* $field: $ty,)*)?
             $($(#[$doc])* pub $key: &'static str,)*
         }
 
-        impl Catalog {
+        impl $name {
             /// Every entry with its key (for the tests that keep the languages in step).
             pub fn entries(&self) -> Vec<(&'static str, &'static str)> {
                 vec![$((stringify!($key), self.$key),)*]
@@ -65,6 +84,13 @@ macro_rules! catalog {
 }
 
 catalog! {
+    /// One language's sentences for the chat page and the AI: the reports of a success, a
+    /// denial, a tool list and a malformed call, the instructions and the float. The
+    /// worker's build needs these; [`PageCatalog`] holds the rest, reached through `Deref`.
+    Catalog {
+        /// Whose [`PageCatalog`] `Deref` reaches.
+        lang: Lang,
+    };
     // -- reports: the text typed into the chat for the AI --
     report_failure_title,
     /// The heading of the report for a tool the user does not allow.
@@ -73,110 +99,18 @@ catalog! {
     report_malformed_title,
     label_tool,
     label_error,
-    label_category,
     label_result,
-    label_stack,
-    label_advice,
     label_trace_id,
     cut_marker,
     empty_result,
-    failure_closing,
     success_closing,
-    /// `{code}` is the category's code (`validation`), shown as it is in every language.
-    category_validation,
-    category_runtime,
-    category_logical,
-    category_aborted,
-    category_exception,
-    category_unavailable,
-    category_limit,
-    retryable_yes,
-    retryable_no,
-    /// The placeholder for a service name the AI must fill in.
-    service_placeholder,
-    advice_check_schema,
-    advice_required_args,
-    advice_arg_types,
-    advice_fix_listed_args,
-    advice_ask_user,
-    advice_list_tools,
-    advice_check_server_name,
-    advice_list_paths,
-    advice_check_permission,
-    advice_retry_later,
-    advice_check_url,
-    advice_check_query,
-    advice_read_tool_message,
-    advice_verify_state,
-    advice_narrow_request,
-    advice_user_stopped,
-    advice_try_other_tool,
-    advice_tell_user,
-    advice_start_bridge,
-    advice_check_server_config,
-    advice_check_token,
-    advice_stop_retrying,
-    advice_reset_history,
-    advice_bridge_refused,
-    advice_update_bridge,
-    advice_result_read,
-    advice_run_tool_again,
-    // -- what the core says where a failure has no words of its own --
-    note_empty_body,
-    note_truncated_json,
-    note_not_json,
-    note_bad_shape,
-    note_still_running,
-    note_unreachable,
-    note_timed_out,
-    note_user_aborted,
-    note_empty_tool_error,
-    note_no_message,
     note_tool_denied,
-    // -- our bridge's own failures, from the facts it sends --
-    bridge_none,
-    bridge_token_missing,
-    bridge_token_wrong,
-    bridge_refused_origin,
-    bridge_refused_host,
-    bridge_refused_ambiguous,
-    bridge_refused_no_auth,
-    bridge_too_large,
-    bridge_no_server,
-    bridge_no_tool,
-    bridge_no_tool_on_server,
-    /// One of the closest names when the AI named no server.
-    bridge_tool_on,
-    /// ` Closest names: …` (leading space in languages that need it).
-    bridge_closest,
-    bridge_service_tools,
-    bridge_service_not_running,
-    bridge_call_limit,
-    bridge_timed_out,
-    bridge_crashed,
-    bridge_shutting_down,
-    bridge_cancelled_by_user,
-    bridge_no_call,
-    bridge_no_result,
-    bridge_result_expired,
-    bridge_result_evicted,
-    bridge_past_end,
-    validation_header,
-    arg_required,
-    arg_unexpected,
-    json_invalid_at,
     json_invalid,
-    kind_int,
     kind_float,
     kind_bool,
     kind_string,
     kind_object,
     kind_array,
-    kind_date,
-    kind_datetime,
-    expected_one_of,
-    arg_expected_got,
-    arg_plain,
     // -- the float's titles, the malformed-call and tool-list reports --
     float_failure_title,
     /// The float's title when the user's policy kept a tool from running.
@@ -224,21 +158,6 @@ catalog! {
     instructions_notes,
     /// How to read a resource (`read_resource`); `{services}` are those that offer some.
     instructions_resources,
-    // -- the Prompts menu and the tool lists' changes (prompts_menu) --
-    /// Before a prompt's message of the user, when the prompt holds the assistant's too.
-    prompt_user,
-    /// Before a prompt's message of the assistant.
-    prompt_assistant,
-    /// After an attached resource the bridge paged: `{left}` characters were not attached.
-    resource_cut,
-    /// The float after a prompt or a resource went into the chat input: `{name}`.
-    menu_typed,
-    /// A required field of the menu's form is empty: `{field}`.
-    menu_missing,
-    /// The bridge or the server refused the prompt or the resource: `{why}`.
-    menu_refused,
-    /// The chat input did not take the text: `{why}`.
-    menu_not_typed,
     /// The servers' tools changed since the AI got its instructions: `{servers}`.
     tools_changed,
     // -- the float in the chat page --
@@ -248,8 +167,6 @@ catalog! {
     float_question,
     /// A server asked (URL mode) to open an address that is not an absolute `http`/`https` URL.
     float_url_refused,
-    /// The options page's row for the `read_resource` pseudo-tool of a server with resources.
-    read_resources_row,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
     confirm_policy,
@@ -317,10 +234,164 @@ catalog! {
     page_broken_config,
     typing_failed,
     sending_failed,
-    // -- the options page --
-    reply_empty_body,
     token_empty,
     token_spaces,
+    invalid_not_http,
+    invalid_not_this_computer,
+    invalid_not_a_port,
+    invalid_has_path,
+    invalid_out_of_range,
+    invalid_bad_id,
+    invalid_no_hosts,
+    invalid_not_a_host,
+    invalid_no_selector,
+    invalid_empty_selector,
+    invalid_long_selector,
+    invalid_unbalanced,
+    invalid_unclosed,
+    invalid_no_config,
+    invalid_builtin_id,
+    invalid_host_of_builtin,
+    invalid_host_of_custom,
+    invalid_too_many_sites,
+    invalid_no_such_category,
+    // -- managing the bridge's MCP servers --
+    invalid_server_name,
+    invalid_no_command,
+    /// `{kind}` is one of the `kind_*` words.
+    invalid_must_be,
+    invalid_unknown_transport,
+    invalid_remote_url,
+    // -- the options page as a dashboard: counts, policies, server editing, connection --
+    /// `{n}` servers or tools, in each language's plural rule.
+    count_servers_one,
+    count_servers_many,
+    count_tools_one,
+    count_tools_many,
+    /// `{key}` is not a definition key; `{known}` is the closest one.
+    invalid_unknown_key,
+    /// `{value}` is a template's example value still in the definition.
+    invalid_placeholder,
+}
+
+catalog! {
+    /// The sentences only the pages' core writes: a failure's report (its category,
+    /// advice and the bridge's own failures), the options page, the error log and the
+    /// errands. A separate static, so the worker's build, which never reads one of them,
+    /// leaves them out of its wasm.
+    PageCatalog;
+    // -- a failure's report --
+    label_category,
+    label_stack,
+    label_advice,
+    failure_closing,
+    /// `{code}` is the category's code (`validation`), shown as it is in every language.
+    category_validation,
+    category_runtime,
+    category_logical,
+    category_aborted,
+    category_exception,
+    category_unavailable,
+    category_limit,
+    retryable_yes,
+    retryable_no,
+    /// The placeholder for a service name the AI must fill in.
+    service_placeholder,
+    advice_check_schema,
+    advice_required_args,
+    advice_arg_types,
+    advice_fix_listed_args,
+    advice_ask_user,
+    advice_list_tools,
+    advice_check_server_name,
+    advice_list_paths,
+    advice_check_permission,
+    advice_retry_later,
+    advice_check_url,
+    advice_check_query,
+    advice_read_tool_message,
+    advice_verify_state,
+    advice_narrow_request,
+    advice_user_stopped,
+    advice_try_other_tool,
+    advice_tell_user,
+    advice_start_bridge,
+    advice_check_server_config,
+    advice_check_token,
+    advice_stop_retrying,
+    advice_reset_history,
+    advice_bridge_refused,
+    advice_update_bridge,
+    advice_result_read,
+    advice_run_tool_again,
+    // -- what the core says where a failure has no words of its own --
+    note_empty_body,
+    note_truncated_json,
+    note_not_json,
+    note_bad_shape,
+    note_still_running,
+    note_unreachable,
+    note_timed_out,
+    note_user_aborted,
+    note_empty_tool_error,
+    note_no_message,
+    // -- our bridge's own failures, from the facts it sends --
+    bridge_none,
+    bridge_token_missing,
+    bridge_token_wrong,
+    bridge_refused_origin,
+    bridge_refused_host,
+    bridge_refused_ambiguous,
+    bridge_refused_no_auth,
+    bridge_too_large,
+    bridge_no_server,
+    bridge_no_tool,
+    bridge_no_tool_on_server,
+    /// One of the closest names when the AI named no server.
+    bridge_tool_on,
+    /// ` Closest names: …` (leading space in languages that need it).
+    bridge_closest,
+    bridge_service_tools,
+    bridge_service_not_running,
+    bridge_call_limit,
+    bridge_timed_out,
+    bridge_crashed,
+    bridge_shutting_down,
+    bridge_cancelled_by_user,
+    bridge_no_call,
+    bridge_no_result,
+    bridge_result_expired,
+    bridge_result_evicted,
+    bridge_past_end,
+    validation_header,
+    arg_required,
+    arg_unexpected,
+    json_invalid_at,
+    kind_int,
+    kind_date,
+    kind_datetime,
+    expected_one_of,
+    arg_expected_got,
+    arg_plain,
+    // -- the Prompts menu and the tool lists' changes (prompts_menu) --
+    /// Before a prompt's message of the user, when the prompt holds the assistant's too.
+    prompt_user,
+    /// Before a prompt's message of the assistant.
+    prompt_assistant,
+    /// After an attached resource the bridge paged: `{left}` characters were not attached.
+    resource_cut,
+    /// The float after a prompt or a resource went into the chat input: `{name}`.
+    menu_typed,
+    /// A required field of the menu's form is empty: `{field}`.
+    menu_missing,
+    /// The bridge or the server refused the prompt or the resource: `{why}`.
+    menu_refused,
+    /// The chat input did not take the text: `{why}`.
+    menu_not_typed,
+    /// The options page's row for the `read_resource` pseudo-tool of a server with resources.
+    read_resources_row,
+    // -- the options page --
+    reply_empty_body,
     not_running,
     not_a_bridge_health,
     token_refused,
@@ -353,25 +424,6 @@ catalog! {
     list_invalid,
     list_not_subscribed,
     list_bad_url,
-    invalid_not_http,
-    invalid_not_this_computer,
-    invalid_not_a_port,
-    invalid_has_path,
-    invalid_out_of_range,
-    invalid_bad_id,
-    invalid_no_hosts,
-    invalid_not_a_host,
-    invalid_no_selector,
-    invalid_empty_selector,
-    invalid_long_selector,
-    invalid_unbalanced,
-    invalid_unclosed,
-    invalid_no_config,
-    invalid_builtin_id,
-    invalid_host_of_builtin,
-    invalid_host_of_custom,
-    invalid_too_many_sites,
-    invalid_no_such_category,
     policy_set_by_you,
     policy_read_only,
     policy_may_change,
@@ -392,24 +444,11 @@ catalog! {
     sign_in_needed,
     /// `{reason}`: the bridge's words.
     sign_in_failed,
-    // -- managing the bridge's MCP servers --
-    invalid_server_name,
-    invalid_no_command,
-    /// `{kind}` is one of the `kind_*` words.
-    invalid_must_be,
-    invalid_unknown_transport,
-    invalid_remote_url,
     /// `{said}` is the bridge's own words, quoted.
     server_refused,
     server_unknown,
     config_file_invalid,
     servers_unsupported,
-    // -- the options page as a dashboard: counts, policies, server editing, connection --
-    /// `{n}` servers or tools, in each language's plural rule.
-    count_servers_one,
-    count_servers_many,
-    count_tools_one,
-    count_tools_many,
     policy_word_allow,
     policy_word_ask,
     policy_word_deny,
@@ -420,10 +459,6 @@ catalog! {
     ann_destructive,
     ann_idempotent,
     ann_open_world,
-    /// `{key}` is not a definition key; `{known}` is the closest one.
-    invalid_unknown_key,
-    /// `{value}` is a template's example value still in the definition.
-    invalid_placeholder,
     /// The first server of the user's own was added: the demo server leaves.
     server_added_demo_aside,
     server_added,
@@ -529,9 +564,17 @@ mod tests {
         names
     }
 
+    /// Every entry of `lang`, in both catalogs.
+    fn entries(lang: Lang) -> Vec<(&'static str, &'static str)> {
+        let says = lang.says();
+        let mut all = says.entries();
+        all.extend(PageCatalog::entries(says));
+        all
+    }
+
     #[test]
     fn both_languages_fill_every_key_with_the_same_placeholders() {
-        let (en, zh) = (Lang::En.says().entries(), Lang::Zh.says().entries());
+        let (en, zh) = (entries(Lang::En), entries(Lang::Zh));
         assert_eq!(en.len(), zh.len());
         for ((key, e), (_, z)) in en.iter().zip(&zh) {
             assert!(
@@ -548,13 +591,13 @@ mod tests {
 
     #[test]
     fn english_has_no_chinese_and_chinese_no_english_sentences() {
-        for (key, e) in Lang::En.says().entries() {
+        for (key, e) in entries(Lang::En) {
             assert!(
                 !e.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
                 "en {key}: {e}"
             );
         }
-        for (key, z) in Lang::Zh.says().entries() {
+        for (key, z) in entries(Lang::Zh) {
             // Code, names and examples may be Latin; prose may not: no run of three plain
             // English words outside backticks and braces.
             let mut prose = String::new();

@@ -528,14 +528,23 @@ mod tests {
         let shown = serde_json::to_value(&setup).unwrap();
         assert_eq!(shown["site"]["editor"], "quill");
         let typing = &shown["site"]["typing"];
-        assert_eq!(typing["quill"], serde_json::json!(["insert", "paste", "dom"]));
-        assert_eq!(typing["lexical"], serde_json::json!(["paste", "insert", "dom"]));
+        assert_eq!(
+            typing["quill"],
+            serde_json::json!(["insert", "paste", "dom"])
+        );
+        assert_eq!(
+            typing["lexical"],
+            serde_json::json!(["paste", "insert", "dom"])
+        );
         assert_eq!(
             typing["prosemirror"],
             serde_json::json!(["paste-paragraphs", "insert", "dom"])
         );
         assert_eq!(typing["textarea"], serde_json::json!(["value"]));
-        assert_eq!(typing["other"], serde_json::json!(["paste", "insert", "dom"]));
+        assert_eq!(
+            typing["other"],
+            serde_json::json!(["paste", "insert", "dom"])
+        );
         assert_eq!(
             typing["contenteditable"],
             serde_json::json!(["insert-lines", "paste", "dom"])

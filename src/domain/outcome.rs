@@ -12,11 +12,7 @@ use serde_json::{Map, Value};
 
 /// What happened to a call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Outcome {
     /// `200 {success:true, result}` with a result that is not an error.
     Success {
@@ -84,11 +80,7 @@ pub enum BodyKind {
 
 /// The `detail` (or equivalent) of an error body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "shape",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum ErrorDetail {
     /// `{"detail": "Not Found"}`, `{"message": "…"}`.
     Text { message: String },
@@ -140,11 +132,7 @@ pub struct ToolResult {
 
 /// One content item of a tool result. Binary data is not kept, only its size.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum Content {
     Text {
         text: String,
@@ -977,7 +965,7 @@ mod tests {
         let o = Outcome::Timeout { after_ms: 5 };
         assert_eq!(
             serde_json::to_value(&o).unwrap(),
-            json!({"kind":"timeout","afterMs":5})
+            json!({"timeout":{"afterMs":5}})
         );
     }
 }

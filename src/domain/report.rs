@@ -108,20 +108,73 @@ const MASK_SLACK: usize = 4096;
 
 /// The single entry point for a tool call's outcome.
 pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOptions) -> Rendered {
-    match (outcome, diagnose(call_tool, outcome)) {
-        (
-            Outcome::Success {
-                result,
-                trace_id: _,
-                page,
-                masked,
-            },
-            _,
-        ) => render_success(call_tool, result, page.as_ref(), *masked, opts),
-        (Outcome::Denied, _) => render_denied(call_tool, opts.lang),
-        (_, Some(d)) => render_failure(call_tool, args, d, opts),
+    render_unless_failed(call_tool, outcome, opts).unwrap_or_else(|| {
         // `diagnose` only returns `None` for a success or a denial.
-        (_, None) => render_failure(call_tool, args, fallback_diagnosis(), opts),
+        let d = diagnose(call_tool, outcome).unwrap_or_else(fallback_diagnosis);
+        render_failure(call_tool, args, d, opts)
+    })
+}
+
+/// A success or a denial, rendered; `None` for a failure. The worker's build renders only
+/// these itself: a failure's report (the diagnosis, its advice and texts) is written by the
+/// pages' core from a [`FailedCall`] (docs/ARCHITECTURE.md, "Two builds of the core").
+pub fn render_unless_failed(
+    call_tool: &str,
+    outcome: &Outcome,
+    opts: &ReportOptions,
+) -> Option<Rendered> {
+    match outcome {
+        Outcome::Success {
+            result,
+            trace_id: _,
+            page,
+            masked,
+        } => Some(render_success(
+            call_tool,
+            result,
+            page.as_ref(),
+            *masked,
+            opts,
+        )),
+        Outcome::Denied => Some(render_denied(call_tool, opts.lang)),
+        _ => None,
+    }
+}
+
+/// A failed call as the worker's chat loop hands it to the pages' core, which renders its
+/// report ([`render`]) and, when `keep` is set, keeps its unmasked record in the error log
+/// under `site`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FailedCall {
+    pub tool: String,
+    pub arguments: Value,
+    pub outcome: Outcome,
+    pub options: ReportOptions,
+    /// The chat site (host) a tool call came from: its unmasked record is kept in the error
+    /// log under it. `None` for what the chat loop asked for itself (a tool list, the
+    /// instructions' services), which is not kept.
+    pub log_site: Option<String>,
+}
+
+/// A failure's report when the pages' core could not write it (`why`): the tool and why,
+/// so the AI still hears that the call failed.
+pub fn render_unwritten(tool: &str, why: &str, lang: Lang) -> Rendered {
+    let l = lang.says();
+    let tool_m = Masked::new(&cut_chars(tool, 200));
+    let chat = wrap(&format!(
+        "{}\n\n{}: `{}`\n{}: {}",
+        l.report_failure_title,
+        l.label_tool,
+        tool_m,
+        l.label_error,
+        cut_chars(why, 400)
+    ));
+    let title = fill(l.float_failure_title, &[("tool", tool_m.as_str())]);
+    Rendered {
+        chat_text: Masked::new(&chat),
+        float: crate::domain::float::new(FloatStatus::Error, &title, lang),
+        record: None,
     }
 }
 
@@ -615,8 +668,27 @@ pub fn render_tool_list(
     body: &[u8],
     opts: &ReportOptions,
 ) -> Rendered {
-    const TOOL: &str = "list_tools_in_service";
-    let args = serde_json::json!({ "service_name": service });
+    tool_list(service, status, trace_id_header, body, opts)
+        .unwrap_or_else(|outcome| render(TOOL_LIST, &tool_list_args(service), &outcome, opts))
+}
+
+/// The pseudo-tool that lists one service's tools.
+pub const TOOL_LIST: &str = "list_tools_in_service";
+
+/// The arguments of [`TOOL_LIST`] for `service`, as its failure report names them.
+pub fn tool_list_args(service: &str) -> Value {
+    serde_json::json!({ "service_name": service })
+}
+
+/// [`render_tool_list`] for a list the bridge gave; the failure's outcome otherwise, for
+/// the pages' core to report (the worker's build writes no failure reports).
+pub fn tool_list(
+    service: &str,
+    status: u16,
+    trace_id_header: Option<&str>,
+    body: &[u8],
+    opts: &ReportOptions,
+) -> Result<Rendered, Box<Outcome>> {
     let json: Option<Value> = crate::domain::outcome::json_body(body);
     let tools = json
         .as_ref()
@@ -633,7 +705,7 @@ pub fn render_tool_list(
             },
             o => o,
         };
-        return render(TOOL, &args, &outcome, opts);
+        return Err(Box::new(outcome));
     };
     let lang = opts.lang;
     let l = lang.says();
@@ -678,11 +750,11 @@ pub fn render_tool_list(
         &[("count", &list.len().to_string())],
     );
     float.detail = Some(Masked::new(&count));
-    Rendered {
+    Ok(Rendered {
         chat_text: Masked::new(&chat),
         float,
         record: None,
-    }
+    })
 }
 
 fn first_line(s: &str, n: usize) -> String {
@@ -737,6 +809,23 @@ fn params_text(schema: &Value, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_the_pages_core_could_not_write_names_the_tool_and_why_masked() {
+        let r = render_unwritten(
+            "check",
+            "no page-core; token=sk-ant-abcdefghijklmnopqrstuv",
+            Lang::En,
+        );
+        let text = r.chat_text.as_str();
+        assert!(text.starts_with("<tool_result>"), "{text}");
+        assert!(text.contains("# Tool execution failed"), "{text}");
+        assert!(text.contains("**Tool**: `check`"), "{text}");
+        assert!(text.contains("**Error**: no page-core"), "{text}");
+        assert!(!text.contains("abcdefghijklmnopqrstuv"), "masked: {text}");
+        assert_eq!(r.float.status, FloatStatus::Error);
+        assert!(r.record.is_none());
+    }
     use serde_json::json;
 
     fn zh() -> ReportOptions {

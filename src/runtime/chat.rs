@@ -26,6 +26,7 @@ use crate::domain::toolcall::{ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
 
+mod failure;
 mod tools_changed;
 
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
@@ -854,7 +855,14 @@ impl<H: Host> ChatLoop<H> {
         let body = without_denied_tools(&service, answer.body, settings);
         let opts = self.report_options(settings);
         let (status, trace) = (answer.status, answer.trace_id.as_deref());
-        let r = report::render_tool_list(&service, status, trace, &body, &opts);
+        let r = match report::tool_list(&service, status, trace, &body, &opts) {
+            Ok(r) => r,
+            Err(outcome) => {
+                let args = report::tool_list_args(&service);
+                self.report(report::TOOL_LIST, &args, &outcome, &opts, None)
+                    .await
+            }
+        };
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match status {
@@ -875,22 +883,9 @@ impl<H: Host> ChatLoop<H> {
     async fn deliver(&self, tab: i32, call: &ToolCall, outcome: &Outcome, settings: &Settings) {
         let mut opts = self.report_options(settings);
         opts.unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
-        let r = report::render(&call.tool_name, &call.arguments, outcome, &opts);
-        if let Some(record) = &r.record {
-            let json = serde_json::to_string(record).unwrap_or_default();
-            let m = format!("[MCP Bridge] Tool error details: {json}");
-            self.host.log(Level::Error, &m);
-            // Kept by the pages' core (`Pages::log_failure`), started for it if need be: the
-            // report does not wait for it.
-            let failure = crate::domain::error_log::Failure {
-                site: Some(host_of(&self.store.tab(tab).await.url)),
-                record: record.clone(),
-            };
-            let failure = serde_json::to_string(&failure).unwrap_or_default();
-            let host = self.host.clone();
-            self.host
-                .spawn(async move { host.log_failure(failure).await });
-        }
+        let (tool, args) = (&call.tool_name, &call.arguments);
+        let r = self.report(tool, args, outcome, &opts, Some(tab)).await;
+        let failed = r.float.status == float::FloatStatus::Error;
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match outcome {
@@ -909,7 +904,7 @@ impl<H: Host> ChatLoop<H> {
         }
         // A call may change a server's tools (servers add tools as they go).
         f.tools_changed = self.tools_changed(tab, settings).await;
-        self.finish(tab, f, r.record.is_some()).await;
+        self.finish(tab, f, failed).await;
     }
 
     async fn finish(&self, tab: i32, f: FloatState, failed: bool) {
@@ -961,7 +956,9 @@ impl<H: Host> ChatLoop<H> {
             Err(outcome) => {
                 let opts = self.report_options(settings);
                 let null = serde_json::Value::Null;
-                let r = report::render("list_services", &null, &outcome, &opts);
+                let r = self
+                    .report("list_services", &null, &outcome, &opts, None)
+                    .await;
                 // The bridge is out of reach or refuses: what to do on this machine; any
                 // other answer is the bridge's report (behind *Show report*).
                 let setup = setup_problem(&outcome, settings);

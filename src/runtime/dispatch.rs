@@ -108,10 +108,10 @@ impl<H: Host> Pages<H> {
         self.errands.alarm(name).await;
     }
 
-    /// Keeps a failed call's record in the error log: `failure` is what the worker's chat
-    /// loop handed over ([`super::host::Host::log_failure`]).
-    pub async fn log_failure(&self, failure: &str) {
-        self.errands.log_failure(failure).await;
+    /// Writes a failed call's report and keeps its record in the error log: `failed` is what
+    /// the worker's chat loop handed over ([`super::host::Host::report_failure`]).
+    pub async fn report_failure(&self, failed: &str) -> Result<String, String> {
+        self.errands.report_failure(failed).await
     }
 }
 

@@ -1,6 +1,6 @@
 //! The worker's occasional work, done by the pages' build of the core: the float's *Prompts*
 //! menu, the choice among the parts a page gathered, the picker's result, the daily check
-//! of the subscribed site list, and keeping failed calls in the error log. The worker's build leaves all of it out: its
+//! of the subscribed site list, and a failed call's report and its place in the error log. The worker's build leaves all of it out: its
 //! dispatcher hands each such request to the pages' core, which `background.js` starts on
 //! the first one (docs/ARCHITECTURE.md, "Two builds of the core"), so a woken worker fetches
 //! and compiles less. None of it shares memory with the chat loop: storage, the bridge and
@@ -14,6 +14,7 @@ use crate::domain::custom_sites;
 use crate::domain::float::{self, FloatState};
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
+use crate::domain::report::{self, FailedCall};
 use crate::domain::settings::Settings;
 use crate::domain::sites::{SiteConfig, host_of};
 use std::rc::Rc;
@@ -121,16 +122,21 @@ impl<H: Host> Errands<H> {
         }
     }
 
-    /// Keeps a failed call's record in the error log (the JSON text of a
-    /// [`crate::domain::error_log::Failure`] from the worker's chat loop).
-    pub async fn log_failure(&self, failure: &str) {
-        match crate::domain::json_read::read::<crate::domain::error_log::Failure>(failure) {
-            Ok(f) => self.store.record_failure(f.site, f.record).await,
-            Err(e) => {
-                let m = format!("[MCP Bridge] error log not saved: {e}");
-                self.host.log(super::host::Level::Warn, &m);
-            }
+    /// Writes the report of a failed call from the worker's chat loop (the JSON text of a
+    /// [`FailedCall`]) and answers its text. A tool call's unmasked record goes to the
+    /// console and, without the report waiting for it, into the error log.
+    pub async fn report_failure(&self, failed: &str) -> Result<String, String> {
+        let f: FailedCall = crate::domain::json_read::read(failed).map_err(|e| e.to_string())?;
+        let r = report::render(&f.tool, &f.arguments, &f.outcome, &f.options);
+        if let (Some(record), Some(site)) = (r.record, f.log_site) {
+            let json = serde_json::to_string(&record).unwrap_or_default();
+            let m = format!("[MCP Bridge] Tool error details: {json}");
+            self.host.log(super::host::Level::Error, &m);
+            let store = Rc::clone(&self.store);
+            self.host
+                .spawn(async move { store.record_failure(Some(site), record).await });
         }
+        Ok(r.chat_text.to_string())
     }
 
     /// The picker's result, saved as the page's site config; answered with the config the

@@ -87,9 +87,9 @@ extern "C" {
     /// (`runtime::errands`); resolves to its answer.
     #[wasm_bindgen(js_name = mcpBridgeErrand, catch)]
     pub async fn hand_over(message: &str, tab: i32) -> Result<JsValue, JsValue>;
-    /// `background.js`: the same for a failed call's record, for the error log.
+    /// `background.js`: the same for a failed call, whose report the pages' core writes.
     #[wasm_bindgen(js_name = mcpBridgeFailure, catch)]
-    async fn hand_over_failure(failure: &str) -> Result<JsValue, JsValue>;
+    async fn hand_over_failure(failed: &str) -> Result<JsValue, JsValue>;
 }
 
 /// The real browser. Stateless: every call goes to `chrome.*` or `fetch`.
@@ -315,11 +315,12 @@ impl Host for WebHost {
         Ok(ok.as_bool() == Some(true))
     }
 
-    async fn log_failure(&self, failure: String) {
-        if let Err(e) = hand_over_failure(&failure).await {
-            let m = js_err("[MCP Bridge] error log not saved", &e);
-            self.log(Level::Warn, &m);
-        }
+    async fn report_failure(&self, failed: String) -> Result<String, String> {
+        let text = hand_over_failure(&failed)
+            .await
+            .map_err(|e| js_err("the pages' core", &e))?;
+        text.as_string()
+            .ok_or_else(|| "the pages' core answered no text".to_string())
     }
 
     async fn sleep(&self, ms: u32) {

@@ -53,6 +53,9 @@ pub struct Inner {
     pub commands: RefCell<Vec<(i32, Command)>>,
     /// Tabs whose content script fails to type (the reason it gives).
     pub typing_fails: RefCell<BTreeMap<i32, String>>,
+    /// The worker's pages' core does not start (what the browser says), as when its wasm
+    /// cannot be loaded.
+    pub pages_core_fails: RefCell<Option<String>>,
     /// Every HTTP request, in order.
     pub requests: RefCell<Vec<HttpRequest>>,
     script: RefCell<Script>,
@@ -271,7 +274,10 @@ impl Host for MemoryHost {
             .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
-    async fn log_failure(&self, failure: String) {
+    async fn report_failure(&self, failed: String) -> Result<String, String> {
+        if let Some(why) = self.0.pages_core_fails.borrow().clone() {
+            return Err(why);
+        }
         let pages = self
             .0
             .worker_pages
@@ -280,8 +286,8 @@ impl Host for MemoryHost {
             .and_then(Weak::upgrade);
         pages
             .expect("the worker's pages' core")
-            .log_failure(&failure)
-            .await;
+            .report_failure(&failed)
+            .await
     }
 
     async fn sleep(&self, ms: u32) {
@@ -446,6 +452,7 @@ impl World {
             files: RefCell::new(shipped_files()),
             commands: RefCell::new(Vec::new()),
             typing_fails: RefCell::new(BTreeMap::new()),
+            pages_core_fails: RefCell::new(None),
             requests: RefCell::new(Vec::new()),
             script: RefCell::new(Box::new(healthy_bridge)),
             held: RefCell::new(Vec::new()),
