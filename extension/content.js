@@ -11,6 +11,8 @@
   const { tab: TAB, action: ACTION, command: COMMAND, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
   const THROTTLE_MS = 150;
   let site = null;
+  // The core's ways to type into each kind of editor, sent with the site.
+  let typing = null;
   let lastReport = '';
   let recheckTimer = 0;
   let throttleTimer = 0;
@@ -471,7 +473,7 @@
     const kind = field ? 'textarea'
       : el.getAttribute('data-lexical-editor') === 'true' ? 'lexical'
         : site.editor === 'textarea' ? 'other' : site.editor;
-    for (const how of site.typing[kind]) {
+    for (const how of typing[kind]) {
       if (!field) await selectAllIn(el);
       ways[how](el, text);
       await sleep(50);
@@ -1082,6 +1084,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.PICKED, url: location.href, ...parts } });
     if (answer?.type === RESPONSE.PAGE_SETUP && answer.site) {
       site = answer.site;
+      typing = answer.typing;
       lastReport = '';
       render(answer.float);
       report(true, true);
@@ -1121,6 +1124,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
     if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
     site = setup.site || null;
+    typing = setup.typing || null;
     if (site) {
       const saved = await chrome.storage.local.get(`floatPos:${site.id}`).catch(() => ({}));
       float = createFloat();

@@ -190,11 +190,12 @@ pub enum Response {
     },
     /// Answer to `page-ready`: the site's config (or why the extension is off here).
     PageSetup {
-        #[serde(
-            skip_serializing_if = "Option::is_none",
-            serialize_with = "site_with_typing"
-        )]
+        #[serde(skip_serializing_if = "Option::is_none")]
         site: Option<crate::domain::sites::SiteConfig>,
+        /// With a site: the ways to type into each kind of editor, so the content script
+        /// carries out the core's choice instead of making it.
+        #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
+        typing: Option<crate::domain::sites::Typing>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
         float: Box<crate::domain::float::FloatState>,
@@ -231,6 +232,21 @@ pub enum Response {
 
 impl Response {
     /// The answer to a ping, from a tab or an extension page.
+    /// The answer to `page-ready` (and to a picked site): the site's config with the ways to
+    /// type into its input, or why the extension is off here.
+    pub fn page_setup(
+        site: Option<crate::domain::sites::SiteConfig>,
+        problem: Option<String>,
+        float: crate::domain::float::FloatState,
+    ) -> Response {
+        Response::PageSetup {
+            typing: site.as_ref().map(|_| crate::domain::sites::Typing::table()),
+            site,
+            problem,
+            float: Box::new(float),
+        }
+    }
+
     pub fn pong() -> Response {
         Response::Pong {
             version: crate::VERSION.into(),
@@ -362,22 +378,6 @@ fn untag(value: Value, tag: &str) -> Result<Value, String> {
     let mut outer = Map::new();
     outer.insert(name, Value::Object(fields));
     Ok(Value::Object(outer))
-}
-
-/// A site's config as the content script gets it: with the ways to type into each kind of
-/// editor (`sites::Typing`), so the script carries out the core's choice instead of making it.
-fn site_with_typing<S: serde::Serializer>(
-    site: &Option<crate::domain::sites::SiteConfig>,
-    to: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::Error as _;
-    let mut shown = serde_json::to_value(site).map_err(S::Error::custom)?;
-    if let Value::Object(fields) = &mut shown {
-        let typing = crate::domain::sites::Typing::table();
-        let typing = serde_json::to_value(typing).map_err(S::Error::custom)?;
-        fields.insert("typing".into(), typing);
-    }
-    shown.serialize(to)
 }
 
 #[cfg(test)]
@@ -520,14 +520,10 @@ mod tests {
             r#"{"id":"demo","name":"Demo","hosts":["chat.example.com"],"editor":"quill"}"#,
         )
         .unwrap();
-        let setup = Response::PageSetup {
-            site: Some(site),
-            problem: None,
-            float: Box::default(),
-        };
+        let setup = Response::page_setup(Some(site), None, Default::default());
         let shown = serde_json::to_value(&setup).unwrap();
         assert_eq!(shown["site"]["editor"], "quill");
-        let typing = &shown["site"]["typing"];
+        let typing = &shown["typing"];
         assert_eq!(
             typing["quill"],
             serde_json::json!(["insert", "paste", "dom"])
@@ -550,11 +546,11 @@ mod tests {
             serde_json::json!(["insert-lines", "paste", "dom"])
         );
         // No site: nothing to type into, and no `site` key.
-        let off = Response::PageSetup {
-            site: None,
-            problem: Some("off".into()),
-            float: Box::default(),
-        };
-        assert!(serde_json::to_value(&off).unwrap().get("site").is_none());
+        let off = Response::page_setup(None, Some("off".into()), Default::default());
+        let off = serde_json::to_value(&off).unwrap();
+        assert!(
+            off.get("site").is_none() && off.get("typing").is_none(),
+            "{off}"
+        );
     }
 }

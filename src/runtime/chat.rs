@@ -276,18 +276,12 @@ impl<H: Host> ChatLoop<H> {
                 .broken_config_for(url, lang)
                 .await
                 .unwrap_or_else(|| lang.says().page_no_site.into());
-            return Response::PageSetup {
-                site: None,
-                float: Box::new(float::disabled(lang, &problem)),
-                problem: Some(problem),
-            };
+            let off = float::disabled(lang, &problem);
+            return Response::page_setup(None, Some(problem), off);
         };
         if settings.site(&site.id).disabled {
-            return Response::PageSetup {
-                site: None,
-                problem: Some("turned off in the options".into()),
-                float: Box::new(float::disabled(lang, &float::code(&site.name))),
-            };
+            let off = float::disabled(lang, &float::code(&site.name));
+            return Response::page_setup(None, Some("turned off in the options".into()), off);
         }
         // A fresh page: forget the previous page's message, keep the round counter.
         let old = self.store.tab(tab).await;
@@ -310,11 +304,7 @@ impl<H: Host> ChatLoop<H> {
         let name = site.name.clone();
         self.host
             .spawn(async move { this.check_bridge(tab, settings, &name).await });
-        Response::PageSetup {
-            site: Some(site),
-            problem: None,
-            float: Box::new(ready),
-        }
+        Response::page_setup(Some(site), None, ready)
     }
 
     /// Checks the connection as soon as a page opens, not only after a call: with no token,

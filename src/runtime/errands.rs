@@ -151,11 +151,7 @@ impl<H: Host> Errands<H> {
                     lang.says().picked_saved,
                     &[("id", &site.name)],
                 )));
-                Response::PageSetup {
-                    site: Some(site),
-                    problem: None,
-                    float: Box::new(f),
-                }
+                Response::page_setup(Some(site), None, f)
             }
             Err(why) => Response::error(fill(lang.says().picked_refused, &[("why", &why)])),
         }
