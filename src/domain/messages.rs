@@ -195,7 +195,7 @@ pub enum Response {
         /// With a site: the ways to type into each kind of editor, so the content script
         /// carries out the core's choice instead of making it.
         #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
-        typing: Option<crate::domain::sites::Typing>,
+        typing: Option<Box<crate::domain::sites::Typing>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
         float: Box<crate::domain::float::FloatState>,
@@ -240,7 +240,9 @@ impl Response {
         float: crate::domain::float::FloatState,
     ) -> Response {
         Response::PageSetup {
-            typing: site.as_ref().map(|_| crate::domain::sites::Typing::table()),
+            typing: site
+                .as_ref()
+                .map(|_| Box::new(crate::domain::sites::Typing::table())),
             site,
             problem,
             float: Box::new(float),
