@@ -103,3 +103,66 @@ impl Drop for Turn<'_> {
         }
     }
 }
+
+// Native only: the executor comes from the native dev-dependencies.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use futures::executor::LocalPool;
+    use futures::task::LocalSpawnExt;
+    use std::rc::Rc;
+
+    /// Spawns an event of `tab` that enters its turn, notes `name`, and ends its turn when
+    /// `done` is sent.
+    fn event(
+        pool: &LocalPool,
+        queues: &Rc<TabQueues>,
+        log: &Rc<RefCell<Vec<&'static str>>>,
+        tab: i32,
+        name: &'static str,
+    ) -> futures::channel::oneshot::Sender<()> {
+        let (done, finished) = futures::channel::oneshot::channel::<()>();
+        let (queues, log) = (Rc::clone(queues), Rc::clone(log));
+        let enter = async move {
+            let _turn = queues.enter(tab).await;
+            log.borrow_mut().push(name);
+            let _ = finished.await;
+        };
+        pool.spawner().spawn_local(enter).unwrap();
+        done
+    }
+
+    #[test]
+    fn a_tabs_events_take_turns_in_order_and_other_tabs_do_not_wait() {
+        let mut pool = LocalPool::new();
+        let queues = Rc::new(TabQueues::default());
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let first = event(&pool, &queues, &log, 1, "1a");
+        let second = event(&pool, &queues, &log, 1, "1b");
+        let third = event(&pool, &queues, &log, 1, "1c");
+        let other = event(&pool, &queues, &log, 2, "2a");
+        pool.run_until_stalled();
+        assert_eq!(
+            *log.borrow(),
+            ["1a", "2a"],
+            "1b waits for 1a; tab 2 does not"
+        );
+        first.send(()).unwrap();
+        pool.run_until_stalled();
+        assert_eq!(*log.borrow(), ["1a", "2a", "1b"]);
+        second.send(()).unwrap();
+        other.send(()).unwrap();
+        third.send(()).unwrap();
+        pool.run_until_stalled();
+        assert_eq!(*log.borrow(), ["1a", "2a", "1b", "1c"]);
+        assert!(
+            queues.0.borrow().is_empty(),
+            "no lane is kept for idle tabs"
+        );
+        // A tab that was idle gets its turn at once.
+        let again = event(&pool, &queues, &log, 1, "1d");
+        pool.run_until_stalled();
+        assert_eq!(log.borrow().last(), Some(&"1d"));
+        drop(again);
+    }
+}
