@@ -435,7 +435,7 @@ impl<H: Host> ChatLoop<H> {
                 }
                 self.cancelled.remove(tab);
                 self.host
-                    .spawn(async move { this.call(tab, key, call, settings, resume).await });
+                    .spawn(async move { this.run_call(tab, key, call, settings, resume).await });
             }
             Effect::Deliver { call, outcome } => {
                 let url = url.to_string();
@@ -623,7 +623,7 @@ impl<H: Host> ChatLoop<H> {
     /// minutes), and hands its answer back as [`Event::CallEnded`]: the report, or a hold
     /// when the user's setup kept it from the bridge. `resume`: the bridge's id of a call a
     /// previous worker started.
-    async fn call(
+    async fn run_call(
         self: Rc<Self>,
         tab: i32,
         key: String,
