@@ -1,9 +1,9 @@
 //! Per-tab state of the chat loop and the decision taken on every report from a tab:
 //! wait for the answer to settle, ignore it, ask first, or run its call — at most once.
 //!
-//! Pure logic: the background feeds it the reports and the clock, persists it in
-//! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
-//! decision.
+//! Pure logic: [`crate::domain::tab_events::step`] feeds it the reports and the clock and
+//! turns the decision into effects; the background persists the state in
+//! `chrome.storage.session` (so it survives a service-worker restart).
 
 use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
