@@ -43,7 +43,8 @@ pub enum Event<'a> {
     /// The bridge said a call is still running, under this id.
     Pending { call_id: String },
     /// A call's answer came: `outcome` (`None` for the built-in tool list, which asks the
-    /// bridge nothing), and `setup` when the user's setup kept it from the bridge.
+    /// bridge nothing), and `setup` when the user's setup kept it from the bridge. A call
+    /// the user cancelled is reported as cancelled, whatever it answered.
     CallEnded {
         key: String,
         call: ToolCall,
@@ -117,9 +118,9 @@ pub enum Effect {
     ShowReady,
     /// Save the user's choice for the call's tool.
     Remember { call: ToolCall, policy: ToolPolicy },
-    /// Stop the running call: at the bridge when its id is known, and its answer is not
-    /// reported as its result.
-    Cancel { call_id: Option<String> },
+    /// Stop the running call at the bridge (the tab's state says it is cancelled, so its
+    /// answer is not reported as its result).
+    CancelAtBridge { call_id: String },
 }
 
 /// Takes in one event: changes `state` and says what to do.
@@ -233,10 +234,16 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 vec![Effect::MarkExecuted(key), Effect::ShowReady]
             }
         }
-        Event::Cancel => match &state.phase {
-            Phase::Executing { call_id, .. } => vec![Effect::Cancel {
-                call_id: call_id.clone(),
-            }],
+        Event::Cancel => match &mut state.phase {
+            Phase::Executing {
+                call_id, cancelled, ..
+            } => {
+                *cancelled = true;
+                // Without an id yet (the call is being sent), the first "still running"
+                // stops it ([`cancelled`]).
+                let call_id = call_id.clone();
+                call_id.map_or_else(Vec::new, |call_id| vec![Effect::CancelAtBridge { call_id }])
+            }
             _ => Vec::new(),
         },
         Event::BridgeBack => {
@@ -270,6 +277,11 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             outcome,
             setup,
         } => match (outcome, setup) {
+            (Some(_), _) if cancelled(state) => {
+                state.phase = Phase::Injecting { key };
+                let outcome = Some(Outcome::aborted());
+                vec![Effect::Deliver { call, outcome }]
+            }
             (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, true),
             (outcome, _) => {
                 state.phase = Phase::Injecting { key };
@@ -281,6 +293,18 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             Vec::new()
         }
     }
+}
+
+/// Whether the user cancelled the call the tab runs: the call is stopped at the bridge at
+/// its next "still running", and whatever it answers is reported as cancelled.
+pub fn cancelled(state: &TabState) -> bool {
+    matches!(
+        state.phase,
+        Phase::Executing {
+            cancelled: true,
+            ..
+        }
+    )
 }
 
 /// What [`TabState::on_update`] or [`TabState::redetect`] decided, as effects.
@@ -324,6 +348,7 @@ fn start(
         tool: call.tool_name.clone(),
         started_ms: cx.now_ms,
         call_id: None,
+        cancelled: false,
     };
     let resume = None;
     vec![
@@ -557,14 +582,35 @@ mod tests {
             tool: "slow".into(),
             started_ms: 0.0,
             call_id: None,
+            cancelled: false,
         };
+        // Still being sent: nothing to stop at the bridge yet, but the call is cancelled.
+        let mut sending = state.clone();
+        assert!(step(&mut sending, Event::Cancel, &cx(&settings, &[])).is_empty());
+        assert!(cancelled(&sending));
         let pending = Event::Pending {
             call_id: "c-1".into(),
         };
         step(&mut state, pending, &cx(&settings, &[]));
         let fx = step(&mut state, Event::Cancel, &cx(&settings, &[]));
-        let call_id = Some("c-1".to_string());
-        assert_eq!(fx, [Effect::Cancel { call_id }]);
+        let call_id = "c-1".to_string();
+        assert_eq!(fx, [Effect::CancelAtBridge { call_id }]);
+        // Whatever it answers then is reported as cancelled.
+        let ended = Event::CallEnded {
+            key: "k".into(),
+            call: call("slow"),
+            outcome: Some(Outcome::unreachable("gone")),
+            setup: Some(Setup::TokenMissing),
+        };
+        let fx = step(&mut state, ended, &cx(&settings, &[]));
+        let outcome = Some(Outcome::aborted());
+        assert_eq!(
+            fx,
+            [Effect::Deliver {
+                call: call("slow"),
+                outcome
+            }]
+        );
     }
 
     #[test]
@@ -620,6 +666,7 @@ mod tests {
             tool: "slow".into(),
             started_ms: 0.0,
             call_id: Some("c".into()),
+            cancelled: false,
         };
         let mut state = TabState {
             url: URL.into(),

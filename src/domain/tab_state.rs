@@ -33,6 +33,9 @@ pub enum Phase {
         started_ms: f64,
         /// The bridge's id of a long call, to resume polling after a worker restart.
         call_id: Option<String>,
+        /// The user pressed *Cancel*: whatever the call answers, it is reported as cancelled.
+        #[serde(default)]
+        cancelled: bool,
     },
     Injecting {
         key: String,
@@ -568,6 +571,7 @@ mod tests {
             tool: "slow".into(),
             started_ms: 0.0,
             call_id: None,
+            cancelled: false,
         };
         assert_eq!(h.settle(1, CALL), Decision::Nothing);
     }

@@ -48,8 +48,8 @@ const HELD_FIRST_WAIT_MS: u32 = 250;
 const HELD_MAX_WAIT_MS: u32 = 2000;
 
 /// One worker's chat loop. What it holds in memory is only what a worker restart may lose:
-/// each tab's queue of events, which tabs this worker is polling for, and which of them the
-/// user cancelled. Everything else is in the [`Store`].
+/// each tab's queue of events, and which tabs this worker polls or watches the bridge for.
+/// Everything else is in the [`Store`].
 pub struct ChatLoop<H: Host> {
     host: H,
     store: Rc<Store<H>>,
@@ -57,8 +57,6 @@ pub struct ChatLoop<H: Host> {
     queues: queue::TabQueues,
     /// Tabs whose call runs in this worker (a restarted worker has none and resumes).
     running: TabSet,
-    /// Tabs whose user pressed Cancel while their call ran.
-    cancelled: TabSet,
     /// Tabs whose held call this worker watches the bridge for.
     watching: TabSet,
 }
@@ -163,7 +161,6 @@ impl<H: Host> ChatLoop<H> {
             store,
             queues: queue::TabQueues::default(),
             running: TabSet::default(),
-            cancelled: TabSet::default(),
             watching: TabSet::default(),
         })
     }
@@ -402,11 +399,8 @@ impl<H: Host> ChatLoop<H> {
                         self.show(tab, f).await;
                     }
                     Effect::Remember { call, policy } => self.remember(&call, policy).await,
-                    Effect::Cancel { call_id } => {
-                        self.cancelled.insert(tab);
-                        if let Some(id) = call_id {
-                            self.client(settings).cancel(&id).await;
-                        }
+                    Effect::CancelAtBridge { call_id } => {
+                        self.client(settings).cancel(&call_id).await;
                     }
                     Effect::Run { .. } | Effect::Deliver { .. } | Effect::Hold { .. } => {
                         later.push(effect);
@@ -433,7 +427,6 @@ impl<H: Host> ChatLoop<H> {
                 if !self.running.insert(tab) {
                     return;
                 }
-                self.cancelled.remove(tab);
                 self.host
                     .spawn(async move { this.run_call(tab, key, call, settings, resume).await });
             }
@@ -759,17 +752,14 @@ impl<H: Host> ChatLoop<H> {
             let pending = Event::Pending {
                 call_id: call_id.clone(),
             };
-            self.event(tab, settings, pending).await;
-            if self.cancelled.remove(tab) {
+            let turned = self.event(tab, settings, pending).await;
+            if tab_events::cancelled(&turned.state) {
                 client.cancel(&call_id).await;
                 return Outcome::aborted();
             }
             let seen = shown.as_ref().and_then(|a| a.question.as_ref());
             let seen = seen.map(|q| q.id.as_str());
             outcome = client.poll(&call_id, POLL_WAIT_S, seen).await;
-        }
-        if self.cancelled.remove(tab) {
-            return Outcome::aborted();
         }
         outcome
     }
