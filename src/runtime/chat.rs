@@ -366,9 +366,10 @@ impl<H: Host> ChatLoop<H> {
         let (mut recheck, mut later) = (None, Vec::new());
         let mut next = Some(event);
         while let Some(event) = next.take() {
-            let executed = match event.may_start_a_call() {
-                true => self.store.executed().await,
-                false => Vec::new(),
+            let executed = if event.may_start_a_call() {
+                self.store.executed().await
+            } else {
+                Vec::new()
             };
             let cx = Context {
                 settings,
