@@ -28,5 +28,6 @@ pub mod settings;
 pub mod site_list;
 pub mod sites;
 pub mod status;
+pub mod tab_events;
 pub mod tab_state;
 pub mod toolcall;

@@ -17,6 +17,7 @@ mod chat_loop {
     mod policies;
     mod progress_and_questions;
     mod prompts_menu;
+    mod queue;
     mod resources;
     mod rounds;
     mod settle;

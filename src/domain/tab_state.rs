@@ -1,9 +1,9 @@
 //! Per-tab state of the chat loop and the decision taken on every report from a tab:
 //! wait for the answer to settle, ignore it, ask first, or run its call — at most once.
 //!
-//! Pure logic: the background feeds it the reports and the clock, persists it in
-//! `chrome.storage.session` (so it survives a service-worker restart), and carries out the
-//! decision.
+//! Pure logic: [`crate::domain::tab_events::step`] feeds it the reports and the clock and
+//! turns the decision into effects; the background persists the state in
+//! `chrome.storage.session` (so it survives a service-worker restart).
 
 use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
@@ -33,6 +33,9 @@ pub enum Phase {
         started_ms: f64,
         /// The bridge's id of a long call, to resume polling after a worker restart.
         call_id: Option<String>,
+        /// The user pressed *Cancel*: whatever the call answers, it is reported as cancelled.
+        #[serde(default)]
+        cancelled: bool,
     },
     Injecting {
         key: String,
@@ -568,6 +571,7 @@ mod tests {
             tool: "slow".into(),
             started_ms: 0.0,
             call_id: None,
+            cancelled: false,
         };
         assert_eq!(h.settle(1, CALL), Decision::Nothing);
     }

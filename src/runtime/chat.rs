@@ -1,8 +1,10 @@
-//! The chat loop: what happens when a tab reports a page or a message.
-//! [`crate::domain::tab_state`] decides; this module carries the decision out — runs the
-//! call through the bridge (at most once: the call's key is stored before the request
-//! leaves), builds the report, types it into the chat, submits it, and keeps the float
-//! current. Everything it touches goes through the [`Host`], so it runs natively in tests.
+//! The chat loop: what happens when a tab reports a page or a message. Each request, the
+//! user's action and the end of a long wait is an event in the tab's queue
+//! ([`ChatLoop::event`]): read the tab's state once, let [`crate::domain::tab_events::step`]
+//! decide, carry the effects out — run the call through the bridge (at most once: the call's
+//! key is stored before the request leaves), build the report, type it into the chat, submit
+//! it, keep the float current — and write the state once. Everything it touches goes through
+//! the [`Host`], so it runs natively in tests.
 
 use super::bridge_client::BridgeClient;
 use super::host::{Host, Level};
@@ -12,21 +14,23 @@ use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::outcome::{ErrorDetail, Outcome};
-use crate::domain::policy::{self, Target, Verdict};
+use crate::domain::policy::Target;
 use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
 use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
 use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::status::{self, PairingNote, Status};
+use crate::domain::tab_events::{self, Context, Effect, Event};
 use crate::domain::tab_state::{
-    Decision, Phase, SIGN_IN_REQUIRED, SetupProblem, TabState, Update, server_running as running,
+    Phase, SIGN_IN_REQUIRED, TabState, Update, server_running as running,
 };
-use crate::domain::toolcall::{ToolCall, find_last_call};
+use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use std::cell::RefCell;
 use std::rc::Rc;
 
 mod failure;
+mod queue;
 mod tools_changed;
 
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
@@ -40,32 +44,28 @@ const ERRAND_IN_CHAT_LOOP: &str = "answered by the pages' core";
 /// The built-in tool that lists one service's tools instead of running anything.
 pub const LIST_TOOLS: &str = "list_tools_in_service";
 
-/// How a run starts.
-enum Start {
-    /// A new call: it runs only if its key never ran.
-    Fresh,
-    /// A call a previous worker started: poll the bridge for it.
-    Resume(String),
-    /// A held call, now that the bridge answers: it never reached the bridge.
-    Retry,
-}
-
 /// The first wait between two checks of the bridge for a held call, and the longest.
 const HELD_FIRST_WAIT_MS: u32 = 250;
 const HELD_MAX_WAIT_MS: u32 = 2000;
 
 /// One worker's chat loop. What it holds in memory is only what a worker restart may lose:
-/// which tabs this worker is polling for, and which of them the user cancelled. Everything
-/// else is in the [`Store`].
+/// each tab's queue of events, and which tabs this worker polls or watches the bridge for.
+/// Everything else is in the [`Store`].
 pub struct ChatLoop<H: Host> {
     host: H,
     store: Rc<Store<H>>,
+    /// One queue per tab: a tab's events are carried out one at a time.
+    queues: queue::TabQueues,
     /// Tabs whose call runs in this worker (a restarted worker has none and resumes).
     running: TabSet,
-    /// Tabs whose user pressed Cancel while their call ran.
-    cancelled: TabSet,
     /// Tabs whose held call this worker watches the bridge for.
     watching: TabSet,
+}
+
+/// A tab's state after one event, and when its content script should report again.
+struct Turned {
+    state: TabState,
+    recheck: Option<u32>,
 }
 
 /// A set of tab ids: a handful at most, so a plain list.
@@ -160,8 +160,8 @@ impl<H: Host> ChatLoop<H> {
         Rc::new(ChatLoop {
             host,
             store,
+            queues: queue::TabQueues::default(),
             running: TabSet::default(),
-            cancelled: TabSet::default(),
             watching: TabSet::default(),
         })
     }
@@ -223,7 +223,8 @@ impl<H: Host> ChatLoop<H> {
         show_float(&self.host, tab, float).await;
     }
 
-    /// Handles one request from a chat tab.
+    /// Handles one request from a chat tab. Every request that touches the tab's state is
+    /// one [`Event`] in the tab's queue ([`Self::event`]).
     pub async fn handle(self: &Rc<Self>, tab: i32, req: TabRequest) -> Response {
         match req {
             // Answered by the dispatcher before a request reaches the chat loop.
@@ -258,7 +259,8 @@ impl<H: Host> ChatLoop<H> {
                 self.message_updated(tab, u).await
             }
             TabRequest::UserMessage => {
-                self.store.update_tab(tab, TabState::on_user_message).await;
+                let settings = self.store.chat_settings().await;
+                self.event(tab, &settings, Event::UserMessage).await;
                 Response::Ack { recheck_ms: None }
             }
             TabRequest::UserAction { action } => self.user_action(tab, action).await,
@@ -283,23 +285,17 @@ impl<H: Host> ChatLoop<H> {
             let off = float::disabled(lang, &float::code(&site.name));
             return Response::page_setup(None, Some("turned off in the options".into()), off);
         }
-        // A fresh page: forget the previous page's message, keep the round counter.
-        let old = self.store.tab(tab).await;
-        let mut state = TabState {
-            url: url.to_string(),
-            auto_rounds: old.auto_rounds,
-            ..TabState::default()
-        };
-        let mut ready = float::ready(self.ui(), &site.name);
-        if let Phase::Executing {
-            tool, started_ms, ..
-        } = &old.phase
-        {
+        let state = self
+            .event(tab, &settings, Event::PageReady { url })
+            .await
+            .state;
+        let ready = match &state.phase {
             // The page was reloaded while a call ran: keep showing it; the result still comes.
-            ready = float::executing(self.ui(), tool, *started_ms);
-            state.phase = old.phase.clone();
-        }
-        self.store.save_tab(tab, &state).await;
+            Phase::Executing {
+                tool, started_ms, ..
+            } => float::executing(lang, tool, *started_ms),
+            _ => float::ready(lang, &site.name),
+        };
         let this = Rc::clone(self);
         let name = site.name.clone();
         self.host
@@ -333,132 +329,155 @@ impl<H: Host> ChatLoop<H> {
         }
     }
 
-    async fn message_updated(self: &Rc<Self>, tab: i32, u: Update<'_>) -> Response {
+    async fn message_updated(self: &Rc<Self>, tab: i32, update: Update<'_>) -> Response {
         let settings = self.store.chat_settings().await;
-        let Some(site) = self.site_for(u.url).await else {
+        let Some(site) = self.site_for(update.url).await else {
             return Response::error("this page has no site config");
         };
-        let mut state = self.store.tab(tab).await;
-        let executed = self.store.executed().await;
-        let now = self.host.now_ms();
-        let decision = state.on_update(&u, &settings, site.stable_ms, now, |k| {
-            executed.iter().any(|e| e == k)
-        });
-        let recheck = match &decision {
-            Decision::Wait { recheck_ms } => Some(*recheck_ms),
-            _ => None,
-        };
-        self.resume_if_orphaned(tab, &state, &settings);
-        self.store.save_tab(tab, &state).await;
-        self.carry_out(tab, state, decision, settings).await;
+        let stable_ms = site.stable_ms;
+        let turned = self
+            .event(tab, &settings, Event::Update { update, stable_ms })
+            .await;
+        self.resume_if_orphaned(tab, &turned.state, &settings);
         Response::Ack {
-            recheck_ms: recheck,
+            recheck_ms: turned.recheck,
+        }
+    }
+
+    /// Carries out one event of tab `tab` in the tab's turn: reads its state once, lets
+    /// [`tab_events::step`] decide, carries the effects out in order, and writes the state
+    /// once (when it changed). Judging a call asks the bridge for its tool lists within the
+    /// turn and decides again ([`Event::Judged`]). What waits long — a call at the bridge,
+    /// typing a report, watching for a held call's bridge — starts after the write, outside
+    /// the turn, and comes back as an event; so *Cancel* never waits behind a call.
+    async fn event(self: &Rc<Self>, tab: i32, settings: &Settings, event: Event<'_>) -> Turned {
+        let _turn = self.queues.enter(tab).await;
+        let mut state = self.store.tab(tab).await;
+        let read = state.clone();
+        let (mut recheck, mut later) = (None, Vec::new());
+        let mut next = Some(event);
+        while let Some(event) = next.take() {
+            let executed = if event.may_start_a_call() {
+                self.store.executed().await
+            } else {
+                Vec::new()
+            };
+            let cx = Context {
+                settings,
+                now_ms: self.host.now_ms(),
+                executed: &executed,
+            };
+            for effect in tab_events::step(&mut state, event, &cx) {
+                match effect {
+                    Effect::MarkExecuted(key) => self.store.mark_executed(&key).await,
+                    Effect::Recheck(ms) => recheck = Some(ms),
+                    Effect::Judge { key, call, by_user } => {
+                        let target = self.target_of(&call, settings).await;
+                        next = Some(Event::Judged {
+                            key,
+                            call,
+                            by_user,
+                            target,
+                        });
+                    }
+                    Effect::Ask { call, reason } => {
+                        self.ask(tab, &state.url, &call, reason, settings).await;
+                    }
+                    Effect::ReportMalformed(malformed) => {
+                        self.report_malformed(tab, &malformed, settings).await;
+                    }
+                    Effect::ShowReady => {
+                        let f = float::ready(self.ui(), &host_of(&state.url));
+                        self.show(tab, f).await;
+                    }
+                    Effect::Remember { call, policy } => self.remember(&call, policy).await,
+                    Effect::CancelAtBridge { call_id } => {
+                        self.client(settings).cancel(&call_id).await;
+                    }
+                    Effect::Run { .. } | Effect::Deliver { .. } | Effect::Hold { .. } => {
+                        later.push(effect);
+                    }
+                }
+            }
+        }
+        if state != read {
+            self.store.save_tab(tab, &state).await;
+        }
+        for effect in later {
+            self.start(tab, effect, settings, &state.url);
+        }
+        Turned { state, recheck }
+    }
+
+    /// Starts what an event left for after its write, outside the tab's queue: a call at
+    /// the bridge, a report, or the watch of a held call. Each comes back as an event.
+    fn start(self: &Rc<Self>, tab: i32, effect: Effect, settings: &Settings, url: &str) {
+        let this = Rc::clone(self);
+        let settings = settings.clone();
+        match effect {
+            Effect::Run { key, call, resume } => {
+                if !self.running.insert(tab) {
+                    return;
+                }
+                self.host
+                    .spawn(async move { this.run_call(tab, key, call, settings, resume).await });
+            }
+            Effect::Deliver { call, outcome } => {
+                let url = url.to_string();
+                self.host.spawn(async move {
+                    match outcome {
+                        Some(outcome) => this.deliver(tab, &call, &outcome, &settings, &url).await,
+                        None => this.list_tools(tab, &call, &settings).await,
+                    }
+                });
+            }
+            Effect::Hold { tool, why } => self.host.spawn(async move {
+                this.show(tab, float::held(this.ui(), &tool, &why)).await;
+                this.watch_held(tab).await;
+            }),
+            _ => {}
         }
     }
 
     /// After a worker restart the tab may still say "executing" with no one polling, or hold
     /// a call no one watches the bridge for: take it up again.
     fn resume_if_orphaned(self: &Rc<Self>, tab: i32, state: &TabState, settings: &Settings) {
-        if matches!(state.phase, Phase::Held { .. }) && !self.watching.contains(tab) {
-            let this = Rc::clone(self);
-            self.host.spawn(async move { this.watch_held(tab).await });
-            return;
-        }
-        let Phase::Executing {
-            key,
-            tool,
-            call_id: Some(call_id),
-            ..
-        } = &state.phase
-        else {
-            return;
-        };
-        if self.running.contains(tab) {
-            return;
-        }
-        let call = ToolCall {
-            tool_name: tool.clone(),
-            arguments: serde_json::Value::Null,
-            server_name: None,
-        };
-        let (key, call_id, settings) = (key.clone(), call_id.clone(), settings.clone());
-        let this = Rc::clone(self);
-        let start = Start::Resume(call_id);
-        self.host
-            .spawn(async move { this.run(tab, key, call, settings, start).await });
-    }
-
-    fn spawn_run(self: &Rc<Self>, tab: i32, key: String, call: ToolCall, settings: Settings) {
-        let this = Rc::clone(self);
-        self.host
-            .spawn(async move { this.run(tab, key, call, settings, Start::Fresh).await });
-    }
-
-    async fn carry_out(
-        self: &Rc<Self>,
-        tab: i32,
-        mut state: TabState,
-        decision: Decision,
-        settings: Settings,
-    ) {
-        match decision {
-            Decision::Wait { .. } | Decision::Nothing => {}
-            Decision::Call { key, call, by_user } => {
-                self.judge(tab, &mut state, key, call, by_user, settings)
-                    .await;
+        match &state.phase {
+            Phase::Held { .. } if !self.watching.contains(tab) => {
+                let this = Rc::clone(self);
+                self.host.spawn(async move { this.watch_held(tab).await });
             }
-            Decision::RoundCap { key, call } => {
-                let reason = ConfirmReason::RoundCap;
-                self.ask(tab, &mut state, key, call, reason, &settings)
-                    .await;
-            }
-            Decision::Malformed { key, malformed } => {
-                self.store.mark_executed(&key).await;
-                let r = report::render_malformed(&malformed, &self.report_options(&settings));
-                let text = r.chat_text.to_string();
-                let problem = self.type_and_send(tab, &text, &settings).await;
-                let how = float::Finished {
-                    tool: None,
-                    setup: None,
-                    delivery_problem: problem.as_deref(),
+            Phase::Executing {
+                key,
+                tool,
+                call_id: Some(call_id),
+                ..
+            } if !self.running.contains(tab) => {
+                let call = ToolCall {
+                    tool_name: tool.clone(),
+                    arguments: serde_json::Value::Null,
+                    server_name: None,
                 };
-                let f = float::finished(self.ui(), r.float, &r.chat_text, how);
-                self.show(tab, f).await;
+                let (key, resume) = (key.clone(), Some(call_id.clone()));
+                let run = Effect::Run { key, call, resume };
+                self.start(tab, run, settings, &state.url);
             }
+            _ => {}
         }
     }
 
-    /// Applies the user's policy to a detected call, on the server that would run it.
-    async fn judge(
-        self: &Rc<Self>,
-        tab: i32,
-        state: &mut TabState,
-        key: String,
-        mut call: ToolCall,
-        by_user: bool,
-        settings: Settings,
-    ) {
-        let target = match self.target_of(&call, &settings).await {
-            Ok(target) => target,
-            Err((outcome, why)) => {
-                // The bridge is out of reach: hold the call; it is judged when it answers.
-                self.hold(tab, key, call, outcome, &why, false).await;
-                return;
-            }
+    /// Tells the AI its call block is not a valid call.
+    async fn report_malformed(&self, tab: i32, malformed: &MalformedCall, settings: &Settings) {
+        let r = report::render_malformed(malformed, &self.report_options(settings));
+        let text = r.chat_text.to_string();
+        let problem = self.type_and_send(tab, &text, settings).await;
+        let how = float::Finished {
+            tool: None,
+            setup: None,
+            delivery_problem: problem.as_deref(),
         };
-        // What the prompt names is what runs, and what a remembered choice is kept for: the
-        // one server offering the tool, or the bridge's own pick of several, the first.
-        if let Target::OfferedBy(servers) = &target {
-            call.server_name = servers.first().map(|(s, _)| s.clone());
-        }
-        match policy::verdict(&settings, &call.tool_name, &target, by_user) {
-            Verdict::Run => self.spawn_run(tab, key, call, settings),
-            Verdict::Deny => self.deny(tab, &key, &call, &settings).await,
-            Verdict::Ask(reason) => {
-                self.ask(tab, state, key, call, reason.into(), &settings)
-                    .await;
-            }
-        }
+        let f = float::finished(self.ui(), r.float, &r.chat_text, how);
+        self.show(tab, f).await;
     }
 
     /// Which server a call would run on, and what its tool declares there: the server it
@@ -565,79 +584,42 @@ impl<H: Host> ChatLoop<H> {
         }
     }
 
-    async fn deny(&self, tab: i32, key: &str, call: &ToolCall, settings: &Settings) {
-        self.store.mark_executed(key).await;
-        let outcome = Outcome::denied();
-        self.deliver(tab, call, &outcome, settings).await;
-    }
-
+    /// Shows the prompt for a call (the tab's state already says it waits for the user).
     async fn ask(
         &self,
         tab: i32,
-        state: &mut TabState,
-        key: String,
-        call: ToolCall,
+        url: &str,
+        call: &ToolCall,
         reason: ConfirmReason,
         settings: &Settings,
     ) {
         let ui = self.ui();
         let remember = matches!(reason, ConfirmReason::FirstUse);
         let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
-        let site = match self.site_for(&state.url).await {
+        let site = match self.site_for(url).await {
             Some(site) => site.name,
-            None => host_of(&state.url),
+            None => host_of(url),
         };
-        let f = float::confirm(ui, &site, &call, &why, remember);
-        state.phase = Phase::Detected { key, call };
-        self.store.save_tab(tab, state).await;
+        let f = float::confirm(ui, &site, call, &why, remember);
         self.show(tab, f).await;
     }
 
-    /// Runs a call and delivers its report, or holds it when the user's setup keeps it from
-    /// the bridge.
-    async fn run(
+    /// Runs a call at the bridge, outside the tab's queue (a long call answers after
+    /// minutes), and hands its answer back as [`Event::CallEnded`]: the report, or a hold
+    /// when the user's setup kept it from the bridge. `resume`: the bridge's id of a call a
+    /// previous worker started.
+    async fn run_call(
         self: Rc<Self>,
         tab: i32,
         key: String,
         call: ToolCall,
         settings: Settings,
-        start: Start,
+        resume: Option<String>,
     ) {
-        if !self.running.insert(tab) {
-            return;
-        }
-        // Reports are handled concurrently: a second decision for the same key may arrive
-        // after the first run finished. The executed set is the single source of truth.
-        if matches!(start, Start::Fresh) && self.store.was_executed(&key).await {
-            self.running.remove(tab);
-            return;
-        }
-        self.cancelled.remove(tab);
-        self.store.mark_executed(&key).await;
         let lang = self.ui();
         let started = self.host.now_ms();
-        let (fresh, resume) = match &start {
-            Start::Fresh => (true, None),
-            Start::Resume(id) => (false, Some(id.clone())),
-            Start::Retry => (false, None),
-        };
-        let phase = Phase::Executing {
-            key: key.clone(),
-            tool: call.tool_name.clone(),
-            started_ms: started,
-            call_id: resume.clone(),
-        };
-        self.store
-            .update_tab(tab, |s| {
-                if fresh {
-                    s.auto_rounds += 1;
-                }
-                s.phase = phase;
-            })
-            .await;
         self.show(tab, float::executing(lang, &call.tool_name, started))
             .await;
-
         let client = self.client(&settings);
         let outcome = if call.tool_name == LIST_TOOLS {
             None
@@ -648,60 +630,27 @@ impl<H: Host> ChatLoop<H> {
             let unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
             let shown = (lang, started);
             Some(
-                self.execute(tab, &client, &call, resume, unmasked, shown)
+                self.execute(tab, &settings, &call, resume, unmasked, shown)
                     .await,
             )
         };
-        if let Some(outcome) = &outcome
-            && let Some(why) = setup_problem(outcome, &settings)
-        {
-            self.running.remove(tab);
-            self.hold(tab, key, call, outcome.clone(), &why, true).await;
-            return;
-        }
-        self.store
-            .update_tab(tab, |s| s.phase = Phase::Injecting { key })
-            .await;
-
-        match outcome {
-            Some(outcome) => self.deliver(tab, &call, &outcome, &settings).await,
-            None => self.list_tools(tab, &client, &call, &settings).await,
-        }
+        let setup = outcome.as_ref().and_then(|o| setup_problem(o, &settings));
+        let ended = Event::CallEnded {
+            key,
+            call,
+            outcome,
+            setup,
+        };
+        self.event(tab, &settings, ended).await;
+        // Only now: until the tab's state moved on, a report of the tab must not resume it.
         self.running.remove(tab);
     }
 
-    /// Keeps a call that did not reach the bridge, says why in the float, and watches the
-    /// bridge to run it once it answers. `judged`: the user's policy already let it run.
-    #[allow(clippy::too_many_arguments)]
-    async fn hold(
-        self: &Rc<Self>,
-        tab: i32,
-        key: String,
-        call: ToolCall,
-        outcome: Outcome,
-        why: &float::Setup,
-        judged: bool,
-    ) {
-        let f = float::held(self.ui(), &call.tool_name, why);
-        let problem = SetupProblem::of(&outcome).unwrap_or(SetupProblem::Unreachable {
-            message: String::new(),
-        });
-        let phase = Phase::Held {
-            key,
-            call,
-            problem,
-            judged,
-        };
-        self.store.update_tab(tab, |s| s.phase = phase).await;
-        self.show(tab, f).await;
-        let this = Rc::clone(self);
-        self.host.spawn(async move { this.watch_held(tab).await });
-    }
-
     /// Checks the bridge — an authenticated route, so a wrong token counts as not ready —
-    /// with a growing pause of at most [`HELD_MAX_WAIT_MS`], and runs the held call once it
-    /// answers. Stops when the user told the AI or skipped the call. Each check reads the
-    /// tab's stored state, which also keeps the browser from ending an idle worker.
+    /// with a growing pause of at most [`HELD_MAX_WAIT_MS`], and once it answers hands
+    /// [`Event::BridgeBack`] to the tab's queue, which runs (or judges) the held call if it
+    /// is still held. Stops when the user told the AI or skipped the call. Each check reads
+    /// the tab's stored state, which also keeps the browser from ending an idle worker.
     async fn watch_held(self: Rc<Self>, tab: i32) {
         if !self.watching.insert(tab) {
             return;
@@ -712,14 +661,7 @@ impl<H: Host> ChatLoop<H> {
         loop {
             self.host.sleep(wait).await;
             wait = (wait * 2).min(HELD_MAX_WAIT_MS);
-            let mut state = self.store.tab(tab).await;
-            let Phase::Held {
-                key,
-                call,
-                judged,
-                problem,
-            } = state.phase.clone()
-            else {
+            let Phase::Held { call, problem, .. } = self.store.tab(tab).await.phase else {
                 break;
             };
             let settings = self.store.chat_settings().await;
@@ -733,19 +675,9 @@ impl<H: Host> ChatLoop<H> {
                 {
                     continue;
                 }
-                Ok(_) if judged => {
-                    self.watching.remove(tab);
-                    let this = Rc::clone(&self);
-                    this.run(tab, key, call, settings, Start::Retry).await;
-                    return;
-                }
                 Ok(_) => {
-                    // Now the tool's annotations can be read: the user's policy decides.
                     self.watching.remove(tab);
-                    state.phase = Phase::Idle;
-                    self.store.save_tab(tab, &state).await;
-                    self.judge(tab, &mut state, key, call, false, settings)
-                        .await;
+                    self.event(tab, &settings, Event::BridgeBack).await;
                     return;
                 }
                 Err(outcome) => outcome,
@@ -773,17 +705,19 @@ impl<H: Host> ChatLoop<H> {
         self.watching.remove(tab);
     }
 
-    /// Sends the call with long-polling; every poll also refreshes the tab state, which
-    /// keeps the worker alive and records the call id for a resume after a restart.
+    /// Sends the call with long-polling; every "still running" is an [`Event::Pending`] in
+    /// the tab's queue, which records the call id for a resume after a restart (and whose
+    /// read keeps the worker alive).
     async fn execute(
-        &self,
+        self: &Rc<Self>,
         tab: i32,
-        client: &BridgeClient<'_, H>,
+        settings: &Settings,
         call: &ToolCall,
         resume: Option<String>,
         unmasked: bool,
         (lang, started): (Lang, f64),
     ) -> Outcome {
+        let client = self.client(settings);
         let mut outcome = match resume {
             Some(id) => client.poll(&id, POLL_WAIT_S, None).await,
             None => {
@@ -807,14 +741,11 @@ impl<H: Host> ChatLoop<H> {
                 self.show(tab, f).await;
                 shown = now;
             }
-            self.store
-                .update_tab(tab, |s| {
-                    if let Phase::Executing { call_id: id, .. } = &mut s.phase {
-                        *id = Some(call_id.clone());
-                    }
-                })
-                .await;
-            if self.cancelled.remove(tab) {
+            let pending = Event::Pending {
+                call_id: call_id.clone(),
+            };
+            let turned = self.event(tab, settings, pending).await;
+            if tab_events::cancelled(&turned.state) {
                 client.cancel(&call_id).await;
                 return Outcome::aborted();
             }
@@ -822,19 +753,11 @@ impl<H: Host> ChatLoop<H> {
             let seen = seen.map(|q| q.id.as_str());
             outcome = client.poll(&call_id, POLL_WAIT_S, seen).await;
         }
-        if self.cancelled.remove(tab) {
-            return Outcome::aborted();
-        }
         outcome
     }
 
-    async fn list_tools(
-        &self,
-        tab: i32,
-        client: &BridgeClient<'_, H>,
-        call: &ToolCall,
-        settings: &Settings,
-    ) {
+    async fn list_tools(self: &Rc<Self>, tab: i32, call: &ToolCall, settings: &Settings) {
+        let client = self.client(settings);
         let service = call
             .arguments
             .get("service_name")
@@ -865,16 +788,24 @@ impl<H: Host> ChatLoop<H> {
             delivery_problem: problem.as_deref(),
         };
         let f = float::finished(self.ui(), r.float, &r.chat_text, how);
-        self.finish(tab, f, false).await;
+        self.finish(tab, settings, f, false).await;
     }
 
     /// Builds the report for an outcome, keeps the unmasked record inside the extension,
     /// types the masked text into the chat and sends it.
-    async fn deliver(&self, tab: i32, call: &ToolCall, outcome: &Outcome, settings: &Settings) {
+    /// `url`: the chat page's, for the error log.
+    async fn deliver(
+        self: &Rc<Self>,
+        tab: i32,
+        call: &ToolCall,
+        outcome: &Outcome,
+        settings: &Settings,
+        url: &str,
+    ) {
         let mut opts = self.report_options(settings);
         opts.unmasked = settings.passes_unmasked(call.server_name.as_deref(), &call.tool_name);
         let (tool, args) = (&call.tool_name, &call.arguments);
-        let r = self.report(tool, args, outcome, &opts, Some(tab)).await;
+        let r = self.report(tool, args, outcome, &opts, Some(url)).await;
         let failed = r.float.status == float::FloatStatus::Error;
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
@@ -894,12 +825,12 @@ impl<H: Host> ChatLoop<H> {
         }
         // A call may change a server's tools (servers add tools as they go).
         f.tools_changed = self.tools_changed(tab, settings).await;
-        self.finish(tab, f, failed).await;
+        self.finish(tab, settings, f, failed).await;
     }
 
-    async fn finish(&self, tab: i32, f: FloatState, failed: bool) {
-        let phase = if failed { Phase::Error } else { Phase::Done };
-        self.store.update_tab(tab, |s| s.phase = phase).await;
+    /// The report is out (or offered for copying): the tab rests, and the float says so.
+    async fn finish(self: &Rc<Self>, tab: i32, settings: &Settings, f: FloatState, failed: bool) {
+        self.event(tab, settings, Event::Delivered { failed }).await;
         self.show(tab, f).await;
     }
 
@@ -993,7 +924,6 @@ impl<H: Host> ChatLoop<H> {
         let settings = self.store.chat_settings().await;
         // Everything said here is for the user: the interface language.
         let lang = self.ui();
-        let mut state = self.store.tab(tab).await;
         match action {
             UserAction::InsertInstructions => {
                 if let Err(reason) = self.insert_instructions(tab, &settings).await {
@@ -1001,29 +931,17 @@ impl<H: Host> ChatLoop<H> {
                 }
             }
             UserAction::Redetect { index, text } => {
-                let executed = self.store.executed().await;
-                let decision =
-                    state.redetect(&text, index, &settings, |k| executed.iter().any(|e| e == k));
-                self.store.save_tab(tab, &state).await;
-                if decision == Decision::Nothing {
-                    self.show(tab, float::ready(lang, &host_of(&state.url)))
-                        .await;
-                }
-                self.carry_out(tab, state, decision, settings).await;
+                let text = &text;
+                self.event(tab, &settings, Event::Redetect { index, text })
+                    .await;
             }
             UserAction::ManualInput { text } => match find_last_call(&text) {
                 Some(Ok(call)) => {
-                    // An explicit request of the user: its own key, so pasting again runs again.
-                    // Pasting is the user's go, so only a Deny holds it back.
-                    let now = self.host.now_ms();
-                    let key = format!("manual:{now}:{}", call.fingerprint());
                     // Out of reach, the bridge cannot run it either: the run reports that.
                     let target = self.target_of(&call, &settings).await;
                     let target = target.unwrap_or(Target::Unknown(call.server_name.clone()));
-                    match policy::in_force(&settings, &call.tool_name, &target).0 {
-                        ToolPolicy::Deny => self.deny(tab, &key, &call, &settings).await,
-                        _ => self.spawn_run(tab, key, call, settings),
-                    }
+                    self.event(tab, &settings, Event::Manual { call, target })
+                        .await;
                 }
                 Some(Err(malformed)) => {
                     let r = report::render_malformed(&malformed, &self.report_options(&settings));
@@ -1042,10 +960,12 @@ impl<H: Host> ChatLoop<H> {
                 answer,
                 content,
             } => {
+                // Read in the tab's turn (nothing is written): the call the question is of.
+                let _turn = self.queues.enter(tab).await;
                 // A refused answer is said inside the form, which keeps what the user typed.
                 if let Phase::Executing {
                     call_id: Some(id), ..
-                } = &state.phase
+                } = &self.store.tab(tab).await.phase
                 {
                     let body = crate::domain::call_activity::answer_body(
                         &question_id,
@@ -1059,55 +979,14 @@ impl<H: Host> ChatLoop<H> {
                 }
             }
             UserAction::Cancel => {
-                self.cancelled.insert(tab);
-                if let Phase::Executing {
-                    call_id: Some(id), ..
-                } = &state.phase
-                {
-                    self.client(&settings).cancel(id).await;
-                }
+                self.event(tab, &settings, Event::Cancel).await;
             }
-            UserAction::Confirm { run: go, always } => {
-                if let Phase::Detected { key, call } = std::mem::take(&mut state.phase) {
-                    self.store.save_tab(tab, &state).await;
-                    if always {
-                        let policy = if go {
-                            ToolPolicy::Allow
-                        } else {
-                            ToolPolicy::Deny
-                        };
-                        self.remember(&call, policy).await;
-                    }
-                    if go {
-                        // The user's go also starts a fresh count of automatic rounds.
-                        self.store.update_tab(tab, TabState::on_user_message).await;
-                        self.spawn_run(tab, key, call, settings);
-                    } else if always {
-                        // A tool the user denies for good: the AI is told, as for any Deny.
-                        self.deny(tab, &key, &call, &settings).await;
-                    } else {
-                        self.store.mark_executed(&key).await;
-                        self.show(tab, float::ready(lang, &host_of(&state.url)))
-                            .await;
-                    }
-                }
+            UserAction::Confirm { run, always } => {
+                self.event(tab, &settings, Event::Confirm { run, always })
+                    .await;
             }
             UserAction::Held { tell_ai } => {
-                if let Phase::Held {
-                    key, call, problem, ..
-                } = std::mem::take(&mut state.phase)
-                {
-                    // Leaving the held phase also ends the watch; the call is answered for.
-                    self.store.save_tab(tab, &state).await;
-                    self.store.mark_executed(&key).await;
-                    if tell_ai {
-                        self.deliver(tab, &call, &problem.outcome(), &settings)
-                            .await;
-                    } else {
-                        self.show(tab, float::ready(lang, &host_of(&state.url)))
-                            .await;
-                    }
-                }
+                self.event(tab, &settings, Event::Held { tell_ai }).await;
             }
             UserAction::OpenDetails => {
                 if let Err(e) = self.host.open_options_page().await {

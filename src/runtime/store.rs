@@ -33,8 +33,9 @@ pub mod keys {
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
     pub const TAB_PREFIX: &str = "tab:";
     /// Session: prefix of the tools' fingerprint as a tab's AI last got them in its
-    /// instructions (`toldTools:<id>`); apart from the tab state, which the chat loop reads
-    /// and writes back around awaits, so neither write loses the other.
+    /// instructions (`toldTools:<id>`); apart from the tab state, because inserting the
+    /// instructions is not an event of the tab's queue (it changes nothing the chat loop
+    /// decides on), so the two writes never meet.
     pub const TOLD_TOOLS_PREFIX: &str = "toldTools:";
 }
 
@@ -163,7 +164,8 @@ impl<H: Host> Store<H> {
 
     // -- tab state -------------------------------------------------------------------
 
-    /// One tab's state; a fresh one when none is stored or it cannot be read.
+    /// One tab's state; a fresh one when none is stored or it cannot be read. The chat
+    /// loop reads it once per event of the tab and writes it back once (`runtime::chat`).
     pub async fn tab(&self, tab: i32) -> TabState {
         let key = format!("{}{tab}", keys::TAB_PREFIX);
         match self.get(Area::Session, &key).await {
@@ -198,14 +200,6 @@ impl<H: Host> Store<H> {
         }
     }
 
-    /// Reads a tab's state, changes it, saves it, and returns it.
-    pub async fn update_tab(&self, tab: i32, change: impl FnOnce(&mut TabState)) -> TabState {
-        let mut state = self.tab(tab).await;
-        change(&mut state);
-        self.save_tab(tab, &state).await;
-        state
-    }
-
     // -- executed calls --------------------------------------------------------------
 
     /// Keys of calls that already ran, newest last; survives restarts.
@@ -214,10 +208,6 @@ impl<H: Host> Store<H> {
             Ok(Some(v)) => json_read::from_value(&v).unwrap_or_default(),
             _ => Vec::new(),
         }
-    }
-
-    pub async fn was_executed(&self, key: &str) -> bool {
-        self.executed().await.iter().any(|k| k == key)
     }
 
     /// Records `key` as executed. Called before the bridge sees the call, so a crash, reload

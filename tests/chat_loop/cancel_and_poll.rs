@@ -140,3 +140,25 @@ fn a_bridge_that_does_not_answer_in_time_is_a_timeout_report() {
         "{f}"
     );
 }
+
+#[test]
+fn a_cancelled_call_stays_cancelled_after_a_worker_restart() {
+    let mut w = World::new();
+    w.bridge(slow_bridge);
+    w.open_chat(1);
+    let c = call("slow", json!({}));
+    w.answer(1, 1, &c);
+    w.action(1, json!({"action": "cancel"}));
+    assert_eq!(w.tab_state(1)["phase"]["executing"]["cancelled"], true);
+    w.restart_worker();
+    // The next report wakes the new worker, which polls for the call again…
+    w.advance(1000.0);
+    w.message(1, 1, &c, false);
+    assert_eq!(w.held().len(), 1, "{:?}", w.held());
+    // …and a result that comes anyway is not reported as the call's result.
+    w.release(0, success("LATE RESULT"));
+    assert_eq!(w.executes().len(), 1);
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), 1, "{typed:?}");
+    assert!(!typed[0].contains("LATE RESULT"), "{}", typed[0]);
+}

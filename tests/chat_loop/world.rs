@@ -39,6 +39,9 @@ pub enum Prover {
     /// Something that looks like the bridge but holds no token: no proof.
     Stranger,
 }
+/// Where the answer of a message sent with [`World::send_waiting`] lands.
+pub type Answered = Rc<RefCell<Option<Response>>>;
+
 /// Where a held request's answer goes.
 type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
@@ -46,6 +49,8 @@ pub struct Inner {
     /// The pages' core the worker starts for its errands, which keeps the error log.
     worker_pages: RefCell<Option<Weak<Pages<MemoryHost>>>>,
     storage: RefCell<BTreeMap<(Area, String), Value>>,
+    /// Every storage access, in order: written or read, the area and the key.
+    pub storage_ops: RefCell<Vec<(bool, Area, String)>>,
     now: Cell<f64>,
     ui_language: RefCell<String>,
     files: RefCell<BTreeMap<String, String>>,
@@ -144,6 +149,8 @@ pub struct MemoryHost(pub Rc<Inner>);
 
 impl Host for MemoryHost {
     async fn storage_get(&self, area: Area, key: &str) -> Result<Option<Value>, String> {
+        let op = (false, area, key.to_string());
+        self.0.storage_ops.borrow_mut().push(op);
         let failing = self.0.failing_reads.get();
         if failing > 0 {
             self.0.failing_reads.set(failing - 1);
@@ -158,6 +165,10 @@ impl Host for MemoryHost {
     }
 
     async fn storage_set(&self, area: Area, key: &str, json: String) -> Result<(), String> {
+        self.0
+            .storage_ops
+            .borrow_mut()
+            .push((true, area, key.to_string()));
         let value: Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
         self.0
             .storage
@@ -447,6 +458,7 @@ impl World {
         let host = MemoryHost(Rc::new(Inner {
             worker_pages: RefCell::new(None),
             storage: RefCell::new(BTreeMap::new()),
+            storage_ops: RefCell::new(Vec::new()),
             now: Cell::new(1_700_000_000_000.0),
             ui_language: RefCell::new("en-US".into()),
             files: RefCell::new(shipped_files()),
@@ -558,14 +570,50 @@ impl World {
 
     /// Runs `task` until everything stalls: its answer, or `None` while it waits.
     fn run(&mut self, task: impl Future<Output = Response> + 'static) -> Option<Response> {
+        let out = self.start(task);
+        self.pool.run_until_stalled();
+        out.borrow_mut().take()
+    }
+
+    /// Starts `task` without running anything yet; its answer lands in the slot.
+    fn start(&mut self, task: impl Future<Output = Response> + 'static) -> Answered {
         let out = Rc::new(RefCell::new(None));
         let slot = Rc::clone(&out);
         self.pool
             .spawner()
             .spawn_local(async move { *slot.borrow_mut() = Some(task.await) })
             .unwrap();
+        out
+    }
+
+    /// Sends one message from a chat tab and runs until everything stalls, keeping where
+    /// its answer will land: for a message whose answer waits (`None` in the slot until it
+    /// comes).
+    pub fn send_waiting(&mut self, tab: i32, message: Value) -> Answered {
+        let background = Rc::clone(&self.background);
+        let text = message.to_string();
+        let out = self.start(async move {
+            match background
+                .handle(&text, Origin::ContentScript, Some(tab))
+                .await
+            {
+                dispatch::Reply::Answer(response) => response,
+                dispatch::Reply::HandOver { .. } => Response::error("an errand"),
+            }
+        });
         self.pool.run_until_stalled();
-        out.borrow_mut().take()
+        out
+    }
+
+    /// How often the tab's state was read and written since the last call.
+    pub fn tab_state_accesses(&self, tab: i32) -> (usize, usize) {
+        let key = format!("tab:{tab}");
+        let ops = std::mem::take(&mut *self.host.0.storage_ops.borrow_mut());
+        let of_tab = ops
+            .iter()
+            .filter(|(_, area, k)| *area == Area::Session && *k == key);
+        let writes = of_tab.clone().filter(|(write, _, _)| *write).count();
+        (of_tab.count() - writes, writes)
     }
 
     pub fn page_ready(&mut self, tab: i32, url: &str) -> Response {

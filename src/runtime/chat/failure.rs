@@ -12,8 +12,8 @@ use serde_json::Value;
 impl<H: Host> ChatLoop<H> {
     /// The report of `outcome` for `tool`: a success or a denial rendered here, a failure by
     /// the pages' core ([`Host::report_failure`]), which keeps its unmasked record in the
-    /// error log under the site of chat tab `log_for` when one is given (a tool call's, not
-    /// what the chat loop asked for itself). Only the report's text comes back: the
+    /// error log under the site of the chat page at `log_for` when one is given (a tool
+    /// call's, not what the chat loop asked for itself). Only the report's text comes back: the
     /// float of a failure is drawn from its status alone ([`float::finished`]).
     pub(super) async fn report(
         &self,
@@ -21,15 +21,12 @@ impl<H: Host> ChatLoop<H> {
         args: &Value,
         outcome: &Outcome,
         opts: &ReportOptions,
-        log_for: Option<i32>,
+        log_for: Option<&str>,
     ) -> Rendered {
         if let Some(rendered) = report::render_unless_failed(tool, outcome, opts) {
             return rendered;
         }
-        let log_site = match log_for {
-            Some(tab) => Some(host_of(&self.store.tab(tab).await.url)),
-            None => None,
-        };
+        let log_site = log_for.map(host_of);
         let failed = FailedCall {
             tool: tool.to_string(),
             arguments: args.clone(),
