@@ -66,8 +66,15 @@ pub enum TabRequest {
     /// The site config found no usable input, send control or answers: what the page shows
     /// around its editable elements, for the core to choose from
     /// ([`crate::domain::detect`]); answered with [`Response::Detected`].
-    Detect { scene: crate::domain::detect::Scene },
+    Detect { scene: SceneRead },
 }
+
+/// A `detect` message's scene as this build reads it: the pages' core chooses from it; the
+/// worker's build hands the message over unread, so its wasm leaves the scene's reader out.
+#[cfg(feature = "pages")]
+pub type SceneRead = crate::domain::detect::Scene;
+#[cfg(not(feature = "pages"))]
+pub type SceneRead = serde::de::IgnoredAny;
 
 /// `{"action": "confirm", "run": true}` on the wire, inside a `user-action` message.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

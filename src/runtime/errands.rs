@@ -61,6 +61,8 @@ impl<H: Host> Errands<H> {
     /// Answers one errand ([`TabRequest::is_errand`]) from chat tab `tab`.
     pub async fn handle(&self, tab: i32, req: TabRequest) -> Response {
         let action = match req {
+            // Only the pages' core reads a scene (`messages::SceneRead`).
+            #[cfg(feature = "pages")]
             TabRequest::Detect { scene } => {
                 return Response::Detected {
                     choice: crate::domain::detect::choose(&scene),
