@@ -54,8 +54,7 @@ pub enum Claim {
 
 /// Reads a `/health` answer (its status and JSON body).
 pub fn claim(status: u16, body: Option<&Value>) -> Claim {
-    let Some(body) =
-        body.filter(|b| status == 200 && b["status"] == "ok" && b["version"].is_string())
+    let Some(body) = body.filter(|b| status == 200 && mcp_bridge_protocol::health::is_ours(b))
     else {
         return Claim::NotOurs;
     };

@@ -94,12 +94,9 @@ pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty:
 /// did not answer as our bridge.
 pub fn of_health(health: &Result<Value, Outcome>) -> Result<String, Status> {
     match health {
-        Ok(v) if v["status"] == "ok" => Ok(v
-            .get("version")
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_string()),
-        Ok(_) => Err(Status::WrongAddress { status: 200 }),
+        Ok(v) => mcp_bridge_protocol::health::version_of(v)
+            .map(str::to_owned)
+            .ok_or(Status::WrongAddress { status: 200 }),
         Err(o) if no_answer(o) => Err(Status::NotRunning),
         Err(o) => Err(Status::WrongAddress {
             status: o.status().unwrap_or(200),
@@ -296,10 +293,13 @@ mod tests {
             of_health(&Ok(json!({"status": "ok", "version": "2"}))),
             Ok("2".to_string())
         );
-        assert_eq!(
-            of_health(&Ok(json!({"status": "fine"}))),
-            Err(Status::WrongAddress { status: 200 })
-        );
+        // The one test of our `/health` (the protocol's): `ok` and a version.
+        for not_ours in [json!({"status": "fine"}), json!({"status": "ok"})] {
+            assert_eq!(
+                of_health(&Ok(not_ours)),
+                Err(Status::WrongAddress { status: 200 })
+            );
+        }
         assert_eq!(
             of_health(&Err(Outcome::timeout(1))),
             Err(Status::NotRunning)
