@@ -62,7 +62,7 @@ impl ErrorType {
         ErrorType::InternalError,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             ErrorType::NotFound => "NotFound",
             ErrorType::MethodNotAllowed => "MethodNotAllowed",

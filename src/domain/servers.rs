@@ -9,6 +9,7 @@ use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, detail_line, status_text};
 use crate::domain::outcome::{ErrorDetail, Outcome};
+use mcp_bridge_protocol::errors::ErrorType;
 use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -191,19 +192,21 @@ pub fn refusal(lang: Lang, server: &str, failed: &Outcome) -> Option<Problem> {
         Some(ErrorDetail::Object { error }) => Some(error),
         _ => None,
     };
-    let kind = error.and_then(|e| e.error_type.as_deref());
+    let kind = error.and_then(|e| e.error_type.as_deref().map(ErrorType::parse));
     let said = detail.map(detail_line).unwrap_or_default();
     let args = [("server", server), ("said", said.as_str())];
     let (template, field) = match (status, kind) {
         // A bridge from before these routes: axum's plain 404 or 405.
-        (404 | 405, None) => {
+        (404 | 405, None | Some(None)) => {
             let code = status.to_string();
             let message = fill(says.servers_unsupported, &[("status", &code)]);
             return Some(Problem::new("unsupported", None, message));
         }
-        (404, Some("ServerNotFound")) => (says.server_unknown, Some("name".to_string())),
+        (404, Some(Some(ErrorType::ServerNotFound))) => {
+            (says.server_unknown, Some("name".to_string()))
+        }
         (409, _) => (says.config_file_invalid, None),
-        (422, Some("InvalidServerDefinition")) => {
+        (422, Some(Some(ErrorType::InvalidServerDefinition))) => {
             let named = error
                 .and_then(|e| e.extra.get("field"))
                 .and_then(Value::as_str);

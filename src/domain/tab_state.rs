@@ -9,10 +9,11 @@ use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
+use mcp_bridge_protocol::errors::ErrorType;
 use serde::{Deserialize, Serialize};
 
 /// The bridge's error type for a remote server that needs the user to sign in (again).
-pub const SIGN_IN_REQUIRED: &str = "SignInRequired";
+pub const SIGN_IN_REQUIRED: &str = ErrorType::SignInRequired.as_str();
 
 /// What the tab is doing (docs/ARCHITECTURE.md, "A tool call": idle → detected → executing → injecting → done/error).
 /// Stored externally tagged (`"idle"`, `{"executing": {…}}`): serde reads that shape without

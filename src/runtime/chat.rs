@@ -26,6 +26,7 @@ use crate::domain::tab_state::{
     Phase, SIGN_IN_REQUIRED, TabState, Update, server_running as running,
 };
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
+use mcp_bridge_protocol::errors::ErrorType;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -123,7 +124,7 @@ pub(super) fn setup_problem(outcome: &Outcome, settings: &Settings) -> Option<fl
             status: 403,
             detail: ErrorDetail::Object { error },
             ..
-        } if error.error_type.as_deref() == Some("Forbidden") => {
+        } if error.error_type.as_deref() == Some(ErrorType::Forbidden.as_str()) => {
             Some(float::Setup::Refused { address })
         }
         // A remote server that needs the user to sign in: the user's to fix, not the AI's.
