@@ -96,6 +96,18 @@ impl ErrorType {
     }
 }
 
+/// The `type`s the bridge gives a tool's failure that no server gave it: the server answered,
+/// but not with what the bridge can pass on. (Other failures of a tool keep the type its
+/// server said, as a Python exception's name.)
+pub mod tool_failure {
+    /// A server answered a method with a result of another kind.
+    pub const UNEXPECTED_RESPONSE: &str = "UnexpectedResponse";
+    /// A tool asked for more input or started a background task.
+    pub const UNSUPPORTED_RESPONSE: &str = "UnsupportedResponse";
+    /// A tool's result does not match its `outputSchema`.
+    pub const OUTPUT_SCHEMA_MISMATCH: &str = "OutputSchemaMismatch";
+}
+
 /// What a refused request had wrong with it (`facts.refused` of a 403).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

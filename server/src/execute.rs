@@ -6,6 +6,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcp_bridge_protocol::errors::tool_failure;
+
 use axum::http::StatusCode;
 use rmcp::model::CallToolResult;
 use serde_json::Value;
@@ -144,7 +146,7 @@ fn check_output(
         server: name.to_owned(),
         tool: tool.to_owned(),
         code: crate::error::code::INTERNAL_ERROR,
-        error_type: "OutputSchemaMismatch".to_owned(),
+        error_type: tool_failure::OUTPUT_SCHEMA_MISMATCH.to_owned(),
         message: format!(
             "Tool `{tool}` on server `{name}` returned a result that does not match its outputSchema: {problem}. \
              The result was not used; the tool or its server has a bug. Tell the user if it matters."

@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use mcp_bridge_protocol::errors::tool_failure;
+
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
@@ -560,7 +562,7 @@ impl Server {
                     server: self.spec.name.clone(),
                     tool: tool.to_owned(),
                     code: code::INTERNAL_ERROR,
-                    error_type: "UnsupportedResponse".to_owned(),
+                    error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
                     message: format!(
                         "Tool `{tool}` asked for more input or started a background task; \
                          the bridge cannot answer either, so the call was not completed."

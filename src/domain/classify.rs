@@ -5,7 +5,9 @@
 //! `pydantic_core._pydantic_core.ValidationError`), our bridge's own error types,
 //! JSON-RPC codes, HTTP statuses, FastAPI 422 lists, and the tool's name.
 
-use mcp_bridge_protocol::errors::{ErrorType, Facts, Refused, ResultGone, TokenProblem};
+use mcp_bridge_protocol::errors::{
+    ErrorType, Facts, Refused, ResultGone, TokenProblem, tool_failure,
+};
 use mcp_bridge_protocol::rpc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -357,7 +359,7 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
             status, snippet, ..
         } => Draft::new(
             Category::Exception,
-            "UnexpectedResponse".into(),
+            tool_failure::UNEXPECTED_RESPONSE.into(),
             Said::Note(Note::BadShape {
                 status: *status,
                 snippet: snippet.clone(),
@@ -884,7 +886,9 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
             }
         }
         Category::Exception => {
-            if matches!(d.status, Some(404 | 405)) || d.error_type == "UnexpectedResponse" {
+            if matches!(d.status, Some(404 | 405))
+                || d.error_type == tool_failure::UNEXPECTED_RESPONSE
+            {
                 v.push(A::UpdateBridge);
             }
             v.push(A::TryOtherTool);

@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use mcp_bridge_protocol::errors::tool_failure;
+
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -173,7 +175,7 @@ pub(super) fn unexpected(server: &Server, method: &str) -> BridgeError {
         server: server.name().to_owned(),
         tool: method.to_owned(),
         code: crate::error::code::INTERNAL_ERROR,
-        error_type: "UnexpectedResponse".to_owned(),
+        error_type: tool_failure::UNEXPECTED_RESPONSE.to_owned(),
         message: format!(
             "MCP server `{}` answered `{method}` with something else than its result.",
             server.name()
