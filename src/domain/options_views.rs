@@ -242,20 +242,22 @@ pub struct ServiceView {
 /// A server's status as the page shows it; a status this build does not know, as it came.
 pub fn status_text(status: Option<&str>, lang: Lang) -> String {
     let says = lang.says();
-    match status.map(|word| (ServerStatus::from_word(word), word)) {
-        Some((Some(known), _)) => match known {
-            ServerStatus::Running => says.status_running,
-            ServerStatus::Starting => says.status_starting,
-            ServerStatus::Crashed => says.status_crashed,
-            ServerStatus::Unavailable => says.status_unavailable,
-            ServerStatus::Stopped => says.status_stopped,
+    let Some(word) = status else {
+        return says.status_unknown.to_string();
+    };
+    match ServerStatus::from_word(word) {
+        Some(ServerStatus::Running) => says.status_running,
+        Some(ServerStatus::Starting) => says.status_starting,
+        Some(ServerStatus::Crashed) => says.status_crashed,
+        Some(ServerStatus::Unavailable) => says.status_unavailable,
+        Some(ServerStatus::Stopped) => says.status_stopped,
+        None => match word {
+            // An older bridge's word.
+            "failed" => says.status_unavailable,
+            not_running::DISABLED => says.status_disabled,
+            not_running::NOT_LOADED => says.status_not_loaded,
+            other => return other.to_string(),
         },
-        // An older bridge's word.
-        Some((None, "failed")) => says.status_unavailable,
-        Some((None, not_running::DISABLED)) => says.status_disabled,
-        Some((None, not_running::NOT_LOADED)) => says.status_not_loaded,
-        None => says.status_unknown,
-        Some((None, other)) => return other.to_string(),
     }
     .to_string()
 }

@@ -162,12 +162,6 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         json_or_outcome(r)
     }
 
-    /// `GET /health` as an outcome (`Unreachable` when the bridge is not running).
-    pub async fn health_outcome(&self) -> Outcome {
-        self.outcome(Method::Get, "/health", None, QUICK_TIMEOUT_MS)
-            .await
-    }
-
     /// `GET /health`'s JSON, or what went wrong.
     pub async fn health(&self) -> Result<Value, Outcome> {
         self.json("/health").await
