@@ -58,6 +58,14 @@ pub enum Phase {
     Error,
 }
 
+impl Phase {
+    /// Whether no call of the tab needs the float: nothing detected, held, asked about or
+    /// running. Only then may the float show something else, such as the connection's status.
+    pub fn at_rest(&self) -> bool {
+        matches!(self, Phase::Idle | Phase::Done | Phase::Error)
+    }
+}
+
 /// What kept a held call from the bridge, as it is stored. (Not the `Outcome` itself: its
 /// internally tagged form would bring serde's buffering deserializer into the wasm.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

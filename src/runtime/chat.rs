@@ -309,24 +309,31 @@ impl<H: Host> ChatLoop<H> {
     /// still wrong shows in the float, with the two ways to connect.
     async fn check_bridge(&self, tab: i32, settings: Settings, site_name: &str) {
         let (status, after, note) = super::pairing::status_paired(&self.host, &self.store).await;
-        if matches!(status, Status::Connected { .. }) {
-            // Tools that changed while the page was closed are said at once.
-            if let Some(notice) = self.tools_changed(tab, &after).await
-                && matches!(self.store.tab(tab).await.phase, Phase::Idle)
-            {
-                let mut f = float::ready(self.ui(), site_name);
-                f.tools_changed = Some(notice);
-                self.show(tab, f).await;
-            }
-            return;
-        }
         let _ = settings;
-        let address = Address {
-            url: after.base_url(),
-        }
-        .host();
-        if let Some(problem) = float::Setup::of_status(&status, address, &note) {
-            self.show(tab, float::status(self.ui(), &problem)).await;
+        let float = if matches!(status, Status::Connected { .. }) {
+            // Tools that changed while the page was closed are said at once.
+            let Some(notice) = self.tools_changed(tab, &after).await else {
+                return;
+            };
+            let mut f = float::ready(self.ui(), site_name);
+            f.tools_changed = Some(notice);
+            f
+        } else {
+            let address = Address {
+                url: after.base_url(),
+            }
+            .host();
+            let Some(problem) = float::Setup::of_status(&status, address, &note) else {
+                return;
+            };
+            float::status(self.ui(), &problem)
+        };
+        // The check runs beside the chat loop and may answer late: a call held, asked about
+        // or running meanwhile owns the float (a held call says the same problem, with what
+        // to do about the call). Decided in the tab's turn, so a call cannot slip in between.
+        let _turn = self.queues.enter(tab).await;
+        if self.store.tab(tab).await.phase.at_rest() {
+            self.show(tab, float).await;
         }
     }
 

@@ -290,3 +290,74 @@ fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
     assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
     assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
 }
+
+/// The connection check a page starts when it opens runs beside the chat loop: a bridge that
+/// is away may answer it late, after the AI's call was already held.
+fn slow_to_refuse_the_page_check(first: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        if req.url.contains("/health") && first.replace(false) {
+            Answer::Hold
+        } else {
+            down(req)
+        }
+    }
+}
+
+#[test]
+fn the_page_check_answered_late_leaves_the_held_call_in_the_float() {
+    for token in ["", "t0ken-of-the-extension"] {
+        let mut w = World::new();
+        w.settings(json!({ "token": token }));
+        let first = Rc::new(Cell::new(true));
+        w.bridge(slow_to_refuse_the_page_check(Rc::clone(&first)));
+        w.open_chat(1);
+        assert_eq!(w.held().len(), 1, "the page's check waits for the bridge");
+        w.answer(1, 1, &call("get_current_time", json!({})));
+        assert_eq!(w.last_float(1)["status"], "held");
+        let refused = Transport::Unreachable("connection refused".into());
+        w.release(0, Answer::Now(Err(refused)));
+        // The call is still held, and the float still offers what to do with it.
+        assert_eq!(
+            w.last_float(1)["status"],
+            "held",
+            "with token {token:?}: {}",
+            w.last_float(1)
+        );
+        assert!(w.tab_state(1)["phase"]["held"].is_object());
+    }
+}
+
+#[test]
+fn with_no_token_a_call_held_while_the_bridge_was_away_runs_once_when_a_no_auth_bridge_is_back() {
+    let mut w = World::new();
+    let up = Rc::new(Cell::new(false));
+    let flag = Rc::clone(&up);
+    w.bridge(move |req| {
+        if flag.get() {
+            healthy_bridge(req)
+        } else {
+            down(req)
+        }
+    });
+    // A `--no-auth` bridge, and an extension that holds no token.
+    w.proves(Prover::NoAuth);
+    w.open_chat(1);
+    let c = call("get_current_time", json!({}));
+    w.answer(1, 1, &c);
+    assert_eq!(w.last_float(1)["status"], "held");
+    // Away for 6 s, then back: within the next 2 s the call has run, once.
+    for _ in 0..3 {
+        w.advance(2000.0);
+    }
+    assert!(w.executes().is_empty());
+    up.set(true);
+    w.advance(2000.0);
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.typed(1).len(), 1, "exactly one result reaches the chat");
+    assert!(w.typed(1)[0].contains("Tool execution result"));
+    // The page reports the answer again, as pages do: nothing runs twice.
+    w.answer(1, 1, &c);
+    w.advance(10_000.0);
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.typed(1).len(), 1);
+}

@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton, floatWait, floatFind } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 import { startBridge } from './support/bridge.mjs';
 
@@ -163,23 +163,63 @@ for (const browser of BROWSERS) {
       const report = await round(w, 1, call('slow', { seconds: 60 }), 120000);
       assert.match(report, /# Tool execution result/);
     });
-
-    test('with the bridge down, the call waits for it and runs once when it is back', async () => {
-      await fresh(w);
-      const { token, port } = w.bridge;
-      await w.bridge.stop();
-      await userSays(w, 'Round 1.', [`Calling.\n${call('echo', { text: 'anyone?' })}`, 'Noted.']);
-      // Held: nothing reaches the AI while the bridge is away.
-      await sleep(4000);
-      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1);
-      w.bridge = await startBridge({ token, port });
-      const msgs = await userMessages(w, 2, 20000);
-      assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
-      assert.match(msgs[1], /anyone\?/);
-      // Exactly one result, and no failure report before it.
-      await sleep(3000);
-      const all = await w.session.exec('return window.fixtureAI.messages()');
-      assert.equal(all.length, 2, JSON.stringify(all));
-    });
   });
+}
+
+/** How long the bridge stays away once the call is held. */
+const AWAY_MS = 6000;
+
+/** How many calls the bridge's log shows reaching `/execute`. */
+const executes = (bridge) => bridge.log().split('\n').filter((l) => l.startsWith('{') && l.includes('"/execute"')).length;
+
+// A call made while the bridge is away is held in the float, and runs exactly once when the
+// bridge answers again: with a token, and with a `--no-auth` bridge and no token at all.
+for (const browser of BROWSERS) {
+  for (const auth of ['token', 'no-auth']) {
+    describe(`a held call in ${browser}, ${auth}`, () => {
+      const noAuth = auth === 'no-auth';
+      const args = ['--log-format', 'json', ...(noAuth ? ['--no-auth'] : [])];
+      let w;
+      before(async () => {
+        w = await startWorld(browser, { bridgeArgs: args, settings: noAuth ? { token: '' } : {} });
+      });
+      after(async () => { await w?.close(); });
+
+      // The bridge goes away after the page opened, or was away when it opened (the page's
+      // own connection check then answers beside the call).
+      for (const when of ['after the page opened', 'before the page opened']) {
+        test(`away ${when}: runs once within seconds of the bridge answering, typed and sent once`, async () => {
+          await fresh(w);
+          const { token, port } = w.bridge;
+          await w.bridge.stop();
+          if (when === 'before the page opened') await openChat(w, HOST);
+          // Each variant's own call: one already run in this conversation never runs again.
+          const text = `anyone ${when}?`;
+          await userSays(w, 'Round 1.', [`Calling.\n${call('echo', { text })}`, 'Noted.']);
+          // Held: the float says so (and keeps saying so), and nothing reached the AI.
+          await floatWait(w, '.box[data-status="held"]', 'held call');
+          // Away for a while, as when the user goes to a terminal to start it: the float
+          // keeps checking (its pause grows to 2 s) and keeps holding the call.
+          await sleep(AWAY_MS);
+          assert.equal((await floatFind(w, '.box[data-status="held"]')).length, 1, 'the float still holds the call');
+          assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1);
+          w.bridge = await startBridge({ token, port, args });
+          const back = Date.now();
+          const msgs = await userMessages(w, 2, 20000);
+          const ranAfterMs = Date.now() - back;
+          assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+          assert.ok(msgs[1].includes(text), msgs[1]);
+          // The watch checks the bridge at most 2 s apart: a few seconds at most.
+          assert.ok(ranAfterMs < 8000, `ran ${ranAfterMs} ms after the bridge was back`);
+          // A later round proves the held call did not run or report again meanwhile.
+          const report = await round(w, 2, call('echo', { text: `later ${when}` }));
+          assert.ok(report.includes(`later ${when}`), report);
+          const all = await w.session.exec('return window.fixtureAI.messages()');
+          assert.equal(all.length, 4, JSON.stringify(all));
+          assert.equal(all.filter((m) => m.includes(text)).length, 1, JSON.stringify(all));
+          assert.equal(executes(w.bridge), 2, 'the held call and the later one, once each');
+        });
+      }
+    });
+  }
 }

@@ -30,10 +30,12 @@ export function freePort() {
  */
 export async function startBridge({ config, args = [], token: given, port: givenPort, env = {} } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcpb-bridge-'));
-  const token = given ?? `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  // A `--no-auth` bridge takes no token (the two flags conflict): `token` is then ''.
+  const noAuth = args.includes('--no-auth');
+  const token = noAuth ? '' : given ?? `e2e-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   const port = givenPort ?? await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const cliArgs = ['--port', String(port), '--token', token, ...args];
+  const cliArgs = ['--port', String(port), ...(noAuth ? [] : ['--token', token]), ...args];
   if (config) {
     const file = path.join(dir, 'mcp-config.json');
     fs.writeFileSync(file, JSON.stringify(config));

@@ -1,0 +1,65 @@
+// Answers that stream as real ones do: seconds of text, a few characters at a time, before
+// and after the call. Every fixture page, both browsers: the call runs once and its result
+// is typed and sent once.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { BROWSERS } from './support/browsers.mjs';
+import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
+
+const SITES = [
+  ['deepseek', 'chat.deepseek.com'],
+  ['chatgpt', 'chatgpt.com'],
+  ['gemini', 'gemini.google.com'],
+  ['perplexity', 'www.perplexity.ai'],
+  ['kimi', 'www.kimi.com'],
+];
+
+/** Prose of about `n` characters, in sentences, different for each `seed`. */
+function prose(n, seed) {
+  const words = ['the', 'tool', 'will', 'tell', 'us', 'what', 'time', 'it', 'is', 'in', 'Tokyo', 'and', 'then', 'I', 'can', 'answer', 'your', 'question'];
+  let out = '';
+  for (let i = 0; out.length < n; i++) out += words[(i * 7 + seed) % words.length] + ((i + seed) % 9 === 8 ? '. ' : ' ');
+  return out.trim() + '.';
+}
+
+// The speeds real answers stream at: a few characters every 50–100 ms, for seconds.
+const SPEEDS = [
+  { size: 2, intervalMs: 60 },
+  { size: 4, intervalMs: 90 },
+];
+
+for (const browser of BROWSERS) {
+  describe(`answers streamed for seconds in ${browser}`, () => {
+    let w;
+    before(async () => { w = await startWorld(browser); });
+    after(async () => { await w?.close(); });
+
+    for (const [name, host] of SITES) {
+      SPEEDS.forEach((speed, i) => {
+        const lead = 120 + 80 * i;
+        test(`${name}: ${lead} characters before the call and after it, ${speed.size} every ${speed.intervalMs} ms`, async () => {
+          await openChat(w, host);
+          await w.session.exec('window.fixtureAI.reset()');
+          await openChat(w, host);
+          await w.session.exec('window.fixtureAI.setChunk(arguments[0])', speed);
+          const marker = `streamed ${name} ${i}`;
+          const answer = await w.session.exec(
+            'return window.fixtureAI.toolCall(arguments[0], "literal", arguments[1])',
+            { tool_name: 'echo', arguments: { text: marker } }, prose(lead, i));
+          await userSays(w, 'Please echo something.', [`${answer}\n\n${prose(lead, i + 3)}`, 'Done, thanks.']);
+          const msgs = await userMessages(w, 2, 60000);
+          assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+          assert.ok(msgs[1].includes(marker), msgs[1]);
+          // The AI's next answer (streamed as slowly) is the later event that proves the
+          // call was not run or reported again meanwhile.
+          await w.session.waitForScript(
+            'const a = window.fixtureAI.answers(); return a.length >= 2 && !window.fixtureAI.isGenerating() && a[1].includes("Done, thanks.")',
+            { timeoutMs: 30000, what: 'the AI to answer the result' });
+          const all = await w.session.exec('return window.fixtureAI.messages()');
+          assert.equal(all.length, 2, JSON.stringify(all));
+          await w.session.exec('window.fixtureAI.setChunk({ size: 40, intervalMs: 20 })');
+        });
+      });
+    }
+  });
+}
