@@ -8,6 +8,9 @@
 //! authorization page, echo a secret in its error text) or to name itself in its answers
 //! (RFC 9207 `iss`). Plain HTTP on loopback, which the bridge allows.
 
+// Each test file that includes it uses part of it.
+#![allow(dead_code)]
+
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
