@@ -450,6 +450,7 @@ function showServers(list) {
     actions.append(toggle, restart, edit, remove);
     li.append(actions);
     if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
+    if (s.readsEnv) say(li.appendChild(el('p', null, { class: 'reads-env' })), s.readsEnv);
     if (s.signIn) li.append(signInCell(s));
     if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);
     if (s.lastError || s.stderr) {
@@ -481,8 +482,24 @@ function signInCell(s) {
     const button = el('button', t('signIn'), { type: 'button', 'data-action': 'sign-in' });
     button.addEventListener('click', async () => {
       const answer = await ask({ type: PAGE.SIGN_IN_SERVER, name: s.name });
-      const data = report($('server-list'), $('servers-result'), answer, t('signInOpened', [s.name]));
-      if (data?.authorizationUrl) chrome.tabs.create({ url: data.authorizationUrl });
+      const data = report($('server-list'), $('servers-result'), answer, '');
+      if (!data?.authorizationUrl) return;
+      const open = () => {
+        chrome.tabs.create({ url: data.authorizationUrl });
+        say($('servers-result'), t('signInOpened', [s.name]));
+      };
+      if (!data.notice) return open();
+      // The page is on another origin than the server's authorization server: the user is
+      // told where it is and opens it only when they say so.
+      const sure = el('span', null, { class: 'confirm' });
+      say(sure, ` ${data.notice} `);
+      const yes = el('button', t('signIn'), { type: 'button', 'data-action': 'confirm-sign-in' });
+      const no = el('button', t('cancel'), { type: 'button' });
+      yes.addEventListener('click', () => { sure.remove(); open(); });
+      no.addEventListener('click', () => sure.remove());
+      sure.append(yes, no);
+      cell.querySelector('.confirm')?.remove();
+      button.after(sure);
     });
     cell.append(' ', button);
   }
@@ -581,6 +598,7 @@ $('import-servers').addEventListener('click', async () => {
     const label = el('label');
     label.append(box, ' ', named(c.name), el('span', `${t('openParen')}${c.client}${t('closeParen')} `), el('code', JSON.stringify(c.definition)));
     li.append(label);
+    if (c.reads_env_text) say(li.appendChild(el('small', null, { class: 'reads-env' })), ` — ${c.reads_env_text}`);
     if (c.clash || c.error) say(li.appendChild(el('small', null, { class: 'confirm' })), ` — ${c.clash ?? c.error}`);
     return li;
   }));

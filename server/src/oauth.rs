@@ -5,6 +5,13 @@
 //! the authorization server offers it. rmcp's `auth` module does the OAuth work; this module
 //! keeps the bridge's side of it: the sign-ins waiting for their callback (single use, 10
 //! minutes), each server's sign-in state, and the token file (`oauth/tokens.rs`).
+//!
+//! Against mix-up (one authorization server's metadata naming another's authorization page,
+//! so that the code comes back to the bridge and is sent to the wrong token endpoint): the
+//! callback's `iss` (RFC 9207) is compared with the issuer the sign-in began with, and must be
+//! there when that issuer announces it; an authorization page on another origin than the
+//! issuer is named to the user before they go there; tokens are revoked only at the
+//! authorization server that issued them.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,7 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::transport::auth::{
-    AuthorizationManager, AuthorizationMetadataSource, AuthorizationRequest, AuthorizationSession,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
+    AuthorizationRequest, AuthorizationSession,
 };
 use serde::{Deserialize, Serialize};
 
@@ -31,7 +39,7 @@ pub struct SignInSettings {
 
 pub(crate) mod tokens;
 
-use tokens::{ServerTokens, TokenFile};
+use tokens::{IssuedBy, ServerTokens, TokenFile};
 
 /// The bridge's route the authorization server sends the browser back to.
 pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
@@ -79,8 +87,26 @@ enum Noted {
 /// A sign-in waiting for its callback.
 struct Pending {
     server: String,
+    url: String,
     session: AuthorizationSession,
     created: Instant,
+    /// The authorization server it began with.
+    issued_by: IssuedBy,
+    /// Values masked in whatever it reports (the client secret, the bridge's token).
+    known: Vec<String>,
+}
+
+/// A sign-in begun: the page the user opens, and where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Begun {
+    pub(crate) authorization_url: String,
+    /// The authorization page's origin (`https://host:port`).
+    pub(crate) page_origin: String,
+    /// The authorization server's issuer the sign-in began with, when its metadata named one.
+    pub(crate) issuer: Option<String>,
+    /// The authorization page is on another origin than the issuer: the user is told so
+    /// before going there, since a callback without `iss` cannot show whose code it carries.
+    pub(crate) page_elsewhere: bool,
 }
 
 /// Why a callback did nothing.
@@ -153,8 +179,18 @@ impl SignIns {
         self.tokens.refresh_refused(name)
     }
 
-    fn note_failed(&self, name: &str, reason: String) {
-        lock(&self.noted).insert(name.to_owned(), Noted::Failed { reason });
+    /// Note that server `name`'s sign-in failed; `reason` is masked first (`known` values and
+    /// credential shapes: an authorization server's error text may echo anything). Answers
+    /// the masked reason.
+    fn note_failed(&self, name: &str, reason: &str, known: &[String]) -> String {
+        let reason = crate::redact::redact(reason, known);
+        lock(&self.noted).insert(
+            name.to_owned(),
+            Noted::Failed {
+                reason: reason.clone(),
+            },
+        );
+        reason
     }
 
     /// Server `name`'s sign-in state.
@@ -180,8 +216,9 @@ impl SignIns {
     }
 
     /// Start signing in to server `name` at `url`: discover its authorization server, register
-    /// (unless `settings` names a client), and answer the URL the user opens. The browser comes
-    /// back to `redirect_uri`.
+    /// (unless `settings` names a client), and answer the page the user opens. The browser
+    /// comes back to `redirect_uri`. `withheld` (the bridge's token) is never sent as the
+    /// client's secret and is masked in what is reported.
     pub(crate) async fn begin(
         &self,
         name: &str,
@@ -189,29 +226,31 @@ impl SignIns {
         ca_file: Option<&std::path::Path>,
         settings: &SignInSettings,
         redirect_uri: &str,
-    ) -> Result<String, String> {
+        withheld: &[String],
+    ) -> Result<Begun, String> {
+        let mut known = withheld.to_vec();
         let result = self
-            .authorize(name, url, ca_file, settings, redirect_uri)
+            .authorize(name, url, ca_file, settings, redirect_uri, &mut known)
             .await;
         match result {
-            Ok((state, session)) => {
-                let authorization_url = session.auth_url.clone();
+            Ok((state, session, issued_by)) => {
+                let begun = begun(&session.auth_url, issued_by.issuer.clone());
                 let mut pending = lock(&self.pending);
                 pending.retain(|_, p| p.created.elapsed() < STATE_LIFETIME);
                 pending.insert(
                     state,
                     Pending {
                         server: name.to_owned(),
+                        url: url.to_owned(),
                         session,
                         created: Instant::now(),
+                        issued_by,
+                        known,
                     },
                 );
-                Ok(authorization_url)
+                Ok(begun)
             }
-            Err(reason) => {
-                self.note_failed(name, reason.clone());
-                Err(reason)
-            }
+            Err(reason) => Err(self.note_failed(name, &reason, &known)),
         }
     }
 
@@ -222,7 +261,8 @@ impl SignIns {
         ca_file: Option<&std::path::Path>,
         settings: &SignInSettings,
         redirect_uri: &str,
-    ) -> Result<(String, AuthorizationSession), String> {
+        known: &mut Vec<String>,
+    ) -> Result<(String, AuthorizationSession, IssuedBy), String> {
         http_client::check_url(url, "`url`")?;
         let mut manager = manager(name, url, ca_file, self).await?;
         let challenge = match lock(&self.noted).get(name) {
@@ -255,16 +295,18 @@ impl SignIns {
         if let Some(registration) = &metadata.registration_endpoint {
             http_client::check_url(registration, "its registration endpoint")?;
         }
+        let revocation_endpoint = revocation_endpoint(&metadata);
+        let issued_by = IssuedBy {
+            issuer: metadata.issuer.clone(),
+            revocation_endpoint,
+        };
         manager.set_metadata(metadata);
         let mut request = AuthorizationRequest::new(redirect_uri).with_client_name(CLIENT_NAME);
         if let Some(client_id) = &settings.client_id {
             request = request.with_preregistered_client(client_id);
             if let Some(variable) = &settings.client_secret_env {
-                let secret = std::env::var(variable).map_err(|_| {
-                    format!(
-                        "`client_secret_env` names the environment variable `{variable}`, which is not set for the bridge"
-                    )
-                })?;
+                let secret = client_secret(variable, known)?;
+                known.push(secret.clone());
                 request = request.with_client_secret(secret);
             }
         }
@@ -282,71 +324,114 @@ impl SignIns {
                     .map(|(_, value)| value.into_owned())
             })
             .ok_or_else(|| "the authorization URL holds no `state`".to_owned())?;
-        Ok((state, session))
+        Ok((state, session, issued_by))
     }
 
-    /// The browser came back with `state` and `code` (or `error`): exchange the code for
-    /// tokens, which are stored. Each `state` is used once. Answers the server's name.
+    /// The browser came back with `state` and `code` (or `error`), and `iss` when the
+    /// authorization server names itself (RFC 9207): exchange the code for tokens, which are
+    /// stored. Each `state` is used once. Answers the server's name.
     pub(crate) async fn finish(
         &self,
         state: &str,
         code: Option<&str>,
         error: Option<&str>,
+        iss: Option<&str>,
     ) -> Result<String, CallbackError> {
         let pending = lock(&self.pending)
             .remove(state)
             .ok_or(CallbackError::UnknownState)?;
         let server = pending.server.clone();
+        let known = &pending.known;
         if pending.created.elapsed() >= STATE_LIFETIME {
-            self.note_failed(
-                &server,
-                "the sign-in took longer than 10 minutes".to_owned(),
-            );
+            self.note_failed(&server, "the sign-in took longer than 10 minutes", known);
             return Err(CallbackError::Expired { server });
         }
         if let Some(error) = error {
-            let reason = format!("the authorization server answered `{error}`");
-            self.note_failed(&server, reason.clone());
+            let reason = self.note_failed(
+                &server,
+                &format!("the authorization server answered `{error}`"),
+                known,
+            );
             return Err(CallbackError::Refused { server, reason });
         }
         let Some(code) = code else {
-            let reason = "the authorization server sent no code".to_owned();
-            self.note_failed(&server, reason.clone());
+            let reason = self.note_failed(&server, "the authorization server sent no code", known);
             return Err(CallbackError::Refused { server, reason });
         };
-        match pending.session.handle_callback(code, state).await {
+        // rmcp compares `iss` with the issuer the sign-in began with before the code goes
+        // anywhere, and wants it when that issuer announces
+        // `authorization_response_iss_parameter_supported`.
+        match pending
+            .session
+            .handle_callback_with_issuer(code, state, iss)
+            .await
+        {
             Ok(_) => {
                 lock(&self.noted).remove(&server);
                 self.tokens.clear_refused(&server);
+                if let Err(reason) = self
+                    .tokens
+                    .record_issuer(&server, &pending.url, pending.issued_by.clone())
+                    .await
+                {
+                    tracing::warn!(server = %server, %reason, "where the tokens came from could not be stored");
+                }
                 Ok(server)
             }
-            Err(err) => {
-                let reason = format!(
-                    "the code could not be exchanged for tokens: {}",
-                    words(&err)
+            Err(AuthError::AuthorizationServerMismatch {
+                expected_issuer,
+                received_issuer,
+            }) => {
+                let reason = self.note_failed(
+                    &server,
+                    &format!(
+                        "the answer came from the authorization server `{received_issuer}` (its `iss`), not from `{expected_issuer}` where the sign-in began; the code was sent nowhere"
+                    ),
+                    known,
                 );
-                self.note_failed(&server, reason.clone());
+                Err(CallbackError::Refused { server, reason })
+            }
+            Err(AuthError::AuthorizationServerMissingIssuer { expected_issuer }) => {
+                let reason = self.note_failed(
+                    &server,
+                    &format!(
+                        "the authorization server `{expected_issuer}` says it names itself in its answers (`iss`), and this answer did not; the code was sent nowhere"
+                    ),
+                    known,
+                );
+                Err(CallbackError::Refused { server, reason })
+            }
+            Err(err) => {
+                let reason = self.note_failed(
+                    &server,
+                    &format!(
+                        "the code could not be exchanged for tokens: {}",
+                        words(&err)
+                    ),
+                    known,
+                );
                 Err(CallbackError::Exchange { server, reason })
             }
         }
     }
 
-    /// Sign out of server `name` at `url`: revoke its tokens where its authorization server
-    /// offers revocation, then forget them and what was noted. Whether there were tokens, and
-    /// whether they were revoked. A revocation that fails is logged; the tokens are forgotten
-    /// all the same.
+    /// Sign out of server `name` at `url`: revoke its tokens where the authorization server
+    /// that issued them offers revocation, then forget them and what was noted. Whether there
+    /// were tokens, and whether they were revoked. A revocation that fails is logged; the
+    /// tokens are forgotten all the same. `withheld` as for [`SignIns::begin`].
     pub(crate) async fn forget(
         &self,
         name: &str,
         url: &str,
         ca_file: Option<&std::path::Path>,
         settings: &SignInSettings,
+        withheld: &[String],
     ) -> Result<(bool, bool), String> {
         let stored = self.tokens.load(name, url).await.ok().flatten();
         let revoked = match stored {
             Some(credentials) if credentials.token_response.is_some() => {
                 match self
-                    .revoke(name, url, ca_file, settings, &credentials)
+                    .revoke(name, url, ca_file, settings, &credentials, withheld)
                     .await
                 {
                     Ok(revoked) => revoked,
@@ -365,8 +450,8 @@ impl SignIns {
         Ok((forgotten, revoked))
     }
 
-    /// RFC 7009: send the refresh token, then the access token, to the authorization server's
-    /// `revocation_endpoint`. `Ok(false)` when it has none.
+    /// RFC 7009: send the refresh token, then the access token, to the `revocation_endpoint`
+    /// of the authorization server that issued them. `Ok(false)` when it has none.
     async fn revoke(
         &self,
         name: &str,
@@ -374,30 +459,41 @@ impl SignIns {
         ca_file: Option<&std::path::Path>,
         settings: &SignInSettings,
         credentials: &rmcp::transport::auth::StoredCredentials,
+        withheld: &[String],
     ) -> Result<bool, String> {
-        let manager = manager(name, url, ca_file, self).await?;
-        let metadata = manager
-            .resolve_metadata_from_challenge(None)
-            .await
-            .map_err(|err| {
-                format!(
-                    "its authorization server could not be found: {}",
-                    words(&err)
-                )
-            })?
-            .metadata;
-        let Some(endpoint) = metadata
-            .additional_fields
-            .get("revocation_endpoint")
-            .and_then(serde_json::Value::as_str)
-        else {
+        let endpoint = match self.tokens.issued_by(name, url).await? {
+            Some(issued_by) => issued_by.revocation_endpoint,
+            None => {
+                // A token file written before the issuer's revocation endpoint was kept: the
+                // authorization server the metadata names now gets the tokens only when it is
+                // the issuer they were stored with.
+                let manager = manager(name, url, ca_file, self).await?;
+                let metadata = manager
+                    .resolve_metadata_from_challenge(None)
+                    .await
+                    .map_err(|err| {
+                        format!(
+                            "its authorization server could not be found: {}",
+                            words(&err)
+                        )
+                    })?
+                    .metadata;
+                if credentials.issuer.is_none() || credentials.issuer != metadata.issuer {
+                    return Err(format!(
+                        "the tokens came from `{}`, and the server's metadata now names `{}`; they are not sent there",
+                        credentials.issuer.as_deref().unwrap_or("an unnamed issuer"),
+                        metadata.issuer.as_deref().unwrap_or("an unnamed issuer"),
+                    ));
+                }
+                revocation_endpoint(&metadata)
+            }
+        };
+        let Some(endpoint) = endpoint.as_deref() else {
             return Ok(false);
         };
         http_client::check_url(endpoint, "its revocation endpoint")?;
         let secret = match &settings.client_secret_env {
-            Some(variable) => Some(std::env::var(variable).map_err(|_| {
-                format!("the environment variable `{variable}` is not set for the bridge")
-            })?),
+            Some(variable) => Some(client_secret(variable, withheld)?),
             None => None,
         };
         let tokens = serde_json::to_value(credentials.token_response.as_ref())
@@ -453,6 +549,61 @@ pub(crate) async fn manager(
         .map_err(|err| format!("the sign-in cannot be set up: {}", words(&err)))?;
     manager.set_credential_store(sign_ins.tokens_for(name, url));
     Ok(manager)
+}
+
+/// The authorization server's `revocation_endpoint`, when it names one the bridge may reach.
+fn revocation_endpoint(metadata: &AuthorizationMetadata) -> Option<String> {
+    let endpoint = metadata
+        .additional_fields
+        .get("revocation_endpoint")
+        .and_then(serde_json::Value::as_str)?;
+    http_client::check_url(endpoint, "its revocation endpoint")
+        .inspect_err(|reason| tracing::warn!(%reason, "the revocation endpoint is not used"))
+        .ok()?;
+    Some(endpoint.to_owned())
+}
+
+/// The client's secret, from the environment variable `variable`: never one of the bridge's
+/// own variables (`MCP_BRIDGE_*`, which the config refuses too), nor a value holding
+/// `withheld` (the bridge's token).
+fn client_secret(variable: &str, withheld: &[String]) -> Result<String, String> {
+    if crate::config::is_bridge_variable(variable) {
+        return Err(format!(
+            "`client_secret_env` names `{variable}`, one of the bridge's own variables, which are never sent to a server"
+        ));
+    }
+    let secret = std::env::var(variable).map_err(|_| {
+        format!(
+            "`client_secret_env` names the environment variable `{variable}`, which is not set for the bridge"
+        )
+    })?;
+    if withheld
+        .iter()
+        .any(|value| !value.is_empty() && secret.contains(value.as_str()))
+    {
+        return Err(format!(
+            "`client_secret_env` names `{variable}`, which holds the bridge's token; it is never sent to a server"
+        ));
+    }
+    Ok(secret)
+}
+
+/// What the user is told of a sign-in's authorization page: its origin, and whether it is
+/// another than the issuer's.
+fn begun(authorization_url: &str, issuer: Option<String>) -> Begun {
+    let origin = |text: &str| {
+        url::Url::parse(text)
+            .ok()
+            .map(|url| url.origin().ascii_serialization())
+    };
+    let page_origin = origin(authorization_url).unwrap_or_default();
+    let page_elsewhere = issuer.as_deref().and_then(origin).as_ref() != Some(&page_origin);
+    Begun {
+        authorization_url: authorization_url.to_owned(),
+        page_origin,
+        issuer,
+        page_elsewhere,
+    }
 }
 
 /// An rmcp auth error in one line with its causes. rmcp's errors name endpoints and OAuth

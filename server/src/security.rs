@@ -57,6 +57,11 @@ impl Security {
         self.token.is_some()
     }
 
+    /// The values never sent to a server nor shown: the token, when there is one.
+    pub(crate) fn withheld(&self) -> Vec<String> {
+        self.token.iter().cloned().collect()
+    }
+
     /// The answer to a client's challenge (`crate::proof`): `None` for a `--no-auth` bridge,
     /// which has no token to prove.
     pub fn prove(&self, nonce: &str) -> Option<String> {

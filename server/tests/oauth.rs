@@ -667,3 +667,268 @@ async fn status_prints_each_remote_servers_sign_in() {
     );
     bridge.terminate(Duration::from_secs(10));
 }
+
+/// Two authorization servers: `honest`, and `attacker` whose metadata names the honest
+/// server's authorization page beside its own token endpoint (a mix-up). The bridge signs in
+/// to the attacker's MCP server.
+async fn mix_up(
+    honest_names_itself: bool,
+) -> (OAuthServer, OAuthServer, TestApp, tempfile::TempDir) {
+    let honest = OAuthServer::start().await;
+    {
+        let mut behaviour = honest.behaviour.lock().unwrap();
+        behaviour.announce_iss = honest_names_itself;
+        behaviour.send_iss = honest_names_itself;
+    }
+    let attacker = OAuthServer::start().await;
+    attacker.behaviour.lock().unwrap().authorization_endpoint =
+        Some(format!("{}/authorize", honest.base));
+    let (app, dir) = wiki_app(&attacker).await;
+    (honest, attacker, app, dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_code_from_another_issuer_is_sent_nowhere() {
+    let (honest, attacker, app, _dir) = mix_up(true).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let authorization_url = answer["authorization_url"].as_str().unwrap();
+    assert!(authorization_url.starts_with(&honest.base), "{answer}");
+    // The user signs in at the honest server, which names itself in its answer.
+    let back = consent(authorization_url).await;
+    assert!(back.contains("iss="), "{back}");
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(
+        page.contains("not from") && page.contains(&attacker.base),
+        "{page}"
+    );
+    // Neither token endpoint saw the code and the verifier.
+    assert_eq!(attacker.behaviour.lock().unwrap().token_requests, 0);
+    assert_eq!(honest.behaviour.lock().unwrap().token_requests, 0);
+    let state = sign_in_state(&app, "wiki").await;
+    assert_eq!(state["state"], "failed", "{state}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authorization_page_on_another_origin_than_the_issuer_is_named() {
+    // The honest server sends no `iss`: the callback cannot tell whose code it carries, so
+    // the sign-in's answer names the page's origin for the user before they go there.
+    let (honest, attacker, app, _dir) = mix_up(false).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["authorization_origin"], honest.base, "{answer}");
+    assert_eq!(answer["issuer"], attacker.base, "{answer}");
+    assert_eq!(answer["authorization_origin_differs"], true, "{answer}");
+    app.stop().await;
+
+    // A page on the issuer's own origin is not flagged.
+    let server = OAuthServer::start().await;
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["authorization_origin"], server.base, "{answer}");
+    assert_eq!(answer["issuer"], server.base, "{answer}");
+    assert_eq!(answer["authorization_origin_differs"], false, "{answer}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuer_that_names_itself_signs_in_and_an_answer_without_its_name_is_refused() {
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.announce_iss = true;
+        behaviour.send_iss = true;
+    }
+    let (app, _dir) = wiki_app(&server).await;
+    // The honest answer, `iss` and all, signs in.
+    signed_in(&app).await;
+    let exchanged = server.behaviour.lock().unwrap().token_requests;
+    assert_eq!(exchanged, 1);
+
+    // It announces `iss`; an answer without it is refused before the code goes anywhere.
+    server.behaviour.lock().unwrap().send_iss = false;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    assert!(!back.contains("iss="), "{back}");
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(page.contains("did not"), "{page}");
+    assert_eq!(server.behaviour.lock().unwrap().token_requests, exchanged);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_out_revokes_only_where_the_tokens_came_from() {
+    let first = OAuthServer::start().await;
+    let (app, _dir) = wiki_app(&first).await;
+    signed_in(&app).await;
+    let access = first
+        .behaviour
+        .lock()
+        .unwrap()
+        .tokens
+        .iter()
+        .next()
+        .unwrap()
+        .clone();
+    // The server's metadata now names another authorization server.
+    let second = OAuthServer::start().await;
+    first.behaviour.lock().unwrap().authorization_server = Some(second.base.clone());
+    let (status, body) = send(
+        &app,
+        Req::new(Method::POST, "/servers/wiki/sign-out").build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["revoked"], true, "{answer}");
+    assert!(
+        second.behaviour.lock().unwrap().revoked.is_empty(),
+        "{:?}",
+        second.behaviour.lock().unwrap().revoked
+    );
+    assert!(
+        first
+            .behaviour
+            .lock()
+            .unwrap()
+            .revoked
+            .contains(&(access, "access_token".to_owned()))
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_endpoints_error_text_is_masked_on_the_page_and_in_the_state() {
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.token_error = true;
+        behaviour.error_description = Some("password=hunter2 was wrong".to_owned());
+    }
+    let (app, _dir) = wiki_app(&server).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let back = consent(answer["authorization_url"].as_str().unwrap()).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(page.contains("invalid_grant"), "{page}");
+    assert!(!page.contains("hunter2"), "{page}");
+    let state = sign_in_state(&app, "wiki").await;
+    assert_eq!(state["state"], "failed", "{state}");
+    let reason = state["reason"].as_str().unwrap();
+    assert!(reason.contains("invalid_grant"), "{state}");
+    assert!(!reason.contains("hunter2"), "{state}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_secret_is_never_the_bridges_token() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().auth_methods = Some(vec!["client_secret_post".to_owned()]);
+    let entry = |variable: &str| json!({"url": server.mcp_url(), "client_id": "bridge-client", "client_secret_env": variable});
+    let mut bridge = common::BridgeProcess::launch(common::Launch {
+        config: Some(json!({"mcpServers": {
+            "copied": entry("COPY_OF_THE_TOKEN"),
+            "wiki": entry("WIKI_CLIENT_SECRET"),
+        }})),
+        args: &["--token", common::TOKEN],
+        env: &[
+            ("COPY_OF_THE_TOKEN", common::TOKEN),
+            ("WIKI_CLIENT_SECRET", "wiki-client-secret-value"),
+        ],
+        ..common::Launch::default()
+    });
+    bridge.wait_started(Duration::from_secs(30));
+    common::http_ready();
+
+    // The bridge's own variables are refused by name, wherever an entry comes from.
+    let (status, answer) = bridge
+        .request(
+            Method::PUT,
+            "/servers/own",
+            Some(&entry("MCP_BRIDGE_TOKEN")),
+        )
+        .await;
+    assert_eq!(status, 422, "{answer}");
+    assert!(answer.to_string().contains("MCP_BRIDGE_TOKEN"), "{answer}");
+    let import = bridge.dir.path().join("other-client.json");
+    std::fs::write(
+        &import,
+        json!({"mcpServers": {
+            "own": entry("mcp_bridge_token"),
+            "cloud": entry("AWS_SECRET_ACCESS_KEY"),
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let (status, preview) = bridge
+        .request(
+            Method::POST,
+            "/servers/import",
+            Some(&json!({"from": import})),
+        )
+        .await;
+    assert_eq!(status, 200, "{preview}");
+    let candidate = |name: &str| {
+        preview["found"]["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {preview}"))
+            .clone()
+    };
+    let own = candidate("own");
+    assert_eq!(own["addable"], false, "{own}");
+    assert!(
+        own["error"].as_str().unwrap().contains("bridge's own"),
+        "{own}"
+    );
+    // An entry that reads a variable says which.
+    let cloud = candidate("cloud");
+    assert_eq!(cloud["addable"], true, "{cloud}");
+    assert_eq!(
+        cloud["reads_env"],
+        json!(["AWS_SECRET_ACCESS_KEY"]),
+        "{cloud}"
+    );
+
+    // A variable that holds the token is refused when the sign-in begins.
+    let (status, answer) = bridge
+        .request(Method::POST, "/servers/copied/sign-in", None)
+        .await;
+    assert_eq!(status, 503, "{answer}");
+    assert!(
+        answer.to_string().contains("holds the bridge's token"),
+        "{answer}"
+    );
+    // Another variable's secret goes in the token request's body, as the server offers.
+    let (status, answer) = bridge
+        .request(Method::POST, "/servers/wiki/sign-in", None)
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let back = client
+        .get(answer["authorization_url"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let callback = back.headers()["location"].to_str().unwrap().to_owned();
+    let page = client.get(&callback).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let forms = server.behaviour.lock().unwrap().token_forms.clone();
+    assert_eq!(forms.len(), 1, "{forms:?}");
+    assert_eq!(
+        forms[0].get("client_secret").map(String::as_str),
+        Some("wiki-client-secret-value"),
+        "{forms:?}"
+    );
+    assert!(!format!("{forms:?}").contains(common::TOKEN));
+    bridge.terminate(Duration::from_secs(10));
+}

@@ -2,9 +2,15 @@
 //! server of the MCP TypeScript SDK (`@modelcontextprotocol/sdk` from npm, a pinned dev
 //! dependency) run with `--oauth`, its demo authorization server on a port of its own. The
 //! sign-in route, its authorization page followed as a browser does, the callback, then a
-//! tool call with the tokens. Skipped, saying so, only when `node` is not installed.
+//! tool call with the tokens. Skipped, saying so, only when `node` is not installed. And the
+//! same provider as the honest side of a mix-up: another authorization server's metadata
+//! naming its authorization page.
 
 mod common;
+#[path = "common/https.rs"]
+mod https;
+#[path = "common/oauth_server.rs"]
+mod oauth_server;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead as _, BufReader};
@@ -148,6 +154,8 @@ async fn sign_in_to_the_sdk_example_server_then_call_its_tool() {
         authorization_url.starts_with(&format!("http://localhost:{}/authorize?", sdk.auth_port)),
         "{authorization_url}"
     );
+    // Its page is on its issuer's origin: nothing to warn of.
+    assert_eq!(answer["authorization_origin_differs"], false, "{answer}");
 
     // The browser opens the authorization page; the demo provider consents at once and
     // redirects to the bridge's callback.
@@ -176,5 +184,46 @@ async fn sign_in_to_the_sdk_example_server_then_call_its_tool() {
     }
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     assert_eq!(reply.text(), "Hello, bridge!");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metadata_naming_the_sdk_providers_page_beside_another_token_endpoint_is_named() {
+    let Some(sdk) = start_sdk_server() else {
+        println!(
+            "skipped: `node` is not installed, so the MCP TypeScript SDK's example server cannot run"
+        );
+        return;
+    };
+    // The attacker's own MCP server and authorization server, whose metadata names the SDK
+    // provider's authorization page. The provider sends no `iss`, so the callback could not
+    // tell its code apart: the sign-in's answer names the page's origin for the user.
+    let attacker = oauth_server::OAuthServer::start().await;
+    let honest_page = format!("http://localhost:{}/authorize", sdk.auth_port);
+    attacker.behaviour.lock().unwrap().authorization_endpoint = Some(honest_page);
+    let mut spec = common::demo_spec();
+    spec.name = "wiki".to_owned();
+    spec.transport = Transport::StreamableHttp {
+        url: attacker.mcp_url(),
+        headers: BTreeMap::new(),
+        ca_file: None,
+        sign_in: Default::default(),
+    };
+    spec.startup_timeout = Duration::from_secs(20);
+    let app = TestApp::start(vec![spec]).await;
+    let (status, body) = send(
+        &app,
+        Req::new(Method::POST, "/servers/wiki/sign-in").build(),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["authorization_origin"],
+        format!("http://localhost:{}", sdk.auth_port),
+        "{answer}"
+    );
+    assert_eq!(answer["issuer"], attacker.base, "{answer}");
+    assert_eq!(answer["authorization_origin_differs"], true, "{answer}");
     app.stop().await;
 }

@@ -444,6 +444,12 @@ catalog! {
     sign_in_needed,
     /// `{reason}`: the bridge's words.
     sign_in_failed,
+    /// Said before the sign-in page opens when it is on another origin than the server's
+    /// authorization server: `{server}`, the page's `{origin}`, the authorization server's
+    /// `{issuer}`.
+    sign_in_elsewhere,
+    /// The variables of the bridge's environment a server entry reads: `{names}`.
+    reads_env,
     /// `{said}` is the bridge's own words, quoted.
     server_refused,
     server_unknown,

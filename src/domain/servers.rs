@@ -287,6 +287,8 @@ pub struct ServerRow {
     pub hint: Option<String>,
     /// A remote server's sign-in (none for a local one).
     pub sign_in: Option<SignInView>,
+    /// Which variables of the bridge's environment it reads, in words.
+    pub reads_env: Option<String>,
     /// The built-in demo server, running while the config file lists no server.
     pub builtin: bool,
 }
@@ -335,17 +337,56 @@ pub fn sign_in_view(sign_in: &Value, lang: Lang) -> Option<SignInView> {
 pub struct SignInStarted {
     pub server: String,
     pub authorization_url: String,
+    /// Said, and confirmed by the user, before the page opens: it is on another origin than
+    /// the server's authorization server, so only the user can tell whether it should ask.
+    pub notice: Option<String>,
 }
 
 /// The sign-in route's answer, typed.
-pub fn sign_in_started(body: &Value, name: &str) -> SignInStarted {
+pub fn sign_in_started(body: &Value, name: &str, lang: Lang) -> SignInStarted {
+    let notice = (body["authorization_origin_differs"] == true).then(|| {
+        let origin = code(body["authorization_origin"].as_str().unwrap_or_default());
+        let issuer = code(body["issuer"].as_str().unwrap_or("?"));
+        fill(
+            lang.says().sign_in_elsewhere,
+            &[
+                ("server", &code(name)),
+                ("origin", &origin),
+                ("issuer", &issuer),
+            ],
+        )
+    });
     SignInStarted {
         server: name.to_string(),
         authorization_url: body["authorization_url"]
             .as_str()
             .unwrap_or_default()
             .to_string(),
+        notice,
     }
+}
+
+/// Which variables of the bridge's environment an entry reads (`reads_env` in `GET /servers`
+/// and the import preview), in words; `None` when it reads none.
+pub fn reads_env(entry: &Value, lang: Lang) -> Option<String> {
+    let names: Vec<String> = entry["reads_env"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .map(code)
+        .collect();
+    (!names.is_empty()).then(|| fill(lang.says().reads_env, &[("names", &names.join(", "))]))
+}
+
+/// The import preview with, for each server found, which variables it reads in words
+/// (`reads_env_text`).
+pub fn import_view(mut body: Value, lang: Lang) -> Value {
+    if let Some(servers) = body["found"]["servers"].as_array_mut() {
+        for server in servers {
+            server["reads_env_text"] = serde_json::json!(reads_env(server, lang));
+        }
+    }
+    body
 }
 
 /// The Servers section's answer.
@@ -384,6 +425,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
                 stderr: server["stderr"].as_str().unwrap_or_default().to_string(),
                 hint: missing_program(server, lang),
                 sign_in: sign_in_view(&server["sign_in"], lang),
+                reads_env: reads_env(server, lang),
                 builtin: server["builtin"] == true,
             }
         })
@@ -472,6 +514,70 @@ mod tests {
         assert!(failed.can_sign_in);
         let none = row(json!({"state": "not_needed"}), Lang::En).unwrap();
         assert!(!none.can_sign_in && !none.can_sign_out);
+    }
+
+    #[test]
+    fn a_sign_in_page_elsewhere_is_said_before_it_opens() {
+        let answer = |differs: bool| {
+            json!({
+                "authorization_url": "https://login.example/authorize?state=s",
+                "authorization_origin": "https://login.example",
+                "issuer": "https://auth.wiki.example",
+                "authorization_origin_differs": differs,
+            })
+        };
+        let started = sign_in_started(&answer(true), "wiki", Lang::En);
+        assert_eq!(
+            started.authorization_url,
+            "https://login.example/authorize?state=s"
+        );
+        let notice = started.notice.unwrap();
+        assert!(
+            notice.contains("`wiki`")
+                && notice.contains("`https://login.example`")
+                && notice.contains("`https://auth.wiki.example`"),
+            "{notice}"
+        );
+        let zh = sign_in_started(&answer(true), "wiki", Lang::Zh)
+            .notice
+            .unwrap();
+        assert!(
+            zh.contains("`https://login.example`") && zh.contains("登录"),
+            "{zh}"
+        );
+        // On the issuer's own origin nothing is said: the page opens at once.
+        assert_eq!(
+            sign_in_started(&answer(false), "wiki", Lang::En).notice,
+            None
+        );
+        // A bridge that does not say opens at once too, as before.
+        let older = json!({"authorization_url": "https://x.example/a"});
+        assert_eq!(sign_in_started(&older, "wiki", Lang::En).notice, None);
+    }
+
+    #[test]
+    fn the_variables_an_entry_reads_are_named() {
+        let list = list_view(
+            &json!({"servers": [
+                {"name": "wiki", "reads_env": ["MCP_BRIDGE_TOKEN"]},
+                {"name": "time", "reads_env": []},
+            ]}),
+            Lang::En,
+        );
+        let said = list.servers[0].reads_env.clone().unwrap();
+        assert!(said.contains("`MCP_BRIDGE_TOKEN`"), "{said}");
+        assert_eq!(list.servers[1].reads_env, None);
+        let preview = import_view(
+            json!({"found": {"servers": [{"name": "cloud", "reads_env": ["AWS_SECRET_ACCESS_KEY"]}]}}),
+            Lang::Zh,
+        );
+        let said = preview["found"]["servers"][0]["reads_env_text"]
+            .as_str()
+            .unwrap();
+        assert!(
+            said.contains("`AWS_SECRET_ACCESS_KEY`") && said.contains("环境变量"),
+            "{said}"
+        );
     }
 
     const EN: Lang = Lang::En;

@@ -642,7 +642,9 @@ impl<H: Host> OptionsBackend<H> {
         } else if reveal {
             data(servers::revealed(&body, name))
         } else if matches!(req, PageRequest::SignInServer { .. }) {
-            data(servers::sign_in_started(&body, name))
+            data(servers::sign_in_started(&body, name, lang))
+        } else if matches!(req, PageRequest::ImportServers { .. }) {
+            servers::import_view(body, lang)
         } else if matches!(req, PageRequest::SaveServer { .. }) {
             let created = body["created"].as_bool().unwrap_or(false);
             let kept = body["kept"].as_str().map(str::to_string);

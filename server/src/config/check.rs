@@ -126,6 +126,18 @@ pub(super) fn resolve(
                     headers: raw.headers,
                 }
             } else {
+                if let Some(variable) = raw
+                    .client_secret_env
+                    .as_deref()
+                    .filter(|variable| is_bridge_variable(variable))
+                {
+                    return Err(fail(
+                        "client_secret_env",
+                        format!(
+                            "`client_secret_env` names `{variable}`, one of the bridge's own variables (`MCP_BRIDGE_*`: its token, its settings), which are never sent to a server; name the variable that holds the client's secret"
+                        ),
+                    ));
+                }
                 let ca_file = raw.ca_file.map(|file| match path.parent() {
                     Some(dir) if file.is_relative() => dir.join(file),
                     _ => file,
@@ -160,6 +172,24 @@ pub(super) fn resolve(
     })
 }
 
+/// Whether `variable` is one of the bridge's own environment variables (`MCP_BRIDGE_*`, in
+/// any case, as Windows reads names), which no server is given.
+pub(crate) fn is_bridge_variable(variable: &str) -> bool {
+    variable
+        .to_ascii_uppercase()
+        .starts_with(crate::servers::BRIDGE_ENV_PREFIX)
+}
+
+/// The variables of the bridge's environment that a server entry reads (its
+/// `client_secret_env`), so that the user sees which before adding it.
+pub(crate) fn reads_env(definition: &serde_json::Value) -> Vec<String> {
+    definition["client_secret_env"]
+        .as_str()
+        .map(str::to_owned)
+        .into_iter()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +197,23 @@ mod tests {
 
     fn parse_ok(text: &str) -> Vec<ServerSpec> {
         parse(text, Path::new("mcp-config.json")).unwrap()
+    }
+
+    #[test]
+    fn client_secret_env_never_names_the_bridges_own_variables() {
+        for variable in [
+            "MCP_BRIDGE_TOKEN",
+            "mcp_bridge_token",
+            "MCP_BRIDGE_CONFIG_DIR",
+        ] {
+            let text = format!(
+                r#"{{"mcpServers":{{"a":{{"url":"https://x.example/mcp","client_id":"c","client_secret_env":"{variable}"}}}}}}"#
+            );
+            let err = parse(&text, Path::new("c.json")).unwrap_err().to_string();
+            assert!(err.contains("bridge's own variables"), "{err}");
+        }
+        let text = r#"{"mcpServers":{"a":{"url":"https://x.example/mcp","client_id":"c","client_secret_env":"WIKI_SECRET"}}}"#;
+        assert_eq!(parse_ok(text).len(), 1);
     }
 
     #[test]

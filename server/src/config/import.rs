@@ -314,6 +314,7 @@ impl Found {
                 "name": c.name, "client": c.client, "path": c.path,
                 "definition": mask_definition(&c.definition),
                 "clash": c.clash, "error": c.problem, "addable": c.addable(),
+                "reads_env": crate::config::reads_env(&c.definition),
             })).collect::<Vec<_>>(),
         })
     }

@@ -1,7 +1,9 @@
 //! The sign-in tokens on disk: one JSON file in the bridge's config directory that only the
 //! user can read (0600 on Unix; on Windows the config directory is in the user's profile),
-//! holding each remote server's client id and tokens under its name and URL. rmcp reads and
-//! writes it through [`ServerTokens`], its credential store.
+//! holding each remote server's client id and tokens under its name and URL, and the
+//! authorization server that issued them (its issuer and revocation endpoint, so that a
+//! sign-out revokes there whatever the server's metadata names later). rmcp reads and writes
+//! it through [`ServerTokens`], its credential store.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,18 @@ pub(crate) const FILE_NAME: &str = "oauth-tokens.json";
 struct Entry {
     url: String,
     credentials: StoredCredentials,
+    /// Where the tokens came from; absent in files written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    issued_by: Option<IssuedBy>,
+}
+
+/// The authorization server a sign-in went to, as its metadata said when the sign-in began.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct IssuedBy {
+    /// Its `issuer` (RFC 8414), when it named one.
+    pub(crate) issuer: Option<String>,
+    /// Its `revocation_endpoint` (RFC 7009), when it offered one.
+    pub(crate) revocation_endpoint: Option<String>,
 }
 
 /// The token file, or memory alone when the bridge has no config directory (tests).
@@ -89,6 +103,26 @@ impl TokenFile {
         .await
     }
 
+    /// The authorization server that issued server `name`'s tokens at `url`, when the file
+    /// says (older files do not).
+    pub(crate) async fn issued_by(
+        &self,
+        name: &str,
+        url: &str,
+    ) -> Result<Option<IssuedBy>, String> {
+        self.with_entries(|entries| {
+            let found = entries
+                .get(name)
+                .filter(|entry| entry.url == url)
+                .and_then(|entry| entry.issued_by.clone());
+            (found, false)
+        })
+        .await
+    }
+
+    /// Store `credentials` for server `name` at `url`. What is known of the authorization
+    /// server that issued the tokens stays while the credentials name the same issuer (a
+    /// refresh); tokens of another issuer drop it until [`TokenFile::record_issuer`].
     pub(crate) async fn save(
         &self,
         name: &str,
@@ -96,14 +130,38 @@ impl TokenFile {
         credentials: StoredCredentials,
     ) -> Result<(), String> {
         self.with_entries(|entries| {
+            let issued_by = entries
+                .get(name)
+                .filter(|old| old.url == url && old.credentials.issuer == credentials.issuer)
+                .and_then(|old| old.issued_by.clone())
+                .filter(|by| by.issuer == credentials.issuer);
             entries.insert(
                 name.to_owned(),
                 Entry {
                     url: url.to_owned(),
                     credentials,
+                    issued_by,
                 },
             );
             ((), true)
+        })
+        .await
+    }
+
+    /// Note that server `name`'s tokens at `url`, just stored by a sign-in, came from
+    /// `issued_by`.
+    pub(crate) async fn record_issuer(
+        &self,
+        name: &str,
+        url: &str,
+        issued_by: IssuedBy,
+    ) -> Result<(), String> {
+        self.with_entries(|entries| match entries.get_mut(name) {
+            Some(entry) if entry.url == url => {
+                entry.issued_by = Some(issued_by);
+                ((), true)
+            }
+            _ => ((), false),
         })
         .await
     }
@@ -254,5 +312,49 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[tokio::test]
+    async fn the_issuer_is_kept_through_a_refresh_and_older_files_still_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        // A file written before the issuer was kept beside the tokens.
+        std::fs::write(
+            &path,
+            r#"{"wiki": {"url": "https://wiki.example/mcp", "credentials": {"client_id": "c", "token_response": null}}}"#,
+        )
+        .unwrap();
+        let file = TokenFile::new(Some(path.clone()));
+        let url = "https://wiki.example/mcp";
+        assert_eq!(
+            file.load("wiki", url).await.unwrap().unwrap().client_id,
+            "c"
+        );
+        assert_eq!(file.issued_by("wiki", url).await.unwrap(), None);
+
+        let issuer = Some("https://as.example".to_owned());
+        let by = IssuedBy {
+            issuer: issuer.clone(),
+            revocation_endpoint: Some("https://as.example/revoke".to_owned()),
+        };
+        let credentials = |issuer: &Option<String>| {
+            StoredCredentials::new("c".to_owned(), None, vec![], None).with_issuer(issuer.clone())
+        };
+        file.save("wiki", url, credentials(&issuer)).await.unwrap();
+        file.record_issuer("wiki", url, by.clone()).await.unwrap();
+        // A refresh stores new credentials of the same issuer: where they came from stays.
+        file.save("wiki", url, credentials(&issuer)).await.unwrap();
+        let again = TokenFile::new(Some(path));
+        assert_eq!(again.issued_by("wiki", url).await.unwrap(), Some(by));
+        // Credentials of another issuer drop it.
+        again
+            .save(
+                "wiki",
+                url,
+                credentials(&Some("https://other.example".to_owned())),
+            )
+            .await
+            .unwrap();
+        assert_eq!(again.issued_by("wiki", url).await.unwrap(), None);
     }
 }

@@ -109,6 +109,7 @@ fn describe(
         "stderr": "",
         "sign_in": sign_in,
         "builtin": builtin,
+        "reads_env": definition.map(config::reads_env).unwrap_or_default(),
     });
     if let Some(server) = running {
         let status = server.status();

@@ -89,19 +89,31 @@ pub(crate) async fn sign_in(
         .unwrap_or_default();
     let redirect_uri = format!("http://{host}{CALLBACK_PATH}");
     let sign_ins = state.servers.sign_ins();
-    let authorization_url = sign_ins
-        .begin(&name, &url, ca_file.as_deref(), &settings, &redirect_uri)
+    let begun = sign_ins
+        .begin(
+            &name,
+            &url,
+            ca_file.as_deref(),
+            &settings,
+            &redirect_uri,
+            &state.security.withheld(),
+        )
         .await
         .map_err(|reason| BridgeError::ServerUnavailable {
             server: name.clone(),
             message: format!("Signing in to `{name}` cannot begin: {reason}"),
             traceback: String::new(),
         })?;
-    tracing::info!(server = %name, "sign-in begun");
+    tracing::info!(server = %name, page = %begun.page_origin, elsewhere = begun.page_elsewhere, "sign-in begun");
+    // `authorization_origin` and `issuer` let the extension name where the user is sent
+    // before opening it, when the page is not on the issuer's origin.
     Ok(Json(json!({
         "success": true,
         "server": name,
-        "authorization_url": authorization_url,
+        "authorization_url": begun.authorization_url,
+        "authorization_origin": begun.page_origin,
+        "issuer": begun.issuer,
+        "authorization_origin_differs": begun.page_elsewhere,
     })))
 }
 
@@ -114,7 +126,13 @@ pub(crate) async fn sign_out(
     let (forgotten, revoked) = state
         .servers
         .sign_ins()
-        .forget(&name, &url, ca_file.as_deref(), &settings)
+        .forget(
+            &name,
+            &url,
+            ca_file.as_deref(),
+            &settings,
+            &state.security.withheld(),
+        )
         .await
         .map_err(BridgeError::Internal)?;
     tracing::info!(server = %name, forgotten, revoked, "signed out");
@@ -129,6 +147,8 @@ pub(crate) struct Callback {
     state: Option<String>,
     code: Option<String>,
     error: Option<String>,
+    /// The authorization server that answered (RFC 9207), when it says.
+    iss: Option<String>,
 }
 
 pub(crate) async fn callback(
@@ -144,7 +164,12 @@ pub(crate) async fn callback(
     };
     let sign_ins = state.servers.sign_ins().clone();
     match sign_ins
-        .finish(issued, query.code.as_deref(), query.error.as_deref())
+        .finish(
+            issued,
+            query.code.as_deref(),
+            query.error.as_deref(),
+            query.iss.as_deref(),
+        )
         .await
     {
         Ok(server) => {

@@ -4,8 +4,12 @@
 //! that checks PKCE S256 and `resource`, and the [`Shouter`](super::https::Shouter) tools at
 //! `/mcp`, answering 401 with a `WWW-Authenticate` challenge without a token it issued, and a
 //! revocation endpoint (RFC 7009) that records what it is sent. Each can be told to misbehave
-//! (refuse, answer garbage, redirect in a loop, live elsewhere). Plain HTTP on loopback, which
-//! the bridge allows.
+//! (refuse, answer garbage, redirect in a loop, live elsewhere, name another server's
+//! authorization page, echo a secret in its error text) or to name itself in its answers
+//! (RFC 9207 `iss`). Plain HTTP on loopback, which the bridge allows.
+
+// Each test file that includes it uses part of it.
+#![allow(dead_code)]
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -46,6 +50,19 @@ pub struct Behaviour {
     pub metadata_redirects: usize,
     /// How long a code may be exchanged (no limit unless set).
     pub code_lifetime: Option<Duration>,
+    /// The authorization page its metadata names instead of its own (a mix-up attacker
+    /// naming an honest server's page beside its own token endpoint).
+    pub authorization_endpoint: Option<String>,
+    /// Its metadata announces `authorization_response_iss_parameter_supported` (RFC 9207).
+    pub announce_iss: bool,
+    /// Its authorization endpoint sends the browser back with `iss` (its issuer).
+    pub send_iss: bool,
+    /// The `error_description` its token endpoint's errors carry.
+    pub error_description: Option<String>,
+    /// The `token_endpoint_auth_methods_supported` its metadata names (`["none"]` unless set).
+    pub auth_methods: Option<Vec<String>>,
+    /// The form of each request its token endpoint got.
+    pub token_forms: Vec<HashMap<String, String>>,
     /// Codes issued: code → (PKCE challenge, redirect URI, resource, when).
     codes: HashMap<String, (String, String, String, Instant)>,
     /// Requests the token endpoint got.
@@ -214,18 +231,30 @@ async fn server_metadata(
         )
             .into_response();
     }
-    axum::Json(json!({
+    let behaviour = ctx.behaviour.lock().unwrap();
+    let authorization_endpoint = behaviour
+        .authorization_endpoint
+        .clone()
+        .unwrap_or_else(|| format!("{base}/authorize"));
+    let auth_methods = behaviour
+        .auth_methods
+        .clone()
+        .unwrap_or_else(|| vec!["none".to_owned()]);
+    let mut metadata = json!({
         "issuer": base,
-        "authorization_endpoint": format!("{base}/authorize"),
+        "authorization_endpoint": authorization_endpoint,
         "token_endpoint": format!("{base}/token"),
         "registration_endpoint": format!("{base}/register"),
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
         "code_challenge_methods_supported": ["S256"],
-        "token_endpoint_auth_methods_supported": ["none"],
+        "token_endpoint_auth_methods_supported": auth_methods,
         "revocation_endpoint": format!("{base}/revoke"),
-    }))
-    .into_response()
+    });
+    if behaviour.announce_iss {
+        metadata["authorization_response_iss_parameter_supported"] = json!(true);
+    }
+    axum::Json(metadata).into_response()
 }
 
 /// RFC 7009: the token is forgotten whatever it was; the answer is 200 either way.
@@ -276,22 +305,32 @@ async fn authorize(
             Instant::now(),
         ),
     );
-    Redirect::to(&format!("{redirect}?code={code}&state={state}")).into_response()
+    let iss = if behaviour.send_iss {
+        format!(
+            "&iss={}",
+            url::form_urlencoded::byte_serialize(ctx.base.as_bytes()).collect::<String>()
+        )
+    } else {
+        String::new()
+    };
+    Redirect::to(&format!("{redirect}?code={code}&state={state}{iss}")).into_response()
 }
 
 async fn token(
     State(ctx): State<Ctx>,
     axum::Form(form): axum::Form<HashMap<String, String>>,
 ) -> Response {
-    let refused = |error: &str| {
-        (
-            StatusCode::BAD_REQUEST,
-            axum::Json(json!({ "error": error })),
-        )
-            .into_response()
-    };
     let mut behaviour = ctx.behaviour.lock().unwrap();
+    let description = behaviour.error_description.clone();
+    let refused = |error: &str| {
+        let mut body = json!({ "error": error });
+        if let Some(description) = &description {
+            body["error_description"] = json!(description);
+        }
+        (StatusCode::BAD_REQUEST, axum::Json(body)).into_response()
+    };
     behaviour.token_requests += 1;
+    behaviour.token_forms.push(form.clone());
     if behaviour.token_error {
         return refused("invalid_grant");
     }
