@@ -39,6 +39,12 @@ pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
 /// How long a sign-in waits for its callback.
 pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 
+/// The most sign-ins to one server that may wait for their callback at once: each holds a
+/// session, and each began with a registration at the authorization server, so a caller
+/// repeating the route must not pile them up. A further one is refused until one completes
+/// or expires.
+pub(crate) const MAX_PENDING_SIGN_INS: usize = 5;
+
 /// The name the bridge registers itself under.
 const CLIENT_NAME: &str = "MCP Bridge";
 
@@ -100,7 +106,23 @@ pub(crate) enum CallbackError {
 pub(crate) struct SignIns {
     tokens: Arc<TokenFile>,
     pending: Mutex<HashMap<String, Pending>>,
+    /// Sign-ins begun and not waiting yet (still discovering, registering), by server.
+    beginning: Mutex<HashMap<String, usize>>,
     noted: Mutex<HashMap<String, Noted>>,
+}
+
+/// A sign-in's place among the [`MAX_PENDING_SIGN_INS`] of its server while it begins.
+struct Place<'a> {
+    sign_ins: &'a SignIns,
+    server: String,
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if let Some(count) = lock(&self.sign_ins.beginning).get_mut(&self.server) {
+            *count = count.saturating_sub(1);
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -115,6 +137,7 @@ impl SignIns {
         SignIns {
             tokens: Arc::new(TokenFile::new(file)),
             pending: Mutex::new(HashMap::new()),
+            beginning: Mutex::new(HashMap::new()),
             noted: Mutex::new(HashMap::new()),
         }
     }
@@ -190,6 +213,7 @@ impl SignIns {
         settings: &SignInSettings,
         redirect_uri: &str,
     ) -> Result<String, String> {
+        let _place = self.place_for(name)?;
         let result = self
             .authorize(name, url, ca_file, settings, redirect_uri)
             .await;
@@ -213,6 +237,28 @@ impl SignIns {
                 Err(reason)
             }
         }
+    }
+
+    /// A place for one more sign-in to server `name`, or why there is none: refused before
+    /// anything is sent, and no failure of the server's.
+    fn place_for(&self, name: &str) -> Result<Place<'_>, String> {
+        let mut pending = lock(&self.pending);
+        pending.retain(|_, p| p.created.elapsed() < STATE_LIFETIME);
+        let waiting = pending.values().filter(|p| p.server == name).count();
+        let mut beginning = lock(&self.beginning);
+        let begun = beginning.entry(name.to_owned()).or_default();
+        if waiting + *begun >= MAX_PENDING_SIGN_INS {
+            return Err(format!(
+                "{MAX_PENDING_SIGN_INS} sign-ins to it are already waiting for the browser; \
+                 finish one of them, or begin again when they expire ({} minutes after they began)",
+                STATE_LIFETIME.as_secs() / 60
+            ));
+        }
+        *begun += 1;
+        Ok(Place {
+            sign_ins: self,
+            server: name.to_owned(),
+        })
     }
 
     async fn authorize(

@@ -4,7 +4,7 @@
 //! tokens, refresh, revocation at sign-out; and the bad paths — a wrong or reused `state`,
 //! consent denied, an expired code, a token endpoint error, an authorization server that is
 //! unreachable, answers garbage or redirects in a loop, a resource of another origin, a
-//! callback to a foreign Host, a refused refresh.
+//! callback to a foreign Host, a refused refresh, more sign-ins waiting than the cap.
 
 mod common;
 #[path = "common/https.rs"]
@@ -312,6 +312,32 @@ async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
 
 /// A bridge with the remote server `wiki` of `server`, managing a config file in a temporary
 /// folder (none is written) so that `GET /servers` answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_ins_waiting_for_the_browser_are_capped_and_the_first_still_completes() {
+    let server = OAuthServer::start().await;
+    let (app, _dir) = wiki_app(&server).await;
+    let mut urls = Vec::new();
+    for _ in 0..5 {
+        let (status, answer) = sign_in(&app, "wiki").await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        urls.push(answer["authorization_url"].as_str().unwrap().to_owned());
+    }
+    // A sixth is refused before anything is sent to the authorization server.
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(error.contains("5 sign-ins"), "{error}");
+    // The refusal is no failed sign-in: the server still only needs one.
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "needs_sign_in");
+    let back = consent(&urls[0]).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    // Its place is free again.
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    app.stop().await;
+}
+
 async fn wiki_app(server: &OAuthServer) -> (TestApp, tempfile::TempDir) {
     let mut app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
     let dir = tempfile::tempdir().unwrap();
