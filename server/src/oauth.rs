@@ -317,9 +317,10 @@ impl SignIns {
         if !settings.scopes.is_empty() {
             request = request.with_scopes(settings.scopes.iter().cloned());
         }
-        let session = AuthorizationSession::new(manager, request)
+        let mut session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, err)| format!("the sign-in could not begin: {}", words(&err)))?;
+        session.auth_url = without_repeats(&session.auth_url);
         let state = url::Url::parse(&session.auth_url)
             .ok()
             .and_then(|u| {
@@ -514,4 +515,56 @@ fn expiry(credentials: &rmcp::transport::auth::StoredCredentials) -> Option<Stri
     let lifetime = response.get("expires_in")?.as_u64()?;
     let at = chrono::DateTime::from_timestamp(i64::try_from(received + lifetime).ok()?, 0)?;
     Some(at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// The authorization URL with each parameter once (RFC 6749 §3.1: the endpoint's own query is
+/// kept, and no parameter is sent twice). When the provider's endpoint already carries one the
+/// request sets (`state`, `redirect_uri`, `code_challenge` …), the endpoint's copy goes and the
+/// request's, added after it, stays.
+fn without_repeats(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return url.to_owned();
+    };
+    let pairs: Vec<(String, String)> = parsed.query_pairs().into_owned().collect();
+    let kept: Vec<&(String, String)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(at, (key, _))| !pairs[at + 1..].iter().any(|(later, _)| later == key))
+        .map(|(_, pair)| pair)
+        .collect();
+    if kept.len() == pairs.len() {
+        return url.to_owned();
+    }
+    parsed
+        .query_pairs_mut()
+        .clear()
+        .extend_pairs(kept.iter().map(|(key, value)| (key, value)));
+    parsed.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_the_endpoint_already_carries_is_sent_once_with_the_requests_value() {
+        let url = "https://as.example/authorize?tenant=acme&state=theirs&redirect_uri=https%3A%2F%2Fevil.example&response_type=code&state=ours&redirect_uri=http%3A%2F%2F127.0.0.1%3A3849%2Foauth%2Fcallback";
+        let once = url::Url::parse(&without_repeats(url)).unwrap();
+        let pairs: Vec<(String, String)> = once.query_pairs().into_owned().collect();
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("tenant", "acme"),
+                ("response_type", "code"),
+                ("state", "ours"),
+                ("redirect_uri", "http://127.0.0.1:3849/oauth/callback"),
+            ]
+        );
+        let plain = "https://as.example/authorize?a=1&b=2";
+        assert_eq!(without_repeats(plain), plain);
+    }
 }
