@@ -9,7 +9,10 @@
 //! - `large`: a 50 MB file read by the demo server (the bridge's peak and kept memory above its
 //!   idle RSS against the result's size; the time to the first page against a 1 KB result, end
 //!   to end and split into the MCP server's part — measured alone through a pipe — and the
-//!   bridge's own) and every `read_result` page of it.
+//!   bridge's own) and every `read_result` page of it;
+//! - `floods`: the bridge's peak RSS under each flood of a hostile stdio server
+//!   (`tests/support/flood-server.mjs`, run by node): 60,000 `list_changed` notifications in one
+//!   burst, and 20,000 questions of 1 KB during one call.
 //!
 //! Every row also prints the CPU other processes used meanwhile (the machine may be shared):
 //! compare ratios within a run, and distrust rounds flagged NOISY.
@@ -672,6 +675,108 @@ async fn main() {
     }
     if runs("large") {
         large_results(&exe).await;
+    }
+    if runs("floods") {
+        floods(&exe).await;
+    }
+}
+
+/// A field of `/proc/<pid>/status`, in KiB.
+fn status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|line| line.starts_with(field))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+}
+
+/// The bridge's peak RSS under each flood of the hostile test server
+/// (`tests/support/flood-server.mjs`, run by node), a fresh bridge per flood: 60,000
+/// `list_changed` notifications in one burst, and 20,000 questions of 1 KB during one call.
+async fn floods(exe: &Path) {
+    println!();
+    println!("floods from a hostile stdio server: the bridge's RSS (a fresh bridge per flood)");
+    let Some(node) = find_on_path("node") else {
+        println!("  skipped: node is not on PATH");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/flood-server.mjs");
+    let floods = [
+        (
+            "60,000 list_changed in one burst",
+            json!({"name": "flood_list_changed", "serverName": "flood", "arguments": {"count": 60000}}),
+        ),
+        (
+            "20,000 questions of 1 KB",
+            json!({"name": "flood_questions", "serverName": "flood", "wait": 0,
+                "arguments": {"count": 20000, "bytes": 1000, "wait_ms": 90000,
+                    "enough": 20000 - mcp_bridge::servers::client::MAX_WAITING_QUESTIONS}}),
+        ),
+    ];
+    let client = reqwest::Client::new();
+    for (label, body) in floods {
+        let dir = tempfile::tempdir().unwrap();
+        let config = json!({"mcpServers": {"flood": {"command": node, "args": [script],
+            "answer_timeout": 600, "timeout": 120}}});
+        let (bridge, port) = start_bridge_with(exe, dir.path(), &config);
+        let pid = bridge.0.id();
+        let base = format!("http://127.0.0.1:{port}");
+        let get = |path: String| {
+            let request = client.get(format!("{base}{path}")).bearer_auth(TOKEN);
+            async move {
+                let response = request.send().await.ok()?;
+                let status = response.status().as_u16();
+                Some((status, response.json::<serde_json::Value>().await.ok()?))
+            }
+        };
+        // Ready when the server's tools are listed.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while get("/tools?serverName=flood".to_owned())
+            .await
+            .is_none_or(|(_, body)| body["tools"]["tools"].as_array().is_none_or(Vec::is_empty))
+        {
+            assert!(Instant::now() < deadline, "the flood server did not start");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let idle = status_kib(pid, "VmRSS:").unwrap_or(0);
+        let started = Instant::now();
+        let answer: serde_json::Value = client
+            .post(format!("{base}/execute"))
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        // Settled: the list shows the tool added after the burst, or the call has finished.
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let settled = match answer["call_id"].as_str() {
+                Some(id) => get(format!("/calls/{id}?wait=5"))
+                    .await
+                    .is_some_and(|(status, _)| status != 202),
+                None => get("/tools?serverName=flood".to_owned())
+                    .await
+                    .is_some_and(|(_, body)| body.to_string().contains("\"settled\"")),
+            };
+            if settled || Instant::now() > deadline {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let took = started.elapsed();
+        let mib = |kib: Option<u64>| kib.unwrap_or(0) as f64 / 1024.0;
+        println!(
+            "  {label:34} idle {:5.1} MiB, peak {:5.1} MiB, after {:5.1} MiB, settled in {:.1} s",
+            idle as f64 / 1024.0,
+            mib(status_kib(pid, "VmHWM:")),
+            mib(status_kib(pid, "VmRSS:")),
+            took.as_secs_f64()
+        );
+        drop(bridge);
     }
 }
 

@@ -8,6 +8,7 @@ mod error;
 mod execute;
 mod http_client;
 mod logging;
+mod names;
 mod oauth;
 mod options;
 pub mod pairing;

@@ -47,6 +47,12 @@ pub(crate) const CALLBACK_PATH: &str = "/oauth/callback";
 /// How long a sign-in waits for its callback.
 pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 
+/// The most sign-ins to one server that may wait for their callback at once: each holds a
+/// session, and each began with a registration at the authorization server, so a caller
+/// repeating the route must not pile them up. A further one is refused until one completes
+/// or expires.
+pub(crate) const MAX_PENDING_SIGN_INS: usize = 5;
+
 /// The name the bridge registers itself under.
 const CLIENT_NAME: &str = "MCP Bridge";
 
@@ -126,7 +132,23 @@ pub(crate) enum CallbackError {
 pub(crate) struct SignIns {
     tokens: Arc<TokenFile>,
     pending: Mutex<HashMap<String, Pending>>,
+    /// Sign-ins begun and not waiting yet (still discovering, registering), by server.
+    beginning: Mutex<HashMap<String, usize>>,
     noted: Mutex<HashMap<String, Noted>>,
+}
+
+/// A sign-in's place among the [`MAX_PENDING_SIGN_INS`] of its server while it begins.
+struct Place<'a> {
+    sign_ins: &'a SignIns,
+    server: String,
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if let Some(count) = lock(&self.sign_ins.beginning).get_mut(&self.server) {
+            *count = count.saturating_sub(1);
+        }
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -141,6 +163,7 @@ impl SignIns {
         SignIns {
             tokens: Arc::new(TokenFile::new(file)),
             pending: Mutex::new(HashMap::new()),
+            beginning: Mutex::new(HashMap::new()),
             noted: Mutex::new(HashMap::new()),
         }
     }
@@ -228,6 +251,7 @@ impl SignIns {
         redirect_uri: &str,
         withheld: &[String],
     ) -> Result<Begun, String> {
+        let _place = self.place_for(name)?;
         let mut known = withheld.to_vec();
         let result = self
             .authorize(name, url, ca_file, settings, redirect_uri, &mut known)
@@ -252,6 +276,28 @@ impl SignIns {
             }
             Err(reason) => Err(self.note_failed(name, &reason, &known)),
         }
+    }
+
+    /// A place for one more sign-in to server `name`, or why there is none: refused before
+    /// anything is sent, and no failure of the server's.
+    fn place_for(&self, name: &str) -> Result<Place<'_>, String> {
+        let mut pending = lock(&self.pending);
+        pending.retain(|_, p| p.created.elapsed() < STATE_LIFETIME);
+        let waiting = pending.values().filter(|p| p.server == name).count();
+        let mut beginning = lock(&self.beginning);
+        let begun = beginning.entry(name.to_owned()).or_default();
+        if waiting + *begun >= MAX_PENDING_SIGN_INS {
+            return Err(format!(
+                "{MAX_PENDING_SIGN_INS} sign-ins to it are already waiting for the browser; \
+                 finish one of them, or begin again when they expire ({} minutes after they began)",
+                STATE_LIFETIME.as_secs() / 60
+            ));
+        }
+        *begun += 1;
+        Ok(Place {
+            sign_ins: self,
+            server: name.to_owned(),
+        })
     }
 
     async fn authorize(
@@ -313,9 +359,10 @@ impl SignIns {
         if !settings.scopes.is_empty() {
             request = request.with_scopes(settings.scopes.iter().cloned());
         }
-        let session = AuthorizationSession::new(manager, request)
+        let mut session = AuthorizationSession::new(manager, request)
             .await
             .map_err(|(_, err)| format!("the sign-in could not begin: {}", words(&err)))?;
+        session.auth_url = without_repeats(&session.auth_url);
         let state = url::Url::parse(&session.auth_url)
             .ok()
             .and_then(|u| {
@@ -619,4 +666,56 @@ fn expiry(credentials: &rmcp::transport::auth::StoredCredentials) -> Option<Stri
     let lifetime = response.get("expires_in")?.as_u64()?;
     let at = chrono::DateTime::from_timestamp(i64::try_from(received + lifetime).ok()?, 0)?;
     Some(at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}
+
+/// The authorization URL with each parameter once (RFC 6749 §3.1: the endpoint's own query is
+/// kept, and no parameter is sent twice). When the provider's endpoint already carries one the
+/// request sets (`state`, `redirect_uri`, `code_challenge` …), the endpoint's copy goes and the
+/// request's, added after it, stays.
+fn without_repeats(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return url.to_owned();
+    };
+    let pairs: Vec<(String, String)> = parsed.query_pairs().into_owned().collect();
+    let kept: Vec<&(String, String)> = pairs
+        .iter()
+        .enumerate()
+        .filter(|(at, (key, _))| !pairs[at + 1..].iter().any(|(later, _)| later == key))
+        .map(|(_, pair)| pair)
+        .collect();
+    if kept.len() == pairs.len() {
+        return url.to_owned();
+    }
+    parsed
+        .query_pairs_mut()
+        .clear()
+        .extend_pairs(kept.iter().map(|(key, value)| (key, value)));
+    parsed.into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_the_endpoint_already_carries_is_sent_once_with_the_requests_value() {
+        let url = "https://as.example/authorize?tenant=acme&state=theirs&redirect_uri=https%3A%2F%2Fevil.example&response_type=code&state=ours&redirect_uri=http%3A%2F%2F127.0.0.1%3A3849%2Foauth%2Fcallback";
+        let once = url::Url::parse(&without_repeats(url)).unwrap();
+        let pairs: Vec<(String, String)> = once.query_pairs().into_owned().collect();
+        let pairs: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("tenant", "acme"),
+                ("response_type", "code"),
+                ("state", "ours"),
+                ("redirect_uri", "http://127.0.0.1:3849/oauth/callback"),
+            ]
+        );
+        let plain = "https://as.example/authorize?a=1&b=2";
+        assert_eq!(without_repeats(plain), plain);
+    }
 }

@@ -184,6 +184,12 @@ async fn serve(
             "no config file; running the built-in demo server"
         ),
     }
+    let names: Vec<&str> = specs.iter().map(|spec| spec.name.as_str()).collect();
+    for name in &names {
+        if let Some(warning) = crate::names::odd_server_name(name, names.iter().copied()) {
+            tracing::warn!("{warning}");
+        }
+    }
     let result_limits = args.result_limits();
     let registry = Arc::new(Registry::limited(
         specs,

@@ -4,7 +4,8 @@
 //! tokens, refresh, revocation at sign-out; and the bad paths — a wrong or reused `state`,
 //! consent denied, an expired code, a token endpoint error, an authorization server that is
 //! unreachable, answers garbage or redirects in a loop, a resource of another origin, a
-//! callback to a foreign Host, a refused refresh.
+//! callback to a foreign Host, a refused refresh, more sign-ins waiting than the cap, an
+//! authorization endpoint whose URL already carries parameters the request sets.
 
 mod common;
 #[path = "common/https.rs"]
@@ -312,6 +313,81 @@ async fn a_token_about_to_expire_is_refreshed_before_it_is_sent() {
 
 /// A bridge with the remote server `wiki` of `server`, managing a config file in a temporary
 /// folder (none is written) so that `GET /servers` answers.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sign_ins_waiting_for_the_browser_are_capped_and_the_first_still_completes() {
+    let server = OAuthServer::start().await;
+    let (app, _dir) = wiki_app(&server).await;
+    let mut urls = Vec::new();
+    for _ in 0..5 {
+        let (status, answer) = sign_in(&app, "wiki").await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        urls.push(answer["authorization_url"].as_str().unwrap().to_owned());
+    }
+    // A sixth is refused before anything is sent to the authorization server.
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let error = error_of(&answer);
+    assert!(error.contains("5 sign-ins"), "{error}");
+    // The refusal is no failed sign-in: the server still only needs one.
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "needs_sign_in");
+    let back = consent(&urls[0]).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    // Its place is free again.
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_authorization_endpoint_with_its_own_query_gets_each_parameter_once() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().authorize_query = Some(
+        "tenant=acme&state=theirs&redirect_uri=https%3A%2F%2Fevil.example%2F&code_challenge=theirs"
+            .to_owned(),
+    );
+    let app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
+    let (status, answer) = sign_in(&app, "wiki").await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let authorization_url = answer["authorization_url"].as_str().unwrap();
+    let parsed = url::Url::parse(authorization_url).unwrap();
+    let pairs: Vec<(String, String)> = parsed.query_pairs().into_owned().collect();
+    for key in [
+        "state",
+        "redirect_uri",
+        "code_challenge",
+        "client_id",
+        "response_type",
+    ] {
+        let values: Vec<&str> = pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(values.len(), 1, "{key} in {authorization_url}");
+        assert_ne!(values[0], "theirs", "{authorization_url}");
+    }
+    // The provider's own parameter is kept; the bridge's callback is the one sent.
+    assert!(
+        pairs.contains(&("tenant".to_owned(), "acme".to_owned())),
+        "{authorization_url}"
+    );
+    assert!(
+        pairs.contains(&(
+            "redirect_uri".to_owned(),
+            format!("http://127.0.0.1:{PORT}/oauth/callback")
+        )),
+        "{authorization_url}"
+    );
+    // And the sign-in completes.
+    let back = consent(authorization_url).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let sent = server.behaviour.lock().unwrap().authorize_queries.clone();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    app.stop().await;
+}
+
 async fn wiki_app(server: &OAuthServer) -> (TestApp, tempfile::TempDir) {
     let mut app = TestApp::start(vec![remote("wiki", server.mcp_url())]).await;
     let dir = tempfile::tempdir().unwrap();

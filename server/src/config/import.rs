@@ -280,7 +280,17 @@ pub(crate) fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found 
                             format!("also found in {} ({})", first.client, first.path.display())
                         })
                     };
-                    let problem = problem(&name, &definition, &path);
+                    let problem = crate::names::new_server_name_problem(
+                        &name,
+                        existing.keys().map(String::as_str),
+                    )
+                    .map(|why| {
+                        format!(
+                            "its name \"{}\" (shown escaped) cannot name a new server: {why}",
+                            crate::names::escaped(&name)
+                        )
+                    })
+                    .or_else(|| problem(&name, &definition, &path));
                     found.servers.push(Candidate {
                         name,
                         client: client.to_owned(),

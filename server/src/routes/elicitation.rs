@@ -1,7 +1,8 @@
 //! `POST /calls/{id}/elicitation`: the user's answer to the question a server asks during a
 //! call — `{"action": "accept", "content": {...}}`, `{"action": "decline"}` or
 //! `{"action": "cancel"}`. An accepted form answer is checked against the question's schema
-//! first, so a server never gets an answer it did not ask for.
+//! first, and fields the schema does not name are left out, so a server never gets an answer
+//! it did not ask for.
 
 use axum::Json;
 use axum::extract::rejection::PathRejection;
@@ -104,6 +105,10 @@ pub async fn answer(
                 content,
             ));
         }
+        let content = match &question.asked.requested_schema {
+            Some(schema) => asked_fields(schema, content),
+            None => content,
+        };
         result = result.with_content(content);
     }
     if !question.pending().answer(result) {
@@ -128,10 +133,39 @@ pub async fn answer(
     })))
 }
 
+/// `content` without the fields `schema` (a form's flat object schema) does not name.
+fn asked_fields(schema: &Value, content: Value) -> Value {
+    let (Some(properties), Value::Object(mut fields)) =
+        (schema.get("properties").and_then(Value::as_object), content)
+    else {
+        return json!({});
+    };
+    fields.retain(|name, _| properties.contains_key(name));
+    Value::Object(fields)
+}
+
 fn action_name(action: &ElicitationAction) -> &'static str {
     match action {
         ElicitationAction::Accept => "accept",
         ElicitationAction::Decline => "decline",
         _ => "cancel",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_the_schema_does_not_name_are_left_out() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        assert_eq!(
+            asked_fields(&schema, json!({"name": "Ada", "admin": true})),
+            json!({"name": "Ada"})
+        );
+        assert_eq!(
+            asked_fields(&json!({"type": "object"}), json!({"a": 1})),
+            json!({})
+        );
     }
 }

@@ -12,7 +12,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use rmcp::model::{
     ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
-    GetPromptRequest, GetPromptRequestParams, Reference, ServerResult,
+    CompletionInfo, GetPromptRequest, GetPromptRequestParams, Reference, ServerResult,
 };
 use serde_json::{Map, Value, json};
 
@@ -246,13 +246,53 @@ pub async fn complete(
         .request("completion/complete", request, timeout(&state, &server))
         .await?
     {
-        ServerResult::CompleteResult(result) => Ok(Json(json!({
-            "success": true,
-            "server": server.name(),
-            "values": result.completion.values,
-            "total": result.completion.total,
-            "hasMore": result.completion.has_more,
-        }))),
+        ServerResult::CompleteResult(result) => {
+            let (values, total, has_more) = capped(result.completion);
+            Ok(Json(json!({
+                "success": true,
+                "server": server.name(),
+                "values": values,
+                "total": total,
+                "hasMore": has_more,
+            })))
+        }
         _ => Err(unexpected(&server, "completion/complete")),
+    }
+}
+
+/// A completion's values, cut to MCP's limit of 100 (a server may send any number), its total
+/// and whether more exist: a cut answer says it has more, and its total counts the values cut.
+fn capped(completion: CompletionInfo) -> (Vec<String>, Option<u32>, Option<bool>) {
+    let mut values = completion.values;
+    if values.len() <= CompletionInfo::MAX_VALUES {
+        return (values, completion.total, completion.has_more);
+    }
+    let all = u32::try_from(values.len()).unwrap_or(u32::MAX);
+    values.truncate(CompletionInfo::MAX_VALUES);
+    values.shrink_to_fit();
+    (
+        values,
+        Some(completion.total.map_or(all, |t| t.max(all))),
+        Some(true),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_completion_is_cut_to_a_hundred_values_and_says_it_has_more() {
+        let many: Vec<String> = (0..150).map(|n| n.to_string()).collect();
+        let mut info = CompletionInfo::default();
+        info.values = many.clone();
+        let (values, total, has_more) = capped(info);
+        assert_eq!(values, many[..100]);
+        assert_eq!((total, has_more), (Some(150), Some(true)));
+        let mut info = CompletionInfo::default();
+        info.values = many[..3].to_vec();
+        info.total = Some(7);
+        info.has_more = Some(true);
+        assert_eq!(capped(info), (many[..3].to_vec(), Some(7), Some(true)));
     }
 }

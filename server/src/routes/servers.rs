@@ -2,7 +2,9 @@
 //! `PATCH /servers/{name}`, `PUT /servers/{name}`, `DELETE /servers/{name}` and
 //! `POST /servers/import`. These routes can make the bridge run commands, so besides the
 //! access checks every route has (token, Host, no web Origin) they refuse under `--no-auth`.
-//! Secrets in definitions are masked unless one server is asked for with `?reveal=NAME`.
+//! Secrets in definitions are masked unless one server is asked for with `?reveal=NAME`. A new
+//! server's name is checked (`names.rs`); one already in the file that a new server could not
+//! have is listed with a `name_warning` that shows it escaped.
 //! The built-in demo server, which runs while there is no config file, is listed with
 //! `"builtin": true`; `PUT` with `?keep_builtin=true` writes its entry into the file with the
 //! new server, so adding a first server can keep it.
@@ -20,6 +22,7 @@ use crate::config;
 use crate::config::import;
 use crate::config::manage::{Manager, mask_definition, servers_of, unmask_with};
 use crate::error::{BridgeError, Refused};
+use crate::names::{escaped, new_server_name_problem, odd_server_name};
 use crate::servers::Server;
 use crate::state::AppState;
 use crate::validation::{error, parse_json};
@@ -190,6 +193,18 @@ pub(crate) async fn list(
             is_builtin,
         ));
     }
+    // A name a new server could not have (a look-alike, a hidden character) is listed, and
+    // said escaped beside it.
+    let names: Vec<String> = servers
+        .iter()
+        .filter_map(|s| s["name"].as_str().map(str::to_owned))
+        .collect();
+    for entry in &mut servers {
+        let name = entry["name"].as_str().unwrap_or_default().to_owned();
+        if let Some(warning) = odd_server_name(&name, names.iter().map(String::as_str)) {
+            entry["name_warning"] = json!(warning);
+        }
+    }
     if let Some(name) = reveal
         && !servers.iter().any(|s| s["name"] == name)
     {
@@ -274,6 +289,23 @@ pub(crate) async fn put(
             "the body must be one `mcpServers` entry, a JSON object like {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}",
             &definition,
         ));
+    }
+    let existing: Vec<String> = manager
+        .document()
+        .map(|mut doc| servers_of(&mut doc).keys().cloned().collect())
+        .unwrap_or_default();
+    if !existing.contains(&name)
+        && let Some(why) = new_server_name_problem(&name, existing.iter().map(String::as_str))
+    {
+        return Err(BridgeError::InvalidRequest(vec![error(
+            "value_error",
+            &[json!("path"), json!("name")],
+            &format!(
+                "\"{}\" (shown escaped) cannot name a new server: {why}",
+                escaped(&name)
+            ),
+            Value::Null,
+        )]));
     }
     // The built-in server is kept only while it runs built in, and not under the new name.
     let keep = keep_builtin

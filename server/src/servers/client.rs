@@ -7,7 +7,7 @@
 #![allow(deprecated)]
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -42,6 +42,23 @@ pub enum ListKind {
     Resources,
 }
 
+/// The most questions one server may have waiting for the user at once; a question past them is
+/// declined at once. A call shows one question at a time, so more could not be answered anyway,
+/// and a server asking thousands would otherwise hold each for `answer_timeout`.
+pub const MAX_WAITING_QUESTIONS: usize = 4;
+
+/// Where the reload of one list stands. A burst of `list_changed` notifications costs one
+/// reload running and at most one more after it, never a fetch per notification.
+#[derive(Debug, Default)]
+enum Reload {
+    #[default]
+    Idle,
+    Running,
+    /// The list changed again while it was being reloaded: reload once more, on this
+    /// connection (the latest that announced a change).
+    Again(Peer<RoleClient>),
+}
+
 /// What one server's connections share with the bridge; it outlives a connection (a restarted
 /// server keeps its lists until the new ones arrive).
 #[derive(Debug)]
@@ -54,6 +71,11 @@ pub struct Shared {
     stored: [AtomicU64; 3],
     /// How many times a list changed while the bridge ran (a notification that reloaded it).
     changes: AtomicU64,
+    reloads: Mutex<[Reload; 3]>,
+    /// The questions waiting for the user, at most [`MAX_WAITING_QUESTIONS`]; whether the last
+    /// one asked past them was declined (so that a flood is logged once, not per question).
+    questions: AtomicUsize,
+    flooded: AtomicBool,
     /// The calls in flight, by the progress token their request carries.
     calls: Mutex<HashMap<ProgressToken, Arc<CallActivity>>>,
     roots: Vec<Root>,
@@ -68,6 +90,9 @@ impl Shared {
             tickets: Default::default(),
             stored: Default::default(),
             changes: AtomicU64::new(0),
+            reloads: Mutex::default(),
+            questions: AtomicUsize::new(0),
+            flooded: AtomicBool::new(false),
             calls: Mutex::new(HashMap::new()),
             roots: spec
                 .mcp
@@ -122,7 +147,24 @@ impl Shared {
         update(&mut lists);
     }
 
+    /// Store a fetched tool list, without the tools no client should be shown: a name with a
+    /// control or invisible character, or one listed before (the first of a name is kept).
     pub fn set_tools(&self, ticket: u64, tools: Vec<Tool>) {
+        let mut seen = std::collections::HashSet::new();
+        let tools = tools
+            .into_iter()
+            .filter(|tool| {
+                if let Some(why) = crate::names::tool_name_problem(&tool.name) {
+                    tracing::warn!(server = %self.name, tool = %crate::names::escaped(&tool.name), "a tool of the server is not listed: its name {why}");
+                    return false;
+                }
+                if !seen.insert(tool.name.clone()) {
+                    tracing::warn!(server = %self.name, tool = %tool.name, "the server lists a tool name twice; only the first is listed");
+                    return false;
+                }
+                true
+            })
+            .collect();
         self.store(ListKind::Tools, ticket, |lists| {
             lists.tools = Arc::new(tools)
         });
@@ -233,6 +275,9 @@ impl Shared {
             tracing::info!(server = %self.name, "a question came with no call in flight that a client can show it for; declined");
             return decline();
         }
+        let Some(_waiting) = self.wait_for_answer() else {
+            return decline();
+        };
         let limit = self.answer_timeout;
         let (mode, message, schema, url) = match request {
             ElicitRequestParams::FormElicitationParams {
@@ -246,6 +291,10 @@ impl Shared {
                 None,
             ),
             ElicitRequestParams::UrlElicitationParams { message, url, .. } => {
+                if let Some(why) = unopenable(&url) {
+                    tracing::info!(server = %self.name, "a question's URL {why}; declined");
+                    return decline();
+                }
                 (ElicitationMode::Url, message, None, Some(url))
             }
             _ => {
@@ -280,6 +329,63 @@ impl Shared {
     }
 }
 
+impl Shared {
+    /// A place among the questions waiting, or `None` (logged) when the server has
+    /// [`MAX_WAITING_QUESTIONS`] waiting already.
+    fn wait_for_answer(&self) -> Option<Waiting<'_>> {
+        let taken = self
+            .questions
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |waiting| {
+                (waiting < MAX_WAITING_QUESTIONS).then_some(waiting + 1)
+            });
+        if taken.is_ok() {
+            self.flooded.store(false, Ordering::SeqCst);
+            return Some(Waiting(self));
+        }
+        if !self.flooded.swap(true, Ordering::SeqCst) {
+            tracing::warn!(server = %self.name, waiting = MAX_WAITING_QUESTIONS, "the server asks more questions than may wait for the user; the ones past them are declined");
+        }
+        None
+    }
+}
+
+/// The longest URL a question may ask the user to open.
+pub const MAX_QUESTION_URL: usize = 8 * 1024;
+
+/// Why a browser should not be asked to open a question's `url`, if it should not: only an
+/// absolute `http(s)` URL with a host, of at most [`MAX_QUESTION_URL`] bytes and with nothing a
+/// browser reads another way (spaces, control characters, backslashes), is shown. The
+/// extension checks the same before it offers a link.
+fn unopenable(url: &str) -> Option<String> {
+    if url.len() > MAX_QUESTION_URL {
+        return Some(format!("is longer than {MAX_QUESTION_URL} bytes"));
+    }
+    if url
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+    {
+        return Some("holds a space, a control character or a backslash".to_owned());
+    }
+    match url::Url::parse(url) {
+        Ok(parsed)
+            if matches!(parsed.scheme(), "http" | "https")
+                && parsed.host_str().is_some_and(|host| !host.is_empty()) =>
+        {
+            None
+        }
+        _ => Some("is no absolute http or https URL".to_owned()),
+    }
+}
+
+/// A question's place among those waiting; freed when it drops.
+struct Waiting<'a>(&'a Shared);
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.questions.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// A call followed for progress and questions; dropping it stops that.
 pub struct Tracked {
     shared: Arc<Shared>,
@@ -307,20 +413,50 @@ impl BridgeClient {
         BridgeClient { shared }
     }
 
+    /// Reload list `kind` after the server announced a change: at once when no reload of it
+    /// runs, else once more after the running one, however many changes came meanwhile.
     fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
+        let slot = Shared::slot(kind);
+        {
+            let mut reloads = lock(&self.shared.reloads);
+            match reloads[slot] {
+                Reload::Idle => reloads[slot] = Reload::Running,
+                _ => {
+                    reloads[slot] = Reload::Again(peer);
+                    return;
+                }
+            }
+        }
         let shared = self.shared.clone();
         tokio::spawn(async move {
-            match shared.reload(&peer, kind).await {
-                Ok(()) => {
-                    shared.changes.fetch_add(1, Ordering::SeqCst);
-                    tracing::info!(server = %shared.name, list = ?kind, "the server's list changed; reloaded");
+            let mut peer = peer;
+            loop {
+                match shared.reload(&peer, kind).await {
+                    Ok(()) => {
+                        shared.changes.fetch_add(1, Ordering::SeqCst);
+                        tracing::info!(server = %shared.name, list = ?kind, "the server's list changed; reloaded");
+                    }
+                    Err(err) => {
+                        tracing::warn!(server = %shared.name, error = %err, "reloading a changed list failed")
+                    }
                 }
-                Err(err) => {
-                    tracing::warn!(server = %shared.name, error = %err, "reloading a changed list failed")
+                let mut reloads = lock(&shared.reloads);
+                match std::mem::replace(&mut reloads[slot], Reload::Running) {
+                    Reload::Again(latest) => peer = latest,
+                    _ => {
+                        reloads[slot] = Reload::Idle;
+                        return;
+                    }
                 }
             }
         });
     }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// What the bridge tells every server it can do.
@@ -413,6 +549,45 @@ mod tests {
             vec![Tool::new("old", "", rmcp::model::JsonObject::new())],
         );
         assert_eq!(shared.lists().tools[0].name, "new");
+    }
+
+    #[test]
+    fn only_an_absolute_http_url_may_be_opened() {
+        for good in ["https://example.com/a?b=1#c", "http://127.0.0.1:8080/cb"] {
+            assert_eq!(unopenable(good), None, "{good}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(MAX_QUESTION_URL));
+        for bad in [
+            "javascript:alert(1)",
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "/relative",
+            "//example.com/x",
+            "https://exa mple.com",
+            "https:\\\\example.com",
+            "ftp://example.com",
+            long.as_str(),
+        ] {
+            assert!(unopenable(bad).is_some(), "{bad:.40}");
+        }
+    }
+
+    #[test]
+    fn tools_with_odd_or_repeated_names_are_not_stored() {
+        let shared = Shared::new(&ServerSpec::demo(
+            std::path::Path::new("x"),
+            std::path::Path::new("y"),
+        ));
+        let tool = |name: &str| Tool::new(name.to_owned(), "", rmcp::model::JsonObject::new());
+        let ticket = shared.ticket(ListKind::Tools);
+        shared.set_tools(ticket, vec![tool("a"), tool("b\n"), tool("a"), tool("c")]);
+        let names: Vec<_> = shared
+            .lists()
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        assert_eq!(names, ["a", "c"]);
     }
 
     #[test]

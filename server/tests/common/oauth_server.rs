@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{Query, Request, State};
+use axum::extract::{Query, RawQuery, Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -48,6 +48,11 @@ pub struct Behaviour {
     /// The authorization server metadata is reached through this many redirects
     /// (`usize::MAX`: it redirects to itself for ever).
     pub metadata_redirects: usize,
+    /// The query the authorization endpoint's URL carries in the metadata (a provider's own
+    /// parameters, or ones the authorization request sets too).
+    pub authorize_query: Option<String>,
+    /// The query strings the authorization endpoint got, as sent.
+    pub authorize_queries: Vec<String>,
     /// How long a code may be exchanged (no limit unless set).
     pub code_lifetime: Option<Duration>,
     /// The authorization page its metadata names instead of its own (a mix-up attacker
@@ -198,12 +203,13 @@ async fn server_metadata(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     let base = &ctx.base;
-    let (elsewhere, garbage, redirects) = {
+    let (elsewhere, garbage, redirects, authorize_query) = {
         let behaviour = ctx.behaviour.lock().unwrap();
         (
             behaviour.authorization_server.is_some(),
             behaviour.garbage_metadata,
             behaviour.metadata_redirects,
+            behaviour.authorize_query.clone(),
         )
     };
     if elsewhere || ctx.behaviour.lock().unwrap().no_metadata {
@@ -232,17 +238,18 @@ async fn server_metadata(
             .into_response();
     }
     let behaviour = ctx.behaviour.lock().unwrap();
-    let authorization_endpoint = behaviour
-        .authorization_endpoint
-        .clone()
-        .unwrap_or_else(|| format!("{base}/authorize"));
+    let authorization_endpoint = behaviour.authorization_endpoint.clone();
     let auth_methods = behaviour
         .auth_methods
         .clone()
         .unwrap_or_else(|| vec!["none".to_owned()]);
     let mut metadata = json!({
         "issuer": base,
-        "authorization_endpoint": authorization_endpoint,
+        "authorization_endpoint": match (authorization_endpoint, authorize_query) {
+            (Some(elsewhere), _) => elsewhere,
+            (None, Some(query)) => format!("{base}/authorize?{query}"),
+            (None, None) => format!("{base}/authorize"),
+        },
         "token_endpoint": format!("{base}/token"),
         "registration_endpoint": format!("{base}/register"),
         "response_types_supported": ["code"],
@@ -279,8 +286,14 @@ async fn register(axum::Json(body): axum::Json<Value>) -> Response {
 
 async fn authorize(
     State(ctx): State<Ctx>,
+    RawQuery(raw): RawQuery,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
+    ctx.behaviour
+        .lock()
+        .unwrap()
+        .authorize_queries
+        .push(raw.unwrap_or_default());
     let redirect = query.get("redirect_uri").cloned().unwrap_or_default();
     let state = query.get("state").cloned().unwrap_or_default();
     let mut behaviour = ctx.behaviour.lock().unwrap();

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest, ContentBlock,
-    JsonRpcMessage, RequestId, ServerJsonRpcMessage, ServerResult,
+    ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::async_rw::{JsonRpcMessageCodec, JsonRpcMessageCodecError};
 use serde::Deserialize;
@@ -231,6 +231,12 @@ fn decode_with(line: Vec<u8>, calls: &ToolCalls, large: usize) -> Decoded {
         Ok(message) => return Decoded::Message(Box::new(message)),
         Err(line) => line,
     };
+    if deeper_than(&line, MAX_DEPTH)
+        && let Some(failure) = deep_answer(&line)
+    {
+        calls.answered(&failure.id);
+        return Decoded::Message(Box::new(failure.message));
+    }
     let decoded = rmcp_decode(line);
     if let Decoded::Message(message) = &decoded {
         match message.as_ref() {
@@ -268,6 +274,85 @@ fn rmcp_decode(line: Vec<u8>) -> Decoded {
             other.to_string(),
         ))),
     }
+}
+
+/// The deepest nesting serde_json reads (its recursion limit, the message's own object
+/// counted): a line nested deeper is dropped by rmcp's decoder.
+const MAX_DEPTH: usize = 127;
+
+/// Whether `line`'s JSON nests arrays and objects deeper than `limit`, counted without
+/// decoding it (brackets inside strings skipped).
+fn deeper_than(line: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < line.len() {
+        match line[at] {
+            b'"' => {
+                // To the closing quote, over escapes.
+                at += 1;
+                loop {
+                    let rest = line.get(at..).unwrap_or_default();
+                    match memchr::memchr2(b'"', b'\\', rest) {
+                        Some(found) if line[at + found] == b'\\' => at += found + 2,
+                        Some(found) => {
+                            at += found;
+                            break;
+                        }
+                        None => return false,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
+/// What a message too deeply nested to decode says at its top: its id, and whether it is a
+/// request (skipping the rest is iterative in serde_json, so no depth stops it).
+#[derive(Deserialize)]
+struct Head {
+    id: Option<RequestId>,
+    #[serde(default)]
+    method: Present,
+}
+
+/// An error answer made for the request a server answered with something unreadable.
+struct Failure {
+    id: RequestId,
+    message: ServerJsonRpcMessage,
+}
+
+/// An answer nested too deep to decode, turned into an error answer to its request, so that
+/// the request fails at once with the reason instead of waiting for its timeout; `None` when
+/// `line` is no answer.
+fn deep_answer(line: &[u8]) -> Option<Failure> {
+    let line = line.strip_prefix(UTF8_BOM).unwrap_or(line);
+    let head: Head = serde_json::from_slice(line).ok()?;
+    if head.method.0 {
+        return None;
+    }
+    let id = head.id?;
+    tracing::warn!(%id, "an answer from the MCP server is nested deeper than {MAX_DEPTH} levels; its request fails");
+    let message = ServerJsonRpcMessage::error(
+        ErrorData::internal_error(
+            format!(
+                "the MCP server's answer is nested deeper than the {MAX_DEPTH} levels the bridge \
+                 reads, so it was not read"
+            ),
+            None,
+        ),
+        Some(id.clone()),
+    );
+    Some(Failure { id, message })
 }
 
 /// The answer to a `tools/call` in flight, decoded without copies of its large texts; the line
@@ -700,6 +785,48 @@ mod tests {
         assert!(!matches!(
             decode_with(lone.into_bytes(), &calling(1), 10),
             Decoded::Message(_)
+        ));
+    }
+
+    #[test]
+    fn an_answer_nested_too_deep_becomes_an_error_answer_to_its_request() {
+        let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+        let answer = format!(
+            r#"{{"jsonrpc": "2.0", "result": {{"content": [], "structuredContent": {{"a": {deep}}}}}, "id": 6}}"#
+        );
+        let calls = calling(6);
+        let (error, id) = message(decode_with(answer.into_bytes(), &calls, 10))
+            .into_error()
+            .unwrap();
+        assert_eq!(id, Some(RequestId::Number(6)));
+        assert!(error.message.contains("nested deeper"), "{}", error.message);
+        assert_eq!(calls.len(), 0, "the call is answered");
+        // As deep as serde_json reads still decodes; one level more is too deep.
+        let nested = |levels: usize| {
+            format!(
+                r#"{{"jsonrpc": "2.0", "id": 2, "result": {{"tools": [], "_meta": {{"a": {}1{}}}}}}}"#,
+                "[".repeat(levels - 3),
+                "]".repeat(levels - 3)
+            )
+        };
+        assert!(!deeper_than(nested(MAX_DEPTH).as_bytes(), MAX_DEPTH));
+        assert!(matches!(
+            decode_with(nested(MAX_DEPTH).into_bytes(), &calling(1), 10),
+            Decoded::Message(_)
+        ));
+        assert!(deeper_than(nested(MAX_DEPTH + 1).as_bytes(), MAX_DEPTH));
+        assert!(matches!(
+            rmcp_decode(nested(MAX_DEPTH + 1).into_bytes()),
+            Decoded::Unparsable(_)
+        ));
+        // Brackets and escaped quotes inside strings are no nesting.
+        assert!(!deeper_than(br#"{"a": "[[[\"[[[", "b": ["]]"]}"#, 2));
+        assert!(!deeper_than(br#"{"a": "\"#, 2));
+        // A request nested too deep is no answer: ignored as before.
+        let request = format!(r#"{{"jsonrpc": "2.0", "id": 1, "method": "x", "params": {deep}}}"#);
+        assert!(matches!(
+            decode_with(request.into_bytes(), &calling(1), 10),
+            Decoded::Unparsable(_)
         ));
     }
 
