@@ -110,7 +110,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for Masked<T> {
             match crate::redact::mask_known_in(&mut message, &known) {
                 Ok(0) => return Some(message),
                 Ok(count) => {
-                    tracing::warn!(server = %self.name, masked = count, "the server sent values the bridge keeps secret; masked");
+                    tracing::info!(server = %self.name, masked = count, "the server sent values the bridge keeps secret; masked");
                     return Some(message);
                 }
                 Err(err) => {
