@@ -124,8 +124,11 @@ impl std::io::Write for Seeker<'_> {
     }
 }
 
-/// Mask `known` in every string of `message`; how many were masked. `Err` when the message no
-/// longer holds together once masked (a value masked where its type wanted a fixed word); the
+/// Mask `known` in every string of `message`; how many were masked.
+///
+/// A message that no longer holds together once masked (a known value was the whole of a
+/// field whose type wants one of a few fixed words, `"status": "failed"`) is masked again
+/// leaving such whole words as they are; `Err` when even that does not hold together, and the
 /// caller then must not pass it on.
 pub fn mask_known_in<T: Serialize + DeserializeOwned>(
     message: &mut T,
@@ -136,21 +139,38 @@ pub fn mask_known_in<T: Serialize + DeserializeOwned>(
         return Ok(0);
     }
     let mut value = serde_json::to_value(&*message)?;
-    let count = mask_value(&mut value, &known, true);
-    if count > 0 {
-        *message = serde_json::from_value(value)?;
+    let count = mask_value(&mut value, &known, true, Words::Listed);
+    if count == 0 {
+        return Ok(0);
     }
+    if let Ok(masked) = serde_json::from_value(value) {
+        *message = masked;
+        return Ok(count);
+    }
+    let mut value = serde_json::to_value(&*message)?;
+    let count = mask_value(&mut value, &known, true, Words::Any);
+    *message = serde_json::from_value(value)?;
     Ok(count)
+}
+
+/// Which whole strings are left as they are.
+#[derive(Clone, Copy)]
+enum Words {
+    /// [`PROTOCOL_WORDS`].
+    Listed,
+    /// Those, and any string that is one known value alone and reads as a word of a protocol
+    /// (lower-case letters, digits, `_` and `-`, at most 32).
+    Any,
 }
 
 /// Mask `known` in every string (and key) of `value`; how many were masked. `top`: the value
 /// is a whole message, whose envelope keys are protocol.
-fn mask_value(value: &mut Value, known: &[&str], top: bool) -> usize {
+fn mask_value(value: &mut Value, known: &[&str], top: bool, words: Words) -> usize {
     match value {
-        Value::String(text) => mask_string(text, known),
+        Value::String(text) => mask_string(text, known, words),
         Value::Array(items) => items
             .iter_mut()
-            .map(|item| mask_value(item, known, false))
+            .map(|item| mask_value(item, known, false, words))
             .sum(),
         Value::Object(map) => {
             let mut count = 0;
@@ -160,7 +180,7 @@ fn mask_value(value: &mut Value, known: &[&str], top: bool) -> usize {
             if keys_hold {
                 let old = std::mem::take(map);
                 for (mut key, item) in old {
-                    count += mask_string(&mut key, known);
+                    count += mask_string(&mut key, known, Words::Listed);
                     map.insert(key, item);
                 }
             }
@@ -169,7 +189,7 @@ fn mask_value(value: &mut Value, known: &[&str], top: bool) -> usize {
                     && (top || key == "protocolVersion")
                     && item.is_string();
                 if !protocol {
-                    count += mask_value(item, known, false);
+                    count += mask_value(item, known, false, words);
                 }
             }
             count
@@ -178,8 +198,11 @@ fn mask_value(value: &mut Value, known: &[&str], top: bool) -> usize {
     }
 }
 
-fn mask_string(text: &mut String, known: &[&str]) -> usize {
+fn mask_string(text: &mut String, known: &[&str], words: Words) -> usize {
     if PROTOCOL_WORDS.contains(&text.as_str()) {
+        return 0;
+    }
+    if matches!(words, Words::Any) && known.contains(&text.as_str()) && is_word(text) {
         return 0;
     }
     let masked = secrets::mask_known(text, known, MASK);
@@ -188,6 +211,14 @@ fn mask_string(text: &mut String, known: &[&str]) -> usize {
         *text = new;
     }
     count
+}
+
+/// Lower-case letters, digits, `_` and `-`, at most 32: how the fixed words of a protocol read.
+fn is_word(text: &str) -> bool {
+    text.len() <= 32
+        && text
+            .bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_' || c == b'-')
 }
 
 #[cfg(test)]
@@ -249,6 +280,33 @@ mod tests {
             }
             assert!(seeker.found, "{cut}");
         }
+    }
+
+    #[test]
+    fn a_known_value_that_is_a_fixed_word_is_left_only_where_masking_it_breaks_the_message() {
+        #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+        enum Status {
+            #[serde(rename = "failed")]
+            Failed,
+        }
+        #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+        struct Task {
+            status: Status,
+            note: String,
+            name: String,
+        }
+        let mut task = Task {
+            status: Status::Failed,
+            note: "it failed".to_owned(),
+            name: "failed".to_owned(),
+        };
+        assert_eq!(mask_known_in(&mut task, &["failed"]).unwrap(), 1);
+        assert_eq!(task.note, "it ***");
+        assert_eq!(task.name, "failed");
+        // Where nothing breaks, the whole word is masked too.
+        let mut free = json!({"status": "failed", "name": "failed"});
+        assert_eq!(mask_known_in(&mut free, &["failed"]).unwrap(), 2);
+        assert_eq!(free, json!({"status": "***", "name": "***"}));
     }
 
     #[test]
