@@ -83,9 +83,19 @@ fn holds_any<T: Serialize>(message: &T, known: &[&str]) -> bool {
         tail: Vec::new(),
         found: false,
     };
+    // serde_json writes a piece at a time (a quote, a colon, a word): gathered into larger
+    // writes, each looked through once.
+    let written = {
+        let mut buffered = std::io::BufWriter::with_capacity(SEEK_BUFFER, &mut seeker);
+        serde_json::to_writer(&mut buffered, message).is_ok()
+            && std::io::Write::flush(&mut buffered).is_ok()
+    };
     // A message that cannot be serialized is taken apart to be safe.
-    serde_json::to_writer(&mut seeker, message).is_err() || seeker.found
+    !written || seeker.found
 }
+
+/// The bytes gathered before a search.
+const SEEK_BUFFER: usize = 64 * 1024;
 
 /// A writer that only looks for its needles, across the pieces it is written in.
 struct Seeker<'a> {
