@@ -91,11 +91,11 @@ pub(crate) async fn execute(
                     "tool call succeeded"
                 );
             }
-            // The server's configured secrets and the bridge's token never leave in a result,
-            // whatever the request says; credential shapes only when the user let this tool's
-            // results through.
+            // The server's configured secrets, the bridge's token and the sign-in tokens held
+            // for the server never leave in a result, whatever the request says; credential
+            // shapes only when the user let this tool's results through.
             let masking = crate::calls::masking::Masking {
-                known: server.shared_secrets(),
+                known: server.known_secrets().await,
                 shapes: !request.unmasked,
             };
             Ok(state.results.answer(result, Some(masking)).await)
@@ -147,9 +147,13 @@ fn check_output(
         tool: tool.to_owned(),
         code: crate::error::code::INTERNAL_ERROR,
         error_type: tool_failure::OUTPUT_SCHEMA_MISMATCH.to_owned(),
-        message: format!(
-            "Tool `{tool}` on server `{name}` returned a result that does not match its outputSchema: {problem}. \
-             The result was not used; the tool or its server has a bug. Tell the user if it matters."
+        // The problem may quote a key of the result, which comes from the server.
+        message: crate::redact::redact(
+            &format!(
+                "Tool `{tool}` on server `{name}` returned a result that does not match its outputSchema: {problem}. \
+                 The result was not used; the tool or its server has a bug. Tell the user if it matters."
+            ),
+            server.secrets(),
         ),
         traceback: String::new(),
         input_schema: None,

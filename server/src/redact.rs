@@ -12,6 +12,9 @@ use std::borrow::Cow;
 
 use mcp_bridge_protocol::secrets::{self, Mask, Redaction, Rules};
 
+mod known;
+pub use known::mask_known_in;
+
 /// Shorter values (`"1"`, `"true"`, `"UTC"`) are too common to mask without mangling text.
 pub(crate) const MIN_SECRET_LEN: usize = secrets::MIN_KNOWN_LEN;
 
@@ -92,6 +95,18 @@ pub(crate) fn mask_json(value: serde_json::Value) -> serde_json::Value {
         ),
         other => other,
     }
+}
+
+/// The credential of a header value that names its scheme (`Bearer X`, `Basic X`, `token X`):
+/// `X`, which a server may echo without the scheme.
+pub(crate) fn credential_part(value: &str) -> Option<&str> {
+    let (scheme, credential) = value.trim().split_once(' ')?;
+    let credential = credential.trim();
+    let is_scheme = !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'));
+    (is_scheme && !credential.is_empty()).then_some(credential)
 }
 
 /// The secrets inside a URL: the password (or bare user) of `user:password@`, and the values
@@ -183,6 +198,14 @@ mod tests {
             mask_json(value),
             serde_json::json!([{"input": {"db_password": "***", "n": 1, "note": "api_key=***"}}])
         );
+    }
+
+    #[test]
+    fn a_header_credential_without_its_scheme() {
+        assert_eq!(credential_part("Bearer abc.def"), Some("abc.def"));
+        assert_eq!(credential_part("token  ghp_x "), Some("ghp_x"));
+        assert_eq!(credential_part("plain-api-key"), None);
+        assert_eq!(credential_part("Bearer "), None);
     }
 
     #[test]

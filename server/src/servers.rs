@@ -5,6 +5,7 @@
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+pub(crate) mod masked;
 pub(crate) mod program;
 pub mod reaper;
 pub mod spec;
@@ -101,6 +102,8 @@ pub struct Server {
     secrets: Arc<[String]>,
     /// The bridge's own secrets (its token): masked, and kept out of the child's environment.
     withheld: Vec<String>,
+    /// [`Server::secrets`] and the sign-in tokens held for it: masked in all it sends.
+    known: masked::Known,
     live: Mutex<Option<Arc<Live>>>,
     health: Mutex<Health>,
     start_lock: tokio::sync::Mutex<()>,
@@ -134,12 +137,15 @@ impl Server {
     ) -> Self {
         let mut secrets = spec.secrets();
         secrets.extend(withheld.iter().cloned());
+        let secrets: Arc<[String]> = secrets.into();
+        let known = masked::Known::new(&spec, secrets.clone(), &sign_ins);
         let permits = Semaphore::new(spec.max_concurrent_calls);
         let shared = Arc::new(client::Shared::new(&spec));
         Server {
             spec,
-            secrets: secrets.into(),
+            secrets,
             withheld,
+            known,
             live: Mutex::new(None),
             health: Mutex::new(Health {
                 failures: 0,
@@ -170,10 +176,11 @@ impl Server {
         &self.secrets
     }
 
-    /// [`Server::secrets`], shared with work that outlives the borrow (a large result's masking
-    /// off the async threads).
-    pub(crate) fn shared_secrets(&self) -> Arc<[String]> {
-        self.secrets.clone()
+    /// Every value masked in what this server sends, now: [`Server::secrets`] and the access
+    /// and refresh tokens the bridge holds for it; shared with work that outlives the borrow
+    /// (a large result's masking off the async threads).
+    pub(crate) async fn known_secrets(&self) -> Arc<[String]> {
+        self.known.values().await
     }
 
     pub(crate) fn spec(&self) -> &ServerSpec {
@@ -290,7 +297,7 @@ impl Server {
         match connect(
             &self.shared,
             &self.spec,
-            &self.secrets,
+            &self.known,
             &self.withheld,
             self.max_message,
             &self.sign_ins,

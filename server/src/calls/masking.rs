@@ -5,7 +5,8 @@
 //! credentials in URLs) are masked in its text and structured content. Key names alone
 //! (`password: …`) are not enough here: a result may rightly hold a value the user asked for.
 //! The user may let one tool's results through unmasked: that turns off the shapes only; the
-//! values known to be secret are masked whatever a request says.
+//! values known to be secret are masked whatever a request says, in every part of the result
+//! (embedded resources, resource links, annotations, `_meta` too).
 
 use std::sync::Arc;
 
@@ -30,15 +31,72 @@ pub fn mask_result(result: &mut CallToolResult, masking: &Masking) -> usize {
     let shapes = masking.shapes;
     let mut count = 0;
     for block in &mut result.content {
-        if let ContentBlock::Text(text) = block {
-            count += mask_text(&mut text.text, &known, shapes);
-        }
+        count += match block {
+            // A text may be large: masked in place, and its other fields apart.
+            ContentBlock::Text(text) => {
+                mask_text(&mut text.text, &known, shapes)
+                    + known_in(&mut text.meta, &known)
+                    + known_in(&mut text.annotations, &known)
+            }
+            ContentBlock::Resource(embedded) => {
+                let text = match &mut embedded.resource {
+                    ResourceContents::TextResourceContents { text, .. } => {
+                        mask_text(text, &known, shapes)
+                    }
+                    _ => 0,
+                };
+                text + known_in(embedded, &known)
+            }
+            other => known_in(other, &known),
+        };
     }
     if let Some(value) = result.structured_content.as_mut() {
         count += mask_value(value, &known, shapes);
     }
-    count
+    count + known_in(&mut result.meta, &known)
 }
+
+/// [`redact::mask_known_in`] on one part of a result; a part that no longer holds together
+/// once masked is left out (`Option` parts become `None`, a content block becomes a note).
+fn known_in<T: serde::Serialize + serde::de::DeserializeOwned + Broken>(
+    part: &mut T,
+    known: &[&str],
+) -> usize {
+    match redact::mask_known_in(part, known) {
+        Ok(count) => count,
+        Err(_) => {
+            *part = T::broken();
+            1
+        }
+    }
+}
+
+/// What a part of a result becomes when masking a known secret in it breaks it.
+trait Broken {
+    fn broken() -> Self;
+}
+
+impl<T> Broken for Option<T> {
+    fn broken() -> Self {
+        None
+    }
+}
+
+impl Broken for ContentBlock {
+    fn broken() -> Self {
+        ContentBlock::text(BROKEN_BLOCK)
+    }
+}
+
+impl Broken for rmcp::model::EmbeddedResource {
+    fn broken() -> Self {
+        rmcp::model::EmbeddedResource::new(ResourceContents::text(BROKEN_BLOCK, "about:blank"))
+    }
+}
+
+/// The text in place of a content block that held a known secret where masking it broke it.
+const BROKEN_BLOCK: &str =
+    "[a content block that held a value the bridge keeps secret was left out]";
 
 /// Mask the text contents of a resource that was read, as a tool's result is; returns how many
 /// secrets were masked.
@@ -124,5 +182,32 @@ mod tests {
         assert_eq!(mask_result(&mut through, &unmasked), 1);
         let text = serde_json::to_string(&through).unwrap();
         assert!(text.contains("*** AKIAIOSFODNN7EXAMPLE"), "{text}");
+    }
+
+    #[test]
+    fn known_values_are_masked_in_every_part_of_a_result_even_unmasked() {
+        let known = "known-secret-value-42";
+        let leak = |what: &str| format!("{what} {known}");
+        let mut result: CallToolResult = serde_json::from_value(json!({
+            "content": [
+                {"type": "text", "text": leak("text"), "_meta": {"m": leak("text-meta")}},
+                {"type": "resource", "resource": {"uri": leak("file:///embedded"), "text": leak("embedded")}},
+                {"type": "resource_link", "uri": leak("x://link"), "name": leak("link"), "description": leak("about")},
+                {"type": "image", "data": known, "mimeType": "image/png"},
+            ],
+            "_meta": {leak("key"): leak("meta")},
+        }))
+        .unwrap();
+        let masking = Masking {
+            known: vec![known.to_owned()].into(),
+            shapes: false,
+        };
+        assert_eq!(mask_result(&mut result, &masking), 10);
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(!text.contains(known), "{text}");
+        assert!(
+            text.contains("link ***") && text.contains("\"key ***\":\"meta ***\""),
+            "{text}"
+        );
     }
 }

@@ -237,7 +237,7 @@ mod tests {
             specs[2].transport,
             Transport::StreamableHttp { .. }
         ));
-        assert_eq!(specs[2].secrets(), vec!["Bearer abcdef".to_owned()]);
+        assert_eq!(specs[2].secrets(), ["Bearer abcdef", "abcdef"]);
     }
 
     #[test]

@@ -95,7 +95,8 @@ pub async fn read_resource(
         _ => return Err(unexpected(&server, "resources/read")),
     };
     // A resource goes to the chat like a tool's result: the same secrets are masked in it.
-    let masked = crate::calls::masking::mask_resource(&mut result.contents, server.secrets());
+    let masked =
+        crate::calls::masking::mask_resource(&mut result.contents, &server.known_secrets().await);
     let text_bytes: usize = result
         .contents
         .iter()

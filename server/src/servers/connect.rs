@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
+use super::masked::{Known, Masked};
 use super::spec::{ServerSpec, Transport};
 use super::stderr::StderrTail;
 use crate::oauth::SignIns;
@@ -99,11 +100,12 @@ pub(crate) fn child_env(
 pub(crate) async fn connect(
     shared: &Arc<Shared>,
     spec: &ServerSpec,
-    secrets: &[String],
+    known: &Known,
     withheld: &[String],
     max_message: usize,
     sign_ins: &SignIns,
 ) -> Result<Connected, StartFailure> {
+    let secrets: &[String] = known.fixed();
     let stderr = Arc::new(StderrTail::new(&spec.name, secrets.to_vec()));
     let fail = |message: String, stderr: &StderrTail| StartFailure {
         message: redact(&message, secrets),
@@ -162,7 +164,7 @@ pub(crate) async fn connect(
                 }
                 None => stderr.close(),
             }
-            let started = handshake(shared, spec, transport, &stderr).await;
+            let started = handshake(shared, spec, known, transport, &stderr).await;
             match started {
                 Ok((client, tools, instructions)) => Ok(Connected {
                     client,
@@ -228,10 +230,10 @@ pub(crate) async fn connect(
                 }
                 let authorised = AuthClient::new(http.clone(), manager);
                 let transport = StreamableHttpClientTransport::with_client(authorised, config);
-                handshake(shared, spec, transport, &stderr).await
+                handshake(shared, spec, known, transport, &stderr).await
             } else {
                 let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
-                handshake(shared, spec, transport, &stderr).await
+                handshake(shared, spec, known, transport, &stderr).await
             };
             let (client, tools, instructions) = match started {
                 Ok(started) => started,
@@ -330,6 +332,7 @@ fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
 async fn handshake<T, E, A>(
     shared: &Arc<Shared>,
     spec: &ServerSpec,
+    known: &Known,
     transport: T,
     stderr: &StderrTail,
 ) -> Result<(Client, usize, Option<String>), HandshakeFailure>
@@ -338,6 +341,8 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let limit = spec.startup_timeout;
+    // Every connection, local or remote, masks what the server sends in one place.
+    let transport = Masked::new(transport.into_transport(), known.clone(), &spec.name);
     let work = async {
         let client = BridgeClient::new(shared.clone())
             .serve(transport)

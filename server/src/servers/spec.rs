@@ -140,15 +140,19 @@ impl ServerSpec {
         })
     }
 
-    /// Values that must never appear in logs or errors: `env` values, header values and the
-    /// credentials inside a remote server's `url`.
+    /// Values that must never appear in logs, errors or anything the server sends: `env`
+    /// values, header values (and their credential without its scheme: `X` of `Bearer X`) and
+    /// the credentials inside a remote server's `url`.
     pub(crate) fn secrets(&self) -> Vec<String> {
         let values: Vec<String> = match &self.transport {
             Transport::Stdio { env, .. } => env.values().cloned().collect(),
             Transport::StreamableHttp { headers, url, .. } | Transport::Sse { headers, url } => {
                 headers
                     .values()
-                    .cloned()
+                    .flat_map(|value| {
+                        std::iter::once(value.clone())
+                            .chain(crate::redact::credential_part(value).map(str::to_owned))
+                    })
                     .chain(crate::redact::url_secrets(url))
                     .collect()
             }

@@ -64,7 +64,7 @@ pub struct ShoutArgs {
     pub text: String,
 }
 
-/// The tools of the HTTPS server: one, which answers in capitals.
+/// The tools of the HTTPS server: one that answers in capitals, one that echoes.
 #[derive(Clone)]
 pub struct Shouter {
     tool_router: ToolRouter<Shouter>,
@@ -83,6 +83,11 @@ impl Shouter {
     #[tool(description = "Answer with the text in capitals.")]
     async fn shout(&self, Parameters(args): Parameters<ShoutArgs>) -> String {
         args.text.to_uppercase()
+    }
+
+    #[tool(description = "Answer with the text as it is.")]
+    async fn echo(&self, Parameters(args): Parameters<ShoutArgs>) -> String {
+        args.text
     }
 }
 
