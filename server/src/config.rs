@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use crate::servers::spec::{RootSpec, ServerSpec, SignInSettings, Transport};
-pub(crate) use check::{is_bridge_variable, reads_env};
+pub(crate) use check::reads_env;
 pub(crate) use file::{Source, config_dir, config_path, load};
 pub(crate) use parse::parse;
 

@@ -614,7 +614,7 @@ fn revocation_endpoint(metadata: &AuthorizationMetadata) -> Option<String> {
 /// own variables (`MCP_BRIDGE_*`, which the config refuses too), nor a value holding
 /// `withheld` (the bridge's token).
 fn client_secret(variable: &str, withheld: &[String]) -> Result<String, String> {
-    if crate::config::is_bridge_variable(variable) {
+    if crate::options::is_bridge_variable(variable) {
         return Err(format!(
             "`client_secret_env` names `{variable}`, one of the bridge's own variables, which are never sent to a server"
         ));

@@ -153,3 +153,13 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         Err(format!("`{text}` must be between 0 and 86400 seconds"))
     }
 }
+
+/// The prefix of the bridge's own environment variables (its options above, the token among
+/// them), which no MCP server is given and no server entry may read.
+pub(crate) const BRIDGE_ENV_PREFIX: &str = "MCP_BRIDGE_";
+
+/// Whether `variable` is one of the bridge's own environment variables (`MCP_BRIDGE_*`, in
+/// any case, as Windows reads names).
+pub(crate) fn is_bridge_variable(variable: &str) -> bool {
+    variable.to_ascii_uppercase().starts_with(BRIDGE_ENV_PREFIX)
+}

@@ -12,8 +12,6 @@ pub mod spec;
 pub(crate) mod stderr;
 pub(crate) mod watchdog;
 
-pub(crate) use connect::BRIDGE_ENV_PREFIX;
-
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;

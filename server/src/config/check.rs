@@ -129,7 +129,7 @@ pub(super) fn resolve(
                 if let Some(variable) = raw
                     .client_secret_env
                     .as_deref()
-                    .filter(|variable| is_bridge_variable(variable))
+                    .filter(|variable| crate::options::is_bridge_variable(variable))
                 {
                     return Err(fail(
                         "client_secret_env",
@@ -170,14 +170,6 @@ pub(super) fn resolve(
             answer_timeout,
         },
     })
-}
-
-/// Whether `variable` is one of the bridge's own environment variables (`MCP_BRIDGE_*`, in
-/// any case, as Windows reads names), which no server is given.
-pub(crate) fn is_bridge_variable(variable: &str) -> bool {
-    variable
-        .to_ascii_uppercase()
-        .starts_with(crate::servers::BRIDGE_ENV_PREFIX)
 }
 
 /// The variables of the bridge's environment that a server entry reads (its

@@ -65,9 +65,6 @@ impl From<String> for HandshakeFailure {
     }
 }
 
-/// The prefix of the bridge's own environment variables, which no MCP server gets.
-pub(crate) const BRIDGE_ENV_PREFIX: &str = "MCP_BRIDGE_";
-
 /// The environment a child starts with: the bridge's own, less its `MCP_BRIDGE_*` variables and
 /// any variable whose name or value holds one of `withheld` (the token); then the server's `env`.
 pub(crate) fn child_env(
@@ -82,7 +79,7 @@ pub(crate) fn child_env(
     let mut vars: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::vars_os()
         .filter(|(name, value)| {
             let name = name.to_string_lossy();
-            !name.to_ascii_uppercase().starts_with(BRIDGE_ENV_PREFIX)
+            !crate::options::is_bridge_variable(&name)
                 && !holds_secret(&name)
                 && !holds_secret(&value.to_string_lossy())
         })
