@@ -11,23 +11,12 @@ mod common;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::{BridgeProcess, require_on_path};
+use common::{BridgeProcess, require_on_path, status_kib};
 use mcp_bridge::servers::client::MAX_WAITING_QUESTIONS;
 use serde_json::{Value, json};
 
 /// The most resident memory the bridge may reach under any flood.
 const BOUND_MIB: u64 = 64;
-
-/// A field of `/proc/<pid>/status`, in KiB.
-fn status_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|line| line.starts_with(field))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|kib| kib.parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
-}
 
 /// A bridge running only the flood server, whose questions may wait `answer_timeout` seconds.
 fn flood_bridge(answer_timeout: u64) -> BridgeProcess {

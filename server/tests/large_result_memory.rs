@@ -7,19 +7,8 @@
 
 mod common;
 
-use common::{BridgeProcess, bridge_exe};
+use common::{BridgeProcess, bridge_exe, status_kib};
 use serde_json::json;
-
-/// A field of `/proc/<pid>/status`, in KiB.
-fn status_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find(|line| line.starts_with(field))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(|kib| kib.parse().ok())
-        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_result_costs_at_most_twice_its_size_at_the_peak() {

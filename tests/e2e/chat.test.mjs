@@ -3,16 +3,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
+import { CHAT_SITES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatHtml } from './support/chat.mjs';
 import { sleep, waitFor } from './support/webdriver.mjs';
 
-const SITES = [
-  ['deepseek', 'chat.deepseek.com'],
-  ['chatgpt', 'chatgpt.com'],
-  ['gemini', 'gemini.google.com'],
-  ['perplexity', 'www.perplexity.ai'],
-  ['kimi', 'www.kimi.com'],
-];
 
 for (const browser of BROWSERS) {
   describe(`chat loop in ${browser}`, () => {
@@ -20,7 +14,7 @@ for (const browser of BROWSERS) {
     before(async () => { w = await startWorld(browser); });
     after(async () => { await w?.close(); });
 
-    for (const [name, host] of SITES) {
+    for (const [name, host] of CHAT_SITES) {
       test(`${name}: a call runs once and its result is typed and sent`, async () => {
         await openChat(w, host);
         await w.session.exec('window.fixtureAI.reset()');

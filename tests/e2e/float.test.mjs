@@ -8,17 +8,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
+import { CHAT_SITES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages, call, configure } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { sleep } from './support/webdriver.mjs';
 
-const SITES = [
-  ['deepseek', 'chat.deepseek.com'],
-  ['chatgpt', 'chatgpt.com'],
-  ['gemini', 'gemini.google.com'],
-  ['perplexity', 'www.perplexity.ai'],
-  ['kimi', 'www.kimi.com'],
-];
 const INPUT = {
   deepseek: ['textarea#chat-input', 'div[role=button].ds-button--primary'],
   chatgpt: ['#prompt-textarea', 'button[data-testid=send-button]'],
@@ -106,7 +100,7 @@ for (const browser of BROWSERS) {
       await sleep(2500); // the float is placed again at least every 2 s
     };
 
-    for (const [site, host] of SITES) {
+    for (const [site, host] of CHAT_SITES) {
       test(`${site}: the open float covers neither the input nor the send button, and its labels fit`, async () => {
         await longChat(host);
         await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float')?.shadowRoot?.querySelector('.box')`, { what: 'the open float' });

@@ -4,15 +4,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
+import { CHAT_SITES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
 
-const SITES = [
-  ['deepseek', 'chat.deepseek.com'],
-  ['chatgpt', 'chatgpt.com'],
-  ['gemini', 'gemini.google.com'],
-  ['perplexity', 'www.perplexity.ai'],
-  ['kimi', 'www.kimi.com'],
-];
 
 /** Prose of about `n` characters, in sentences, different for each `seed`. */
 function prose(n, seed) {
@@ -34,7 +28,7 @@ for (const browser of BROWSERS) {
     before(async () => { w = await startWorld(browser); });
     after(async () => { await w?.close(); });
 
-    for (const [name, host] of SITES) {
+    for (const [name, host] of CHAT_SITES) {
       SPEEDS.forEach((speed, i) => {
         const lead = 120 + 80 * i;
         test(`${name}: ${lead} characters before the call and after it, ${speed.size} every ${speed.intervalMs} ms`, async () => {

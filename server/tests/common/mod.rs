@@ -755,3 +755,14 @@ fn parent_pids() -> Vec<(u32, u32)> {
 pub fn http_ready() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
+
+/// A field of `/proc/<pid>/status` (Linux), in KiB: `VmRSS`, `VmHWM` (the peak).
+pub fn status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find(|line| line.starts_with(field))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|kib| kib.parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}

@@ -6,6 +6,15 @@ import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 import { freePort, waitFor } from './webdriver.mjs';
 
+/** The fixture chat sites: `[name, host]`. */
+export const CHAT_SITES = [
+  ['deepseek', 'chat.deepseek.com'],
+  ['chatgpt', 'chatgpt.com'],
+  ['gemini', 'gemini.google.com'],
+  ['perplexity', 'www.perplexity.ai'],
+  ['kimi', 'www.kimi.com'],
+];
+
 /** Each editor library of the fixture pages once: `[name, host, path]`. */
 export const EDITOR_PAGES = [
   ['deepseek (React textarea)', 'chat.deepseek.com', '/'],
