@@ -273,13 +273,17 @@
     return out;
   }
 
-  /** A stop control by the config, or one among the composer's controls by its words. */
+  /**
+   * A stop control by the config, or one among the composer's controls by its words. Only a
+   * shown one counts: some sites keep the stop control in the page and hide it with a class
+   * while nothing streams (Doubao).
+   */
   function generatingNow() {
-    if (queryAll(site.selectors.generating).length) return true;
+    if (queryAll(site.selectors.generating).some(shown)) return true;
     if (!parts.composer || !parts.stopWords.length) return false;
     for (const b of parts.composer.querySelectorAll('button,[role="button"]')) {
       const label = (b.getAttribute('aria-label') || b.getAttribute('title') || '').toLowerCase();
-      if (label && parts.stopWords.some((w) => label.includes(w))) return true;
+      if (label && parts.stopWords.some((w) => label.includes(w)) && shown(b)) return true;
     }
     return false;
   }

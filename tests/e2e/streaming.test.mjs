@@ -1,6 +1,6 @@
 // Answers that stream as real ones do: seconds of text, a few characters at a time, before
 // and after the call. Every fixture page, both browsers: the call runs once and its result
-// is typed and sent once.
+// is typed and sent once. A stop control that is in the page but hidden is not "generating".
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
@@ -27,6 +27,22 @@ for (const browser of BROWSERS) {
     let w;
     before(async () => { w = await startWorld(browser); });
     after(async () => { await w?.close(); });
+
+    test('a stop control that stays in the page, hidden while nothing streams, does not count as generating', async () => {
+      // As on Doubao: the config's stop control matches at all times; only its being shown says
+      // the AI is still writing.
+      await openChat(w, 'chat.deepseek.com', '/?stop=always');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com', '/?stop=always');
+      await w.session.exec('window.fixtureAI.setChunk(arguments[0])', SPEEDS[0]);
+      const answer = await w.session.exec(
+        'return window.fixtureAI.toolCall(arguments[0], "literal", arguments[1])',
+        { tool_name: 'echo', arguments: { text: 'hidden stop' } }, prose(80, 5));
+      await userSays(w, 'Please echo something.', [answer, 'Done, thanks.']);
+      const msgs = await userMessages(w, 2, 60000);
+      assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+      assert.ok(msgs[1].includes('hidden stop'), msgs[1]);
+    });
 
     for (const [name, host] of CHAT_SITES) {
       SPEEDS.forEach((speed, i) => {
