@@ -450,6 +450,7 @@ function showServers(list) {
     actions.append(toggle, restart, edit, remove);
     li.append(actions);
     if (!s.definition) { edit.disabled = true; remove.disabled = true; restart.disabled = s.status === 'disabled'; }
+    if (s.nameWarning) say(li.appendChild(el('p', null, { class: 'name-warning result', 'data-state': 'down' })), s.nameWarning);
     if (s.readsEnv) say(li.appendChild(el('p', null, { class: 'reads-env' })), s.readsEnv);
     if (s.signIn) li.append(signInCell(s));
     if (s.hint) say(li.appendChild(el('p', null, { class: 'server-hint result', 'data-state': 'down' })), s.hint);

@@ -65,9 +65,15 @@ fn managing_bridge(
                         {
                             env.values_mut().for_each(|v| *v = json!("***"));
                         }
-                        json!({"name": name, "enabled": on, "definition": shown,
+                        let mut row = json!({"name": name, "enabled": on, "definition": shown,
                             "status": if on { "running" } else { "disabled" },
-                            "tool_count": if on { 2 } else { 0 }, "stderr": ""})
+                            "tool_count": if on { 2 } else { 0 }, "stderr": ""});
+                        // The bridge flags a name a new server could not have (here: any
+                        // character beyond ASCII), in its own English words.
+                        if !name.is_ascii() {
+                            row["name_warning"] = json!("the server name (shown escaped) would be refused for a new server");
+                        }
+                        row
                     })
                     .collect();
                 ok_json(
@@ -197,6 +203,22 @@ fn the_list_says_each_status_and_keeps_secrets_masked() {
     let r = answer(&mut w, json!({"type": "reveal-server", "name": "time"}));
     assert_eq!(r["data"]["definition"]["env"]["TZ"], "Europe/Paris");
     assert_eq!(path(&last_request(&w)), "servers?reveal=time");
+}
+
+#[test]
+fn a_flagged_name_is_warned_of_on_its_row_escaped() {
+    let (mut w, _) = world_with(&[("d\u{435}mo", time_server()), ("time", time_server())]);
+    let r = answer(&mut w, json!({"type": "list-servers"}));
+    assert_eq!(r["type"], "data", "{r}");
+    let odd = r["data"]["servers"][0]["nameWarning"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(odd.contains("`d\\u{435}mo`"), "{r}");
+    assert!(
+        !odd.contains("would be refused"),
+        "the bridge's English is not shown: {odd}"
+    );
+    assert_eq!(r["data"]["servers"][1]["nameWarning"], Value::Null, "{r}");
 }
 
 #[test]

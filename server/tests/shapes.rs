@@ -3,7 +3,8 @@
 //! deep to read fails its call at once with the reason instead of leaving it to time out,
 //! tools whose names hold control characters or repeat another's are not listed, a question
 //! whose URL no browser should open is declined at once, and an answer carries only the
-//! fields its question asked for.
+//! fields its question asked for; a prompt of megabytes reaches the chat in bounded pages, and
+//! a blob of megabytes is left out with a note naming its size and type.
 
 mod common;
 
@@ -176,5 +177,105 @@ async fn an_answer_reaches_the_server_with_only_the_fields_its_question_asked_fo
         json!({"name": "Ada"}),
         "{answer}"
     );
+    app.stop().await;
+}
+
+/// The most bytes an answer of the bridge's may take with its default threshold (16 KiB paged
+/// in pages of 8 Ki characters): a few times a page, far below the megabytes sent.
+const BOUND: usize = 64 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_of_megabytes_reaches_the_chat_in_bounded_pages() {
+    let app = TestApp::start(vec![flood_spec()]).await;
+    let chars = 5_000_000;
+    let got = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "flood", "name": "huge", "arguments": {"chars": chars.to_string()}}),
+        )
+        .await;
+    assert_eq!(got.status, StatusCode::OK, "{:.2000}", got.body);
+    let size = got.body.to_string().len();
+    assert!(
+        size < BOUND,
+        "a prompt of {chars} characters was answered in {size} bytes"
+    );
+    let page = &got.body["page"];
+    assert_eq!(page["offset"], 0, "{:.2000}", got.body);
+    assert_eq!(page["total_chars"], chars + 1 + "the last message".len());
+    let messages = got.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1, "{:.2000}", got.body);
+    assert_eq!(messages[0]["role"], "user");
+    let first = messages[0]["content"]["text"].as_str().unwrap();
+    assert!(
+        first.starts_with("a line of a huge prompt\n"),
+        "{first:.200}"
+    );
+    // The next page is read as a tool result's is, and is as bounded.
+    let next = app
+        .post(
+            "/execute",
+            json!({"name": "read_result", "arguments": {
+                "result_id": page["result_id"], "offset": page["next_offset"]}}),
+        )
+        .await;
+    assert_eq!(next.status, StatusCode::OK, "{:.2000}", next.body);
+    assert_eq!(next.body["page"]["offset"], page["next_offset"]);
+    assert!(next.body.to_string().len() < BOUND);
+    // The last page holds the last message.
+    let total = page["total_chars"].as_u64().unwrap();
+    let last = app
+        .post(
+            "/execute",
+            json!({"name": "read_result", "arguments": {
+                "result_id": page["result_id"], "offset": total - 20}}),
+        )
+        .await;
+    let text = last.body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.ends_with("\nthe last message"), "{}", last.body);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blob_of_megabytes_is_left_out_with_a_note_of_its_size_and_type() {
+    let app = TestApp::start(vec![flood_spec()]).await;
+    let bytes = 16 * 1024 * 1024;
+    let read = app
+        .post(
+            "/resources/read",
+            json!({"serverName": "flood", "uri": format!("flood://blob/{bytes}")}),
+        )
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{:.2000}", read.body);
+    let size = read.body.to_string().len();
+    assert!(
+        size < BOUND,
+        "a blob of {bytes} bytes was answered in {size} bytes"
+    );
+    assert_eq!(read.body["blobs_left_out"], 1, "{:.2000}", read.body);
+    let contents = &read.body["contents"][0];
+    assert!(contents.get("blob").is_none(), "{contents:.2000}");
+    let note = contents["text"].as_str().unwrap();
+    assert!(
+        note.contains("image/png")
+            && note.contains(&bytes.to_string())
+            && note.contains("--large-result-threshold"),
+        "{note}"
+    );
+    // A small blob still comes whole.
+    let read = app
+        .post(
+            "/resources/read",
+            json!({"serverName": "flood", "uri": "flood://blob/4000"}),
+        )
+        .await;
+    assert_eq!(read.status, StatusCode::OK, "{:.2000}", read.body);
+    assert_eq!(
+        read.body["contents"][0]["blob"].as_str().map(str::len),
+        Some(4000)
+    );
+    assert!(read.body.get("blobs_left_out").is_none());
     app.stop().await;
 }

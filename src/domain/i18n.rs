@@ -450,6 +450,9 @@ catalog! {
     sign_in_elsewhere,
     /// The variables of the bridge's environment a server entry reads: `{names}`.
     reads_env,
+    /// Said on the row of a server whose name has characters that look like others or do not
+    /// show (the bridge's `name_warning`): `{escaped}`, the name with those written as escapes.
+    name_warning,
     /// `{said}` is the bridge's own words, quoted.
     server_refused,
     server_unknown,

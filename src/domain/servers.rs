@@ -289,6 +289,9 @@ pub struct ServerRow {
     pub sign_in: Option<SignInView>,
     /// Which variables of the bridge's environment it reads, in words.
     pub reads_env: Option<String>,
+    /// Said when the bridge flags the name (`name_warning`): it has look-alike or invisible
+    /// characters, shown escaped.
+    pub name_warning: Option<String>,
     /// The built-in demo server, running while the config file lists no server.
     pub builtin: bool,
 }
@@ -378,6 +381,41 @@ pub fn reads_env(entry: &Value, lang: Lang) -> Option<String> {
     (!names.is_empty()).then(|| fill(lang.says().reads_env, &[("names", &names.join(", "))]))
 }
 
+/// The warning for a server whose name the bridge flags (`name_warning` in `GET /servers`), in
+/// the user's words; `None` when it flags nothing. The bridge's own sentence is English, so the
+/// name is escaped here from the row's `name`, by the bridge's rule.
+pub fn name_warning(entry: &Value, lang: Lang) -> Option<String> {
+    entry["name_warning"].as_str()?;
+    let name = entry["name"].as_str().unwrap_or_default();
+    Some(fill(
+        lang.says().name_warning,
+        &[("escaped", &code(&escaped_name(name)))],
+    ))
+}
+
+/// `name` with every character but printable ASCII and the space written as its escape
+/// (`\u{435}`), so that a look-alike or invisible character shows; past 80 characters it is
+/// cut and its length said.
+fn escaped_name(name: &str) -> String {
+    const SHOWN: usize = 80;
+    let mut out: String = name
+        .chars()
+        .take(SHOWN)
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c.to_string()
+            } else {
+                format!("\\u{{{:x}}}", u32::from(c))
+            }
+        })
+        .collect();
+    let count = name.chars().count();
+    if count > SHOWN {
+        out.push_str(&format!("… ({count})"));
+    }
+    out
+}
+
 /// The import preview with, for each server found, which variables it reads in words
 /// (`reads_env_text`).
 pub fn import_view(mut body: Value, lang: Lang) -> Value {
@@ -426,6 +464,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
                 hint: missing_program(server, lang),
                 sign_in: sign_in_view(&server["sign_in"], lang),
                 reads_env: reads_env(server, lang),
+                name_warning: name_warning(server, lang),
                 builtin: server["builtin"] == true,
             }
         })
@@ -553,6 +592,38 @@ mod tests {
         // A bridge that does not say opens at once too, as before.
         let older = json!({"authorization_url": "https://x.example/a"});
         assert_eq!(sign_in_started(&older, "wiki", Lang::En).notice, None);
+    }
+
+    #[test]
+    fn a_flagged_name_is_warned_of_escaped_in_the_users_language() {
+        let list = list_view(
+            &json!({"servers": [
+                {"name": "d\u{435}mo\u{200b}", "name_warning": "the server name \"d\\u{435}mo\\u{200b}\" (shown escaped) would be refused"},
+                {"name": "demo"},
+            ]}),
+            Lang::En,
+        );
+        let said = list.servers[0].name_warning.clone().unwrap();
+        assert!(
+            said.contains("`d\\u{435}mo\\u{200b}`") && said.contains("Rename it"),
+            "{said}"
+        );
+        assert_eq!(list.servers[1].name_warning, None);
+        let zh = list_view(
+            &json!({"servers": [{"name": "a\u{202e}b", "name_warning": "…"}]}),
+            Lang::Zh,
+        );
+        let said = zh.servers[0].name_warning.clone().unwrap();
+        assert!(
+            said.contains("`a\\u{202e}b`") && said.contains("改名"),
+            "{said}"
+        );
+        let long = "\u{435}".repeat(100);
+        let said = name_warning(&json!({"name": long, "name_warning": "…"}), Lang::En).unwrap();
+        assert!(
+            said.contains("… (100)") && !said.contains('\u{435}'),
+            "{said}"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `GET /prompts` (every server's prompts, or one server's with `serverName`),
-//! `POST /prompts/get` (render one prompt with its arguments) and `POST /complete` (suggestions
+//! `POST /prompts/get` (render one prompt with its arguments; a large one is answered page by
+//! page, as a large tool result is) and `POST /complete` (suggestions
 //! for a prompt's or a resource template's argument, through the server's `completion/complete`).
 
 use std::collections::HashMap;
@@ -11,8 +12,9 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use rmcp::model::{
-    ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
-    CompletionInfo, GetPromptRequest, GetPromptRequestParams, Reference, ServerResult,
+    ArgumentInfo, CallToolResult, ClientRequest, CompleteRequest, CompleteRequestParams,
+    CompletionContext, CompletionInfo, ContentBlock, GetPromptRequest, GetPromptRequestParams,
+    PromptMessage, Reference, ServerResult,
 };
 use serde_json::{Map, Value, json};
 
@@ -158,15 +160,69 @@ pub async fn get(
         .request("prompts/get", request, timeout(&state, &server))
         .await?
     {
-        ServerResult::GetPromptResult(result) => Ok(Json(json!({
-            "success": true,
-            "server": server.name(),
-            "name": body.name,
-            "description": result.description,
-            "messages": result.messages,
-        }))),
+        ServerResult::GetPromptResult(result) => {
+            let mut out = json!({
+                "success": true,
+                "server": server.name(),
+                "name": body.name,
+                "description": result.description,
+            });
+            let (messages, page) = paged_messages(&state, result.messages).await;
+            out["messages"] = messages;
+            if let Some(page) = page {
+                out["page"] = page;
+            }
+            Ok(Json(out))
+        }
         _ => Err(unexpected(&server, "prompts/get")),
     }
+}
+
+/// A prompt's messages as the answer holds them, and the `page` when their text was large.
+///
+/// A rendered prompt goes to the chat as a tool's result does, so text over the large-result
+/// threshold is kept in the same store and answered page by page (`read_result` reads on):
+/// the messages' texts are joined into one paged text, which the first text message holds;
+/// the later text messages are in the next pages (their roles are not repeated there), and
+/// every other message stays, in its place, with its role.
+async fn paged_messages(state: &AppState, messages: Vec<PromptMessage>) -> (Value, Option<Value>) {
+    let text_bytes: usize = messages
+        .iter()
+        .map(|message| match &message.content {
+            ContentBlock::Text(text) => text.text.len(),
+            _ => 0,
+        })
+        .sum();
+    if text_bytes <= state.results.limits().threshold {
+        return (json!(messages), None);
+    }
+    // The roles of the blocks the first page keeps: the first text message's, then each
+    // non-text message's.
+    let mut seen_text = false;
+    let mut roles = Vec::new();
+    let mut blocks = Vec::new();
+    for message in messages {
+        let is_text = matches!(message.content, ContentBlock::Text(_));
+        if !is_text || !seen_text {
+            roles.push(message.role);
+        }
+        seen_text |= is_text;
+        blocks.push(message.content);
+    }
+    let mut answer = state
+        .results
+        .answer(CallToolResult::success(blocks), None)
+        .await;
+    let content = match answer["result"]["content"].take() {
+        Value::Array(content) => content,
+        _ => Vec::new(),
+    };
+    let messages: Vec<Value> = roles
+        .into_iter()
+        .zip(content)
+        .map(|(role, content)| json!({"role": role, "content": content}))
+        .collect();
+    (json!(messages), answer.get("page").cloned())
 }
 
 /// The error for an answer of the wrong kind.

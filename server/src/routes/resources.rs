@@ -1,7 +1,8 @@
 //! `GET /resources` and `GET /resource-templates` (every server's, or one server's with
 //! `serverName`) and `POST /resources/read` (one resource's contents). A resource whose text is
 //! over the large-result threshold is kept and answered page by page, as a large tool result
-//! is (`read_result` reads the next pages).
+//! is (`read_result` reads the next pages); blobs over that threshold are left out, each with a
+//! note in its place.
 
 use axum::Json;
 use axum::extract::State;
@@ -97,6 +98,8 @@ pub async fn read_resource(
     // A resource goes to the chat like a tool's result: the same secrets are masked in it.
     let masked =
         crate::calls::masking::mask_resource(&mut result.contents, &server.known_secrets().await);
+    let threshold = state.results.limits().threshold;
+    let left_out = bound_blobs(&mut result.contents, threshold);
     let text_bytes: usize = result
         .contents
         .iter()
@@ -105,7 +108,7 @@ pub async fn read_resource(
             _ => 0,
         })
         .sum();
-    if text_bytes <= state.results.limits().threshold {
+    if text_bytes <= threshold {
         let mut out = json!({
             "success": true,
             "server": server.name(),
@@ -114,6 +117,9 @@ pub async fn read_resource(
         });
         if masked > 0 {
             out["masked"] = json!(masked);
+        }
+        if left_out > 0 {
+            out["blobs_left_out"] = json!(left_out);
         }
         return Ok(out);
     }
@@ -168,5 +174,52 @@ pub async fn read_resource(
     if masked > 0 {
         out["masked"] = json!(masked);
     }
+    if left_out > 0 {
+        out["blobs_left_out"] = json!(left_out);
+    }
     Ok(out)
+}
+
+/// Keep the blobs (base64) while together they fit in `threshold` bytes; put a note in place of
+/// each other one, naming its size and type and how to have it whole. How many were left out.
+///
+/// A blob is not paged as a text is: pages of base64 mean nothing to a chat until all of them
+/// are joined and decoded, which a web AI cannot do, and a 16 MB blob would be some two
+/// thousand pages. The note says what the content was, so the AI can tell the user; a user who
+/// wants such blobs whole raises `--large-result-threshold`.
+fn bound_blobs(contents: &mut [ResourceContents], threshold: usize) -> usize {
+    let mut kept = 0usize;
+    let mut left_out = 0;
+    for contents in contents.iter_mut() {
+        let ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } = contents
+        else {
+            continue;
+        };
+        if kept + blob.len() <= threshold {
+            kept += blob.len();
+            continue;
+        }
+        let mime = mime_type.as_deref().unwrap_or("of an unknown type");
+        let note = format!(
+            "[The bridge left out this binary content ({mime}, {} bytes of base64, about {} bytes): \
+             it is larger than the bridge relays to the chat ({threshold} bytes, \
+             --large-result-threshold). Tell the user it was not shown; they can open `{uri}` \
+             in an application for {mime}, or raise --large-result-threshold to have it whole.]",
+            blob.len(),
+            blob.len() / 4 * 3,
+        );
+        *contents = ResourceContents::TextResourceContents {
+            uri: std::mem::take(uri),
+            mime_type: Some("text/plain".to_owned()),
+            text: note,
+            meta: None,
+        };
+        left_out += 1;
+    }
+    left_out
 }

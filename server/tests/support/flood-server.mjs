@@ -4,7 +4,8 @@
 // during a call, and reports how the bridge answered; it answers a completion with 20,000
 // values and a call of `deep` with a result nested 1,000 levels deep, and lists tools whose
 // names hold control characters or repeat another's; `ask` asks one question and returns the
-// answer as it arrived.
+// answer as it arrived; the prompt `huge` renders `chars` characters of text and the resource
+// `flood://blob/<bytes>` is a blob of that many bytes of base64.
 import { createInterface } from "node:readline";
 
 const write = (message) => process.stdout.write(JSON.stringify(message) + "\n");
@@ -150,7 +151,7 @@ async function handle(message) {
     if (method === "initialize") {
       result = {
         protocolVersion: "2025-06-18",
-        capabilities: { tools: { listChanged: true }, prompts: {}, completions: {} },
+        capabilities: { tools: { listChanged: true }, prompts: {}, resources: {}, completions: {} },
         serverInfo: { name: "flood-server", version: "1.0.0" },
       };
     } else if (method === "tools/list") {
@@ -158,7 +159,29 @@ async function handle(message) {
     } else if (method === "tools/call") {
       result = await call(params.name, params.arguments ?? {});
     } else if (method === "prompts/list") {
-      result = { prompts: [{ name: "many", arguments: [{ name: "value" }] }] };
+      result = {
+        prompts: [
+          { name: "many", arguments: [{ name: "value" }] },
+          { name: "huge", arguments: [{ name: "chars" }] },
+        ],
+      };
+    } else if (method === "prompts/get") {
+      const chars = Number(params.arguments?.chars ?? 0);
+      const line = "a line of a huge prompt\n";
+      const text = line.repeat(Math.ceil(chars / line.length)).slice(0, chars);
+      result = {
+        messages: [
+          { role: "user", content: { type: "text", text } },
+          { role: "assistant", content: { type: "text", text: "the last message" } },
+        ],
+      };
+    } else if (method === "resources/list") {
+      result = { resources: [] };
+    } else if (method === "resources/templates/list") {
+      result = { resourceTemplates: [] };
+    } else if (method === "resources/read") {
+      const bytes = Number(params.uri.split("/").pop());
+      result = { contents: [{ uri: params.uri, mimeType: "image/png", blob: "A".repeat(bytes) }] };
     } else if (method === "completion/complete") {
       const values = [];
       for (let i = 0; i < 20000; i++) values.push(`${String(i).padStart(5, "0")} ${"v".repeat(994)}`);

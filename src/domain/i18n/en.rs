@@ -286,6 +286,7 @@ pub const EN_PAGES: PageCatalog = PageCatalog {
     sign_in_failed: "sign-in failed: {reason}",
     sign_in_elsewhere: "The sign-in page of {server} is at {origin}, not at its authorization server {issuer}. Some providers serve it from another host; open it only if you expect {origin} to ask for your sign-in.",
     reads_env: "reads the environment variable {names} of the bridge (its client secret)",
+    name_warning: "This name has characters that look like others or are invisible: {escaped}. Rename it in the config file.",
     server_refused: "The bridge refused the change to {server}: {said}",
     server_unknown: "The bridge has no server named {server}: {said}",
     config_file_invalid: "The bridge's config file does not validate as it is, so nothing was changed; fix the file first: {said}",

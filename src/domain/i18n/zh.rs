@@ -285,6 +285,7 @@ pub const ZH_PAGES: PageCatalog = PageCatalog {
     sign_in_failed: "登录失败：{reason}",
     sign_in_elsewhere: "{server} 的登录页面位于 {origin}，而不是它的授权服务器 {issuer}。有些服务商确实把登录页放在别的主机上；只有当你确认应由 {origin} 要求你登录时，才打开它。",
     reads_env: "读取桥接服务的环境变量 {names}（作为其客户端密钥）",
+    name_warning: "此名称含有与其他字符相似或不可见的字符：{escaped}。请在配置文件中为它改名。",
     server_refused: "桥接服务拒绝了对 {server} 的修改：{said}",
     server_unknown: "桥接服务中没有名为 {server} 的服务器：{said}",
     config_file_invalid: "桥接服务的配置文件当前校验未通过，因此没有做任何修改；请先修正该文件：{said}",
