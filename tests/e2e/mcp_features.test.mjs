@@ -121,7 +121,7 @@ for (const browser of BROWSERS) {
       assert.doesNotMatch(msgs[1], /Sign in to continue/, 'the question is not in the report');
     });
 
-    test('a URL question with an address that is not http(s) offers no Open button', async () => {
+    test('a URL question with an address that is not http(s) is declined by the bridge and never reaches the float', async () => {
       await openChat(w, 'chat.deepseek.com');
       await w.session.exec('window.fixtureAI.reset()');
       await openChat(w, 'chat.deepseek.com');
@@ -130,15 +130,12 @@ for (const browser of BROWSERS) {
         `Opening.\n\n${call('trigger-url-elicitation', { url: 'javascript:alert(document.domain)', message: 'Open this' }, 'everything')}`,
         'Understood.',
       ]);
-      const refused = await floatWait(w, '.question .url-refused', 'the refusal');
-      assert.match(await textOf(w, refused), /cannot be opened/);
-      const buttons = await Promise.all((await floatFind(w, '.question .row button'))
-        .map((b) => w.session.cmd('GET', `/element/${elementId(b)}/attribute/data-action`)));
-      assert.deepEqual(buttons, ['floatDecline', 'floatCancelQuestion']);
-      assert.equal((await floatFind(w, '.question .url')).length, 0, 'the address is not offered');
-      await w.session.click(elementId(await floatWait(w, '.question button[data-action="floatDecline"]', 'Decline')));
+      // The bridge answers the server's question itself: the tool's result says it was
+      // declined, and the user was never asked (the float's own refusal stays as a second
+      // line of defence, tested natively).
       const msgs = await userMessages(w, 2, 60000);
       assert.match(msgs[1], /declined to open the URL/);
+      assert.equal((await floatFind(w, '.question')).length, 0, 'no question was left in the float');
       assert.deepEqual(await w.session.windowHandles(), [chat]);
     });
 
