@@ -189,6 +189,26 @@ pub fn is_enabled(entry: &Value) -> bool {
         && entry.get("disabled") != Some(&Value::Bool(true))
 }
 
+/// How many characters of a server's name [`escaped_name`] shows.
+pub const NAME_SHOWN: usize = 80;
+
+/// A server's (or a tool's) name as both sides show an odd one: its first [`NAME_SHOWN`]
+/// characters with every character but printable ASCII and the space written as its escape
+/// (`\u{435}`), so that a look-alike or invisible character shows; and its length in
+/// characters when it was cut (each side says that in its own words).
+pub fn escaped_name(name: &str) -> (String, Option<usize>) {
+    let mut out = String::new();
+    for c in name.chars().take(NAME_SHOWN) {
+        if c.is_ascii_graphic() || c == ' ' {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        }
+    }
+    let count = name.chars().count();
+    (out, (count > NAME_SHOWN).then_some(count))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,8 +2,6 @@
 //! names from the servers — and which of them are refused, so that no name passes for another,
 //! hides part of itself, or drives the terminal or page that shows it.
 
-use std::fmt::Write as _;
-
 /// The longest name a new server may have, in characters.
 pub const MAX_SERVER_NAME: usize = 64;
 
@@ -100,20 +98,10 @@ fn character(c: char) -> String {
 /// `name` with every character but printable ASCII written as its escape (`\u{435}`), so that
 /// a look-alike or invisible character shows; a name this long is cut (its length said).
 pub fn escaped(name: &str) -> String {
-    const SHOWN: usize = 80;
-    let mut out = String::new();
-    for c in name.chars().take(SHOWN) {
-        if c.is_ascii_graphic() || c == ' ' {
-            out.push(c);
-        } else {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        }
+    match mcp_bridge_protocol::server_def::escaped_name(name) {
+        (shown, Some(count)) => format!("{shown}… ({count} characters)"),
+        (shown, None) => shown,
     }
-    let count = name.chars().count();
-    if count > SHOWN {
-        let _ = write!(out, "… ({count} characters)");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -393,27 +393,13 @@ pub fn name_warning(entry: &Value, lang: Lang) -> Option<String> {
     ))
 }
 
-/// `name` with every character but printable ASCII and the space written as its escape
-/// (`\u{435}`), so that a look-alike or invisible character shows; past 80 characters it is
-/// cut and its length said.
+/// `name` as the bridge shows an odd one ([`escaped_name`](mcp_bridge_protocol::server_def::escaped_name)),
+/// its length said in a cut one.
 fn escaped_name(name: &str) -> String {
-    const SHOWN: usize = 80;
-    let mut out: String = name
-        .chars()
-        .take(SHOWN)
-        .map(|c| {
-            if c.is_ascii_graphic() || c == ' ' {
-                c.to_string()
-            } else {
-                format!("\\u{{{:x}}}", u32::from(c))
-            }
-        })
-        .collect();
-    let count = name.chars().count();
-    if count > SHOWN {
-        out.push_str(&format!("… ({count})"));
+    match mcp_bridge_protocol::server_def::escaped_name(name) {
+        (shown, Some(count)) => format!("{shown}… ({count})"),
+        (shown, None) => shown,
     }
-    out
 }
 
 /// The import preview with, for each server found, which variables it reads in words
