@@ -71,8 +71,16 @@ export function sampleVariants(site, n, seed = 1) {
  * would have shown before the marker's result. Returns which checks passed, never throws for
  * a check that failed (`timeoutMs` per step).
  */
-export async function exchange(w, site, host, variant, { timeoutMs = 20000, tag = '' } = {}) {
+export async function exchange(w, site, host, variant, opts = {}) {
   const checks = { success: false, failure: false, fenced: false, once: false };
+  try {
+    return await steps(w, site, host, variant, checks, opts);
+  } catch (e) {
+    return { ...checks, error: String(e.message || e).split('\n')[0].slice(0, 160) };
+  }
+}
+
+async function steps(w, site, host, variant, checks, { timeoutMs = 20000, tag = '' }) {
   const mark = `${site}${tag}`;
   await openChat(w, host, variant.path);
   await w.session.exec('window.fixtureAI.reset()');
