@@ -81,11 +81,38 @@
     }
     return out;
   }
-  const matches = (e, sig) => {
+  const matches = (e, sig, settled = true) => {
     if (e.localName !== sig.tag || (e.getAttribute('role') || null) !== (sig.role ?? null)) return false;
     const t = tokensOf(e);
-    return sig.has.every((x) => t.includes(x)) && !sig.not.some((x) => t.includes(x));
+    return sig.has.every((x) => t.includes(x)) && !sig.not.some((x) => t.includes(x))
+      && !(sig.unsent && holdsSent(e, settled));
   };
+
+  // The texts sent from this page (by the user or typed by the core), newest last: where the
+  // two sides' entries look alike, holding one of them is what makes an entry the user's.
+  const sentTexts = [];
+  let sentVersion = 0;
+  const sentCache = new WeakMap();
+  function rememberSent(text) {
+    const s = squash(text);
+    if (!s) return;
+    sentTexts.push({ head: s.slice(0, 200), len: s.length });
+    if (sentTexts.length > 50) sentTexts.shift();
+    sentVersion++;
+  }
+  /**
+   * Whether `e` holds a text sent from this page and not much more (an answer quoting the
+   * user is longer). An entry's verdict is kept until another text is sent, except for the
+   * newest entries (`settled` false), whose text may still be arriving.
+   */
+  function holdsSent(e, settled) {
+    const kept = sentCache.get(e);
+    if (settled && kept && kept.version === sentVersion) return kept.sent;
+    const t = squash(e.textContent);
+    const sent = sentTexts.some((s) => t.includes(s.head) && t.length <= s.len + Math.max(80, s.len / 4));
+    sentCache.set(e, { version: sentVersion, sent });
+    return sent;
+  }
 
   const BLOCKS = 'p,pre,ul,ol,table,blockquote,h1,h2,h3,h4';
   const sentIn = (e) => {
@@ -245,6 +272,7 @@
   /** The user (or the core) sent a message: its answer is looked for until it comes. */
   function justSent(text) {
     lastSent = text;
+    rememberSent(text);
     lastSentAt = Date.now();
     // One more look once the wait is over, so a missing answer is said.
     setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, ANSWER_WAIT_MS + 100);
@@ -262,8 +290,10 @@
     if (!parts.list.isConnected) { redetect(); return []; }
     const [outer, inner] = parts.path;
     const out = [];
-    for (const kid of parts.list.children) {
-      if (!matches(kid, outer)) continue;
+    const kids = parts.list.children;
+    for (let i = 0; i < kids.length; i++) {
+      const kid = kids[i];
+      if (!matches(kid, outer, i < kids.length - 3)) continue;
       if (!inner) out.push(kid);
       else {
         const found = [...kid.children].filter((g) => matches(g, inner)).pop();
@@ -322,8 +352,11 @@
     return { index: all.length - 1, text: withText ? (el.innerText ?? el.textContent ?? '') : '' };
   }
 
+  let lastGenerating = false;
+  let endCheck = 0;
   function report(force = false, baseline = false) {
     const generating = generatingNow();
+    lastGenerating = generating;
     // While the site streams, the text is not needed yet (the core waits for the end), and
     // reading innerText of a long answer forces layout: send only that it is generating.
     const msg = newestMessage(!generating || baseline);
@@ -343,6 +376,19 @@
   function scheduleReport() {
     lastChange = Date.now();
     if (lookForAnswers()) redetect();
+    // While the page says it is generating, whether it stopped is looked at once a frame:
+    // its end is then reported at once, not after the throttle (the core waits one more
+    // frame for a last chunk).
+    if (lastGenerating && !endCheck) {
+      endCheck = requestAnimationFrame(() => {
+        endCheck = 0;
+        if (lastGenerating && !generatingNow()) {
+          clearTimeout(throttleTimer);
+          throttleTimer = 0;
+          report();
+        }
+      });
+    }
     if (throttleTimer) return;
     throttleTimer = setTimeout(() => {
       throttleTimer = 0;
@@ -355,8 +401,29 @@
   // the site's own area is gone for now).
   const AREA_CHECK_MS = 2000;
   let watched = null;
+
+  /**
+   * The config's first message area that holds the whole conversation: the list the newest
+   * answer sits in (its nearest ancestor holding more than one element). A redesign that
+   * wraps each message makes an area selector such as `div:has(> .message)` match one
+   * message's wrapper, where the next answer never shows; the body is watched then, and
+   * while there is no answer yet.
+   */
+  function messageArea() {
+    const newest = answerEls().pop();
+    if (!newest) return document.body;
+    let list = newest.parentElement;
+    while (list && list !== document.body && list.childElementCount < 2) list = list.parentElement;
+    for (const sel of site.selectors.messageArea || []) {
+      try {
+        for (const e of document.querySelectorAll(sel)) if (!ours(e) && list && e.contains(list)) return e;
+      } catch { /* an invalid selector in a config: try the next one */ }
+    }
+    return document.body;
+  }
+
   function observe() {
-    const area = query(site.selectors.messageArea) || document.body;
+    const area = messageArea();
     if (watched?.area === area) return;
     watched?.observer.disconnect();
     const observer = new MutationObserver(scheduleReport);

@@ -175,7 +175,18 @@ pub struct TabState {
     pub phase: Phase,
     /// Automatic rounds since the user last wrote a message.
     pub auto_rounds: u32,
+    /// The answer (its index) the page said it was generating: once the page says it stopped,
+    /// its end is known and the settle window is not needed.
+    pub streamed: Option<u32>,
 }
+
+/// How long an answer must not have changed once the page says it stopped generating: one
+/// frame, so that a last chunk rendered with the stop control's removal is in.
+pub const ENDED_QUIET_MS: u32 = 20;
+
+/// How often a report is asked for while the page says it is generating: the stop control
+/// may sit outside the observed message area, so its going away is seen by this recheck.
+pub const GENERATING_RECHECK_MS: u32 = 100;
 
 /// One report from the content script.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,13 +302,21 @@ impl TabState {
             self.changed_ms = u.changed_at.map_or(now_ms, |t| t.min(now_ms));
         }
         if u.generating {
+            self.streamed = Some(u.index);
             return Decision::Wait {
-                recheck_ms: stable_ms,
+                recheck_ms: stable_ms.min(GENERATING_RECHECK_MS),
             };
         }
+        // Where the page showed the answer streaming and now shows it stopped, that is its
+        // end; elsewhere only the site's settle window tells it.
+        let settle = if self.streamed == Some(u.index) {
+            stable_ms.min(ENDED_QUIET_MS)
+        } else {
+            stable_ms
+        };
         let quiet_for = now_ms - self.changed_ms;
-        if quiet_for < f64::from(stable_ms) {
-            let left = (f64::from(stable_ms) - quiet_for).ceil() as u32;
+        if quiet_for < f64::from(settle) {
+            let left = (f64::from(settle) - quiet_for).ceil() as u32;
             return Decision::Wait {
                 recheck_ms: left.max(1),
             };
@@ -424,6 +443,20 @@ mod tests {
             }
             d
         }
+        /// A report of a finished text that last changed at `changed_at`.
+        fn report_changed(&mut self, index: u32, text: &str, changed_at: f64) -> Decision {
+            let u = Update {
+                url: "https://chat.example.com/c/1",
+                index,
+                text,
+                generating: false,
+                baseline: false,
+                changed_at: Some(changed_at),
+            };
+            let executed = self.executed.borrow().clone();
+            self.state
+                .on_update(&u, &self.settings, 500, self.now, |k| executed.contains(k))
+        }
         fn settle(&mut self, index: u32, text: &str) -> Decision {
             self.settle_at("https://chat.example.com/c/1", index, text)
         }
@@ -435,30 +468,52 @@ mod tests {
     }
 
     #[test]
-    fn waits_while_generating_and_until_the_text_is_stable() {
+    fn waits_while_generating_then_runs_once_the_page_says_it_stopped() {
         let mut h = Harness::new();
         // The first report of a fresh page is history, so start with a message of our own.
         h.report(0, "hello", false);
-        assert!(matches!(
+        assert_eq!(
             h.report(1, &CALL[..30], true),
-            Decision::Wait { .. }
-        ));
+            Decision::Wait {
+                recheck_ms: GENERATING_RECHECK_MS
+            }
+        );
         h.now += 100.0;
         assert!(matches!(h.report(1, CALL, true), Decision::Wait { .. }));
-        h.now += 100.0;
-        // Indicator gone, but the text changed 100 ms ago: wait the rest of the window.
-        assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 400 });
-        h.now += 400.0;
+        // The stop control is gone: the end is told, and one frame without a change is
+        // enough, not the whole window.
+        h.now += 5.0;
+        assert_eq!(
+            h.report_changed(1, CALL, h.now - 5.0),
+            Decision::Wait { recheck_ms: 15 }
+        );
+        h.now += 15.0;
         assert!(matches!(h.report(1, CALL, false), Decision::Call { .. }));
+    }
+
+    #[test]
+    fn where_nothing_tells_the_end_the_text_must_be_still_for_the_window() {
+        let mut h = Harness::new();
+        h.report(0, "hello", false);
+        // An answer never shown as generating (no stop control on this page).
+        assert_eq!(h.report(1, &CALL[..30], false), Decision::Wait { recheck_ms: 500 });
+        h.now += 100.0;
+        assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 500 });
+        h.now += 400.0;
+        assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 100 });
+        h.now += 100.0;
+        assert!(matches!(h.report(1, CALL, false), Decision::Call { .. }));
+        // The streaming mark is for that answer only: the next one waits its window again.
+        assert!(matches!(h.report(2, "", true), Decision::Wait { .. }));
+        h.now += 50.0;
+        assert!(matches!(h.report(3, CALL, false), Decision::Wait { recheck_ms: 500 }));
     }
 
     #[test]
     fn the_window_counts_from_when_the_page_changed() {
         let mut h = Harness::new();
         h.report(0, "hi", false);
-        // While streaming the content script sends no text; the final text arrives 150 ms
-        // after the last change (its throttle).
-        h.report(1, "", true);
+        // The final text arrives 150 ms after the last change (the content script's throttle).
         let u = Update {
             url: "https://chat.example.com/c/1",
             index: 1,
@@ -537,8 +592,7 @@ mod tests {
         h.report_full("https://x/", 0, "<tool_code>", true, false);
         h.report_full("https://x/c/3", 0, CALL, true, false);
         h.now += 100.0;
-        h.report_full("https://x/c/3", 0, CALL, false, false);
-        h.now += 600.0;
+        // The page says it stopped: the call runs.
         assert!(matches!(
             h.report_full("https://x/c/3", 0, CALL, false, false),
             Decision::Call { .. }

@@ -4,7 +4,10 @@
 //! described by what all of them share and no entry of the user's has ([`Signature`]), so
 //! the content script finds the newest answer again with a look at the list's last
 //! children instead of a search of the page. Where each entry of the list is a turn holding
-//! both the user's message and the answer, the path goes one level deeper.
+//! both the user's message and the answer, the path goes one level deeper. Where nothing in
+//! the markup tells the sides apart, what the user did does: an entry holding a text sent from
+//! this page is the user's, and the answers are the entries that hold none
+//! ([`Signature::unsent`]).
 
 use super::{Candidate, Rect};
 use serde::{Deserialize, Serialize};
@@ -18,6 +21,10 @@ pub struct Signature {
     pub role: Option<String>,
     pub has: Vec<String>,
     pub not: Vec<String>,
+    /// Only entries that hold none of the texts sent from this page (the content script keeps
+    /// them): the sides look alike, and only what the user sent tells them apart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsent: bool,
 }
 
 impl Signature {
@@ -27,6 +34,7 @@ impl Signature {
             && c.role == self.role
             && self.has.iter().all(|t| tokens.contains(t))
             && !self.not.iter().any(|t| tokens.contains(t))
+            && !(self.unsent && c.has_sent)
     }
 }
 
@@ -89,7 +97,24 @@ pub fn choose_path(kids: &[Candidate]) -> Option<AnswerPath> {
         .flat_map(|t| t.kids.iter())
         .filter(|g| g.text_len > 0)
         .collect();
-    Some(vec![outer, separate(&inner)?])
+    if let Some(sig) = separate(&inner) {
+        return Some(vec![outer, sig]);
+    }
+    by_sent(&kids).map(|sig| vec![sig])
+}
+
+/// The answers of a list whose entries look alike on both sides: after the entry holding what
+/// the user sent last, the entries that follow are the answer; what they share describes the
+/// answers, and holding a sent text tells the user's entries apart.
+fn by_sent(kids: &[&Candidate]) -> Option<Signature> {
+    let last_sent = kids.iter().rposition(|k| k.has_sent)?;
+    let after = &kids[last_sent + 1..];
+    if after.is_empty() {
+        return None;
+    }
+    let mut sig = common(after);
+    sig.unsent = true;
+    Some(sig)
 }
 
 /// Whose an entry is, as far as it says.
@@ -190,6 +215,7 @@ fn common(entries: &[&Candidate]) -> Signature {
         role: first.role.clone(),
         has,
         not: Vec::new(),
+        unsent: false,
     }
 }
 
@@ -309,9 +335,34 @@ mod tests {
         let mut user = entry("div", &["m"], 40);
         user.has_sent = true;
         assert_eq!(choose_path(&[user.clone()]), None);
-        // Identical markup on both sides: no signature separates them.
+        // History alone, identical markup on both sides: nothing tells the sides apart.
         let answer = entry("div", &["m"], 400);
-        assert_eq!(choose_path(&[user, answer]), None);
+        let mut old_user = user.clone();
+        old_user.has_sent = false;
+        assert_eq!(choose_path(&[old_user, answer.clone()]), None);
         assert_eq!(choose_path(&[]), None);
+    }
+
+    #[test]
+    fn alike_on_both_sides_the_answers_are_the_entries_holding_nothing_sent() {
+        // Bare elements of one kind on both sides: the entry after the one holding what the
+        // user sent is the answer, and holding a sent text marks the user's.
+        let mut user = entry("div", &[], 40);
+        user.has_sent = true;
+        let answer = entry("div", &[], 400);
+        let path = choose_path(&[entry("div", &[], 30), entry("div", &[], 300), user.clone(), answer.clone()])
+            .expect("found by what was sent");
+        assert_eq!(path.len(), 1);
+        assert!(path[0].unsent);
+        assert!(path[0].matches(&answer));
+        assert!(!path[0].matches(&user));
+        // Markup only the answers have still tells them apart first.
+        let mut a2 = entry("section", &["x"], 400);
+        a2.tokens.push("@dir=ltr".into());
+        let mut u2 = entry("section", &["x"], 40);
+        u2.has_sent = true;
+        let path = choose_path(&[u2.clone(), a2.clone()]).unwrap();
+        assert_eq!(path[0].has, vec![".x", "@dir=ltr"]);
+        assert!(path[0].matches(&a2) && !path[0].matches(&u2));
     }
 }
