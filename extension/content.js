@@ -42,7 +42,7 @@
   // found is kept and re-checked cheaply (still connected, shown, editable) before each use.
   // Only a failed re-check gathers again, at most once a second.
 
-  const parts = { input: null, send: null, list: null, seenList: null, path: null, composer: null, stopWords: [],
+  const parts = { input: null, send: null, list: null, seenList: null, path: null, composer: null, stopWords: [], stop: null,
     how: { input: 'missing', send: 'missing', answers: 'pending', generating: 'structure' } };
   let lastSent = '';
   let lastSentAt = 0;
@@ -178,6 +178,23 @@
     return out;
   }
 
+  // What the user's exchanges taught the core about this site (`detect::learn`), kept as the
+  // core hands it back, and what was seen since the last detection: the control whose press
+  // sent the user's text, and a control that came and went with an answer.
+  const memoryKey = () => `detectMemory:${location.host}`;
+  let memory = {};
+  const seen = { pressed: null, appeared: null };
+
+  /** The elements of `composer` the memory's signatures find, so the core can choose them. */
+  function remembered(composer) {
+    const out = [];
+    for (const sig of [memory.send, memory.stop]) {
+      if (!sig || !composer) continue;
+      for (const e of composer.querySelectorAll(sig.tag)) if (!ours(e) && matches(e, sig)) out.push(e);
+    }
+    return out;
+  }
+
   /** Gathers the candidates, asks the core, and keeps what it chose. */
   async function detectParts() {
     const fromConfig = configured(site.selectors.input, usableInput);
@@ -194,9 +211,14 @@
     const inputs = fromConfig ? [fromConfig]
       : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
         .filter((e) => !ours(e)).slice(0, 10);
+    const pressed = seen.pressed;
+    const appeared = seen.appeared;
+    seen.pressed = null;
+    seen.appeared = null;
     const gathered = inputs.map((input) => {
       const { composer, buttons } = controlsNear(input);
-      return { input, composer, buttons, lists: listsAbove(input) };
+      const extra = [...(pressed && composer?.contains(pressed) ? [pressed] : []), ...remembered(composer)];
+      return { input, composer, buttons: [...new Set([...buttons, ...extra])], lists: listsAbove(input) };
     });
     const scene = {
       viewport: [innerWidth, innerHeight],
@@ -206,20 +228,28 @@
         lists: g.lists.map((l, j) => Object.assign(describe(l, j),
           { kids: [...l.children].slice(-40).map((k, n) => describe(k, n, 2)) })),
       })),
+      memory,
+      ...(pressed ? { pressed: describe(pressed, 0) } : {}),
+      ...(appeared ? { appeared } : {}),
     };
     const answer = await send({ type: TAB.DETECT, scene });
     const choice = answer?.type === RESPONSE.DETECTED ? answer.choice : {};
     const g = gathered[choice.input ?? -1];
     parts.stopWords = choice.stopWords || [];
+    parts.stop = choice.stop || null;
+    if (choice.remember) {
+      memory = choice.remember;
+      chrome.storage.local.set({ [memoryKey()]: memory }).catch(() => {});
+    }
     parts.input = g ? g.input : null;
     parts.composer = g ? g.composer : null;
     parts.how.input = !g ? 'missing' : fromConfig ? 'config' : 'structure';
     parts.send = sendCfg || (g && choice.send != null ? g.buttons[choice.send] : null);
-    parts.how.send = sendCfg ? 'config' : parts.send ? 'structure' : 'missing';
+    parts.how.send = sendCfg ? 'config' : !parts.send ? 'missing' : choice.sendLearned ? 'learned' : 'structure';
     parts.seenList = g && choice.list != null ? g.lists[choice.list] : null;
     parts.list = parts.seenList && choice.answers ? parts.seenList : null;
     parts.path = parts.list ? choice.answers : null;
-    parts.how.generating = site.selectors.generating?.length && sendCfg ? 'config' : 'structure';
+    parts.how.generating = site.selectors.generating?.length && sendCfg ? 'config' : parts.stop ? 'learned' : 'structure';
     // Answers are missing only on a page with a conversation, and not while the first
     // answer to what the user sent may still be on its way.
     const talk = scene.composers.some((c) => c.lists.some((l) => l.kids.length));
@@ -310,7 +340,8 @@
    */
   function generatingNow() {
     if (queryAll(site.selectors.generating).some(shown)) return true;
-    if (!parts.composer || !parts.stopWords.length) return false;
+    if (!parts.composer) return false;
+    if (parts.stop && [...parts.composer.querySelectorAll(parts.stop.tag)].some((e) => matches(e, parts.stop) && shown(e))) return true;
     for (const b of parts.composer.querySelectorAll('button,[role="button"]')) {
       const label = (b.getAttribute('aria-label') || b.getAttribute('title') || '').toLowerCase();
       if (label && parts.stopWords.some((w) => label.includes(w)) && shown(b)) return true;
@@ -329,7 +360,7 @@
   }
 
   const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAnswers'], ['generating', 'partGenerating']];
-  const FOUND = { config: 'foundConfig', structure: 'foundStructure', missing: 'foundMissing', pending: 'foundPending' };
+  const FOUND = { config: 'foundConfig', structure: 'foundStructure', learned: 'foundLearned', missing: 'foundMissing', pending: 'foundPending' };
   const MISSING = { input: 'missingInput', send: 'missingSend', answers: 'missingAnswers' };
 
   /** The float's part of the health record: shown once a part is not the config's. */
@@ -355,6 +386,7 @@
   let lastGenerating = false;
   let endCheck = 0;
   function report(force = false, baseline = false) {
+    checkAppearing();
     const generating = generatingNow();
     lastGenerating = generating;
     // While the site streams, the text is not needed yet (the core waits for the end), and
@@ -445,8 +477,68 @@
     }, true);
     document.addEventListener('click', (e) => {
       const btn = parts.send;
-      if (e.isTrusted && btn && btn.contains(e.target)) sent();
+      if (!e.isTrusted) return;
+      if (btn && btn.contains(e.target)) {
+        sent();
+        watchForStop();
+      } else if (e.target instanceof Element && !isInput(e.target) && !ours(e.target)) {
+        pressedSomething(e.target);
+      }
     }, true);
+  }
+
+  /**
+   * A press on a control not known as the send control: when the input's text leaves within
+   * a second, the press sent it. The core is told what was pressed (`seen.pressed`) unless
+   * the config names the send control.
+   */
+  function pressedSomething(target) {
+    const input = parts.input;
+    const text = input?.isConnected ? readInput(input) : '';
+    if (!squash(text)) return;
+    // The element that takes the click: a control, or the HTML element holding a pressed icon.
+    const control = target.closest('button,[role="button"],input[type="submit"]')
+      || (target instanceof SVGElement ? target.closest('svg')?.parentElement : target) || target;
+    const until = Date.now() + 1000;
+    const look = () => {
+      if (squash(readInput(input)) !== squash(text)) {
+        justSent(text);
+        send({ type: TAB.USER_MESSAGE });
+        if (parts.how.send !== 'config') {
+          seen.pressed = control;
+          detectedAt = 0;
+          redetect().then(watchForStop);
+        } else watchForStop();
+      } else if (Date.now() < until) setTimeout(look, 100);
+    };
+    setTimeout(look, 50);
+  }
+
+  // A stop control is learnt from what appears among the input's controls while the answer
+  // to a message just sent grows, and is gone once it stopped: the controls shown at the send
+  // are noted, each new one is described while shown, and one that went away is reported.
+  let appearing = null;
+  function watchForStop() {
+    if (!parts.composer?.isConnected || parts.how.generating === 'config') return;
+    appearing = { before: new Set(composerControls()), found: new Map(), until: Date.now() + 120000 };
+  }
+  const composerControls = () => [...parts.composer.querySelectorAll('button,[role="button"],[tabindex]')]
+    .filter((e) => !ours(e) && shown(e));
+  function checkAppearing() {
+    if (!appearing) return;
+    if (Date.now() > appearing.until || !parts.composer?.isConnected) { appearing = null; return; }
+    for (const e of composerControls()) {
+      if (!appearing.before.has(e) && !appearing.found.has(e)) appearing.found.set(e, describe(e, 0));
+    }
+    for (const [e, seenAs] of appearing.found) {
+      if (!e.isConnected || !shown(e)) {
+        appearing = null;
+        seen.appeared = seenAs;
+        detectedAt = 0;
+        redetect();
+        return;
+      }
+    }
   }
 
   // ---- typing ----------------------------------------------------------------------------
@@ -579,7 +671,10 @@
     const gone = Date.now() + 5000;
     while (Date.now() < gone) {
       const now = parts.input?.isConnected ? parts.input : await inputEl();
-      if (!now || !before || squash(readInput(now)) !== before) return { ok: true };
+      if (!now || !before || squash(readInput(now)) !== before) {
+        watchForStop();
+        return { ok: true };
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
     return { ok: false, reason: btn ? 'not-sent' : 'send-not-found' };
@@ -1197,9 +1292,10 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
     site = setup.site || null;
     typing = setup.typing || null;
     if (site) {
-      const saved = await chrome.storage.local.get(`floatPos:${site.id}`).catch(() => ({}));
+      const saved = await chrome.storage.local.get([`floatPos:${site.id}`, memoryKey()]).catch(() => ({}));
       float = createFloat();
       float.pos = saved[`floatPos:${site.id}`] || null;
+      memory = saved[memoryKey()] || {};
     }
     render(setup.float);
     if (!site) return;

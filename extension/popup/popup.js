@@ -84,7 +84,7 @@ async function show() {
 // The chat tab's health record (its content script's own: glue to glue): how each part of
 // the page was found.
 const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAnswers'], ['generating', 'partGenerating']];
-const FOUND = { config: 'foundConfig', structure: 'foundStructure', missing: 'foundMissing', pending: 'foundPending' };
+const FOUND = { config: 'foundConfig', structure: 'foundStructure', learned: 'foundLearned', missing: 'foundMissing', pending: 'foundPending' };
 async function showHealth() {
   const tab = await chatTab();
   const answer = tab === null ? null

@@ -9,10 +9,12 @@ use serde_json::Value;
 
 pub mod answers;
 pub mod input;
+pub mod learn;
 pub mod send;
 pub mod words;
 
 pub use answers::{AnswerPath, Signature};
+pub use learn::Memory;
 
 /// An element's box in CSS pixels of the viewport: `[x, y, width, height]`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -106,6 +108,14 @@ pub struct Scene {
     /// The viewport's width and height.
     pub viewport: (f64, f64),
     pub composers: Vec<Composer>,
+    /// What was learnt on this site before, as the core handed it back ([`Choice::remember`]).
+    pub memory: Memory,
+    /// The control whose press just made the user's text leave the input (it is also among
+    /// its composer's `buttons`).
+    pub pressed: Option<Candidate>,
+    /// A control that appeared among the input's while the answer grew and went away when it
+    /// stopped.
+    pub appeared: Option<Candidate>,
 }
 
 // Read by hand from a `Value` rather than derived: serde's derived readers for these
@@ -141,6 +151,15 @@ impl Scene {
                 buttons: list(&c["buttons"], Candidate::from_value),
                 lists: list(&c["lists"], Candidate::from_value),
             }),
+            memory: serde_json::from_value(v["memory"].clone()).unwrap_or_default(),
+            pressed: v
+                .get("pressed")
+                .filter(|p| p.is_object())
+                .map(Candidate::from_value),
+            appeared: v
+                .get("appeared")
+                .filter(|p| p.is_object())
+                .map(Candidate::from_value),
         }
     }
 }
@@ -183,20 +202,59 @@ pub struct Choice {
     /// What a stop control says, in every language: the content script looks for one among
     /// the composer's controls while an answer may be streaming.
     pub stop_words: Vec<String>,
+    /// The send control was found by what the user's press taught ([`learn`]).
+    pub send_learned: bool,
+    /// The stop control as learnt: the content script counts one shown among the composer's
+    /// elements as generating.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Signature>,
+    /// The site's memory when it changed: the content script keeps it for the site and sends
+    /// it with every scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remember: Option<Memory>,
 }
 
-/// Chooses every part from what was gathered.
+/// Chooses every part from what was gathered, and what the site's memory becomes: a press
+/// that sent the user's text teaches the send control, a control that came and went with an
+/// answer the stop control; a learnt send control that no longer matches is forgotten, to be
+/// learnt again at the next press.
 pub fn choose(scene: &Scene) -> Choice {
     let stop_words = words::stop_words().into_iter().map(String::from).collect();
+    let mut memory = learn::learn(
+        &scene.memory,
+        scene.pressed.as_ref(),
+        scene.appeared.as_ref(),
+    );
     let inputs: Vec<&Candidate> = scene.composers.iter().map(|c| &c.input).collect();
     let Some(at) = input::choose(&inputs, scene.viewport) else {
         return Choice {
             stop_words,
+            stop: memory.stop.clone(),
+            remember: (memory != scene.memory).then_some(memory),
             ..Choice::default()
         };
     };
     let composer = &scene.composers[at];
-    let send = send::choose(&composer.input, composer.empty, &composer.buttons);
+    // A stop control just seen going away that still matches a shown control (the send
+    // control, whose tokens it shares when nothing else tells them apart) is not one.
+    if scene.appeared.is_some()
+        && memory.stop.as_ref().is_some_and(|stop| {
+            composer
+                .buttons
+                .iter()
+                .any(|b| b.visible && stop.matches(b))
+        })
+    {
+        memory.stop = scene.memory.stop.clone();
+    }
+    let learned = memory
+        .send
+        .as_ref()
+        .and_then(|sig| learn::find(sig, &composer.buttons));
+    if learned.is_none() {
+        memory.send = None;
+    }
+    let send = learned.or_else(|| send::choose(&composer.input, composer.empty, &composer.buttons));
     let list = answers::choose_list(&composer.input.rect, &composer.lists);
     let answers = list.and_then(|l| answers::choose_path(&composer.lists[l].kids));
     Choice {
@@ -205,6 +263,9 @@ pub fn choose(scene: &Scene) -> Choice {
         list: list.map(|i| i as u32),
         answers,
         stop_words,
+        send_learned: learned.is_some(),
+        stop: memory.stop.clone(),
+        remember: (memory != scene.memory).then_some(memory),
     }
 }
 
@@ -212,4 +273,84 @@ pub fn choose(scene: &Scene) -> Choice {
 /// again here for a label that did not come from it).
 pub(crate) fn label_of(c: &Candidate) -> String {
     c.label.trim().to_ascii_lowercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el(tag: &str, tokens: &[&str], rect: Rect) -> Candidate {
+        Candidate {
+            tag: tag.into(),
+            tokens: tokens.iter().map(|t| t.to_string()).collect(),
+            rect,
+            visible: true,
+            ..Candidate::default()
+        }
+    }
+
+    /// A composer whose send control is a bare `div` far left of the input, where no rule of
+    /// place or word would take it, beside an unlabelled button in the usual place.
+    fn scene(memory: Memory, pressed: bool) -> Scene {
+        let input = Candidate {
+            editable: true,
+            ..el("div", &[".ed"], Rect(300.0, 800.0, 600.0, 40.0))
+        };
+        let bare = el("div", &[".zq1", ".zq1-on"], Rect(100.0, 850.0, 32.0, 32.0));
+        let other = el("button", &[".tool"], Rect(868.0, 850.0, 32.0, 32.0));
+        Scene {
+            viewport: (1200.0, 900.0),
+            composers: vec![Composer {
+                input,
+                empty: false,
+                buttons: vec![other, bare.clone()],
+                lists: vec![],
+            }],
+            memory,
+            pressed: pressed.then_some(bare),
+            appeared: None,
+        }
+    }
+
+    #[test]
+    fn a_stop_control_that_would_match_a_shown_control_is_not_learnt() {
+        // The stop control shares every lasting token with the send control (a test id with
+        // digits reads as a bare attribute): watching it would mean generating forever.
+        let mut s = scene(Memory::default(), false);
+        s.composers[0].buttons[0].tokens =
+            vec!["@type=button".into(), "@data-t".into(), ".btn".into()];
+        let mut stop = s.composers[0].buttons[0].clone();
+        stop.tokens.push("@aria-label=stop".into());
+        s.appeared = Some(stop.clone());
+        assert_eq!(choose(&s).stop, None);
+        // One with a token of its own is learnt.
+        stop.tokens.push(".square".into());
+        s.appeared = Some(stop);
+        assert!(
+            choose(&s)
+                .stop
+                .is_some_and(|sig| sig.has.contains(&".square".to_string()))
+        );
+    }
+
+    #[test]
+    fn the_press_that_sent_teaches_the_send_control_and_the_memory_finds_it_again() {
+        // By place alone the unlabelled button would be taken.
+        assert_eq!(choose(&scene(Memory::default(), false)).send, Some(0));
+        let taught = choose(&scene(Memory::default(), true));
+        assert_eq!((taught.send, taught.send_learned), (Some(1), true));
+        let memory = taught.remember.expect("the memory changed");
+        // On the next page, no press yet: the memory finds it, and nothing changes.
+        let again = choose(&scene(memory.clone(), false));
+        assert_eq!(
+            (again.send, again.send_learned, again.remember),
+            (Some(1), true, None)
+        );
+        // A redesign removed it: forgotten, the structure decides, the next press teaches.
+        let mut gone = scene(memory, false);
+        gone.composers[0].buttons.truncate(1);
+        let after = choose(&gone);
+        assert_eq!((after.send, after.send_learned), (Some(0), false));
+        assert_eq!(after.remember, Some(Memory::default()));
+    }
 }

@@ -496,7 +496,10 @@ mod tests {
         let mut h = Harness::new();
         h.report(0, "hello", false);
         // An answer never shown as generating (no stop control on this page).
-        assert_eq!(h.report(1, &CALL[..30], false), Decision::Wait { recheck_ms: 500 });
+        assert_eq!(
+            h.report(1, &CALL[..30], false),
+            Decision::Wait { recheck_ms: 500 }
+        );
         h.now += 100.0;
         assert_eq!(h.report(1, CALL, false), Decision::Wait { recheck_ms: 500 });
         h.now += 400.0;
@@ -506,7 +509,10 @@ mod tests {
         // The streaming mark is for that answer only: the next one waits its window again.
         assert!(matches!(h.report(2, "", true), Decision::Wait { .. }));
         h.now += 50.0;
-        assert!(matches!(h.report(3, CALL, false), Decision::Wait { recheck_ms: 500 }));
+        assert!(matches!(
+            h.report(3, CALL, false),
+            Decision::Wait { recheck_ms: 500 }
+        ));
     }
 
     #[test]

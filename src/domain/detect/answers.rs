@@ -350,8 +350,13 @@ mod tests {
         let mut user = entry("div", &[], 40);
         user.has_sent = true;
         let answer = entry("div", &[], 400);
-        let path = choose_path(&[entry("div", &[], 30), entry("div", &[], 300), user.clone(), answer.clone()])
-            .expect("found by what was sent");
+        let path = choose_path(&[
+            entry("div", &[], 30),
+            entry("div", &[], 300),
+            user.clone(),
+            answer.clone(),
+        ])
+        .expect("found by what was sent");
         assert_eq!(path.len(), 1);
         assert!(path[0].unsent);
         assert!(path[0].matches(&answer));
