@@ -66,7 +66,7 @@ pub enum TabRequest {
     /// The site config found no usable input, send control or answers: what the page shows
     /// around its editable elements, for the core to choose from
     /// ([`crate::domain::detect`]); answered with [`Response::Detected`].
-    Detect { scene: SceneRead },
+    Detect { scene: Box<SceneRead> },
 }
 
 /// A `detect` message's scene as this build reads it: the pages' core chooses from it; the
