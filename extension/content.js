@@ -473,7 +473,10 @@
       send({ type: TAB.USER_MESSAGE });
     };
     document.addEventListener('keydown', (e) => {
-      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) sent();
+      if (e.isTrusted && e.key === 'Enter' && !e.shiftKey && isInput(e.target)) {
+        sent();
+        watchForStop();
+      }
     }, true);
     document.addEventListener('click', (e) => {
       const btn = parts.send;
