@@ -82,6 +82,9 @@ export async function exchange(w, site, host, variant, opts = {}) {
 
 async function steps(w, site, host, variant, checks, { timeoutMs = 20000, tag = '' }) {
   const mark = `${site}${tag}`;
+  // The bridge refuses a tool that failed three times in a row (its failure limit); each
+  // exchange starts with a clean history so its failing call fails as itself.
+  await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
   await openChat(w, host, variant.path);
   await w.session.exec('window.fixtureAI.reset()');
   await openChat(w, host, variant.path);
