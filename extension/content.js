@@ -119,6 +119,15 @@
     const want = squash(lastSent).slice(0, 200);
     return !!want && squash(e.textContent).includes(want);
   };
+  /**
+   * The parts of one entry of a list: its children, below any wrappers that hold only one
+   * element (a turn holding both sides may sit in a wrapper or two).
+   */
+  function entryKids(e) {
+    for (let depth = 0; depth < 4 && e.children.length === 1; depth++) e = e.children[0];
+    return [...e.children];
+  }
+
   /** What the core needs to know of one element. */
   function describe(e, order, deep = 0) {
     const r = e.getBoundingClientRect();
@@ -132,7 +141,7 @@
     if (deep) {
       c.blocks = e.querySelectorAll(BLOCKS).length;
       c.hasSent = sentIn(e);
-      if (deep > 1) c.kids = [...e.children].slice(-8).map((k, i) => describe(k, i, deep - 1));
+      if (deep > 1) c.kids = entryKids(e).slice(-8).map((k, i) => describe(k, i, deep - 1));
     }
     return c;
   }
@@ -306,6 +315,18 @@
     lastSentAt = Date.now();
     // One more look once the wait is over, so a missing answer is said.
     setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, ANSWER_WAIT_MS + 100);
+    // The list found must hold what was just sent once the page shows it. With one exchange
+    // on the page, the one turn holding both sides looks like the list itself; the next
+    // message then lands beside it, and the list is found again.
+    for (const ms of [600, 1600]) {
+      setTimeout(() => {
+        if (parts.list?.isConnected && lastSent === text && !sentIn(parts.list)) {
+          parts.list = null;
+          detectedAt = 0;
+          redetect();
+        }
+      }, ms);
+    }
   }
 
   const answersBy = (how) => {
@@ -326,7 +347,7 @@
       if (!matches(kid, outer, i < kids.length - 3)) continue;
       if (!inner) out.push(kid);
       else {
-        const found = [...kid.children].filter((g) => matches(g, inner)).pop();
+        const found = entryKids(kid).filter((g) => matches(g, inner)).pop();
         if (found) out.push(found);
       }
     }
