@@ -473,6 +473,9 @@ bench() {
   step "bench: the chat loop in Chromium (latency, main-thread cost, float)"
   node tests/e2e/bench_chat.mjs
 
+  step "bench: redesign variants delivered, per site and browser (a seeded sample of 6 per site)"
+  VARIANTS_PER_SITE="${VARIANTS_PER_SITE:-6}" node tests/e2e/bench_variants.mjs
+
   step "bench: a 50 MB result in Chromium (first report against 1 KB, the page's long tasks)"
   node tests/e2e/bench_large.mjs
 

@@ -12,7 +12,7 @@ import { startWorld } from './support/chat.mjs';
 import { EDITOR_MARK, KNOBS, allVariants, exchange, sampleVariants, variantName } from './support/variants.mjs';
 
 const SEED = Number(process.env.VARIANT_SEED || 1);
-const PER_SITE = Number(process.env.VARIANTS_PER_SITE || 3);
+const PER_SITE = Number(process.env.VARIANTS_PER_SITE || 2);
 
 for (const browser of BROWSERS) {
   describe(`generated redesigns in ${browser}`, () => {
