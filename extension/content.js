@@ -406,6 +406,7 @@
 
   let lastGenerating = false;
   let endCheck = 0;
+  let lastFlipCheck = 0;
   function report(force = false, baseline = false) {
     checkAppearing();
     const generating = generatingNow();
@@ -429,13 +430,15 @@
   function scheduleReport() {
     lastChange = Date.now();
     if (lookForAnswers()) redetect();
-    // While the page says it is generating, whether it stopped is looked at once a frame:
-    // its end is then reported at once, not after the throttle (the core waits one more
-    // frame for a last chunk).
-    if (lastGenerating && !endCheck) {
+    // Whether the page started or stopped generating is looked at in the next frame (at
+    // most every 50 ms): a change is reported at once, not after the throttle, so the core
+    // knows an answer streams even when it ends within the throttle, and learns its end at
+    // once (it then waits one more frame for a last chunk).
+    if (!endCheck && Date.now() - lastFlipCheck >= 50) {
       endCheck = requestAnimationFrame(() => {
         endCheck = 0;
-        if (lastGenerating && !generatingNow()) {
+        lastFlipCheck = Date.now();
+        if (generatingNow() !== lastGenerating) {
           clearTimeout(throttleTimer);
           throttleTimer = 0;
           report();
