@@ -559,7 +559,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     let content = json!({"name": "Ada Lovelace", "check": true, "integer": 7});
     let accepted = ElicitationAnswer {
         action: "accept",
-        question_id: asked["id"].as_str().unwrap(),
+        question_id: asked["id"].as_str(),
         content: content.as_object().cloned(),
     };
     let right = app.send_as(&answer_path, accepted).await;

@@ -534,6 +534,7 @@ async fn import_from_claude_desktop_reports_the_clash_and_adds_the_rest() {
             Method::POST,
             "/servers/import",
             Some(&sent(Import {
+                from: None,
                 names: Some(&["demo".to_owned(), "echoer".to_owned()]),
             })),
         )
