@@ -108,6 +108,112 @@ pub mod tool_failure {
     pub const OUTPUT_SCHEMA_MISMATCH: &str = "OutputSchemaMismatch";
 }
 
+/// One item of a 422's `detail` list, in FastAPI's shape `{type, loc, msg, input, ctx?}`, so
+/// that clients written for the Python bridge read the bridge's validation errors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldError {
+    /// What is wrong (`missing`, `string_type`, …).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where: `body` or `query` or `path`, then the field (or a character offset).
+    pub loc: Vec<Loc>,
+    pub msg: String,
+    /// The value at fault, when it may be echoed; `null` otherwise.
+    pub input: Value,
+    /// The bound broken (`{"ge": 0}`), or the parser's own words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ctx: Option<Value>,
+}
+
+/// One step of a [`FieldError`]'s `loc`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Loc {
+    Key(String),
+    /// A character offset (into a body that is not JSON).
+    Offset(usize),
+}
+
+impl From<&str> for Loc {
+    fn from(key: &str) -> Self {
+        Loc::Key(key.to_owned())
+    }
+}
+
+impl From<&String> for Loc {
+    fn from(key: &String) -> Self {
+        Loc::Key(key.clone())
+    }
+}
+
+impl From<usize> for Loc {
+    fn from(offset: usize) -> Self {
+        Loc::Offset(offset)
+    }
+}
+
+impl FieldError {
+    /// An error whose `input` is `null`.
+    pub fn new<L: Into<Loc>>(kind: &str, loc: impl IntoIterator<Item = L>, msg: &str) -> Self {
+        FieldError {
+            kind: kind.to_owned(),
+            loc: loc.into_iter().map(Into::into).collect(),
+            msg: msg.to_owned(),
+            input: Value::Null,
+            ctx: None,
+        }
+    }
+
+    /// The same, echoing `input`.
+    pub fn with_input(mut self, input: Value) -> Self {
+        self.input = input;
+        self
+    }
+
+    /// The same, with `ctx`.
+    pub fn with_ctx(mut self, ctx: Value) -> Self {
+        self.ctx = Some(ctx);
+        self
+    }
+}
+
+/// The object form of an error's `detail`: its English text, its type and code, and what it is
+/// about. Keys that only some errors have are left out when absent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorObject<'a> {
+    pub error: String,
+    #[serde(rename = "type")]
+    pub error_type: &'a str,
+    pub traceback: String,
+    pub code: i32,
+    pub retryable: bool,
+    pub trace_id: &'a str,
+    pub server: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<&'a str>,
+    /// A kept result's id (`read_result`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_id: Option<&'a str>,
+    /// A tool's input schema, beside its bad arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_schema: Option<Value>,
+    /// See [`Facts`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Value>,
+    /// A server definition's field at fault (present, maybe `null`, for those errors only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<Option<usize>>,
+}
+
+/// Every error answer: FastAPI's `{"detail": …}`, with a string, a 422 list or an
+/// [`ErrorObject`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ErrorAnswer<D> {
+    pub detail: D,
+}
+
 /// What a refused request had wrong with it (`facts.refused` of a 403).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod errors;
 pub mod health;
+pub mod pairing;
 pub mod requests;
 pub mod rpc;
 pub mod secrets;

@@ -1,7 +1,9 @@
 //! The bodies the extension sends to the bridge's routes, one type per route. The core
-//! serializes these; the bridge reads each field by itself, so that a wrong body gets a 422
-//! list naming the field (which the AI reads and corrects), and its tests parse what these
-//! types serialize. Borrowed fields: the core builds a body from what it already holds.
+//! serializes these; the bridge reads a body into the same type field by field
+//! (`server/src/validation.rs`), so that a wrong body gets a 422 list naming every wrong field
+//! (which the AI reads and corrects), and tolerates what the original extension sends (a
+//! `null` for an absent field, a string for a number). Borrowed fields: the core builds a body
+//! from what it already holds, and the bridge's body borrows from the JSON it parsed.
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -54,6 +56,9 @@ pub struct SetEnabled {
 /// add those servers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Import<'a> {
+    /// Another app's config file; without it the known places are looked in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<&'a str>,
     pub names: Option<&'a [String]>,
 }
 
@@ -97,7 +102,8 @@ pub struct ElicitationAnswer<'a> {
     /// `accept`, `decline` or `cancel`.
     pub action: &'a str,
     /// The question answered: an answer to an older one is refused.
-    pub question_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question_id: Option<&'a str>,
     /// The form's fields, when accepted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<Map<String, Value>>,

@@ -47,6 +47,24 @@ pub fn type_name(code: i32) -> &'static str {
     }
 }
 
+/// The code whose [`type_name`] is `name`; `None` for any other name.
+pub fn code_named(name: &str) -> Option<i32> {
+    [
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        INVALID_PARAMS,
+        INTERNAL_ERROR,
+        TIMEOUT,
+        RESOURCE_NOT_FOUND,
+        TOOL_NOT_FOUND,
+        PERMISSION_DENIED,
+        UNAUTHORIZED,
+    ]
+    .into_iter()
+    .find(|&code| type_name(code) == name)
+}
+
 /// Whether the code says the tool (or method) asked for does not exist.
 pub fn is_not_found(code: i32) -> bool {
     matches!(code, TOOL_NOT_FOUND | METHOD_NOT_FOUND)
@@ -83,5 +101,7 @@ mod tests {
         assert_eq!(type_name(INVALID_PARAMS), "InvalidParams");
         assert_eq!(type_name(PERMISSION_DENIED), "PermissionError");
         assert_eq!(type_name(-1), "McpError");
+        assert_eq!(code_named("InvalidParams"), Some(INVALID_PARAMS));
+        assert_eq!(code_named("McpError"), None);
     }
 }

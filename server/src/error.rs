@@ -4,14 +4,32 @@
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::redact::{mask_json, mask_patterns};
 
+pub(crate) use mcp_bridge_protocol::errors::FieldError;
 pub(crate) use mcp_bridge_protocol::errors::Refused;
 use mcp_bridge_protocol::errors::{
-    CancelledBy, Closest, ErrorType, Facts, ResultGone, ServiceTools, TokenProblem,
+    CancelledBy, Closest, ErrorAnswer, ErrorObject, ErrorType, Facts, ResultGone, ServiceTools,
+    TokenProblem,
 };
+
+/// One FastAPI validation error that echoes its `input`.
+pub(crate) fn field_error<L: Into<mcp_bridge_protocol::errors::Loc>>(
+    kind: &str,
+    loc: impl IntoIterator<Item = L>,
+    msg: &str,
+    input: Value,
+) -> FieldError {
+    FieldError::new(kind, loc, msg).with_input(input)
+}
+
+/// A typed answer as JSON (the answers are plain data: this cannot fail).
+pub(crate) fn to_value(answer: impl Serialize) -> Value {
+    serde_json::to_value(answer).unwrap_or(Value::Null)
+}
 /// JSON-RPC and MCP error codes (the protocol crate's, shared with the extension's core).
 pub(crate) use mcp_bridge_protocol::rpc as code;
 
@@ -30,7 +48,7 @@ pub(crate) enum BridgeError {
     MethodNotAllowed,
     /// A malformed request: FastAPI's 422 list of `{type, loc, msg, input, ctx?}`.
     #[error("request validation failed: {0:?}")]
-    InvalidRequest(Vec<Value>),
+    InvalidRequest(Vec<FieldError>),
     /// No token, or not this bridge's (`missing` tells which).
     #[error("{message}")]
     Unauthorized { missing: bool, message: String },
@@ -175,7 +193,7 @@ pub(crate) enum BridgeError {
 enum Detail {
     Text(&'static str),
     Owned(String),
-    List(Vec<Value>),
+    List(Vec<FieldError>),
     Object,
 }
 
@@ -449,43 +467,41 @@ impl BridgeError {
     /// The status and JSON body of this error, with `trace_id` in the object form.
     pub(crate) fn render(&self, trace_id: &str) -> (StatusCode, Value) {
         let detail = match self.detail() {
-            Detail::Text(text) => json!(text),
-            Detail::Owned(text) => json!(mask_patterns(&text)),
-            Detail::List(items) => mask_json(Value::Array(items)),
+            Detail::Text(text) => Value::from(text),
+            Detail::Owned(text) => Value::from(mask_patterns(&text)),
+            Detail::List(items) => mask_json(to_value(items)),
             Detail::Object => {
-                let mut object = json!({
-                    "error": mask_patterns(&self.to_string()),
-                    "type": self.type_name(),
-                    "traceback": mask_patterns(self.traceback()),
-                    "code": self.code(),
-                    "retryable": self.retryable(),
-                    "trace_id": trace_id,
-                    "server": self.server(),
-                });
-                if let Some(tool) = self.tool() {
-                    object["tool"] = json!(tool);
-                }
-                if let Some(result_id) = self.result_id() {
-                    object["result_id"] = json!(result_id);
-                }
-                if let BridgeError::ToolFailed {
-                    input_schema: Some(schema),
-                    ..
-                } = self
-                {
-                    object["input_schema"] = (**schema).clone();
-                }
-                if let Some(facts) = self.facts() {
-                    object["facts"] = mask_json(facts.to_value());
-                }
-                if let BridgeError::InvalidServer { field, line, .. } = self {
-                    object["field"] = json!(field);
-                    object["line"] = json!(line);
-                }
-                object
+                let (field, line) = match self {
+                    BridgeError::InvalidServer { field, line, .. } => {
+                        (Some(field.clone()), Some(*line))
+                    }
+                    _ => (None, None),
+                };
+                let input_schema = match self {
+                    BridgeError::ToolFailed {
+                        input_schema: Some(schema),
+                        ..
+                    } => Some((**schema).clone()),
+                    _ => None,
+                };
+                to_value(ErrorObject {
+                    error: mask_patterns(&self.to_string()),
+                    error_type: self.type_name(),
+                    traceback: mask_patterns(self.traceback()),
+                    code: self.code(),
+                    retryable: self.retryable(),
+                    trace_id,
+                    server: self.server(),
+                    tool: self.tool(),
+                    result_id: self.result_id(),
+                    input_schema,
+                    facts: self.facts().map(|facts| mask_json(facts.to_value())),
+                    field,
+                    line,
+                })
             }
         };
-        (self.status(), json!({ "detail": detail }))
+        (self.status(), to_value(ErrorAnswer { detail }))
     }
 
     /// The response, with an explicit trace id (for results of calls that outlive a request).
@@ -509,6 +525,7 @@ impl IntoResponse for BridgeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn json_rpc_codes_map_to_the_python_bridge_statuses() {
@@ -561,7 +578,9 @@ mod tests {
             json!({"detail": "服务 x 不存在或未成功加载"})
         );
         let item = json!({"type": "missing", "loc": ["body", "name"], "msg": "Field required", "input": {}});
-        let (status, body) = BridgeError::InvalidRequest(vec![item.clone()]).render("t");
+        let error =
+            FieldError::new("missing", ["body", "name"], "Field required").with_input(json!({}));
+        let (status, body) = BridgeError::InvalidRequest(vec![error]).render("t");
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(body, json!({"detail": [item]}));
     }

@@ -9,8 +9,8 @@ use std::time::Instant;
 use mcp_bridge_protocol::errors::tool_failure;
 
 use axum::http::StatusCode;
+use mcp_bridge_protocol::answers::ToolAnswer;
 use rmcp::model::CallToolResult;
-use serde_json::Value;
 
 use crate::calls::Outcome;
 use crate::error::BridgeError;
@@ -37,7 +37,7 @@ pub(crate) fn is_read_result(state: &AppState, request: &ExecuteRequest) -> bool
 pub(crate) async fn execute(
     state: &AppState,
     request: &ExecuteRequest,
-) -> Result<Value, BridgeError> {
+) -> Result<ToolAnswer, BridgeError> {
     if is_read_result(state, request) {
         return state.results.read(&request.arguments);
     }
@@ -98,7 +98,7 @@ pub(crate) async fn execute(
                 known: server.known_secrets().await,
                 shapes: !request.unmasked,
             };
-            Ok(state.results.answer(result, Some(masking)).await)
+            state.results.answer(result, Some(masking)).await
         }
         Err(err) => {
             if err.counts_as_failure() {
@@ -161,9 +161,9 @@ fn check_output(
 }
 
 /// Render an `/execute` answer for a background call.
-pub(crate) fn outcome(result: Result<Value, BridgeError>, trace_id: &str) -> Outcome {
+pub(crate) fn outcome(result: Result<ToolAnswer, BridgeError>, trace_id: &str) -> Outcome {
     let (status, body) = match result {
-        Ok(body) => (StatusCode::OK, body),
+        Ok(body) => (StatusCode::OK, crate::error::to_value(body)),
         Err(err) => err.render(trace_id),
     };
     Outcome {
@@ -371,7 +371,7 @@ mod tests {
     #[test]
     fn result_json_is_camel_case() {
         let result = CallToolResult::error(vec![rmcp::model::ContentBlock::text("nope")]);
-        let value = result_json(&result);
+        let value = crate::error::to_value(result_json(&result));
         assert_eq!(value["isError"], true);
         assert_eq!(value["content"][0]["text"], "nope");
         assert!(value.get("structuredContent").is_some());

@@ -22,7 +22,6 @@ use rmcp::transport::auth::{
     AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationMetadataSource,
     AuthorizationRequest, AuthorizationSession,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::http_client;
 
@@ -56,30 +55,16 @@ pub(crate) const MAX_PENDING_SIGN_INS: usize = 5;
 /// The name the bridge registers itself under.
 const CLIENT_NAME: &str = "MCP Bridge";
 
-/// What `GET /servers` says about a remote server's sign-in.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub(crate) enum SignInState {
-    /// It has not asked for one.
-    NotNeeded,
-    /// Tokens are stored; `until` is when the access token expires (RFC 3339), when known.
-    SignedIn { until: Option<String> },
-    /// It answered 401: the user must sign in (again).
-    NeedsSignIn { reason: String },
-    /// The last sign-in did not complete.
-    Failed { reason: String },
-}
+pub(crate) use mcp_bridge_protocol::answers::SignInState;
 
-impl SignInState {
-    /// The state in words for the terminal (`mcp-bridge status`).
-    pub(crate) fn words(&self) -> String {
-        match self {
-            SignInState::NotNeeded => "no sign-in needed".to_owned(),
-            SignInState::SignedIn { until: Some(until) } => format!("signed in — until {until}"),
-            SignInState::SignedIn { until: None } => "signed in".to_owned(),
-            SignInState::NeedsSignIn { reason } => format!("needs sign-in ({reason})"),
-            SignInState::Failed { reason } => format!("sign-in failed: {reason}"),
-        }
+/// A sign-in state in words for the terminal (`mcp-bridge status`).
+pub(crate) fn state_words(state: &SignInState) -> String {
+    match state {
+        SignInState::NotNeeded => "no sign-in needed".to_owned(),
+        SignInState::SignedIn { until: Some(until) } => format!("signed in — until {until}"),
+        SignInState::SignedIn { until: None } => "signed in".to_owned(),
+        SignInState::NeedsSignIn { reason } => format!("needs sign-in ({reason})"),
+        SignInState::Failed { reason } => format!("sign-in failed: {reason}"),
     }
 }
 

@@ -444,7 +444,7 @@ fn print_sign_ins(url: &str, token: &str) {
     }
     println!("Sign-in of the remote servers:");
     for (name, state) in states {
-        println!("  {name}: {}", state.words());
+        println!("  {name}: {}", crate::oauth::state_words(&state));
     }
 }
 

@@ -2,9 +2,8 @@
 //! the bridge's port while the bridge is down (another local user, another program) must not
 //! receive the token. A client sends a fresh random nonce to the open route
 //! `GET /health?challenge=<nonce>`; only the holder of the token can answer
-//! `proof = HMAC-SHA256(key = token, message = "mcp-bridge-proof\n<port>\n<nonce>")` (hex). The
-//! port is in the message so that a stranger on one port cannot relay the challenge to the
-//! real bridge on another and pass its answer off as its own.
+//! `proof = HMAC-SHA256(key = token, message = proof_message(port, nonce))` (hex; the message,
+//! the parameter and the nonce rule are the protocol crate's, `health`).
 //!
 //! A `--no-auth` bridge has no token, so it can prove nothing: it answers `"auth": "none"` and
 //! no proof. That is safe because there is nothing to leak — a client that holds a token sends
@@ -15,22 +14,12 @@ use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// The query parameter of `/health` that carries the nonce.
-pub const CHALLENGE_PARAM: &str = "challenge";
-
-/// Whether `nonce` is one this bridge answers: 16 to 128 characters of `[A-Za-z0-9_-]`
-/// (a client's 16 random bytes in hex are 32).
-pub fn valid_nonce(nonce: &str) -> bool {
-    (16..=128).contains(&nonce.len())
-        && nonce
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
+pub use mcp_bridge_protocol::health::{CHALLENGE_PARAM, challenge_path, valid_nonce};
 
 fn mac(token: &str, port: u16, nonce: &str) -> HmacSha256 {
     // HMAC takes a key of any length: this cannot fail.
     let mut mac = HmacSha256::new_from_slice(token.as_bytes()).expect("HMAC takes any key");
-    mac.update(format!("mcp-bridge-proof\n{port}\n{nonce}").as_bytes());
+    mac.update(mcp_bridge_protocol::health::proof_message(port, nonce).as_bytes());
     mac
 }
 

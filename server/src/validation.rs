@@ -4,9 +4,11 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, FieldError};
+use mcp_bridge_protocol::errors::Loc;
+use mcp_bridge_protocol::requests::ResetHistory;
 
 /// The longest `wait` a long-poll may ask for, in seconds.
 pub(crate) const MAX_WAIT_SECONDS: f64 = 300.0;
@@ -27,12 +29,11 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                         limit: crate::security::BODY_LIMIT,
                     }
                 } else {
-                    BridgeError::InvalidRequest(vec![json!({
-                        "type": "body_read_error",
-                        "loc": ["body"],
-                        "msg": rejection.body_text(),
-                        "input": null,
-                    })])
+                    BridgeError::InvalidRequest(vec![FieldError::new(
+                        "body_read_error",
+                        ["body"],
+                        &rejection.body_text(),
+                    )])
                 }
             })?;
         parse_json(&bytes).map(JsonBody)
@@ -51,13 +52,17 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<Option<Value>, BridgeError> {
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(head, _)| head)
             .to_owned();
-        BridgeError::InvalidRequest(vec![json!({
-            "type": "json_invalid",
-            "loc": ["body", position],
-            "msg": "JSON decode error",
-            "input": {},
-            "ctx": { "error": message },
-        })])
+        let mut ctx = Map::new();
+        ctx.insert("error".to_owned(), Value::String(message));
+        BridgeError::InvalidRequest(vec![
+            FieldError::new(
+                "json_invalid",
+                [Loc::from("body"), Loc::from(position)],
+                "JSON decode error",
+            )
+            .with_input(Value::Object(Map::new()))
+            .with_ctx(Value::Object(ctx)),
+        ])
     })
 }
 
@@ -74,34 +79,38 @@ fn char_position(bytes: &[u8], line: usize, column: usize) -> usize {
     position
 }
 
-/// One FastAPI validation error.
-pub(crate) fn error(kind: &str, loc: &[Value], msg: &str, input: Value) -> Value {
-    json!({ "type": kind, "loc": loc, "msg": msg, "input": input })
-}
+pub(crate) use crate::error::field_error as error;
 
 pub(crate) fn body_object(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
     match body {
         None => Err(BridgeError::InvalidRequest(vec![error(
             "missing",
-            &[json!("body")],
+            ["body"],
             "Field required",
             Value::Null,
         )])),
         Some(Value::Object(map)) => Ok(map),
         Some(other) => Err(BridgeError::InvalidRequest(vec![error(
             "model_attributes_type",
-            &[json!("body")],
+            ["body"],
             "Input should be a valid dictionary or object to extract fields from",
             other,
         )])),
     }
 }
 
+/// A `ctx` that names the bound a number broke: `{"ge": 0}`.
+fn bound(name: &str, value: Value) -> Value {
+    let mut ctx = Map::new();
+    ctx.insert(name.to_owned(), value);
+    Value::Object(ctx)
+}
+
 /// Reads typed fields out of a JSON object, collecting FastAPI-style errors.
 pub(crate) struct Fields<'a> {
     map: &'a Map<String, Value>,
     location: &'static str,
-    errors: Vec<Value>,
+    errors: Vec<FieldError>,
 }
 
 impl<'a> Fields<'a> {
@@ -113,30 +122,44 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub(crate) fn loc(&self, field: &str) -> [Value; 2] {
-        [json!(self.location), json!(field)]
+    pub(crate) fn loc<'b>(&self, field: &'b str) -> [&'b str; 2]
+    where
+        'a: 'b,
+    {
+        [self.location, field]
     }
 
     pub(crate) fn required_string(&mut self, field: &str) -> Option<String> {
+        self.required_str(field).map(str::to_owned)
+    }
+
+    pub(crate) fn optional_string(&mut self, field: &str) -> Option<String> {
+        self.optional_str(field).map(str::to_owned)
+    }
+
+    /// A string the body must hold, borrowed from it.
+    pub(crate) fn required_str(&mut self, field: &str) -> Option<&'a str> {
         match self.map.get(field) {
             None => {
                 let input = Value::Object(self.map.clone());
                 self.errors
-                    .push(error("missing", &self.loc(field), "Field required", input));
+                    .push(error("missing", self.loc(field), "Field required", input));
                 None
             }
-            Some(_) => self.optional_string(field),
+            Some(_) => self.optional_str(field),
         }
     }
 
-    pub(crate) fn optional_string(&mut self, field: &str) -> Option<String> {
-        match self.map.get(field) {
+    /// A string the body may hold (`null` reads as absent), borrowed from it.
+    pub(crate) fn optional_str(&mut self, field: &str) -> Option<&'a str> {
+        let map: &'a Map<String, Value> = self.map;
+        match map.get(field) {
             None | Some(Value::Null) => None,
-            Some(Value::String(text)) => Some(text.clone()),
+            Some(Value::String(text)) => Some(text),
             Some(other) => {
                 self.errors.push(error(
                     "string_type",
-                    &self.loc(field),
+                    self.loc(field),
                     "Input should be a valid string",
                     other.clone(),
                 ));
@@ -152,7 +175,7 @@ impl<'a> Fields<'a> {
             Some(other) => {
                 self.errors.push(error(
                     "bool_type",
-                    &self.loc(field),
+                    self.loc(field),
                     "Input should be a valid boolean",
                     other.clone(),
                 ));
@@ -168,7 +191,7 @@ impl<'a> Fields<'a> {
             Some(other) => {
                 self.errors.push(error(
                     "dict_type",
-                    &self.loc(field),
+                    self.loc(field),
                     "Input should be a valid dictionary",
                     other.clone(),
                 ));
@@ -191,32 +214,31 @@ impl<'a> Fields<'a> {
     fn check_wait(&mut self, field: &str, input: &Value, number: Option<f64>) -> Option<f64> {
         match number {
             Some(n) if n.is_finite() && n < 0.0 => {
-                let mut item = error(
+                let item = error(
                     "greater_than_equal",
-                    &self.loc(field),
+                    self.loc(field),
                     "Input should be greater than or equal to 0",
                     input.clone(),
                 );
-                item["ctx"] = json!({ "ge": 0 });
-                self.errors.push(item);
+                self.errors.push(item.with_ctx(bound("ge", 0.into())));
                 None
             }
             Some(n) if n.is_finite() && n > MAX_WAIT_SECONDS => {
-                let mut item = error(
+                let item = error(
                     "less_than_equal",
-                    &self.loc(field),
+                    self.loc(field),
                     &format!("Input should be less than or equal to {MAX_WAIT_SECONDS}"),
                     input.clone(),
                 );
-                item["ctx"] = json!({ "le": MAX_WAIT_SECONDS });
-                self.errors.push(item);
+                self.errors
+                    .push(item.with_ctx(bound("le", MAX_WAIT_SECONDS.into())));
                 None
             }
             Some(n) if n.is_finite() => Some(n),
             _ => {
                 self.errors.push(error(
                     "float_parsing",
-                    &self.loc(field),
+                    self.loc(field),
                     "Input should be a valid number, unable to parse string as a number",
                     input.clone(),
                 ));
@@ -227,7 +249,7 @@ impl<'a> Fields<'a> {
 
     /// Record an error about `field`.
     pub(crate) fn push(&mut self, kind: &str, field: &str, msg: &str, input: Value) {
-        let item = error(kind, &self.loc(field), msg, input);
+        let item = error(kind, self.loc(field), msg, input);
         self.errors.push(item);
     }
 
@@ -240,7 +262,10 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// The body of `POST /execute`: `{name, arguments, serverName?, wait?}`.
+/// The body of `POST /execute`: `{name, arguments, serverName?, wait?}`. The bridge's own
+/// reading of `mcp_bridge_protocol::requests::Execute`: the original extension and other
+/// clients send `wait` as any number of seconds (`0.05`, or a numeric string), which the
+/// protocol's type, written by the core in whole seconds, does not hold.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ExecuteRequest {
     pub(crate) name: String,
@@ -272,26 +297,23 @@ impl ExecuteRequest {
     }
 }
 
-/// The body of `POST /reset-history`: empty (all counters) or `{serverName?, toolName?}`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct ResetRequest {
-    pub(crate) server_name: Option<String>,
-    pub(crate) tool_name: Option<String>,
+/// The body of `POST /reset-history`, `{serverName?, toolName?}`, read from `map` (an
+/// empty body is an empty map: every counter).
+pub(crate) fn reset_history(map: &Map<String, Value>) -> Result<ResetHistory<'_>, BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let server_name = fields.optional_str("serverName");
+    let tool_name = fields.optional_str("toolName");
+    fields.finish(|| ResetHistory {
+        server_name,
+        tool_name,
+    })
 }
 
-impl ResetRequest {
-    pub(crate) fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
-        let Some(body) = body else {
-            return Ok(ResetRequest::default());
-        };
-        let map = body_object(Some(body))?;
-        let mut fields = Fields::new(&map, "body");
-        let server_name = fields.optional_string("serverName");
-        let tool_name = fields.optional_string("toolName");
-        fields.finish(|| ResetRequest {
-            server_name,
-            tool_name,
-        })
+/// An optional body's object: an empty one when there is no body.
+pub(crate) fn body_or_empty(body: Option<Value>) -> Result<Map<String, Value>, BridgeError> {
+    match body {
+        None => Ok(Map::new()),
+        body => body_object(body),
     }
 }
 
@@ -304,7 +326,7 @@ pub(crate) fn required_query(
         Some(value) => Ok(value.clone()),
         None => Err(BridgeError::InvalidRequest(vec![error(
             "missing",
-            &[json!("query"), json!(name)],
+            ["query", name],
             "Field required",
             Value::Null,
         )])),
@@ -328,10 +350,14 @@ pub(crate) fn wait_query(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn details(err: BridgeError) -> Vec<Value> {
         match err {
-            BridgeError::InvalidRequest(items) => items,
+            BridgeError::InvalidRequest(items) => items
+                .iter()
+                .map(|item| serde_json::to_value(item).unwrap())
+                .collect(),
             other => panic!("expected a 422, got {other:?}"),
         }
     }
@@ -411,15 +437,14 @@ mod tests {
 
     #[test]
     fn reset_request() {
-        assert_eq!(
-            ResetRequest::from_body(None).unwrap(),
-            ResetRequest::default()
-        );
-        let one =
-            ResetRequest::from_body(Some(json!({"serverName": "s", "toolName": "t"}))).unwrap();
-        assert_eq!(one.server_name.as_deref(), Some("s"));
-        assert_eq!(one.tool_name.as_deref(), Some("t"));
-        assert!(ResetRequest::from_body(Some(json!({"toolName": 1}))).is_err());
+        let empty = body_or_empty(None).unwrap();
+        assert_eq!(reset_history(&empty).unwrap(), ResetHistory::default());
+        let one = body_or_empty(Some(json!({"serverName": "s", "toolName": "t"}))).unwrap();
+        let one = reset_history(&one).unwrap();
+        assert_eq!(one.server_name, Some("s"));
+        assert_eq!(one.tool_name, Some("t"));
+        let wrong = body_or_empty(Some(json!({"toolName": 1}))).unwrap();
+        assert!(reset_history(&wrong).is_err());
     }
 
     #[test]

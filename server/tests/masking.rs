@@ -195,7 +195,7 @@ async fn a_call(bridge: &BridgeProcess, answers: &mut Answers) {
             Some(
                 &serde_json::to_value(ElicitationAnswer {
                     action: "decline",
-                    question_id,
+                    question_id: Some(question_id),
                     content: None,
                 })
                 .unwrap(),

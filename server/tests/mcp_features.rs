@@ -108,6 +108,18 @@ async fn question(app: &TestApp, id: &str) -> Value {
     }
 }
 
+/// How many changed lists `server` announced, as `GET /tools` counts them.
+async fn announced(app: &TestApp, server: &str) -> Value {
+    let services = app.get("/tools").await.body;
+    services["services"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == server)
+        .map(|s| s["list_changes"].clone())
+        .expect("the server is listed")
+}
+
 fn all_text(reply: &Reply) -> String {
     reply.body["result"]["content"]
         .as_array()
@@ -559,7 +571,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     let content = json!({"name": "Ada Lovelace", "check": true, "integer": 7});
     let accepted = ElicitationAnswer {
         action: "accept",
-        question_id: asked["id"].as_str().unwrap(),
+        question_id: asked["id"].as_str(),
         content: content.as_object().cloned(),
     };
     let right = app.send_as(&answer_path, accepted).await;
@@ -739,12 +751,20 @@ async fn prompts_and_resources_announced_as_changed_are_listed_again() {
     let add = |tool: &str, name: &str, notify: bool| json!({"name": tool, "serverName": "odd", "arguments": {"name": name, "notify": notify}});
 
     // Added without a word: the bridge keeps the list it has (it does not ask on every read),
-    // which is why the announcement matters.
+    // which is why the announcement matters. It reads a list again only when the server
+    // announces a change, and an announcement sent during a call arrives before the call's
+    // result (one stdio stream): an unchanged count of announcements once the calls answered
+    // proves that no reading was started.
+    let before = announced(&app, "odd").await;
     for (tool, name) in [("add-prompt", "quiet-prompt"), ("add-resource", "quiet")] {
         let done = app.execute(add(tool, name, false)).await;
         assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        announced(&app, "odd").await,
+        before,
+        "the quiet additions announced a change"
+    );
     let prompts = names_in(&app.get("/prompts").await.body, "prompts");
     assert!(!prompts.contains(&"quiet-prompt".to_owned()), "{prompts:?}");
     let resources = names_in(

@@ -1,6 +1,8 @@
 //! The bridge's modules form no import cycle: each top-level module of `src/` (a file with
-//! its folder: `config` is `config.rs` and `config/`) is read for the `crate::` paths it
-//! names outside comments and unit tests, and a depth-first walk fails on the first cycle.
+//! its folder: `config` is `config.rs` and `config/`) is read whole, unit tests included, for
+//! the modules it names outside comments — `crate::` paths, and `super::` paths that climb out
+//! of it (`super::error` in `routes.rs` is `crate::error`) — and a depth-first walk fails on
+//! the first cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,24 +21,36 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The top-level module a file belongs to (`config` for `src/config/file.rs`).
-fn module_of(src: &Path, file: &Path) -> String {
+/// The module path of a file (`["config", "file"]` for `src/config/file.rs`).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
     let rel = file.strip_prefix(src).unwrap().with_extension("");
     rel.components()
-        .next()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .unwrap_or_default()
+        .collect()
 }
 
-/// The top-level modules a file names with `crate::` (`crate::a::b`, `crate::{a, b::c}`),
-/// outside comments and its unit tests.
-fn imports(text: &str) -> BTreeSet<String> {
-    let before_tests = text.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: String = before_tests
+/// The top-level modules a file at module depth `depth` (1 for `src/config.rs`, 2 for
+/// `src/config/file.rs`) names with `crate::` (`crate::a::b`, `crate::{a, b::c}`) or with
+/// `super::` climbing to the crate root (`super::super::a` at depth 2), outside comments.
+/// A `super::` after an inline `mod x {` (a file's unit tests) starts one level deeper.
+fn imports(text: &str, depth: usize) -> BTreeSet<String> {
+    let code: String = text
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n");
+    let inline_module = code
+        .lines()
+        .scan(0usize, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line))
+        })
+        .find(|(_, line)| {
+            let line = line.trim_start();
+            line.starts_with("mod ") && line.trim_end().ends_with('{')
+        })
+        .map_or(usize::MAX, |(start, _)| start);
     let word = |s: &str| -> String {
         s.trim_start()
             .chars()
@@ -44,8 +58,37 @@ fn imports(text: &str) -> BTreeSet<String> {
             .collect()
     };
     let mut out = BTreeSet::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + 7..];
+    let mut paths: Vec<&str> = code
+        .match_indices("crate::")
+        // `mcp_bridge_protocol::` and the like end in `crate::` too: not this crate.
+        .filter(|(at, _)| {
+            !code[..*at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .map(|(at, _)| &code[at + 7..])
+        .collect();
+    for (at, _) in code.match_indices("super::") {
+        let preceded = code[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        if preceded {
+            continue; // the second `super::` of `super::super::`, counted with the first
+        }
+        let mut rest = &code[at..];
+        let mut climbs = 0;
+        while let Some(after) = rest.strip_prefix("super::") {
+            climbs += 1;
+            rest = after;
+        }
+        let depth = depth + usize::from(at > inline_module);
+        if climbs >= depth {
+            paths.push(rest);
+        }
+    }
+    for rest in paths {
         if let Some(group) = rest.strip_prefix('{') {
             // `crate::{a, b::{c, d}}`: the first word of each top-level item.
             let (mut depth, mut item_start) = (0usize, 0usize);
@@ -76,14 +119,19 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for file in sources(&src) {
-        let module = module_of(&src, &file);
+        let path = module_path(&src, &file);
+        let module = path[0].clone();
         // The crate root and the binary join the modules; they are not one of them.
         if module == "lib" || module == "main" {
             continue;
         }
         let text = std::fs::read_to_string(&file).unwrap();
         let edges = graph.entry(module.clone()).or_default();
-        edges.extend(imports(&text).into_iter().filter(|m| *m != module));
+        edges.extend(
+            imports(&text, path.len())
+                .into_iter()
+                .filter(|m| *m != module),
+        );
     }
     // Items of the crate root (`crate::VERSION`, `crate::app`) are not modules.
     let modules: BTreeSet<String> = graph.keys().cloned().collect();
@@ -152,11 +200,27 @@ fn no_two_modules_import_each_other_in_a_cycle() {
 
 #[test]
 fn the_reader_sees_grouped_imports_and_finds_a_cycle() {
-    let uses =
-        imports("use crate::{error::X, servers::{a, b}};\nuse crate::state::S;\n// crate::nope\n");
+    let uses = imports(
+        "use crate::{error::X, servers::{a, b}};\nuse crate::state::S;\n// crate::nope\n",
+        1,
+    );
     assert_eq!(
         uses,
         BTreeSet::from(["error".into(), "servers".into(), "state".into()])
+    );
+    // `super::` that climbs to the root names a module; one that stays inside does not.
+    let nested =
+        "use super::prompts::x;\nuse super::super::error::E;\nuse mcp_bridge_protocol::x;\n";
+    assert_eq!(imports(nested, 2), BTreeSet::from(["error".into()]));
+    assert_eq!(
+        imports("use super::state::S;\n", 1),
+        BTreeSet::from(["state".into()])
+    );
+    // Unit tests are read too, one level deeper.
+    let tested = "fn f() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use super::super::calls::C;\n    use crate::trace::T;\n}\n";
+    assert_eq!(
+        imports(tested, 1),
+        BTreeSet::from(["calls".into(), "trace".into()])
     );
     let graph = BTreeMap::from([
         ("a".to_owned(), BTreeSet::from(["b".to_owned()])),

@@ -2,7 +2,7 @@
 //! server of the MCP TypeScript SDK (`@modelcontextprotocol/sdk` from npm, a pinned dev
 //! dependency) run with `--oauth`, its demo authorization server on a port of its own. The
 //! sign-in route, its authorization page followed as a browser does, the callback, then a
-//! tool call with the tokens. Skipped, saying so, only when `node` is not installed. And the
+//! tool call with the tokens. Without `node` the tests fail, naming what to install. And the
 //! same provider as the honest side of a mix-up: another authorization server's metadata
 //! naming its authorization page.
 
@@ -59,13 +59,11 @@ fn example() -> PathBuf {
     script
 }
 
-/// Start the example with its demo OAuth provider; `None` when `node` is not installed.
-fn start_sdk_server() -> Option<SdkServer> {
-    if Command::new("node").arg("--version").output().is_err() {
-        return None;
-    }
+/// Start the example with its demo OAuth provider (fails when `node` is not installed).
+fn start_sdk_server() -> SdkServer {
+    let node = common::require_on_path("node", "install Node.js (./build.sh setup)");
     let (mcp_port, auth_port) = (free_port(), free_port());
-    let mut child = Command::new("node")
+    let mut child = Command::new(node)
         .arg(example())
         .arg("--oauth")
         .env("MCP_PORT", mcp_port.to_string())
@@ -98,7 +96,7 @@ fn start_sdk_server() -> Option<SdkServer> {
             listening += 1;
         }
     }
-    Some(server)
+    server
 }
 
 /// Send a request to the app; the status and the body as text.
@@ -117,12 +115,7 @@ async fn send(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sign_in_to_the_sdk_example_server_then_call_its_tool() {
-    let Some(sdk) = start_sdk_server() else {
-        println!(
-            "skipped: `node` is not installed, so the MCP TypeScript SDK's example server cannot run"
-        );
-        return;
-    };
+    let sdk = start_sdk_server();
     // The example names itself `localhost` in its metadata; the bridge is told the same.
     let url = format!("http://localhost:{}/mcp", sdk.mcp_port);
     let mut spec = common::demo_spec();
@@ -189,12 +182,7 @@ async fn sign_in_to_the_sdk_example_server_then_call_its_tool() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metadata_naming_the_sdk_providers_page_beside_another_token_endpoint_is_named() {
-    let Some(sdk) = start_sdk_server() else {
-        println!(
-            "skipped: `node` is not installed, so the MCP TypeScript SDK's example server cannot run"
-        );
-        return;
-    };
+    let sdk = start_sdk_server();
     // The attacker's own MCP server and authorization server, whose metadata names the SDK
     // provider's authorization page. The provider sends no `iss`, so the callback could not
     // tell its code apart: the sign-in's answer names the page's origin for the user.

@@ -125,8 +125,20 @@ async fn credentials_are_masked_in_logs_answers_and_start_up_output() {
     assert_eq!(tools_status, 503, "{tools}");
     let (_, services) = get(&bridge, "/tools").await;
     let answers = format!("{body}\n{tools}\n{services}");
-    // Give the log a moment to be written.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Every line logged for the requests above is in the log once the line of a later request
+    // is (one writer, in order): a refused route is logged with its path.
+    let marker = "/log-marker-after-the-secrets";
+    let (marker_status, _) = get(&bridge, marker).await;
+    assert_eq!(marker_status, 404);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !bridge.stderr().contains(marker) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the later request never reached the log: {}",
+            bridge.stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let logs = bridge.stderr();
     let startup = bridge.stdout_lines.join("\n");
     for secret in ["hunter2", "s3cretpw", "abc123456"] {

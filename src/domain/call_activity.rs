@@ -289,7 +289,7 @@ pub fn answer_body<'a>(
     };
     ElicitationAnswer {
         action: answer,
-        question_id: id,
+        question_id: Some(id),
         content,
     }
 }

@@ -381,7 +381,7 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
         ),
         Outcome::Timeout { after_ms } => Draft::new(
             Category::Aborted,
-            "TimeoutError".into(),
+            ErrorType::TimeoutError.as_str().into(),
             Said::Note(Note::TimedOut {
                 after_ms: *after_ms,
             }),
@@ -520,7 +520,7 @@ fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
         ErrorDetail::Validation { items } => {
             let mut d = Draft::new(
                 Category::Validation,
-                "RequestValidationError".into(),
+                ErrorType::RequestValidationError.as_str().into(),
                 Said::Note(Note::Validation {
                     items: items.clone(),
                 }),
@@ -572,9 +572,10 @@ fn http_error(status: u16, detail: &ErrorDetail) -> Draft {
                 .and_then(|c| i32::try_from(c).ok())
                 .is_some_and(rpc::is_not_found)
                 || matches!(
-                    short_type(&d.error_type),
-                    "ToolNotFound" | "ServerNotFound" | "UnknownService"
+                    ErrorType::parse(short_type(&d.error_type)),
+                    Some(ErrorType::ToolNotFound)
                 )
+                || is_server_not_found(short_type(&d.error_type))
             {
                 d.tool_not_found = true;
             }
@@ -641,28 +642,56 @@ fn short_type(t: &str) -> &str {
     t.rsplit(['.', ':']).next().unwrap_or(t).trim()
 }
 
-/// Python exception names and our bridge's types.
+/// The original bridge's type for a service it does not know.
+const UNKNOWN_SERVICE: &str = "UnknownService";
+
+/// Whether the type says the AI named a server that does not exist.
+fn is_server_not_found(short: &str) -> bool {
+    ErrorType::parse(short) == Some(ErrorType::ServerNotFound) || short == UNKNOWN_SERVICE
+}
+
+/// Our bridge's own types (the protocol crate's).
+fn by_bridge_type(t: ErrorType) -> Option<Category> {
+    use ErrorType as T;
+    Some(match t {
+        T::RequestValidationError | T::ToolNotFound => Category::Validation,
+        // The AI named a service that is not configured.
+        T::ServerNotFound => Category::Validation,
+        // A `read_result` handle or offset the bridge cannot serve.
+        T::ResultNotFound | T::ResultExpired | T::OffsetOutOfRange => Category::Validation,
+        T::TimeoutError | T::CancelledError => Category::Aborted,
+        T::ServerUnavailable
+        | T::ServerCrashed
+        | T::Unauthorized
+        | T::Forbidden
+        | T::TransportError => Category::Unavailable,
+        // A route or call id the bridge does not know: not the AI's doing.
+        T::NotFound | T::MethodNotAllowed | T::CallNotFound => Category::Exception,
+        T::CallLimitExceeded => Category::Limit,
+        T::PayloadTooLarge
+        | T::SignInRequired
+        | T::BridgeShuttingDown
+        | T::InvalidServerDefinition
+        | T::ConfigFileInvalid
+        | T::InternalError => return None,
+    })
+}
+
+/// Python exception names, other bridges' words, and our bridge's types.
 fn by_type(t: &str) -> Option<Category> {
     let s = short_type(t);
+    if let Some(bridge) = ErrorType::parse(s) {
+        return by_bridge_type(bridge);
+    }
+    // The name the bridge gives a JSON-RPC error that names none (`InvalidParams`, …).
+    if let Some(code) = rpc::code_named(s) {
+        return by_code(i64::from(code));
+    }
     Some(match s {
-        "ValueError"
-        | "TypeError"
-        | "KeyError"
-        | "ValidationError"
-        | "RequestValidationError"
-        | "InvalidParams"
-        | "InvalidArguments"
-        | "JSONDecodeError"
-        | "ToolNotFound"
-        | "UnknownTool"
-        | "MethodNotFound"
-        | "InvalidRequest"
-        | "ParseError"
-        | "UnicodeEncodeError"
-        | "AssertionError"
+        "ValueError" | "TypeError" | "KeyError" | "ValidationError" | "InvalidArguments"
+        | "JSONDecodeError" | "UnknownTool" | "UnicodeEncodeError" | "AssertionError"
         | "ArgumentError" => Category::Validation,
         "FileNotFoundError"
-        | "PermissionError"
         | "IsADirectoryError"
         | "NotADirectoryError"
         | "FileExistsError"
@@ -690,22 +719,14 @@ fn by_type(t: &str) -> Option<Category> {
         | "LookupError"
         | "UnicodeDecodeError"
         | "gaierror"
-        | "ResourceNotFound"
         | "PermissionDenied"
         | "ToolFailed" => Category::Runtime,
-        "TimeoutError" | "TimeoutException" | "ReadTimeout" | "ConnectTimeout"
-        | "CancelledError" | "KeyboardInterrupt" | "Cancelled" | "Aborted" => Category::Aborted,
-        "ServerUnavailable" | "ServerCrashed" | "ServiceUnavailable" | "ServerNotRunning"
-        | "BridgeUnreachable" | "Unauthorized" | "Forbidden" | "TransportError" => {
-            Category::Unavailable
-        }
-        // The AI named a service that is not configured.
-        "ServerNotFound" | "UnknownService" => Category::Validation,
-        // A route or call id the bridge does not know: not the AI's doing.
-        "NotFound" | "MethodNotAllowed" | "CallNotFound" => Category::Exception,
-        "CallLimitExceeded" | "CircuitOpen" | "TooManyFailures" | "RateLimited" => Category::Limit,
-        // A `read_result` handle or offset the bridge cannot serve.
-        "ResultNotFound" | "ResultExpired" | "OffsetOutOfRange" => Category::Validation,
+        "TimeoutException" | "ReadTimeout" | "ConnectTimeout" | "KeyboardInterrupt"
+        | "Cancelled" | "Aborted" => Category::Aborted,
+        "ServiceUnavailable" | "ServerNotRunning" | "BridgeUnreachable" => Category::Unavailable,
+        // The AI named a service that is not configured (the original bridge's word).
+        UNKNOWN_SERVICE => Category::Validation,
+        "CircuitOpen" | "TooManyFailures" | "RateLimited" => Category::Limit,
         _ if s.ends_with("Timeout") || s.ends_with("TimeoutError") => Category::Aborted,
         _ if s.ends_with("NotFoundError")
             || s.ends_with("PermissionError")
@@ -813,14 +834,16 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
     let kind = tool_kind(tool);
     let t = short_type(&d.error_type);
     let mut v = Vec::new();
-    match t {
-        "OffsetOutOfRange" => return vec![A::ResultRead],
-        "ResultNotFound" | "ResultExpired" => return vec![A::RunToolAgain, A::TellUser],
+    match ErrorType::parse(t) {
+        Some(ErrorType::OffsetOutOfRange) => return vec![A::ResultRead],
+        Some(ErrorType::ResultNotFound | ErrorType::ResultExpired) => {
+            return vec![A::RunToolAgain, A::TellUser];
+        }
         _ => {}
     }
     match d.category {
         Category::Validation => {
-            if d.tool_not_found && matches!(t, "ServerNotFound" | "UnknownService") {
+            if d.tool_not_found && is_server_not_found(t) {
                 v.push(A::CheckServerName);
                 v.push(A::ListTools { server: None });
             } else if d.tool_not_found {

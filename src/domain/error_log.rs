@@ -192,13 +192,23 @@ impl ErrorLog {
     pub fn export(&self, filter: &Filter, now_ms: f64) -> (String, String) {
         // The file holds codes, not words: the same export reads the same in any language.
         let view = self.view(filter, Lang::En);
-        let doc = serde_json::json!({
-            "exportedAt": iso_time(now_ms),
-            "filter": filter,
-            "counts": view.counts,
-            "total": view.total,
-            "entries": view.entries,
-        });
+        /// The exported file.
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Export<'a> {
+            exported_at: String,
+            filter: &'a Filter,
+            counts: BTreeMap<String, u64>,
+            total: u64,
+            entries: Vec<EntryView>,
+        }
+        let doc = Export {
+            exported_at: iso_time(now_ms),
+            filter,
+            counts: view.counts,
+            total: view.total,
+            entries: view.entries,
+        };
         let name = format!(
             "mcp-bridge-errors-{}.json",
             iso_time(now_ms).replace([':', '.'], "-")

@@ -18,7 +18,7 @@ use crate::domain::settings::{
 use crate::domain::status::{self, PairingNote, Status};
 use mcp_bridge_protocol::answers::not_running;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The command that starts the bridge, as the user should be told it.
 pub const START_COMMAND: &str = "mcp-bridge";
@@ -620,8 +620,10 @@ pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
     bridge_api::Tool {
         name: READ_RESOURCE.to_string(),
         description: lang.says().read_resources_row.to_string(),
-        schema: json!({"type": "object", "required": ["uri"],
-                       "properties": {"uri": {"type": "string"}}}),
+        schema: serde_json::from_str(
+            r#"{"type": "object", "required": ["uri"], "properties": {"uri": {"type": "string"}}}"#,
+        )
+        .unwrap_or_default(),
         annotations: bridge_api::Annotations::default(),
     }
 }
@@ -696,7 +698,8 @@ pub fn merge_settings(
         let message = says.settings_not_object.into();
         return Err(Problem::new("invalid", Some("settings"), message));
     };
-    let mut merged = serde_json::to_value(current).unwrap_or_else(|_| json!({}));
+    let mut merged =
+        serde_json::to_value(current).unwrap_or_else(|_| Value::Object(serde_json::Map::new()));
     for (k, v) in fields {
         if merged.get(k).is_none() {
             let message = fill(says.not_a_setting, &[("key", k)]);
@@ -773,6 +776,7 @@ fn check_tool_key(key: &str, lang: Lang) -> Result<(), Problem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_tools_results_are_let_through_unmasked_only_by_its_key() {

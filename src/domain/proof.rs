@@ -10,20 +10,10 @@
 //! claim that, so the core believes it only when it holds no token itself (the user chose
 //! such a bridge); holding one, a server that does not prove it is never used.
 
+use mcp_bridge_protocol::health::Auth;
 use serde_json::Value;
 
-/// The query parameter of `/health` that carries the nonce.
-pub const CHALLENGE_PARAM: &str = "challenge";
-
-/// The message the bridge on `port` signs for `nonce`.
-pub fn message(port: u16, nonce: &str) -> String {
-    format!("mcp-bridge-proof\n{port}\n{nonce}")
-}
-
-/// The path that asks for a proof.
-pub fn challenge_path(nonce: &str) -> String {
-    format!("/health?{CHALLENGE_PARAM}={nonce}")
-}
+pub use mcp_bridge_protocol::health::{CHALLENGE_PARAM, challenge_path, proof_message as message};
 
 /// The port of a bridge address (`http://127.0.0.1:3849`; without a port, HTTP's 80).
 pub fn port_of(base_url: &str) -> Option<u16> {
@@ -60,7 +50,7 @@ pub fn claim(status: u16, body: Option<&Value>) -> Claim {
     };
     match (body["auth"].as_str(), body["proof"].as_str()) {
         (_, Some(proof)) => Claim::Proof(proof.to_string()),
-        (Some("none"), None) => Claim::NoAuth,
+        (Some(none), None) if none == Auth::None.word() => Claim::NoAuth,
         _ => Claim::Unproved,
     }
 }

@@ -4,7 +4,8 @@
 //! policy of a tool of that name on the reading server (`server:read_resource`); a server's own
 //! tool called `read_resource` is that tool, not this.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::domain::bridge_api::Service;
 
@@ -39,21 +40,52 @@ pub fn as_tool_answer(body: &[u8]) -> Vec<u8> {
     else {
         return body.to_vec();
     };
-    let content: Vec<Value> = contents
-        .iter()
-        .map(|resource| json!({"type": "resource", "resource": resource}))
-        .collect();
-    let mut answer = json!({"success": true, "result": {"content": content, "isError": false}});
-    if let Some(page) = value.get("page") {
-        answer["page"] = page.clone();
-    }
+    let answer = AsToolAnswer {
+        success: true,
+        result: AsToolResult {
+            content: contents
+                .iter()
+                .map(|resource| Embedded {
+                    kind: "resource",
+                    resource,
+                })
+                .collect(),
+            is_error: false,
+        },
+        page: value.get("page"),
+    };
     serde_json::to_vec(&answer).unwrap_or_else(|_| body.to_vec())
+}
+
+/// A read resource as `/execute`'s answer, so the chat reads it as it reads a result.
+#[derive(Serialize)]
+struct AsToolAnswer<'a> {
+    success: bool,
+    result: AsToolResult<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    page: Option<&'a Value>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AsToolResult<'a> {
+    content: Vec<Embedded<'a>>,
+    is_error: bool,
+}
+
+/// MCP's embedded resource block.
+#[derive(Serialize)]
+struct Embedded<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    resource: &'a Value,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::domain::outcome::{Content, Outcome, from_http};
+    use serde_json::json;
 
     #[test]
     fn a_read_resource_becomes_a_tool_result_of_resources() {

@@ -507,10 +507,25 @@ fn paging_line(p: &Page, lang: Lang) -> String {
     let says = lang.says();
     let line = match (&p.result_id, p.next_offset) {
         (Some(id), Some(next)) => {
-            let call = serde_json::json!({
-                "tool_name": "read_result",
-                "arguments": {"result_id": id, "offset": next},
-            });
+            /// The call that reads on, as the AI writes one.
+            #[derive(Serialize)]
+            struct ReadOn<'a> {
+                tool_name: &'static str,
+                arguments: ReadArguments<'a>,
+            }
+            #[derive(Serialize)]
+            struct ReadArguments<'a> {
+                result_id: &'a str,
+                offset: u64,
+            }
+            let call = ReadOn {
+                tool_name: mcp_bridge_protocol::READ_RESULT,
+                arguments: ReadArguments {
+                    result_id: id,
+                    offset: next,
+                },
+            };
+            let call = serde_json::to_string(&call).unwrap_or_default();
             let more = [
                 ("left", p.total_chars.saturating_sub(next).to_string()),
                 ("call", format!("<tool_code>\n{call}\n</tool_code>")),
@@ -677,7 +692,9 @@ pub const TOOL_LIST: &str = "list_tools_in_service";
 
 /// The arguments of [`TOOL_LIST`] for `service`, as its failure report names them.
 pub fn tool_list_args(service: &str) -> Value {
-    serde_json::json!({ "service_name": service })
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("service_name".to_string(), Value::from(service));
+    Value::Object(arguments)
 }
 
 /// [`render_tool_list`] for a list the bridge gave; the failure's outcome otherwise, for

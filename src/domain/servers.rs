@@ -9,6 +9,7 @@ use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, detail_line, status_text};
 use crate::domain::outcome::{ErrorDetail, Outcome};
+use mcp_bridge_protocol::answers::SignInState;
 use mcp_bridge_protocol::errors::ErrorType;
 use mcp_bridge_protocol::server_def::{self, TransportKind};
 use serde::Serialize;
@@ -314,23 +315,35 @@ pub struct SignInView {
 /// reason and the time are marked as code: data in the bridge's words, not the user's.
 pub fn sign_in_view(sign_in: &Value, lang: Lang) -> Option<SignInView> {
     let says = lang.says();
-    let state = sign_in["state"].as_str()?;
-    let reason = &code(sign_in["reason"].as_str().unwrap_or_default());
-    let text = match (state, sign_in["until"].as_str()) {
-        ("not_needed", _) => says.sign_in_not_needed.to_string(),
-        ("signed_in", Some(until)) => {
+    let word = sign_in["state"].as_str()?;
+    let Some(state) = SignInState::read(sign_in) else {
+        // A state a newer bridge knows: shown as it said it, with no button.
+        return Some(SignInView {
+            state: word.to_string(),
+            text: word.to_string(),
+            can_sign_in: false,
+            can_sign_out: false,
+        });
+    };
+    let text = match &state {
+        SignInState::NotNeeded => says.sign_in_not_needed.to_string(),
+        SignInState::SignedIn { until: Some(until) } => {
             fill(says.sign_in_signed_in_until, &[("until", &code(until))])
         }
-        ("signed_in", None) => says.sign_in_signed_in.to_string(),
-        ("needs_sign_in", _) => fill(says.sign_in_needed, &[("reason", reason)]),
-        ("failed", _) => fill(says.sign_in_failed, &[("reason", reason)]),
-        (other, _) => other.to_string(),
+        SignInState::SignedIn { until: None } => says.sign_in_signed_in.to_string(),
+        SignInState::NeedsSignIn { reason } => {
+            fill(says.sign_in_needed, &[("reason", &code(reason))])
+        }
+        SignInState::Failed { reason } => fill(says.sign_in_failed, &[("reason", &code(reason))]),
     };
     Some(SignInView {
-        state: state.to_string(),
+        state: state.word().to_string(),
         text,
-        can_sign_in: matches!(state, "needs_sign_in" | "failed"),
-        can_sign_out: state == "signed_in",
+        can_sign_in: matches!(
+            state,
+            SignInState::NeedsSignIn { .. } | SignInState::Failed { .. }
+        ),
+        can_sign_out: matches!(state, SignInState::SignedIn { .. }),
     })
 }
 
@@ -407,7 +420,7 @@ fn escaped_name(name: &str) -> String {
 pub fn import_view(mut body: Value, lang: Lang) -> Value {
     if let Some(servers) = body["found"]["servers"].as_array_mut() {
         for server in servers {
-            server["reads_env_text"] = serde_json::json!(reads_env(server, lang));
+            server["reads_env_text"] = Value::from(reads_env(server, lang));
         }
     }
     body

@@ -10,8 +10,9 @@
 use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
 use crate::domain::outcome::{self, Outcome};
 use crate::domain::proof::{self, Claim};
+use mcp_bridge_protocol::errors::{ErrorAnswer, ErrorType};
 use mcp_bridge_protocol::requests;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::cell::{Cell, RefCell};
 
 /// Time allowed for quick routes (health, tools, history).
@@ -232,7 +233,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             ServerCall::SignIn { name } => (Method::Post, one(name) + "/sign-in", None),
             ServerCall::SignOut { name } => (Method::Post, one(name) + "/sign-out", None),
             ServerCall::Import { names } => {
-                let body = body(requests::Import { names });
+                let body = body(requests::Import { from: None, names });
                 (Method::Post, "/servers/import".to_string(), body)
             }
         };
@@ -428,11 +429,21 @@ async fn proof_holds<H: Host>(host: &H, base: &str, token: &str, nonce: &str, gi
 /// The answer when the server at the address could not prove it holds the token: a refusal
 /// of the token, as the bridge words one (the token was not sent).
 fn unproved() -> Outcome {
-    let body = json!({"detail": {
-        "error": "The server at this address did not prove that it holds this token, so the token was not sent to it: another program listens there, or the bridge was started with another token.",
-        "type": "Unauthorized",
-    }});
-    outcome::from_http(401, None, body.to_string().as_bytes())
+    /// The two keys of the bridge's error object this refusal has.
+    #[derive(serde::Serialize)]
+    struct Refusal {
+        error: &'static str,
+        #[serde(rename = "type")]
+        error_type: &'static str,
+    }
+    let body = ErrorAnswer {
+        detail: Refusal {
+            error: "The server at this address did not prove that it holds this token, so the token was not sent to it: another program listens there, or the bridge was started with another token.",
+            error_type: ErrorType::Unauthorized.as_str(),
+        },
+    };
+    let body = serde_json::to_vec(&body).unwrap_or_default();
+    outcome::from_http(401, None, &body)
 }
 
 /// A request's body as JSON (the host sends a `Value`).

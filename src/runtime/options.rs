@@ -23,7 +23,7 @@ use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::SiteConfig;
 use crate::domain::status;
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::rc::Rc;
 
 /// A typed answer as the JSON the page reads.
@@ -277,7 +277,14 @@ impl<H: Host> OptionsBackend<H> {
     /// Tests first, then saves: a failed test still saves, and the answer says what it found.
     async fn save_connection(&self, bridge_url: &str, token: &str) -> Result<Value, Problem> {
         let test = self.test_connection(bridge_url, token).await;
-        let submitted = json!({ "bridgeUrl": bridge_url, "token": token });
+        /// The two settings a connection is.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Connection<'a> {
+            bridge_url: &'a str,
+            token: &'a str,
+        }
+        let submitted = serde_json::to_value(Connection { bridge_url, token }).unwrap_or_default();
         let settings = self.save_settings(submitted).await?;
         let test = test.map(|t| t["summary"].as_str().unwrap_or_default().to_string());
         Ok(data(views::saved_connection(self.lang(), settings, test)))
@@ -650,7 +657,7 @@ impl<H: Host> OptionsBackend<H> {
             let kept = body["kept"].as_str().map(str::to_string);
             let mut body = body;
             let said = servers::saved_message(name, created, saving_first, kept.as_deref(), lang);
-            body["message"] = json!(said);
+            body["message"] = Value::from(said);
             body
         } else {
             body

@@ -42,7 +42,7 @@ pub async fn pair<H: Host>(host: &H, store: &Store<H>) -> Result<bool, PairingNo
         PairingNote::Absent
     })?;
     let text = |key: &str| answer[key].as_str().unwrap_or_default().to_string();
-    if answer["type"] != "paired" {
+    if answer["type"] != mcp_bridge_protocol::pairing::PAIRED {
         return Err(PairingNote::Failed {
             reason: text("reason"),
             command: text("command"),

@@ -7,7 +7,7 @@ use super::host::{Host, HttpRequest, Method, Transport};
 use super::store::Store;
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::site_list::{self, Refusal, Subscription, Verdict};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// The extension's file that holds the verifying key (base64 of the raw 32-byte Ed25519
 /// public key), written by `build.sh` from its build setting.
@@ -34,13 +34,24 @@ pub fn check_url(lang: Lang, url: &str) -> Result<String, String> {
 /// The subscription as the options page shows it.
 pub fn view(list: &Subscription) -> Value {
     let ids: Vec<&str> = list.sites.iter().map(|s| s.id.as_str()).collect();
-    json!({
-        "url": list.url,
-        "version": list.version,
-        "checkedMs": list.checked_ms,
-        "refused": list.refused,
-        "sites": ids,
+    /// The subscription's fields the page shows, in its camelCase.
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct View<'a> {
+        url: &'a str,
+        version: Option<u64>,
+        checked_ms: Option<f64>,
+        refused: Option<&'a str>,
+        sites: Vec<&'a str>,
+    }
+    serde_json::to_value(View {
+        url: &list.url,
+        version: list.version,
+        checked_ms: list.checked_ms,
+        refused: list.refused.as_deref(),
+        sites: ids,
     })
+    .unwrap_or_default()
 }
 
 /// Fetches the list now, checks it and stores the outcome; answers the subscription as it

@@ -106,6 +106,36 @@ pub fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, String>
     js_sys::JSON::parse(&text).map_err(|e| js_err("JSON.parse failed", &e))
 }
 
+/// `permissions.contains({origins})`'s argument.
+#[derive(serde::Serialize)]
+struct Permissions<'a> {
+    origins: &'a [String],
+}
+
+/// One script of `scripting.registerContentScripts`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ContentScript<'a> {
+    id: &'a str,
+    matches: &'a [String],
+    js: [&'static str; 2],
+    run_at: &'static str,
+    persist_across_sessions: bool,
+}
+
+/// The filter of `scripting.getRegisteredContentScripts` and `unregisterContentScripts`.
+#[derive(serde::Serialize)]
+struct ScriptIds<'a> {
+    ids: [&'a str; 1],
+}
+
+/// WebCrypto's `HmacImportParams`.
+#[derive(serde::Serialize)]
+struct HmacAlgorithm {
+    name: &'static str,
+    hash: &'static str,
+}
+
 /// A plain JS value (from storage or another script) as JSON; `None` for undefined/null.
 fn from_js(value: &JsValue) -> Result<Option<Value>, String> {
     if value.is_undefined() || value.is_null() {
@@ -214,7 +244,7 @@ impl Host for WebHost {
     }
 
     async fn native_pair(&self) -> Result<Value, String> {
-        let request = to_js(&serde_json::json!({ "type": "pair" }))?;
+        let request = to_js(&mcp_bridge_protocol::pairing::PairRequest::default())?;
         let answer = runtime_send_native_message(crate::runtime::pairing::HOST_NAME, request)
             .await
             .map_err(|e| js_err("no native host", &e))?;
@@ -222,7 +252,7 @@ impl Host for WebHost {
     }
 
     async fn origins_granted(&self, origins: &[String]) -> bool {
-        let Ok(perms) = to_js(&serde_json::json!({ "origins": origins })) else {
+        let Ok(perms) = to_js(&Permissions { origins }) else {
             return false;
         };
         permissions_contains(perms)
@@ -232,16 +262,16 @@ impl Host for WebHost {
     }
 
     async fn register_content_script(&self, id: &str, origins: &[String]) -> Result<(), String> {
-        let script = serde_json::json!([{
-            "id": id,
-            "matches": origins,
+        let script = [ContentScript {
+            id,
+            matches: origins,
             // The content script needs the message names defined before it. Rooted: Firefox
             // resolves these paths against the calling page, so from the options page
             // (`options/`) plain names pointed at files that do not exist.
-            "js": ["/contract.js", "/content.js"],
-            "runAt": "document_idle",
-            "persistAcrossSessions": true,
-        }]);
+            js: ["/contract.js", "/content.js"],
+            run_at: "document_idle",
+            persist_across_sessions: true,
+        }];
         scripting_register(to_js(&script)?)
             .await
             .map(|_| ())
@@ -249,7 +279,7 @@ impl Host for WebHost {
     }
 
     async fn unregister_content_script(&self, id: &str) {
-        let Ok(filter) = to_js(&serde_json::json!({ "ids": [id] })) else {
+        let Ok(filter) = to_js(&ScriptIds { ids: [id] }) else {
             return;
         };
         let present = scripting_registered(filter.clone())
@@ -262,7 +292,10 @@ impl Host for WebHost {
     }
 
     async fn hmac_sha256(&self, key: &str, message: &str) -> Result<String, String> {
-        let algorithm = to_js(&serde_json::json!({ "name": "HMAC", "hash": "SHA-256" }))?;
+        let algorithm = to_js(&HmacAlgorithm {
+            name: "HMAC",
+            hash: "SHA-256",
+        })?;
         let usages = js_sys::Array::of1(&JsValue::from_str("sign"));
         let key = js_sys::Uint8Array::from(key.as_bytes());
         let key = subtle_import_key("raw", &key, &algorithm, false, &usages)

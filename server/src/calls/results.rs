@@ -27,9 +27,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mcp_bridge_protocol::answers::Page as PageInfo;
+use mcp_bridge_protocol::answers::{Page as PageInfo, ToolAnswer, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::calls::masking;
 use crate::error::BridgeError;
@@ -462,10 +462,10 @@ impl ResultStore {
         self: &Arc<Self>,
         mut result: CallToolResult,
         masking: Option<masking::Masking>,
-    ) -> Value {
+    ) -> Result<ToolAnswer, BridgeError> {
         if !self.is_large(&result) {
             let masked = masking.map_or(0, |m| masking::mask_result(&mut result, &m));
-            return with_masked(plain(&result), masked);
+            return Ok(with_masked(plain(&result), masked));
         }
         let store = self.clone();
         let started = Instant::now();
@@ -477,18 +477,17 @@ impl ResultStore {
         match tokio::task::spawn_blocking(work).await {
             Ok((answer, mask_ms)) => {
                 tracing::info!(
-                    total_chars = answer["page"]["total_chars"].as_u64().unwrap_or(0),
-                    masked = answer["masked"].as_u64().unwrap_or(0),
+                    total_chars = answer.page.as_ref().map_or(0, |page| page.total_chars),
+                    masked = answer.masked.unwrap_or(0),
                     mask_ms,
                     page_ms = started.elapsed().as_secs_f64() * 1e3,
                     "large result kept, first page answered"
                 );
-                answer
+                Ok(answer)
             }
-            Err(err) => json!({
-                "success": false,
-                "detail": format!("the bridge could not page a large result: {err}"),
-            }),
+            Err(err) => Err(BridgeError::Internal(format!(
+                "the bridge could not page a large result: {err}"
+            ))),
         }
     }
 
@@ -521,7 +520,7 @@ impl ResultStore {
     }
 
     /// The answer for a result over the threshold: keep its text, answer its first page.
-    pub(crate) fn first_page(&self, mut result: CallToolResult) -> Value {
+    pub(crate) fn first_page(&self, mut result: CallToolResult) -> ToolAnswer {
         let threshold = self.limits.threshold;
         let is_error = result.is_error.unwrap_or(false);
         let mut structured_note = None;
@@ -561,24 +560,34 @@ impl ResultStore {
         };
         if text_slot.is_none() {
             text_slot = Some(0);
-            content.insert(0, json!({"type": "text", "text": ""}));
+            content.insert(
+                0,
+                serde_json::to_value(ContentBlock::text(String::new())).unwrap_or_default(),
+            );
         }
         let document = Arc::new(document);
         let id = self.insert_at(document.clone(), Instant::now());
         let mut answer = page_answer(&document, id.as_deref(), 0, self.limits.page_chars)
             .unwrap_or_else(|| plain(&CallToolResult::success(Vec::new())));
-        let page_text = answer["result"]["content"][0]["text"].take();
+        let page_text = answer
+            .result
+            .content
+            .first_mut()
+            .map(|first| first["text"].take())
+            .unwrap_or_default();
         if let Some(slot) = text_slot {
             content[slot]["text"] = page_text;
         }
-        answer["result"]["content"] = Value::Array(content);
-        answer["result"]["structuredContent"] = structured.unwrap_or(Value::Null);
-        if let Some(note) = structured_note {
-            answer["page"]["structured_content"] = json!(note);
-        }
+        answer.result.content = content;
+        answer.result.structured_content = structured;
+        // A large result always has a first page.
+        let Some(page) = answer.page.as_mut() else {
+            return answer;
+        };
+        page.structured_content = structured_note;
         if id.is_none() {
-            answer["page"]["next_offset"] = Value::Null;
-            answer["page"]["note"] = json!(format!(
+            page.next_offset = None;
+            page.note = Some(format!(
                 "This result has {} characters, more than the bridge may keep ({} MiB, --result-store-size), \
                  so only this first page could be returned and the rest is lost. Ask for less at a time \
                  (a narrower query, a smaller file), or have the user raise --result-store-size.",
@@ -590,7 +599,7 @@ impl ResultStore {
     }
 
     /// `read_result`: the page of a kept result at `offset`.
-    pub(crate) fn read(&self, arguments: &Map<String, Value>) -> Result<Value, BridgeError> {
+    pub(crate) fn read(&self, arguments: &Map<String, Value>) -> Result<ToolAnswer, BridgeError> {
         let request = ReadRequest::from_arguments(arguments)?;
         let document = self
             .get_at(&request.result_id, Instant::now())
@@ -659,30 +668,30 @@ pub(crate) struct ReadRequest {
 
 impl ReadRequest {
     pub(crate) fn from_arguments(arguments: &Map<String, Value>) -> Result<Self, BridgeError> {
-        let loc = |field: &str| [json!("body"), json!("arguments"), json!(field)];
+        let loc = |field: &'static str| ["body", "arguments", field];
         let mut errors = Vec::new();
         let result_id = match arguments.get("result_id") {
             Some(Value::String(id)) if !id.trim().is_empty() => Some(id.trim().to_owned()),
             Some(other) => {
-                errors.push(crate::validation::error(
+                errors.push(crate::error::field_error(
                     "string_type",
-                    &loc("result_id"),
+                    loc("result_id"),
                     "Input should be the result_id of a paged result (a non-empty string)",
                     other.clone(),
                 ));
                 None
             }
             None => {
-                errors.push(crate::validation::error(
+                errors.push(crate::error::field_error(
                     "missing",
-                    &loc("result_id"),
+                    loc("result_id"),
                     "Field required: the result_id from the `page` of the answer that returned the result",
                     Value::Object(arguments.clone()),
                 ));
                 None
             }
         };
-        let mut whole = |field: &str, low: u64, high: u64| -> Option<u64> {
+        let mut whole = |field: &'static str, low: u64, high: u64| -> Option<u64> {
             let value = arguments.get(field)?;
             let number = match value {
                 Value::Number(n) => n.as_u64().or_else(|| {
@@ -696,14 +705,20 @@ impl ReadRequest {
             match number {
                 Some(n) if (low..=high).contains(&n) => Some(n),
                 _ => {
-                    let mut item = crate::validation::error(
+                    /// The bounds a number broke.
+                    #[derive(serde::Serialize)]
+                    struct Bounds {
+                        ge: u64,
+                        le: u64,
+                    }
+                    let item = crate::error::field_error(
                         "int_range",
-                        &loc(field),
+                        loc(field),
                         &format!("Input should be a whole number from {low} to {high}"),
                         value.clone(),
                     );
-                    item["ctx"] = json!({"ge": low, "le": high});
-                    errors.push(item);
+                    errors
+                        .push(item.with_ctx(crate::error::to_value(Bounds { ge: low, le: high })));
                     None
                 }
             }
@@ -727,7 +742,7 @@ fn page_answer(
     result_id: Option<&str>,
     offset: usize,
     max_chars: usize,
-) -> Option<Value> {
+) -> Option<ToolAnswer> {
     let page = document.page(offset, max_chars)?;
     let next = offset + page.chars;
     let next_offset = (next < document.total_chars()).then_some(next);
@@ -737,29 +752,38 @@ fn page_answer(
         returned_chars: page.chars,
         total_chars: document.total_chars(),
         next_offset,
+        structured_content: None,
+        note: None,
     };
-    Some(json!({
-        "success": true,
-        "result": {
-            "content": [{"type": "text", "text": document.slice(page)}],
-            "structuredContent": null,
-            "isError": document.is_error,
+    let text = ContentBlock::text(document.slice(page).to_owned());
+    Some(ToolAnswer {
+        success: true,
+        result: ToolResult {
+            content: vec![serde_json::to_value(text).unwrap_or_default()],
+            structured_content: None,
+            is_error: document.is_error,
         },
-        "page": page_of,
-    }))
+        page: Some(page_of),
+        masked: None,
+    })
 }
 
 /// `answer` with `"masked": count` when secrets were masked in it.
-fn with_masked(mut answer: Value, count: usize) -> Value {
+fn with_masked(mut answer: ToolAnswer, count: usize) -> ToolAnswer {
     if count > 0 {
-        answer["masked"] = json!(count);
+        answer.masked = Some(count);
     }
     answer
 }
 
 /// `/execute`'s answer for a result that is not paged.
-pub(crate) fn plain(result: &CallToolResult) -> Value {
-    json!({ "success": true, "result": result_json(result) })
+pub(crate) fn plain(result: &CallToolResult) -> ToolAnswer {
+    ToolAnswer {
+        success: true,
+        result: result_json(result),
+        page: None,
+        masked: None,
+    }
 }
 
 fn text_of(block: &ContentBlock) -> Option<&str> {
@@ -808,17 +832,22 @@ fn json_size(value: &Value) -> usize {
 }
 
 /// `result` of a successful `/execute`: the MCP `CallToolResult` in camelCase.
-pub(crate) fn result_json(result: &CallToolResult) -> Value {
-    json!({
-        "content": result.content,
-        "structuredContent": result.structured_content,
-        "isError": result.is_error.unwrap_or(false),
-    })
+pub(crate) fn result_json(result: &CallToolResult) -> ToolResult {
+    ToolResult {
+        content: result
+            .content
+            .iter()
+            .map(|block| serde_json::to_value(block).unwrap_or_default())
+            .collect(),
+        structured_content: result.structured_content.clone(),
+        is_error: result.is_error.unwrap_or(false),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn limits(threshold: usize, page_chars: usize, memory: usize, ttl: Duration) -> Limits {
         Limits {
@@ -1018,7 +1047,7 @@ mod tests {
             ContentBlock::text(text.clone()),
         ]);
         assert!(store.is_large(&result));
-        let answer = store.first_page(result);
+        let answer = crate::error::to_value(store.first_page(result));
         let content = answer["result"]["content"].as_array().unwrap();
         assert_eq!(content.len(), 2, "{answer}");
         assert_eq!(content[1]["type"], "image");
@@ -1030,7 +1059,8 @@ mod tests {
         assert_eq!(page["total_chars"], text.len() + 7);
         while let Some(offset) = next.as_u64() {
             let arguments = json!({"result_id": id, "offset": offset});
-            let answer = store.read(arguments.as_object().unwrap()).unwrap();
+            let answer =
+                crate::error::to_value(store.read(arguments.as_object().unwrap()).unwrap());
             assert_eq!(answer["result"]["content"].as_array().unwrap().len(), 1);
             all.push_str(answer["result"]["content"][0]["text"].as_str().unwrap());
             next = answer["page"]["next_offset"].clone();
@@ -1067,12 +1097,12 @@ mod tests {
         let only = CallToolResult::structured(value.clone());
         let mut only = only;
         only.content.clear();
-        let answer = store.first_page(only);
+        let answer = crate::error::to_value(store.first_page(only));
         assert_eq!(answer["page"]["structured_content"], "paged");
         assert_eq!(answer["result"]["structuredContent"], Value::Null);
         let both = CallToolResult::structured(value);
         assert!(store.is_large(&both));
-        let answer = store.first_page(both);
+        let answer = crate::error::to_value(store.first_page(both));
         assert_eq!(answer["page"]["structured_content"], "omitted");
     }
 

@@ -8,12 +8,15 @@
 //! device (`/dev/zero`) or a huge file is refused without being read. The reading blocks, so
 //! the HTTP route runs [`find`] off the async threads, and it answers about a file it was
 //! given only in words that do not tell whether the file exists or what it holds
-//! ([`Found::to_json`]).
+//! ([`Found::to_answer`]).
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use mcp_bridge_protocol::answers::{
+    ImportCandidate, ImportFound, ImportRefused, ImportReport, ImportSource,
+};
+use serde_json::{Map, Value};
 
 use crate::config::manage::mask_definition;
 
@@ -234,7 +237,9 @@ fn problem(name: &str, definition: &Value, path: &Path) -> Option<String> {
         object.shift_remove("disabled");
     }
     servers.insert(name.to_owned(), definition);
-    let text = serde_json::to_string_pretty(&json!({ "mcpServers": servers })).ok()?;
+    let mut doc = Map::new();
+    doc.insert("mcpServers".to_owned(), Value::Object(servers));
+    let text = serde_json::to_string_pretty(&doc).ok()?;
     crate::config::parse(&text, path)
         .err()
         .map(|err| err.to_string())
@@ -310,45 +315,80 @@ pub(crate) fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found 
 impl Found {
     /// The sources and servers, definitions masked. A file the caller named is not said to
     /// exist or not, and any reason it gave nothing is [`UNREADABLE_GIVEN_FILE`].
-    pub(crate) fn to_json(&self) -> Value {
-        json!({
-            "sources": self.sources.iter().map(|s| if s.given {
-                json!({
-                    "client": s.client, "path": s.path, "exists": null,
-                    "error": s.error.as_ref().map(|_| UNREADABLE_GIVEN_FILE),
+    pub(crate) fn to_answer(&self) -> ImportFound {
+        ImportFound {
+            sources: self
+                .sources
+                .iter()
+                .map(|s| ImportSource {
+                    client: s.client.clone(),
+                    path: path_text(&s.path),
+                    exists: (!s.given).then_some(s.exists),
+                    error: if s.given {
+                        s.error.as_ref().map(|_| UNREADABLE_GIVEN_FILE.to_owned())
+                    } else {
+                        s.error.clone()
+                    },
                 })
-            } else {
-                json!({"client": s.client, "path": s.path, "exists": s.exists, "error": s.error})
-            }).collect::<Vec<_>>(),
-            "servers": self.servers.iter().map(|c| json!({
-                "name": c.name, "client": c.client, "path": c.path,
-                "definition": mask_definition(&c.definition),
-                "clash": c.clash, "error": c.problem, "addable": c.addable(),
-                "reads_env": crate::config::reads_env(&c.definition),
-            })).collect::<Vec<_>>(),
-        })
+                .collect(),
+            servers: self
+                .servers
+                .iter()
+                .map(|c| ImportCandidate {
+                    name: c.name.clone(),
+                    client: c.client.clone(),
+                    path: path_text(&c.path),
+                    definition: mask_definition(&c.definition),
+                    clash: c.clash.clone(),
+                    error: c.problem.clone(),
+                    addable: c.addable(),
+                    reads_env: crate::config::reads_env(&c.definition),
+                })
+                .collect(),
+        }
     }
 
     /// What happens to the servers asked for by `names`: clashes, invalid, not found.
-    pub(crate) fn report(&self, names: &[String]) -> Value {
+    pub(crate) fn report<C>(&self, names: &[String]) -> ImportReport<C> {
         let mut clashes = Vec::new();
         let mut invalid = Vec::new();
         let mut not_found = Vec::new();
+        let refused = |c: &Candidate| ImportRefused {
+            name: c.name.clone(),
+            client: c.client.clone(),
+            path: path_text(&c.path),
+            reason: None,
+            error: None,
+        };
         for name in names {
             let first = self.servers.iter().find(|c| &c.name == name);
             match first {
-                None => not_found.push(json!(name)),
-                Some(c) if c.clash.is_some() => clashes.push(json!({
-                    "name": c.name, "client": c.client, "path": c.path, "reason": c.clash,
-                })),
-                Some(c) if c.problem.is_some() => invalid.push(json!({
-                    "name": c.name, "client": c.client, "path": c.path, "error": c.problem,
-                })),
+                None => not_found.push(name.clone()),
+                Some(c) if c.clash.is_some() => clashes.push(ImportRefused {
+                    reason: c.clash.clone(),
+                    ..refused(c)
+                }),
+                Some(c) if c.problem.is_some() => invalid.push(ImportRefused {
+                    error: c.problem.clone(),
+                    ..refused(c)
+                }),
                 Some(_) => {}
             }
         }
-        json!({ "added": [], "clashes": clashes, "invalid": invalid, "not_found": not_found })
+        ImportReport {
+            added: Vec::new(),
+            clashes,
+            invalid,
+            not_found,
+            changes: None,
+            success: true,
+        }
     }
+}
+
+/// A path as the answers write it.
+fn path_text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// Add the `picked` servers that are not in `servers` yet; the names added come back.
@@ -367,6 +407,7 @@ pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn reads_both_shapes() {
@@ -412,10 +453,10 @@ mod tests {
                 .contains("command")
         );
         assert!(by_name("asks").problem.is_some());
-        let shown = found.to_json().to_string();
+        let shown = serde_json::to_string(&found.to_answer()).unwrap();
         assert!(!shown.contains("secret-value"), "{shown}");
         let names: Vec<String> = ["time", "fetch", "nope"].map(String::from).to_vec();
-        let report = found.report(&names);
+        let report = serde_json::to_value(found.report::<()>(&names)).unwrap();
         assert_eq!(report["clashes"][0]["name"], "time");
         assert_eq!(report["not_found"][0], "nope");
         let picked: Vec<&Candidate> = found.servers.iter().filter(|c| c.addable()).collect();
@@ -461,7 +502,8 @@ mod tests {
         let answers: Vec<Value> = [&not_json, &other_json, &missing]
             .into_iter()
             .map(|path| {
-                let mut answer = find(Some(path), &Map::new()).to_json();
+                let mut answer =
+                    serde_json::to_value(find(Some(path), &Map::new()).to_answer()).unwrap();
                 answer["sources"][0]["path"] = Value::Null;
                 answer
             })

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio::sync::Mutex;
 
 use crate::config::{self, ConfigError};
@@ -144,7 +144,7 @@ pub(crate) fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 /// A config document and its `mcpServers` object (created when missing).
 pub(crate) fn servers_of(doc: &mut Value) -> &mut Map<String, Value> {
     if !doc.is_object() {
-        *doc = json!({});
+        *doc = Value::Object(Map::new());
     }
     let object = doc.as_object_mut().expect("an object");
     let servers = object
@@ -226,7 +226,7 @@ fn edit_locked<T>(
                 })
             })?
         }
-        None => json!({ "mcpServers": {} }),
+        None => empty_config(),
     };
     let outcome = edit(&mut doc).map_err(|err| EditError::Refused(Box::new(err)))?;
     let new_text = to_text(&doc);
@@ -248,7 +248,7 @@ pub fn mask_args(args: &[Value]) -> Vec<Value> {
             continue;
         };
         if value_is_secret && !text.starts_with('-') {
-            masked.push(json!(MASK));
+            masked.push(Value::from(MASK));
             value_is_secret = false;
             continue;
         }
@@ -263,10 +263,10 @@ pub fn mask_args(args: &[Value]) -> Vec<Value> {
             && !value.is_empty()
             && mcp_bridge_protocol::secrets::is_secret_key(name.trim_start_matches('-'))
         {
-            masked.push(json!(format!("{name}={MASK}")));
+            masked.push(Value::from(format!("{name}={MASK}")));
             continue;
         }
-        masked.push(json!(crate::redact::mask_patterns(text)));
+        masked.push(Value::from(crate::redact::mask_patterns(text)));
     }
     masked
 }
@@ -282,7 +282,7 @@ pub(crate) fn mask_definition(definition: &Value) -> Value {
         for key in ["env", "headers"] {
             if let Some(Value::Object(values)) = object.get_mut(key) {
                 for value in values.values_mut() {
-                    *value = json!(MASK);
+                    *value = Value::from(MASK);
                 }
             }
         }
@@ -385,7 +385,7 @@ impl Manager {
     pub(crate) fn document(&self) -> Option<Value> {
         match read_text(&self.path) {
             Ok(Some(text)) => serde_json::from_str(&text).ok(),
-            Ok(None) => Some(json!({ "mcpServers": {} })),
+            Ok(None) => Some(empty_config()),
             Err(_) => None,
         }
     }
@@ -475,9 +475,17 @@ impl Manager {
     }
 }
 
+/// A config file with no server: `{"mcpServers": {}}`.
+fn empty_config() -> Value {
+    let mut doc = Map::new();
+    doc.insert("mcpServers".to_owned(), Value::Object(Map::new()));
+    Value::Object(doc)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn atomic_write_keeps_a_backup_and_the_mode() {

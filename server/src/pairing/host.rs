@@ -8,9 +8,11 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use mcp_bridge_protocol::pairing::{self, HostError, Paired, Unavailable};
+use serde_json::Value;
 
 use super::probe::{Probe, probe};
+use crate::error::to_value;
 
 /// The browser's limit for a message to the host is 4 GiB; ours are tiny, and anything larger
 /// than this is not from our extension.
@@ -66,10 +68,19 @@ pub(crate) trait Bridge {
 /// `unavailable` answer carries no address, and its reason names none, so the extension never
 /// learns (nor shows) where a stranger listens.
 pub(crate) fn answer(request: &Value, bridge: &impl Bridge) -> Value {
-    if request["type"] != "pair" {
-        return json!({"type": "error", "message": "this host answers only {\"type\": \"pair\"}"});
+    if request["type"] != pairing::PAIR {
+        return to_value(HostError {
+            kind: pairing::ERROR,
+            message: "this host answers only {\"type\": \"pair\"}",
+        });
     }
-    let unavailable = |reason: String| json!({"type": "unavailable", "reason": reason, "command": bridge.command()});
+    let unavailable = |reason: String| {
+        to_value(Unavailable {
+            kind: pairing::UNAVAILABLE,
+            reason,
+            command: bridge.command(),
+        })
+    };
     let url = bridge.url();
     let token = match bridge.token() {
         Ok(token) => token,
@@ -104,7 +115,12 @@ pub(crate) fn answer(request: &Value, bridge: &impl Bridge) -> Value {
             started = true;
         }
     }
-    json!({"type": "paired", "url": url, "token": token, "started": started})
+    to_value(Paired {
+        kind: pairing::PAIRED,
+        url: &url,
+        token: token.as_deref(),
+        started,
+    })
 }
 
 /// Serve requests until the browser closes stdin.
@@ -164,6 +180,7 @@ pub(crate) fn start_detached(exe: &Path, log: &Path) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::cell::Cell;
 
     struct Fake {

@@ -78,7 +78,7 @@ fn port_of(url: &str) -> Option<u16> {
 pub(crate) fn probe(url: &str, token: Option<&str>) -> Probe {
     let limit = Duration::from_secs(2);
     let nonce = crate::proof::new_nonce();
-    let path = format!("/health?{}={nonce}", crate::proof::CHALLENGE_PARAM);
+    let path = crate::proof::challenge_path(&nonce);
     let health = match get(url, &path, None, limit) {
         None => return Probe::NotRunning,
         Some((200, body)) if is_our_health(&body) => body,

@@ -10,20 +10,19 @@ use axum::Json;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use mcp_bridge_protocol::answers::CallCancelled;
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, FieldError};
 use crate::state::AppState;
 use crate::validation::wait_query;
 
 /// The call id from the path (a malformed one is a 422, in JSON like every error).
 pub(super) fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeError> {
     path.map(|Path(id)| id).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![crate::validation::error(
+        BridgeError::InvalidRequest(vec![FieldError::new(
             "string_type",
-            &[json!("path"), json!("call_id")],
+            ["path", "call_id"],
             &rejection.body_text(),
-            Value::Null,
         )])
     })
 }
@@ -62,7 +61,7 @@ pub(crate) async fn fetch(
 pub(crate) async fn cancel(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let call_id = call_id(path)?;
     let was_running = state
         .calls
@@ -82,10 +81,15 @@ pub(crate) async fn cancel(
     if was_running {
         tracing::info!(call_id, "call cancelled");
     }
-    Ok(Json(json!({
-        "success": true,
-        "call_id": call_id,
-        "cancelled": was_running,
-        "message": if was_running { "the call was cancelled" } else { "the call had already finished" },
-    })))
+    Ok(Json(CallCancelled {
+        success: true,
+        call_id: &call_id,
+        cancelled: was_running,
+        message: if was_running {
+            "the call was cancelled"
+        } else {
+            "the call had already finished"
+        },
+    })
+    .into_response())
 }

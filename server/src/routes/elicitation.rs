@@ -7,9 +7,12 @@
 use axum::Json;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
+use axum::response::{IntoResponse as _, Response};
+use mcp_bridge_protocol::answers::ElicitationAnswered;
 use mcp_bridge_protocol::answers::ElicitationMode;
+use mcp_bridge_protocol::requests::ElicitationAnswer;
 use rmcp::model::{ElicitResult, ElicitationAction};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use super::calls::{call_id, unknown};
 use crate::error::BridgeError;
@@ -17,36 +20,33 @@ use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object, error};
 
 fn invalid(field: &str, kind: &str, message: &str, input: Value) -> BridgeError {
-    BridgeError::InvalidRequest(vec![error(
-        kind,
-        &[json!("body"), json!(field)],
-        message,
-        input,
-    )])
+    BridgeError::InvalidRequest(vec![error(kind, ["body", field], message, input)])
 }
 
 pub async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let call_id = call_id(path)?;
     let map = body_object(body)?;
-    let mut fields = Fields::new(&map, "body");
-    let action = fields.required_string("action");
-    let question_id = fields.optional_string("question_id");
-    let content = map.get("content").cloned().filter(|c| !c.is_null());
-    fields.finish(|| ())?;
-    let action = match action.as_deref() {
-        Some("accept") => ElicitationAction::Accept,
-        Some("decline") => ElicitationAction::Decline,
-        Some("cancel") => ElicitationAction::Cancel,
-        other => {
+    let body = answer_body(&map)?;
+    let question_id = body.question_id;
+    let content = body.content.map(Value::Object).or_else(|| {
+        // Not an object: refused below, naming it, when the answer needs one.
+        map.get("content").cloned().filter(|c| !c.is_null())
+    });
+    let action = match body.action {
+        "accept" => ElicitationAction::Accept,
+        "decline" => ElicitationAction::Decline,
+        "cancel" => ElicitationAction::Cancel,
+        // Also a `null` action, echoed as it came.
+        _ => {
             return Err(invalid(
                 "action",
                 "enum",
                 "Input should be 'accept', 'decline' or 'cancel'",
-                json!(other),
+                map.get("action").cloned().unwrap_or(Value::Null),
             ));
         }
     };
@@ -62,18 +62,15 @@ pub async fn answer(
             &format!(
                 "Call `{call_id}` has no question waiting for an answer (it was answered, withdrawn, or timed out, or the call has ended)"
             ),
-            json!(action_name(&action)),
+            Value::from(action_name(&action)),
         ));
     };
-    if question_id
-        .as_deref()
-        .is_some_and(|id| id != question.asked.id)
-    {
+    if question_id.is_some_and(|id| id != question.asked.id) {
         return Err(invalid(
             "question_id",
             "stale_question",
             "This answer is for an earlier question; the call now asks another one",
-            json!(question_id),
+            question_id.map_or(Value::Null, Value::from),
         ));
     }
     let mut result = ElicitResult::new(action.clone());
@@ -116,7 +113,7 @@ pub async fn answer(
             "action",
             "no_question",
             "The question was already answered or has timed out",
-            json!(action_name(&action)),
+            Value::from(action_name(&action)),
         ));
     }
     call.activity.settle(&question.asked.id);
@@ -125,12 +122,26 @@ pub async fn answer(
         action = action_name(&action),
         "the user answered the server's question"
     );
-    Ok(Json(json!({
-        "success": true,
-        "call_id": call_id,
-        "question_id": question.asked.id,
-        "action": action_name(&action),
-    })))
+    Ok(Json(ElicitationAnswered {
+        success: true,
+        call_id: &call_id,
+        question_id: &question.asked.id,
+        action: action_name(&action),
+    })
+    .into_response())
+}
+
+/// The body `{action, question_id?, content?}`; `content` is checked once the question is
+/// known (a URL question's answer has none).
+fn answer_body(map: &Map<String, Value>) -> Result<ElicitationAnswer<'_>, BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let action = fields.required_str("action");
+    let question_id = fields.optional_str("question_id");
+    fields.finish(|| ElicitationAnswer {
+        action: action.unwrap_or_default(),
+        question_id,
+        content: map.get("content").and_then(Value::as_object).cloned(),
+    })
 }
 
 /// `content` without the fields `schema` (a form's flat object schema) does not name.
@@ -138,7 +149,7 @@ fn asked_fields(schema: &Value, content: Value) -> Value {
     let (Some(properties), Value::Object(mut fields)) =
         (schema.get("properties").and_then(Value::as_object), content)
     else {
-        return json!({});
+        return Value::Object(serde_json::Map::new());
     };
     fields.retain(|name, _| properties.contains_key(name));
     Value::Object(fields)
@@ -155,6 +166,7 @@ fn action_name(action: &ElicitationAction) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn fields_the_schema_does_not_name_are_left_out() {

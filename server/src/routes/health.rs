@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::{Query, State};
-use serde_json::{Value, json};
+use mcp_bridge_protocol::errors::FieldError;
+use mcp_bridge_protocol::health::{Auth, Health};
 
 use crate::error::BridgeError;
 use crate::proof::{CHALLENGE_PARAM, valid_nonce};
@@ -16,32 +17,26 @@ use crate::state::AppState;
 pub(crate) async fn health(
     State(state): State<AppState>,
     Query(query): Query<HashMap<String, String>>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<Health>, BridgeError> {
     let timestamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| elapsed.as_secs_f64())
         .unwrap_or_default();
-    let mut body = json!({
-        "status": "ok",
-        "timestamp": timestamp,
-        "version": crate::VERSION,
-        "servers": state.servers.summary(),
-    });
+    let mut body = Health::new(timestamp, crate::VERSION, state.servers.summary());
     if let Some(nonce) = query.get(CHALLENGE_PARAM) {
         if !valid_nonce(nonce) {
-            return Err(BridgeError::InvalidRequest(vec![crate::validation::error(
+            return Err(BridgeError::InvalidRequest(vec![FieldError::new(
                 "value_error",
-                &[json!("query"), json!(CHALLENGE_PARAM)],
+                ["query", CHALLENGE_PARAM],
                 "must be 16 to 128 characters of A-Z, a-z, 0-9, `-` and `_`",
-                Value::Null,
             )]));
         }
         match state.security.prove(nonce) {
             Some(proof) => {
-                body["auth"] = json!("token");
-                body["proof"] = json!(proof);
+                body.auth = Some(Auth::Token);
+                body.proof = Some(proof);
             }
-            None => body["auth"] = json!("none"),
+            None => body.auth = Some(Auth::None),
         }
     }
     Ok(Json(body))

@@ -7,7 +7,7 @@ use mcp_bridge_protocol::answers::{History, HistoryReset};
 
 use crate::error::BridgeError;
 use crate::state::AppState;
-use crate::validation::{JsonBody, ResetRequest};
+use crate::validation::{JsonBody, body_or_empty, reset_history};
 
 pub(crate) async fn show(State(state): State<AppState>) -> Json<History> {
     Json(History {
@@ -21,16 +21,15 @@ pub(crate) async fn reset(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<HistoryReset>, BridgeError> {
-    let request = ResetRequest::from_body(body)?;
-    let cleared = state
-        .counter
-        .reset(request.server_name.as_deref(), request.tool_name.as_deref());
-    let message = match (&request.server_name, &request.tool_name) {
+    let body = body_or_empty(body)?;
+    let request = reset_history(&body)?;
+    let cleared = state.counter.reset(request.server_name, request.tool_name);
+    let message = match (request.server_name, request.tool_name) {
         (None, None) => "调用历史已重置 (all failure counters were reset)".to_owned(),
         (server, tool) => format!(
             "failure counters reset for server {} / tool {}",
-            server.as_deref().unwrap_or("*"),
-            tool.as_deref().unwrap_or("*")
+            server.unwrap_or("*"),
+            tool.unwrap_or("*")
         ),
     };
     tracing::info!(cleared, "failure counters reset");

@@ -11,14 +11,17 @@ use mcp_bridge_protocol::errors::tool_failure;
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
+use axum::response::{IntoResponse as _, Response};
+use mcp_bridge_protocol::answers::{Completion, Page, PromptRendered, Prompts, RoleContent};
+use mcp_bridge_protocol::requests::{Complete, Completed, GetPrompt};
 use rmcp::model::{
     ArgumentInfo, CallToolResult, ClientRequest, CompleteRequest, CompleteRequestParams,
     CompletionContext, CompletionInfo, ContentBlock, GetPromptRequest, GetPromptRequestParams,
     PromptMessage, Reference, ServerResult,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, FieldError, to_value};
 use crate::servers::Server;
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object, error};
@@ -28,11 +31,10 @@ pub(super) type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
 /// The query's parameters (a malformed query is a 422).
 pub(super) fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
     query.map(|Query(map)| map).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![error(
+        BridgeError::InvalidRequest(vec![FieldError::new(
             "query_invalid",
-            &[json!("query")],
+            ["query"],
             &rejection.body_text(),
-            Value::Null,
         )])
     })
 }
@@ -73,37 +75,42 @@ pub(super) fn timeout(state: &AppState, server: &Server) -> std::time::Duration 
     server.spec().call_timeout.unwrap_or(state.call_timeout)
 }
 
+/// An item a server listed, as an object with `server` added (after its own keys).
+pub(super) fn with_server(item: impl serde::Serialize, server: &Server) -> Map<String, Value> {
+    let mut entry = match serde_json::to_value(item) {
+        Ok(Value::Object(entry)) => entry,
+        _ => Map::new(),
+    };
+    entry.insert("server".to_owned(), Value::from(server.name()));
+    entry
+}
+
 pub async fn list(
     State(state): State<AppState>,
     query: Params,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<Prompts>, BridgeError> {
     let query = params(query)?;
     let mut prompts = Vec::new();
     for server in listed(&state, &query)? {
         for prompt in server.lists().prompts.iter() {
-            let mut entry = serde_json::to_value(prompt).unwrap_or_else(|_| json!({}));
-            entry["server"] = json!(server.name());
-            if entry.get("arguments").is_none() {
-                entry["arguments"] = json!([]);
-            }
+            let mut entry = with_server(prompt, &server);
+            entry
+                .entry("arguments")
+                .or_insert_with(|| Value::Array(Vec::new()));
             prompts.push(entry);
         }
     }
-    Ok(Json(json!({ "success": true, "prompts": prompts })))
+    Ok(Json(Prompts {
+        success: true,
+        prompts,
+    }))
 }
 
 /// The body of `POST /prompts/get`: `{serverName, name, arguments?}` (arguments are strings).
-struct GetBody {
-    server: String,
-    name: String,
-    arguments: Map<String, Value>,
-}
-
-fn get_body(body: Option<Value>) -> Result<GetBody, BridgeError> {
-    let map = body_object(body)?;
-    let mut fields = Fields::new(&map, "body");
-    let server = fields.required_string("serverName");
-    let name = fields.required_string("name");
+fn get_body(map: &Map<String, Value>) -> Result<GetPrompt<'_>, BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let server = fields.required_str("serverName");
+    let name = fields.required_str("name");
     let arguments = fields.optional_object("arguments");
     for (key, value) in &arguments {
         if !value.is_string() {
@@ -115,8 +122,8 @@ fn get_body(body: Option<Value>) -> Result<GetBody, BridgeError> {
             );
         }
     }
-    fields.finish(|| GetBody {
-        server: server.unwrap_or_default(),
+    fields.finish(|| GetPrompt {
+        server_name: server.unwrap_or_default(),
         name: name.unwrap_or_default(),
         arguments,
     })
@@ -125,9 +132,10 @@ fn get_body(body: Option<Value>) -> Result<GetBody, BridgeError> {
 pub async fn get(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, BridgeError> {
-    let body = get_body(body)?;
-    let server = named(&state, &body.server)?;
+) -> Result<Response, BridgeError> {
+    let map = body_object(body)?;
+    let body = get_body(&map)?;
+    let server = named(&state, body.server_name)?;
     if !server.lists().prompts.iter().any(|p| p.name == body.name) {
         let known: Vec<String> = server
             .lists()
@@ -137,10 +145,10 @@ pub async fn get(
             .collect();
         return Err(BridgeError::InvalidRequest(vec![error(
             "unknown_prompt",
-            &[json!("body"), json!("name")],
+            ["body", "name"],
             &format!(
                 "MCP server `{}` has no prompt `{}`; its prompts are: {}",
-                body.server,
+                body.server_name,
                 body.name,
                 if known.is_empty() {
                     "(none)".to_owned()
@@ -148,10 +156,10 @@ pub async fn get(
                     known.join(", ")
                 }
             ),
-            json!(body.name),
+            Value::from(body.name),
         )]));
     }
-    let mut params = GetPromptRequestParams::new(body.name.clone());
+    let mut params = GetPromptRequestParams::new(body.name);
     if !body.arguments.is_empty() {
         params = params.with_arguments(body.arguments);
     }
@@ -161,18 +169,16 @@ pub async fn get(
         .await?
     {
         ServerResult::GetPromptResult(result) => {
-            let mut out = json!({
-                "success": true,
-                "server": server.name(),
-                "name": body.name,
-                "description": result.description,
-            });
-            let (messages, page) = paged_messages(&state, result.messages).await;
-            out["messages"] = messages;
-            if let Some(page) = page {
-                out["page"] = page;
-            }
-            Ok(Json(out))
+            let (messages, page) = paged_messages(&state, result.messages).await?;
+            Ok(Json(PromptRendered {
+                success: true,
+                server: server.name(),
+                name: body.name,
+                description: result.description,
+                messages,
+                page,
+            })
+            .into_response())
         }
         _ => Err(unexpected(&server, "prompts/get")),
     }
@@ -185,7 +191,10 @@ pub async fn get(
 /// the messages' texts are joined into one paged text, which the first text message holds;
 /// the later text messages are in the next pages (their roles are not repeated there), and
 /// every other message stays, in its place, with its role.
-async fn paged_messages(state: &AppState, messages: Vec<PromptMessage>) -> (Value, Option<Value>) {
+async fn paged_messages(
+    state: &AppState,
+    messages: Vec<PromptMessage>,
+) -> Result<(Value, Option<Page>), BridgeError> {
     let text_bytes: usize = messages
         .iter()
         .map(|message| match &message.content {
@@ -194,7 +203,7 @@ async fn paged_messages(state: &AppState, messages: Vec<PromptMessage>) -> (Valu
         })
         .sum();
     if text_bytes <= state.results.limits().threshold {
-        return (json!(messages), None);
+        return Ok((to_value(messages), None));
     }
     // The roles of the blocks the first page keeps: the first text message's, then each
     // non-text message's.
@@ -209,20 +218,16 @@ async fn paged_messages(state: &AppState, messages: Vec<PromptMessage>) -> (Valu
         seen_text |= is_text;
         blocks.push(message.content);
     }
-    let mut answer = state
+    let answer = state
         .results
         .answer(CallToolResult::success(blocks), None)
-        .await;
-    let content = match answer["result"]["content"].take() {
-        Value::Array(content) => content,
-        _ => Vec::new(),
-    };
-    let messages: Vec<Value> = roles
+        .await?;
+    let messages: Vec<RoleContent<_>> = roles
         .into_iter()
-        .zip(content)
-        .map(|(role, content)| json!({"role": role, "content": content}))
+        .zip(answer.result.content)
+        .map(|(role, content)| RoleContent { role, content })
         .collect();
-    (json!(messages), answer.get("page").cloned())
+    Ok((to_value(messages), answer.page))
 }
 
 /// The error for an answer of the wrong kind.
@@ -242,26 +247,17 @@ pub(super) fn unexpected(server: &Server, method: &str) -> BridgeError {
 }
 
 /// The body of `POST /complete`: `{serverName, prompt | uriTemplate, argument, value?, context?}`.
-struct CompleteBody {
-    server: String,
-    reference: Reference,
-    argument: String,
-    value: String,
-    context: Map<String, Value>,
-}
-
-fn complete_body(body: Option<Value>) -> Result<CompleteBody, BridgeError> {
-    let map = body_object(body)?;
-    let mut fields = Fields::new(&map, "body");
-    let server = fields.required_string("serverName");
-    let prompt = fields.optional_string("prompt");
-    let template = fields.optional_string("uriTemplate");
-    let argument = fields.required_string("argument");
-    let value = fields.optional_string("value");
+fn complete_body(map: &Map<String, Value>) -> Result<Complete<'_>, BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let server = fields.required_str("serverName");
+    let prompt = fields.optional_str("prompt");
+    let template = fields.optional_str("uriTemplate");
+    let argument = fields.required_str("argument");
+    let value = fields.optional_str("value");
     let context = fields.optional_object("context");
-    let reference = match (prompt, template) {
-        (Some(prompt), None) => Some(Reference::for_prompt(prompt)),
-        (None, Some(template)) => Some(Reference::for_resource(template)),
+    let of = match (prompt, template) {
+        (Some(prompt), None) => Some(Completed::Prompt(prompt)),
+        (None, Some(template)) => Some(Completed::Template(template)),
         _ => {
             fields.push(
                 "missing",
@@ -272,26 +268,32 @@ fn complete_body(body: Option<Value>) -> Result<CompleteBody, BridgeError> {
             None
         }
     };
-    fields.finish(|| CompleteBody {
-        server: server.unwrap_or_default(),
-        reference: reference.unwrap_or_else(|| Reference::for_prompt("")),
+    fields.finish(|| Complete {
+        server_name: server.unwrap_or_default(),
+        of: of.unwrap_or(Completed::Prompt("")),
         argument: argument.unwrap_or_default(),
         value: value.unwrap_or_default(),
-        context,
+        context: Some(context),
     })
 }
 
 pub async fn complete(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
-) -> Result<Json<Value>, BridgeError> {
-    let body = complete_body(body)?;
-    let server = named(&state, &body.server)?;
+) -> Result<Response, BridgeError> {
+    let map = body_object(body)?;
+    let body = complete_body(&map)?;
+    let server = named(&state, body.server_name)?;
+    let reference = match body.of {
+        Completed::Prompt(prompt) => Reference::for_prompt(prompt),
+        Completed::Template(template) => Reference::for_resource(template),
+    };
     let mut params =
-        CompleteRequestParams::new(body.reference, ArgumentInfo::new(body.argument, body.value));
+        CompleteRequestParams::new(reference, ArgumentInfo::new(body.argument, body.value));
     let arguments: HashMap<String, String> = body
         .context
         .iter()
+        .flatten()
         .filter_map(|(key, value)| Some((key.clone(), value.as_str()?.to_owned())))
         .collect();
     if !arguments.is_empty() {
@@ -304,13 +306,14 @@ pub async fn complete(
     {
         ServerResult::CompleteResult(result) => {
             let (values, total, has_more) = capped(result.completion);
-            Ok(Json(json!({
-                "success": true,
-                "server": server.name(),
-                "values": values,
-                "total": total,
-                "hasMore": has_more,
-            })))
+            Ok(Json(Completion {
+                success: true,
+                server: server.name(),
+                values,
+                total,
+                has_more,
+            })
+            .into_response())
         }
         _ => Err(unexpected(&server, "completion/complete")),
     }

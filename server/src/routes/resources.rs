@@ -6,74 +6,81 @@
 
 use axum::Json;
 use axum::extract::State;
+use mcp_bridge_protocol::answers::{ResourceRead, ResourceTemplates, Resources, TextContents};
+use mcp_bridge_protocol::requests::ReadResource;
 use rmcp::model::{
     CallToolResult, ClientRequest, ContentBlock, ReadResourceRequest, ReadResourceRequestParams,
     ResourceContents, ServerResult,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use super::prompts::{Params, listed, named, params, timeout, unexpected};
-use crate::error::BridgeError;
+use super::prompts::{Params, listed, named, params, timeout, unexpected, with_server};
+use crate::error::{BridgeError, to_value};
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object};
 
 pub async fn list(
     State(state): State<AppState>,
     query: Params,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<Resources>, BridgeError> {
     let query = params(query)?;
     let mut resources = Vec::new();
     for server in listed(&state, &query)? {
         for resource in server.lists().resources.iter() {
-            let mut entry = serde_json::to_value(resource).unwrap_or_else(|_| json!({}));
-            entry["server"] = json!(server.name());
-            resources.push(entry);
+            resources.push(with_server(resource, &server));
         }
     }
-    Ok(Json(json!({ "success": true, "resources": resources })))
+    Ok(Json(Resources {
+        success: true,
+        resources,
+    }))
 }
 
 pub async fn templates(
     State(state): State<AppState>,
     query: Params,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<ResourceTemplates>, BridgeError> {
     let query = params(query)?;
-    let mut templates = Vec::new();
+    let mut resource_templates = Vec::new();
     for server in listed(&state, &query)? {
         for template in server.lists().templates.iter() {
-            let mut entry = serde_json::to_value(template).unwrap_or_else(|_| json!({}));
-            entry["server"] = json!(server.name());
-            templates.push(entry);
+            resource_templates.push(with_server(template, &server));
         }
     }
-    Ok(Json(
-        json!({ "success": true, "resourceTemplates": templates }),
-    ))
+    Ok(Json(ResourceTemplates {
+        success: true,
+        resource_templates,
+    }))
 }
 
-/// `{serverName, uri}`.
-fn read_body(body: Option<Value>) -> Result<(String, String), BridgeError> {
-    let map = body_object(body)?;
-    let mut fields = Fields::new(&map, "body");
-    let server = fields.required_string("serverName");
-    let uri = fields.required_string("uri");
-    if uri.as_deref().is_some_and(|uri| uri.trim().is_empty()) {
+/// `{serverName, uri}`, both strings.
+fn read_body(map: &Map<String, Value>) -> Result<ReadResource<'_>, BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let server = fields.required_str("serverName");
+    let uri = fields.required_str("uri");
+    if uri.is_some_and(|uri| uri.trim().is_empty()) {
         fields.push(
             "string_too_short",
             "uri",
             "The resource's URI must not be empty",
-            json!(""),
+            Value::from(""),
         );
     }
-    fields.finish(|| (server.unwrap_or_default(), uri.unwrap_or_default()))
+    fields.finish(|| ReadResource {
+        server_name: server,
+        uri: map.get("uri").unwrap_or(&Value::Null),
+    })
 }
 
 pub async fn read(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, BridgeError> {
-    let (server_name, uri) = read_body(body)?;
-    let answer = read_resource(&state, &server_name, &uri).await?;
+    let map = body_object(body)?;
+    let body = read_body(&map)?;
+    let server_name = body.server_name.unwrap_or_default();
+    let uri = body.uri.as_str().unwrap_or_default();
+    let answer = read_resource(&state, server_name, uri).await?;
     Ok(Json(answer))
 }
 
@@ -108,20 +115,19 @@ pub async fn read_resource(
             _ => 0,
         })
         .sum();
+    let masked = (masked > 0).then_some(masked);
+    let blobs_left_out = (left_out > 0).then_some(left_out);
     if text_bytes <= threshold {
-        let mut out = json!({
-            "success": true,
-            "server": server.name(),
-            "uri": uri,
-            "contents": result.contents,
-        });
-        if masked > 0 {
-            out["masked"] = json!(masked);
-        }
-        if left_out > 0 {
-            out["blobs_left_out"] = json!(left_out);
-        }
-        return Ok(out);
+        let contents = result.contents.iter().map(to_value).collect();
+        return Ok(to_value(ResourceRead {
+            success: true,
+            server: server.name(),
+            uri,
+            contents,
+            page: None,
+            masked,
+            blobs_left_out,
+        }));
     }
     // Paged as a tool result would be: each text is a text block, each blob an embedded
     // resource (kept whole in the first page).
@@ -142,42 +148,30 @@ pub async fn read_resource(
     let answer = state
         .results
         .answer(CallToolResult::success(blocks), None)
-        .await;
-    let contents: Vec<Value> = answer["result"]["content"]
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|block| match block["type"].as_str() {
-                    Some("text") => {
-                        let mut text = json!({"uri": uri, "text": block["text"]});
-                        if let Some(mime) = &text_mime {
-                            text["mimeType"] = json!(mime);
-                        }
-                        Some(text)
-                    }
-                    Some("resource") => Some(block["resource"].clone()),
-                    _ => None,
-                })
-                .collect()
+        .await?;
+    let contents: Vec<Value> = answer
+        .result
+        .content
+        .iter()
+        .filter_map(|block| match block["type"].as_str() {
+            Some("text") => Some(to_value(TextContents {
+                uri,
+                text: block["text"].clone(),
+                mime_type: text_mime.as_deref(),
+            })),
+            Some("resource") => Some(block["resource"].clone()),
+            _ => None,
         })
-        .unwrap_or_default();
-    let mut out = json!({
-        "success": true,
-        "server": server.name(),
-        "uri": uri,
-        "contents": contents,
-    });
-    if let Some(page) = answer.get("page") {
-        out["page"] = page.clone();
-    }
-    if masked > 0 {
-        out["masked"] = json!(masked);
-    }
-    if left_out > 0 {
-        out["blobs_left_out"] = json!(left_out);
-    }
-    Ok(out)
+        .collect();
+    Ok(to_value(ResourceRead {
+        success: true,
+        server: server.name(),
+        uri,
+        contents,
+        page: answer.page,
+        masked,
+        blobs_left_out,
+    }))
 }
 
 /// Keep the blobs (base64) while together they fit in `threshold` bytes; put a note in place of

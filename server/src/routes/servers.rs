@@ -15,17 +15,21 @@ use std::sync::Arc;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use mcp_bridge_protocol::answers::not_running;
-use serde_json::{Value, json};
+use axum::response::{IntoResponse as _, Response};
+use mcp_bridge_protocol::answers::{
+    Changed, ImportPreview, Restarted, ServerEntry, ServerList, SignInState, not_running,
+};
+use mcp_bridge_protocol::requests::{Import, SetEnabled};
+use serde_json::{Map, Value};
 
 use crate::config;
 use crate::config::import;
 use crate::config::manage::{Manager, mask_definition, servers_of, unmask_with};
-use crate::error::{BridgeError, Refused};
+use crate::error::{BridgeError, FieldError, Refused};
 use crate::names::{escaped, new_server_name_problem, odd_server_name};
-use crate::servers::Server;
+use crate::servers::{Changes, Server};
 use crate::state::AppState;
-use crate::validation::{error, parse_json};
+use crate::validation::parse_json;
 
 /// The manager, if these routes may be used.
 fn manager(state: &AppState) -> Result<Arc<Manager>, BridgeError> {
@@ -75,11 +79,10 @@ fn body_error(loc: &str, msg: &str, given: &Value) -> BridgeError {
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
     };
-    BridgeError::InvalidRequest(vec![error(
+    BridgeError::InvalidRequest(vec![FieldError::new(
         "value_error",
-        &[json!("body"), json!(loc)],
+        ["body", loc],
         &format!("{msg}; it was {kind}"),
-        Value::Null,
     )])
 }
 
@@ -89,9 +92,9 @@ fn describe(
     definition: Option<&Value>,
     running: Option<&Arc<Server>>,
     reveal: bool,
-    sign_in: Value,
+    sign_in: Option<SignInState>,
     builtin: bool,
-) -> Value {
+) -> ServerEntry {
     let enabled = definition.is_none_or(config::entry_enabled);
     let shown = definition.map(|d| {
         if reveal {
@@ -100,58 +103,57 @@ fn describe(
             mask_definition(d)
         }
     });
-    let mut entry = json!({
-        "name": name,
-        "enabled": enabled,
-        "definition": shown,
-        "status": not_running::DISABLED,
-        "pid": null,
-        "uptime_seconds": null,
-        "tool_count": 0,
-        "last_error": null,
-        "stderr": "",
-        "sign_in": sign_in,
-        "builtin": builtin,
-        "reads_env": definition.map(config::reads_env).unwrap_or_default(),
-    });
+    let mut entry = ServerEntry {
+        name: name.to_owned(),
+        enabled,
+        definition: shown,
+        status: not_running::DISABLED,
+        pid: None,
+        uptime_seconds: None,
+        tool_count: 0,
+        last_error: None,
+        stderr: String::new(),
+        sign_in,
+        builtin,
+        reads_env: definition.map(config::reads_env).unwrap_or_default(),
+        name_warning: None,
+    };
     if let Some(server) = running {
         let status = server.status();
-        entry["status"] = json!(status);
-        entry["pid"] = json!(server.pid());
-        entry["uptime_seconds"] = json!(server.uptime().map(|u| u.as_secs_f64()));
-        entry["tool_count"] = json!(server.tools().len());
+        entry.status = status.word();
+        entry.pid = server.pid();
+        entry.uptime_seconds = server.uptime().map(|u| u.as_secs_f64());
+        entry.tool_count = server.tools().len();
         if !matches!(status, crate::servers::Status::Running) {
             let (reason, stderr) = server.last_failure();
             if !matches!(status, crate::servers::Status::Starting) {
-                entry["last_error"] = json!(reason);
+                entry.last_error = Some(reason);
             }
-            entry["stderr"] = json!(stderr);
+            entry.stderr = stderr;
         }
     } else if enabled {
         // In the file but not running: the file changed and was not applied (it does not
         // validate), or it is being applied.
-        entry["status"] = json!(not_running::NOT_LOADED);
+        entry.status = not_running::NOT_LOADED;
     }
     entry
 }
 
 /// A remote server's sign-in state (`null` for a local one).
-async fn sign_in_state(state: &AppState, server: Option<&Arc<Server>>) -> Value {
-    let Some(server) = server else {
-        return Value::Null;
-    };
+async fn sign_in_state(state: &AppState, server: Option<&Arc<Server>>) -> Option<SignInState> {
+    let server = server?;
     match &server.spec().transport {
         crate::config::Transport::StreamableHttp { url, .. } => {
-            json!(state.servers.sign_ins().state(server.name(), url).await)
+            Some(state.servers.sign_ins().state(server.name(), url).await)
         }
-        _ => Value::Null,
+        _ => None,
     }
 }
 
 pub(crate) async fn list(
     State(state): State<AppState>,
     Query(query): Query<HashMap<String, String>>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Json<ServerList>, BridgeError> {
     let manager = manager(&state)?;
     let reveal = query.get("reveal").map(String::as_str);
     let mut doc = manager.document();
@@ -195,54 +197,61 @@ pub(crate) async fn list(
     }
     // A name a new server could not have (a look-alike, a hidden character) is listed, and
     // said escaped beside it.
-    let names: Vec<String> = servers
-        .iter()
-        .filter_map(|s| s["name"].as_str().map(str::to_owned))
-        .collect();
+    let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
     for entry in &mut servers {
-        let name = entry["name"].as_str().unwrap_or_default().to_owned();
-        if let Some(warning) = odd_server_name(&name, names.iter().map(String::as_str)) {
-            entry["name_warning"] = json!(warning);
-        }
+        entry.name_warning = odd_server_name(&entry.name, names.iter().map(String::as_str));
     }
     if let Some(name) = reveal
-        && !servers.iter().any(|s| s["name"] == name)
+        && !servers.iter().any(|s| s.name == name)
     {
         return Err(unknown(&state, name));
     }
-    Ok(Json(json!({
-        "success": true,
-        "config_path": manager.path(),
-        "config_valid": doc.is_some(),
-        "servers": servers,
-    })))
+    Ok(Json(ServerList {
+        success: true,
+        config_path: manager.path().to_string_lossy().into_owned(),
+        config_valid: doc.is_some(),
+        servers,
+    }))
 }
 
 pub(crate) async fn restart(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     manager(&state)?;
     if !state.servers.restart(&name).await {
         return Err(unknown(&state, &name));
     }
-    Ok(Json(
-        json!({ "success": true, "server": name, "restarted": [name] }),
-    ))
+    Ok(Json(Restarted {
+        success: true,
+        server: &name,
+        restarted: [&name],
+    })
+    .into_response())
 }
 
-fn changed(name: &str, changes: crate::servers::Changes) -> Json<Value> {
-    Json(json!({ "success": true, "server": name, "changes": changes }))
+fn changed(name: &str, changes: Changes) -> Changed<'_, Changes> {
+    Changed {
+        success: true,
+        server: name,
+        changes,
+        created: None,
+        kept: None,
+    }
 }
 
 pub(crate) async fn set_enabled(
     State(state): State<AppState>,
     Path(name): Path<String>,
     body: Bytes,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let manager = manager(&state)?;
     let body = parse_json(&body)?.unwrap_or(Value::Null);
-    let Some(enabled) = body.get("enabled").and_then(Value::as_bool) else {
+    let Some(SetEnabled { enabled }) = body
+        .get("enabled")
+        .and_then(Value::as_bool)
+        .map(|enabled| SetEnabled { enabled })
+    else {
         return Err(body_error(
             "enabled",
             "`enabled` must be true or false",
@@ -255,12 +264,12 @@ pub(crate) async fn set_enabled(
             let entry = servers_of(doc).get_mut(&name).ok_or(missing)?;
             if let Some(entry) = entry.as_object_mut() {
                 entry.shift_remove("disabled");
-                entry.insert("enabled".to_owned(), json!(enabled));
+                entry.insert("enabled".to_owned(), Value::Bool(enabled));
             }
             Ok(())
         })
         .await?;
-    Ok(changed(&name, changes))
+    Ok(Json(changed(&name, changes)).into_response())
 }
 
 pub(crate) async fn put(
@@ -268,17 +277,16 @@ pub(crate) async fn put(
     Path(name): Path<String>,
     Query(query): Query<HashMap<String, String>>,
     body: Bytes,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let manager = manager(&state)?;
     let keep_builtin = match query.get("keep_builtin").map(String::as_str) {
         None | Some("false") => false,
         Some("true") => true,
         Some(_) => {
-            return Err(BridgeError::InvalidRequest(vec![error(
+            return Err(BridgeError::InvalidRequest(vec![FieldError::new(
                 "value_error",
-                &[json!("query"), json!("keep_builtin")],
+                ["query", "keep_builtin"],
                 "`keep_builtin` must be true or false",
-                Value::Null,
             )]));
         }
     };
@@ -297,14 +305,13 @@ pub(crate) async fn put(
     if !existing.contains(&name)
         && let Some(why) = new_server_name_problem(&name, existing.iter().map(String::as_str))
     {
-        return Err(BridgeError::InvalidRequest(vec![error(
+        return Err(BridgeError::InvalidRequest(vec![FieldError::new(
             "value_error",
-            &[json!("path"), json!("name")],
+            ["path", "name"],
             &format!(
                 "\"{}\" (shown escaped) cannot name a new server: {why}",
                 escaped(&name)
             ),
-            Value::Null,
         )]));
     }
     // The built-in server is kept only while it runs built in, and not under the new name.
@@ -325,16 +332,18 @@ pub(crate) async fn put(
             Ok(servers.insert(name.clone(), definition).is_none())
         })
         .await?;
-    let mut answer = changed(&name, changes);
-    answer["created"] = json!(created);
-    answer["kept"] = json!(keep.map(|(builtin, _)| builtin));
-    Ok(answer)
+    let answer = Changed {
+        created: Some(created),
+        kept: Some(keep.map(|(builtin, _)| builtin)),
+        ..changed(&name, changes)
+    };
+    Ok(Json(answer).into_response())
 }
 
 pub(crate) async fn delete(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let manager = manager(&state)?;
     let missing = unknown(&state, &name);
     let (changes, ()) = manager
@@ -343,7 +352,7 @@ pub(crate) async fn delete(
             Ok(())
         })
         .await?;
-    Ok(changed(&name, changes))
+    Ok(Json(changed(&name, changes)).into_response())
 }
 
 /// `POST /servers/import` with `{"from": path?, "names": [..]?}`: without `names`, what would
@@ -352,12 +361,12 @@ pub(crate) async fn delete(
 pub(crate) async fn import(
     State(state): State<AppState>,
     body: Bytes,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let manager = manager(&state)?;
-    let body = parse_json(&body)?.unwrap_or_else(|| json!({}));
+    let body = parse_json(&body)?.unwrap_or_else(|| Value::Object(Map::new()));
     let from = match body.get("from") {
         None | Some(Value::Null) => None,
-        Some(Value::String(path)) => Some(std::path::PathBuf::from(path)),
+        Some(Value::String(path)) => Some(path.as_str()),
         Some(other) => return Err(body_error("from", "`from` must be a path", other)),
     };
     let names: Option<Vec<String>> = match body.get("names") {
@@ -376,16 +385,26 @@ pub(crate) async fn import(
             ));
         }
     };
-    let mut existing = manager.document().unwrap_or_else(|| json!({}));
+    let request = Import {
+        from,
+        names: names.as_deref(),
+    };
+    let from = request.from.map(std::path::PathBuf::from);
+    let mut existing = manager
+        .document()
+        .unwrap_or_else(|| Value::Object(Map::new()));
     let existing = servers_of(&mut existing).clone();
     // Reading files blocks (a slow disk, a network mount): never on the async threads.
     let found = tokio::task::spawn_blocking(move || import::find(from.as_deref(), &existing))
         .await
         .map_err(|err| BridgeError::Internal(format!("the import stopped: {err}")))?;
-    let Some(names) = names else {
-        return Ok(Json(
-            json!({ "success": true, "dry_run": true, "found": found.to_json() }),
-        ));
+    let Some(names) = request.names else {
+        return Ok(Json(ImportPreview {
+            success: true,
+            dry_run: true,
+            found: found.to_answer(),
+        })
+        .into_response());
     };
     let picked: Vec<&import::Candidate> = names
         .iter()
@@ -396,14 +415,13 @@ pub(crate) async fn import(
                 .find(|c| &c.name == name && c.addable())
         })
         .collect();
-    let mut report = found.report(&names);
+    let mut report = found.report::<Changes>(names);
     if !picked.is_empty() {
         let (changes, added) = manager
             .change("import", |doc| Ok(import::add(servers_of(doc), &picked)))
             .await?;
-        report["added"] = json!(added);
-        report["changes"] = json!(changes);
+        report.added = added;
+        report.changes = Some(changes);
     }
-    report["success"] = json!(true);
-    Ok(Json(report))
+    Ok(Json(report).into_response())
 }

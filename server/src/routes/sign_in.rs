@@ -10,8 +10,9 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
+use mcp_bridge_protocol::answers::{SignInBegun, SignedOut};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::config::Transport;
 use crate::error::{BridgeError, Refused};
@@ -68,7 +69,7 @@ fn remote(
         } => Ok((url.clone(), ca_file.clone(), sign_in.clone())),
         _ => Err(BridgeError::InvalidRequest(vec![crate::validation::error(
             "value_error",
-            &[json!("path"), json!("name")],
+            ["path", "name"],
             &format!("`{name}` is not a remote (streamable HTTP) server; only those sign in"),
             Value::Null,
         )])),
@@ -79,7 +80,7 @@ pub(crate) async fn sign_in(
     State(state): State<AppState>,
     Path(name): Path<String>,
     headers: HeaderMap,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     require_token(&state)?;
     let (url, ca_file, settings) = remote(&state, &name)?;
     // The access layer let this Host through: it is the bridge's own loopback address.
@@ -107,20 +108,21 @@ pub(crate) async fn sign_in(
     tracing::info!(server = %name, page = %begun.page_origin, elsewhere = begun.page_elsewhere, "sign-in begun");
     // `authorization_origin` and `issuer` let the extension name where the user is sent
     // before opening it, when the page is not on the issuer's origin.
-    Ok(Json(json!({
-        "success": true,
-        "server": name,
-        "authorization_url": begun.authorization_url,
-        "authorization_origin": begun.page_origin,
-        "issuer": begun.issuer,
-        "authorization_origin_differs": begun.page_elsewhere,
-    })))
+    Ok(Json(SignInBegun {
+        success: true,
+        server: &name,
+        authorization_url: &begun.authorization_url,
+        authorization_origin: &begun.page_origin,
+        issuer: begun.issuer.as_deref(),
+        authorization_origin_differs: begun.page_elsewhere,
+    })
+    .into_response())
 }
 
 pub(crate) async fn sign_out(
     State(state): State<AppState>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     require_token(&state)?;
     let (url, ca_file, settings) = remote(&state, &name)?;
     let (forgotten, revoked) = state
@@ -137,9 +139,13 @@ pub(crate) async fn sign_out(
         .map_err(BridgeError::Internal)?;
     tracing::info!(server = %name, forgotten, revoked, "signed out");
     state.servers.restart(&name).await;
-    Ok(Json(
-        json!({ "success": true, "server": name, "signed_out": forgotten, "revoked": revoked }),
-    ))
+    Ok(Json(SignedOut {
+        success: true,
+        server: &name,
+        signed_out: forgotten,
+        revoked,
+    })
+    .into_response())
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,25 +8,26 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse as _, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use mcp_bridge_protocol::answers::{ServiceInfo, ServiceTools, Services, ToolInfo, ToolList};
+use mcp_bridge_protocol::answers::{
+    ServiceInfo, ServiceTools, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList,
+};
 
-use crate::error::BridgeError;
+use crate::error::{BridgeError, FieldError};
 use crate::execute::tool_not_found;
 use crate::servers::Status;
 use crate::state::AppState;
-use crate::validation::{error, required_query};
+use crate::validation::required_query;
 
 type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
 
 fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
     query.map(|Query(map)| map).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![error(
+        BridgeError::InvalidRequest(vec![FieldError::new(
             "query_invalid",
-            &[json!("query")],
+            ["query"],
             &rejection.body_text(),
-            Value::Null,
         )])
     })
 }
@@ -105,7 +106,7 @@ pub(crate) async fn list(
 pub(crate) async fn detail(
     State(state): State<AppState>,
     query: Params,
-) -> Result<Json<Value>, BridgeError> {
+) -> Result<Response, BridgeError> {
     let query = params(query)?;
     let tool_name = required_query(&query, "toolName")?;
     let server_name = query.get("serverName").filter(|name| !name.is_empty());
@@ -113,16 +114,17 @@ pub(crate) async fn detail(
     let Some(tool) = server.tool(&tool_name) else {
         return Err(tool_not_found(&state, &tool_name, Some(&server)));
     };
-    Ok(Json(json!({
-        "success": true,
-        "tool": {
-            "name": tool.name,
-            "description": tool.description.as_deref().unwrap_or_default(),
-            "serverName": server.name(),
-            "inputSchema": Value::Object((*tool.input_schema).clone()),
-            "annotations": annotations(&tool),
+    Ok(Json(ToolDetail {
+        success: true,
+        tool: ToolDetailInfo {
+            name: &tool.name,
+            description: tool.description.as_deref().unwrap_or_default(),
+            server_name: server.name(),
+            input_schema: Value::Object((*tool.input_schema).clone()),
+            annotations: annotations(&tool),
         },
-    })))
+    })
+    .into_response())
 }
 
 /// A tool's annotations in MCP's camelCase, only the hints it declared; `{}` for none.
@@ -130,12 +132,13 @@ fn annotations(tool: &rmcp::model::Tool) -> Value {
     tool.annotations
         .as_ref()
         .and_then(|annotations| serde_json::to_value(annotations).ok())
-        .unwrap_or_else(|| json!({}))
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn annotations_are_the_declared_hints_or_empty() {

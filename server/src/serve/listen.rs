@@ -117,13 +117,14 @@ pub(crate) async fn serve(
 
 /// Answer a connection over the cap with a `503` and close it.
 async fn refuse(mut stream: TcpStream, limit: usize) {
-    let body = serde_json::json!({
-        "detail": format!(
+    // The string form of the error body: no request was read, so there is no trace id.
+    let body = serde_json::to_string(&mcp_bridge_protocol::errors::ErrorAnswer {
+        detail: format!(
             "The bridge has {limit} connections open, its limit; this connection is refused. \
              Close idle connections or try again shortly."
-        )
+        ),
     })
-    .to_string();
+    .unwrap_or_default();
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
         body.len()
