@@ -165,7 +165,7 @@
       return;
     }
     const inputs = fromConfig ? [fromConfig]
-      : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
+      : [...document.querySelectorAll('textarea,input:not([type]),input[type="text"],[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
         .filter((e) => !ours(e)).slice(0, 10);
     const gathered = inputs.map((input) => {
       const { composer, buttons } = controlsNear(input);
