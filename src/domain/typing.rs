@@ -213,7 +213,10 @@ mod tests {
         // way would read back from the page while the site sends the old text.
         for kind in [Editor::Slate, Editor::DraftJs] {
             assert!(
-                !kind.ways().iter().any(|w| matches!(w, Insert | InsertLines | Dom)),
+                !kind
+                    .ways()
+                    .iter()
+                    .any(|w| matches!(w, Insert | InsertLines | Dom)),
                 "{kind:?}"
             );
         }
