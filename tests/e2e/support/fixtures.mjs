@@ -29,9 +29,9 @@ export const EDITOR_PAGES = [
 ];
 
 /**
- * More editor libraries, each on a page whose config names another kind (Kimi's says
- * `contenteditable`, DeepSeek's `textarea`, Doubao's `prosemirror`), so the way to type is
- * chosen by what the element is: `[name, host, path, {singleLine}]`. Their pages take no
+ * More editor libraries, all but Grok's on a page whose config names another kind (Kimi's
+ * says `contenteditable`, DeepSeek's `textarea`, Doubao's `prosemirror`), so the way to type
+ * is chosen by what the element is: `[name, host, path, {singleLine}]`. Their pages take no
  * pasted images (images.test.mjs keeps to EDITOR_PAGES). A single-line `<input>` drops the
  * line breaks of any value it is given.
  */
