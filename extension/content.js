@@ -218,7 +218,7 @@
       return;
     }
     const inputs = fromConfig ? [fromConfig]
-      : [...document.querySelectorAll('textarea,[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
+      : [...document.querySelectorAll('textarea,input:not([type]),input[type="text"],[contenteditable="true"],[contenteditable=""],[contenteditable="plaintext-only"],[role="textbox"]')]
         .filter((e) => !ours(e)).slice(0, 10);
     const pressed = seen.pressed;
     const appeared = seen.appeared;
@@ -631,7 +631,8 @@
   // other line can: the text landed when its non-blank lines are all there, in order, once.
   const lines = (s) => (s || '').split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l.trim() !== '');
   const landed = (el, text) => {
-    const want = lines(text);
+    // An <input> drops line breaks from any value it is given.
+    const want = lines(el.tagName === 'INPUT' ? text.replace(/[\r\n]/g, '') : text);
     const got = lines(readInput(el));
     return got.length === want.length && got.every((l, i) => l === want[i]);
   };
@@ -650,20 +651,50 @@
     'insert-lines': (el, text) => insertLines(text),
     paste: (el, text) => pasteInto(el, text, null),
     'paste-paragraphs': (el, text) => pasteInto(el, text, asParagraphs(text)),
+    'before-input-paste': (el, text) => beforeInput(el, 'insertFromPaste', text),
+    'before-input-text': (el, text) => beforeInput(el, 'insertText', text),
     dom: (el, text) => { el.textContent = text; el.dispatchEvent(new Event('input', { bubbles: true })); },
   };
+
+  /**
+   * A synthetic `beforeinput`: editors that model every edit from it (Slate) carry it out
+   * themselves. It has no default action, so a page that does not listen is left as it was.
+   */
+  function beforeInput(el, inputType, text) {
+    const init = { inputType, bubbles: true, cancelable: true, composed: true };
+    if (inputType === 'insertText') init.data = text;
+    else {
+      const dt = new DataTransfer();
+      dt.setData('text/plain', text);
+      init.dataTransfer = dt;
+    }
+    const e = new InputEvent('beforeinput', init);
+    // As with a paste, Firefox may drop the data of a DataTransfer given to the constructor.
+    if (e.dataTransfer && e.dataTransfer.getData('text/plain') !== text) {
+      try { e.dataTransfer.setData('text/plain', text); } catch { /* read-only: the next way */ }
+    }
+    el.dispatchEvent(e);
+  }
+
+  /**
+   * The kind of editor the element is and its ways, from the core's table: the first
+   * library mark the element or an ancestor bears, else what the config says.
+   */
+  function typingFor(el) {
+    for (const m of typing.markers) {
+      try { if (el.closest(m.selector)) return m; } catch { /* a selector this browser lacks */ }
+    }
+    return { kind: typing.unmarked, ways: typing.unmarkedWays };
+  }
 
   async function typeText(text) {
     const el = await inputEl();
     if (!el) return { ok: false, reason: 'input-not-found' };
     // The kind the element is, which may not be the one its config says: a site's config
     // may be older than its editor (kimi.com's input became a Lexical editor, which marks
-    // its root). The core says how to type into each kind.
-    const field = el.tagName === 'TEXTAREA' || el.tagName === 'INPUT';
-    const kind = field ? 'textarea'
-      : el.getAttribute('data-lexical-editor') === 'true' ? 'lexical'
-        : site.editor === 'textarea' ? 'other' : site.editor;
-    for (const how of typing[kind]) {
+    // its root). The core says how each kind is told and how to type into it.
+    const field = isField(el);
+    for (const how of typingFor(el).ways) {
       if (!field) await selectAllIn(el);
       ways[how](el, text);
       await sleep(50);

@@ -31,3 +31,4 @@ pub mod status;
 pub mod tab_events;
 pub mod tab_state;
 pub mod toolcall;
+pub mod typing;

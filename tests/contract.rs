@@ -347,14 +347,29 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
 
 #[test]
 fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
+    use mcp_bridge_core::domain::sites::EditorKind;
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/content.js");
     let text = std::fs::read_to_string(path).expect("extension/content.js");
-    let table = serde_json::to_value(mcp_bridge_core::domain::sites::Typing::table()).unwrap();
     let mut named = BTreeSet::new();
-    for (kind, ways) in table.as_object().unwrap() {
-        let ways = ways.as_array().unwrap();
-        assert!(!ways.is_empty(), "no way to type into {kind}");
-        named.extend(ways.iter().map(|w| w.as_str().unwrap().to_string()));
+    for editor in [
+        EditorKind::Textarea,
+        EditorKind::Prosemirror,
+        EditorKind::Lexical,
+        EditorKind::Quill,
+        EditorKind::Contenteditable,
+    ] {
+        let table = serde_json::to_value(mcp_bridge_core::domain::typing::Typing::for_site(editor))
+            .unwrap();
+        let mut lists = vec![table["unmarkedWays"].clone()];
+        for marker in table["markers"].as_array().unwrap() {
+            assert!(marker["selector"].as_str().is_some_and(|s| !s.is_empty()));
+            lists.push(marker["ways"].clone());
+        }
+        for ways in lists {
+            let ways = ways.as_array().unwrap();
+            assert!(!ways.is_empty(), "no way to type into a kind: {table}");
+            named.extend(ways.iter().map(|w| w.as_str().unwrap().to_string()));
+        }
     }
     for way in &named {
         let carried = [
@@ -366,5 +381,9 @@ fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
             "content.js has no `{way}` in its ways of typing"
         );
     }
-    assert_eq!(named.len(), 6, "{named:?}");
+    assert_eq!(named.len(), 8, "{named:?}");
+    // The script reads the table by these names.
+    for field in ["typing.markers", "typing.unmarked", "typing.unmarkedWays"] {
+        assert!(text.contains(field), "content.js does not read {field}");
+    }
 }

@@ -202,7 +202,7 @@ pub enum Response {
         /// With a site: the ways to type into each kind of editor, so the content script
         /// carries out the core's choice instead of making it.
         #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
-        typing: Option<Box<crate::domain::sites::Typing>>,
+        typing: Option<Box<crate::domain::typing::Typing>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
         float: Box<crate::domain::float::FloatState>,
@@ -249,7 +249,7 @@ impl Response {
         Response::PageSetup {
             typing: site
                 .as_ref()
-                .map(|_| Box::new(crate::domain::sites::Typing::table())),
+                .map(|s| Box::new(crate::domain::typing::Typing::for_site(s.editor))),
             site,
             problem,
             float: Box::new(float),
@@ -533,26 +533,30 @@ mod tests {
         let shown = serde_json::to_value(&setup).unwrap();
         assert_eq!(shown["site"]["editor"], "quill");
         let typing = &shown["typing"];
+        // The kinds are told by the element's marks; the config's kind is the one for an
+        // element no library marks.
+        let kinds: Vec<&str> = typing["markers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["kind"].as_str().unwrap())
+            .collect();
         assert_eq!(
-            typing["quill"],
+            kinds,
+            [
+                "field",
+                "lexical",
+                "slate",
+                "prosemirror",
+                "quill",
+                "draft-js",
+                "codemirror"
+            ]
+        );
+        assert_eq!(typing["unmarked"], "quill");
+        assert_eq!(
+            typing["unmarkedWays"],
             serde_json::json!(["insert", "paste", "dom"])
-        );
-        assert_eq!(
-            typing["lexical"],
-            serde_json::json!(["paste", "insert", "dom"])
-        );
-        assert_eq!(
-            typing["prosemirror"],
-            serde_json::json!(["paste-paragraphs", "insert", "dom"])
-        );
-        assert_eq!(typing["textarea"], serde_json::json!(["value"]));
-        assert_eq!(
-            typing["other"],
-            serde_json::json!(["paste", "insert", "dom"])
-        );
-        assert_eq!(
-            typing["contenteditable"],
-            serde_json::json!(["insert-lines", "paste", "dom"])
         );
         // No site: nothing to type into, and no `site` key.
         let off = Response::page_setup(None, Some("off".into()), Default::default());

@@ -4,7 +4,8 @@
 use crate::domain::field_error::{FieldError, Invalid};
 use serde::{Deserialize, Serialize};
 
-/// How text gets into the site's chat input (docs/ARCHITECTURE.md, "Sites").
+/// The site's chat input as its config names it; the element found decides how to type
+/// into it (`typing::Typing`), this only for an element no editor library marks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EditorKind {
@@ -13,73 +14,6 @@ pub enum EditorKind {
     Lexical,
     Quill,
     Contenteditable,
-}
-
-/// One way of putting text into a chat input. The content script tries its editor's ways in
-/// order until the text reads back from the input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TypingWay {
-    /// The native value setter and an `input` event: React keeps its own copy of the value
-    /// and only takes it this way (https://github.com/facebook/react/issues/10135).
-    Value,
-    /// `execCommand('insertText')`.
-    Insert,
-    /// `execCommand('insertText')` a line at a time with `insertLineBreak` between: Chromium
-    /// turns each line break of one insert into a block, which a plain contenteditable
-    /// reads back with doubled blank lines.
-    InsertLines,
-    /// A synthetic paste of the plain text (the user's clipboard is never touched).
-    Paste,
-    /// A paste of the text as HTML, one paragraph a line: ProseMirror splits pasted plain
-    /// text on runs of line breaks, so blank lines would vanish.
-    PasteParagraphs,
-    /// Setting the element's text directly: the last resort.
-    Dom,
-}
-
-impl EditorKind {
-    /// The ways to type into this kind of editor, best first. Lexical's handling of
-    /// `insertText` in Chromium drops line breaks and lines that are only `{` or `}`, so it
-    /// is pasted into; Quill and a plain contenteditable take inserts as typed.
-    pub fn typing(self) -> &'static [TypingWay] {
-        use TypingWay::*;
-        match self {
-            EditorKind::Textarea => &[Value],
-            EditorKind::Prosemirror => &[PasteParagraphs, Insert, Dom],
-            EditorKind::Lexical => &[Paste, Insert, Dom],
-            EditorKind::Quill => &[Insert, Paste, Dom],
-            EditorKind::Contenteditable => &[InsertLines, Paste, Dom],
-        }
-    }
-}
-
-/// The ways to type into every kind of editor, as the content script gets them with a site's
-/// config: the element it finds may be of another kind than the config says (a textarea, or a
-/// site whose input became a Lexical editor, which marks its root), and the script types by
-/// the kind the element is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Typing {
-    pub textarea: &'static [TypingWay],
-    pub prosemirror: &'static [TypingWay],
-    pub lexical: &'static [TypingWay],
-    pub quill: &'static [TypingWay],
-    pub contenteditable: &'static [TypingWay],
-    /// A rich editor where the config says `textarea`: its kind is not known.
-    pub other: &'static [TypingWay],
-}
-
-impl Typing {
-    pub fn table() -> Typing {
-        Typing {
-            textarea: EditorKind::Textarea.typing(),
-            prosemirror: EditorKind::Prosemirror.typing(),
-            lexical: EditorKind::Lexical.typing(),
-            quill: EditorKind::Quill.typing(),
-            contenteditable: EditorKind::Contenteditable.typing(),
-            other: &[TypingWay::Paste, TypingWay::Insert, TypingWay::Dom],
-        }
-    }
 }
 
 /// CSS selector chains, most stable first; the content script uses the first that matches.

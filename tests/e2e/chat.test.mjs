@@ -19,7 +19,7 @@ for (const browser of BROWSERS) {
         await openChat(w, host);
         await w.session.exec('window.fixtureAI.reset()');
         await openChat(w, host);
-        const variant = { deepseek: 'literal', chatgpt: 'fenced', gemini: 'escaped', perplexity: 'stripped', kimi: 'literal' }[name];
+        const variant = { deepseek: 'literal', chatgpt: 'fenced', gemini: 'escaped', perplexity: 'stripped', kimi: 'literal', grok: 'fenced', doubao: 'literal' }[name];
         const answer = await w.session.exec(
           'return window.fixtureAI.toolCall(arguments[0], arguments[1], "Let me check.")',
           { tool_name: 'echo', arguments: { text: `hello from ${name}` } }, variant);

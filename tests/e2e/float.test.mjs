@@ -19,6 +19,8 @@ const INPUT = {
   gemini: ['rich-textarea .ql-editor', 'button.send-button'],
   perplexity: ['#ask-input', 'button[data-testid=submit-button]'],
   kimi: ['.chat-input-editor', '.send-button-container .send-button'],
+  grok: ['.query-bar .tiptap', 'form button[type=submit]'],
+  doubao: ['[data-testid=chat_input_input] [contenteditable]', 'button[data-testid=chat_input_send_button]'],
 };
 
 // Runs in the page: rects of the float's parts and of the given elements.

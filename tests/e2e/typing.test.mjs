@@ -1,15 +1,16 @@
 // Typing a report into every kind of chat editor: the text the page's own send handler takes
-// from its editor state (React state, ProseMirror doc, Quill Delta, Lexical EditorState,
-// the contenteditable's text) must be the report exactly — with its blank lines and the
+// from its editor state (React or Vue state, ProseMirror or TipTap doc, Quill Delta, Lexical
+// EditorState, Slate's value, Draft.js ContentState, CodeMirror's document, the
+// contenteditable's text) must be the report exactly — with its blank lines and the
 // lines of pretty-printed JSON that hold only `{` or `}` — typed once and sent once.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { EDITOR_PAGES } from './support/fixtures.mjs';
+import { EDITOR_PAGES, ANY_EDITOR_PAGES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 
-const PAGES = EDITOR_PAGES;
+const PAGES = [...EDITOR_PAGES, ...ANY_EDITOR_PAGES];
 
 // The echo tool returns `result`'s JSON text; the report pretty-prints it, keys in order, as
 // JSON.stringify(…, null, 2) does. Each page gets its own (the core never runs the same call
@@ -34,7 +35,7 @@ for (const browser of BROWSERS) {
     before(async () => { w = await startWorld(browser); });
     after(async () => { await w?.close(); });
 
-    for (const [name, host, path] of PAGES) {
+    for (const [name, host, path, { singleLine = false } = {}] of PAGES) {
       test(`${name}: a pretty-printed JSON result is typed once, exactly, and sent once`, async () => {
         await openChat(w, host, path);
         await w.session.exec('window.fixtureAI.reset()');
@@ -48,7 +49,8 @@ for (const browser of BROWSERS) {
         await sleep(1500);
         const sent = await w.session.exec('return window.fixtureAI.sent()');
         assert.equal(sent.length, 2, `sent ${sent.length} messages: ${JSON.stringify(sent)}`);
-        assert.equal(sent[1], expected(resultFor(name)));
+        const want = expected(resultFor(name));
+        assert.equal(sent[1], singleLine ? want.replace(/\n/g, '') : want);
         // Nothing was left behind in the editor (a second copy, say).
         assert.equal((await w.session.exec('return window.fixtureAI.editorText()')).trim(), '');
       });

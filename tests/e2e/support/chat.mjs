@@ -97,8 +97,9 @@ export async function userSays(b, text, answers = [], inputCss = null) {
   await b.session.exec('window.fixtureAI.queueMany(arguments[0])', answers);
   const site = await b.session.exec('return window.fixtureAI.site');
   const input = await b.session.find(inputCss || {
-    deepseek: 'textarea#chat-input', chatgpt: '#prompt-textarea', gemini: 'rich-textarea .ql-editor',
-    perplexity: '#ask-input', kimi: '.chat-input-editor',
+    deepseek: '#chat-input', chatgpt: '#prompt-textarea', gemini: 'rich-textarea .ql-editor',
+    perplexity: '#ask-input', kimi: '.chat-input-editor:is([contenteditable],textarea,input), .chat-input-editor [contenteditable]',
+    grok: '.query-bar .tiptap', doubao: '[data-testid="chat_input_input"] [contenteditable]',
   }[site]);
   await b.session.click(input);
   // Firefox drops the rest of a string sent at once into a Lexical editor after its first

@@ -13,6 +13,8 @@ export const CHAT_SITES = [
   ['gemini', 'gemini.google.com'],
   ['perplexity', 'www.perplexity.ai'],
   ['kimi', 'www.kimi.com'],
+  ['grok', 'grok.com'],
+  ['doubao', 'www.doubao.com'],
 ];
 
 /** Each editor library of the fixture pages once: `[name, host, path]`. */
@@ -24,6 +26,25 @@ export const EDITOR_PAGES = [
   ['kimi (contenteditable)', 'www.kimi.com', '/'],
   // kimi.com's input is a Lexical plain-text editor while its config says `contenteditable`.
   ['kimi (Lexical)', 'www.kimi.com', '/?editor=lexical'],
+];
+
+/**
+ * More editor libraries, all but Grok's on a page whose config names another kind (Kimi's
+ * says `contenteditable`, DeepSeek's `textarea`, Doubao's `prosemirror`), so the way to type
+ * is chosen by what the element is: `[name, host, path, {singleLine}]`. Their pages take no
+ * pasted images (images.test.mjs keeps to EDITOR_PAGES). A single-line `<input>` drops the
+ * line breaks of any value it is given.
+ */
+export const ANY_EDITOR_PAGES = [
+  ['grok (TipTap)', 'grok.com', '/'],
+  ['doubao (Slate)', 'www.doubao.com', '/'],
+  ['kimi (Slate)', 'www.kimi.com', '/?editor=slate'],
+  ['kimi (TipTap)', 'www.kimi.com', '/?editor=tiptap'],
+  ['kimi (Draft.js)', 'www.kimi.com', '/?editor=draft'],
+  ['kimi (CodeMirror 6)', 'www.kimi.com', '/?editor=codemirror'],
+  ['deepseek (React input)', 'chat.deepseek.com', '/?editor=input', { singleLine: true }],
+  ['deepseek (Vue textarea)', 'chat.deepseek.com', '/?editor=vue-textarea'],
+  ['deepseek (Vue input)', 'chat.deepseek.com', '/?editor=vue-input', { singleLine: true }],
 ];
 
 /** Whether the built pages are missing or older than any of their sources. */
