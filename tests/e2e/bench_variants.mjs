@@ -18,7 +18,7 @@ for (const browser of browsers) {
   const w = await startWorld(browser);
   try {
     for (const [site, host] of sites) {
-      const list = per ? sampleVariants(site, per, seed) : allVariants();
+      const list = per ? sampleVariants(site, per, seed) : allVariants(site);
       const failed = [];
       let ok = 0;
       for (const [i, v] of list.entries()) {

@@ -23,8 +23,9 @@ for (const browser of BROWSERS) {
     for (const [site, host] of CHAT_SITES.filter(([s]) => EDITOR_MARK[s])) {
       // The sample, and the names as shipped with every knob but `same`: the config's own
       // selectors meeting the new structure (a message area selector matching one wrapper).
-      const shipped = allVariants().find((v) => !v.renamed && v.knobs.length === KNOBS.length - 1 && !v.knobs.includes('same'));
-      for (const v of [...sampleVariants(site, PER_SITE, SEED), shipped]) {
+      const shipped = allVariants(site).find((v) => !v.renamed && v.knobs.length === KNOBS.length - 1 && !v.knobs.includes('same'));
+      const list = [...sampleVariants(site, PER_SITE, SEED), shipped];
+      for (const v of list.filter((x, i) => list.findIndex((y) => y.path === x.path) === i)) {
         test(`${site}, ${variantName(v)}: each call runs and is reported once`, async () => {
           const checks = await exchange(w, site, host, v);
           assert.deepEqual(checks, { success: true, failure: true, fenced: true, once: true });
