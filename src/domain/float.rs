@@ -567,6 +567,10 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
         ConfirmReason::Policy => says.confirm_policy.into(),
         ConfirmReason::Manual => says.confirm_manual.into(),
         ConfirmReason::FirstUse => says.confirm_first_use.into(),
+        ConfirmReason::Untrusted(tool) => fill(says.confirm_untrusted, &[("tool", &code(&tool))]),
+        ConfirmReason::NotTrusted(server) => {
+            fill(says.confirm_not_trusted, &[("server", &code(&server))])
+        }
         ConfirmReason::RoundCap => fill(says.confirm_round_cap, &[("cap", &cap.to_string())]),
         ConfirmReason::Ambiguous(servers) => {
             let first = servers.first().map(|s| code(s)).unwrap_or_default();
@@ -587,6 +591,10 @@ pub enum ConfirmReason {
     Policy,
     /// Nothing set for a tool that may change things.
     FirstUse,
+    /// The conversation read untrusted content, from this tool: only *Allow once*.
+    Untrusted(String),
+    /// Nothing set for a tool claiming to only read, on this server the user does not trust.
+    NotTrusted(String),
     Manual,
     RoundCap,
     /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
@@ -600,6 +608,8 @@ impl From<AskReason> for ConfirmReason {
         match r {
             AskReason::Policy => ConfirmReason::Policy,
             AskReason::FirstUse => ConfirmReason::FirstUse,
+            AskReason::Untrusted(tool) => ConfirmReason::Untrusted(tool),
+            AskReason::NotTrusted(server) => ConfirmReason::NotTrusted(server),
             AskReason::Manual => ConfirmReason::Manual,
             AskReason::Unreadable(why) => ConfirmReason::Unreadable(why),
             AskReason::Ambiguous(servers) => ConfirmReason::Ambiguous(servers),

@@ -175,6 +175,10 @@ catalog! {
     confirm_ambiguous,
     confirm_unreadable,
     confirm_first_use,
+    /// The conversation read untrusted content: `{tool}` (marked `like this`).
+    confirm_untrusted,
+    /// A read-only claim of a server the user does not trust: `{server}`.
+    confirm_not_trusted,
     // -- the float: one sentence for the user, in the interface language; names and
     // commands marked `like this` --
     /// `{site}`.
@@ -426,6 +430,7 @@ catalog! {
     list_bad_url,
     policy_set_by_you,
     policy_read_only,
+    policy_not_trusted,
     policy_may_change,
     status_running,
     status_starting,

@@ -540,8 +540,12 @@ fn policy_value(p: ToolPolicy) -> &'static str {
 pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang) -> ToolView {
     let says = lang.says();
     let (policy, source) = policy::on_server(s, server, &tool.name, &tool.annotations);
-    let (default, _) =
-        policy::on_server(&Settings::default(), server, &tool.name, &tool.annotations);
+    // What *Default* means for this user: with the servers they trust, without their choices.
+    let defaults = Settings {
+        tool_policies: Default::default(),
+        ..s.clone()
+    };
+    let (default, _) = policy::on_server(&defaults, server, &tool.name, &tool.annotations);
     let default_word = policy_word(lang, default);
     let policy_why = match source {
         Source::User => fill(
@@ -552,6 +556,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
             ],
         ),
         Source::ReadOnly => says.policy_read_only.to_string(),
+        Source::NotTrusted => says.policy_not_trusted.to_string(),
         _ => says.policy_may_change.to_string(),
     };
     let mut choices = vec![PolicyChoice {

@@ -23,7 +23,7 @@ use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::status::{self, PairingNote, Status};
 use crate::domain::tab_events::{self, Context, Effect, Event};
 use crate::domain::tab_state::{
-    Phase, SIGN_IN_REQUIRED, TabState, Update, server_running as running,
+    Phase, SIGN_IN_REQUIRED, TabState, Update, conversation, server_running as running,
 };
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
@@ -362,6 +362,21 @@ impl<H: Host> ChatLoop<H> {
         let _turn = self.queues.enter(tab).await;
         let mut state = self.store.tab(tab).await;
         let read = state.clone();
+        // The mark a conversation keeps in storage, for a page that loads or an address
+        // this tab did not show before.
+        let address = match &event {
+            Event::PageReady { url } => Some(*url),
+            Event::Update { update, .. }
+                if conversation(update.url) != conversation(&state.url) =>
+            {
+                Some(update.url)
+            }
+            _ => None,
+        };
+        let marked = match address {
+            Some(url) => self.store.untrusted_mark(conversation(url)).await,
+            None => None,
+        };
         let (mut recheck, mut later) = (None, Vec::new());
         let mut next = Some(event);
         while let Some(event) = next.take() {
@@ -374,6 +389,7 @@ impl<H: Host> ChatLoop<H> {
                 settings,
                 now_ms: self.host.now_ms(),
                 executed: &executed,
+                marked: marked.as_deref(),
             };
             for effect in tab_events::step(&mut state, event, &cx) {
                 match effect {
@@ -407,6 +423,14 @@ impl<H: Host> ChatLoop<H> {
                     }
                 }
             }
+        }
+        // A new mark, or a marked tab's conversation getting its address: kept for the
+        // conversation, before anything of this event goes on.
+        if let Some(tool) = &state.untrusted
+            && (read.untrusted.as_ref() != Some(tool) || read.url != state.url)
+        {
+            let here = conversation(&state.url);
+            self.store.mark_untrusted(here, tool).await;
         }
         if state != read {
             self.store.save_tab(tab, &state).await;
@@ -602,7 +626,10 @@ impl<H: Host> ChatLoop<H> {
         settings: &Settings,
     ) {
         let ui = self.ui();
-        let remember = matches!(reason, ConfirmReason::FirstUse);
+        let remember = matches!(
+            reason,
+            ConfirmReason::FirstUse | ConfirmReason::NotTrusted(_)
+        );
         let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
         let site = match self.site_for(url).await {
             Some(site) => site.name,
