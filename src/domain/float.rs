@@ -61,6 +61,8 @@ pub enum ActionId {
     AllowOnce,
     /// Run, and keep "allow" for this tool.
     AlwaysAllow,
+    /// Run, and trust the call's server (its tools' read-only claims are believed).
+    TrustServer,
     /// Do not run, and keep "deny" for this tool.
     Deny,
     /// Do not run this call (nothing kept).
@@ -279,6 +281,7 @@ fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
     let label = match id {
         ActionId::AllowOnce => says.ui_allow_once,
         ActionId::AlwaysAllow => says.ui_always_allow,
+        ActionId::TrustServer => says.ui_trust_server,
         ActionId::Deny => says.ui_deny,
         ActionId::Skip => says.ui_skip,
         ActionId::Cancel => says.ui_cancel,
@@ -496,6 +499,14 @@ pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: boo
         ]
     };
     s
+}
+
+/// Offers, beside *Allow once*, to trust `server` for good (its read-only tools then run
+/// without asking).
+pub fn offer_trust(float: &mut FloatState, lang: Lang, server: &str) {
+    let mut trust = action(lang, ActionId::TrustServer, false);
+    trust.label = fill(&trust.label, &[("server", &code(server))]);
+    float.actions.insert(1.min(float.actions.len()), trust);
 }
 
 /// The arguments of a call as name and value lines: strings as they are, anything else as

@@ -212,6 +212,8 @@ catalog! {
     /// Between the items of a list of names.
     list_sep,
     ui_allow_once,
+    /// Trust the call's server from the consent question: `{server}`.
+    ui_trust_server,
     ui_always_allow,
     ui_deny,
     ui_skip,

@@ -33,7 +33,11 @@ pub enum Event<'a> {
         target: Result<Target, (Outcome, Setup)>,
     },
     /// The user's answer to the prompt: run or not, and whether to remember it.
-    Confirm { run: bool, always: bool },
+    Confirm {
+        run: bool,
+        always: bool,
+        trust: bool,
+    },
     /// The user's answer about a held call: *Tell the AI* or *Skip*.
     Held { tell_ai: bool },
     /// The user pressed *Cancel*.
@@ -122,6 +126,8 @@ pub enum Effect {
     ShowReady,
     /// Save the user's choice for the call's tool.
     Remember { call: ToolCall, policy: ToolPolicy },
+    /// Save that the user trusts this server.
+    Trust { server: String },
     /// Stop the running call at the bridge (the tab's state says it is cancelled, so its
     /// answer is not reported as its result).
     CancelAtBridge { call_id: String },
@@ -209,7 +215,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 Verdict::Ask(reason) => ask(state, key, call, reason.into()),
             }
         }
-        Event::Confirm { run, always } => {
+        Event::Confirm { run, always, trust } => {
             if !matches!(state.phase, Phase::Detected { .. }) {
                 return Vec::new();
             }
@@ -217,6 +223,10 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 return Vec::new();
             };
             let mut effects = Vec::new();
+            if let (true, true, Some(server)) = (run, trust, &call.server_name) {
+                let server = server.clone();
+                effects.push(Effect::Trust { server });
+            }
             if always {
                 let policy = if run {
                     ToolPolicy::Allow
@@ -548,6 +558,7 @@ mod tests {
         let deny = Event::Confirm {
             run: false,
             always: false,
+            trust: false,
         };
         let fx = step(&mut once, deny, &cx(&settings, &[]));
         assert_eq!(fx, [Effect::MarkExecuted("k".into()), Effect::ShowReady]);
@@ -556,6 +567,7 @@ mod tests {
         let allow = Event::Confirm {
             run: true,
             always: true,
+            trust: false,
         };
         let fx = step(&mut state, allow, &cx(&settings, &[]));
         assert!(matches!(
@@ -573,6 +585,7 @@ mod tests {
         let again = Event::Confirm {
             run: true,
             always: false,
+            trust: false,
         };
         assert!(step(&mut state, again, &cx(&settings, &[])).is_empty());
     }

@@ -415,6 +415,7 @@ impl<H: Host> ChatLoop<H> {
                         self.show(tab, f).await;
                     }
                     Effect::Remember { call, policy } => self.remember(&call, policy).await,
+                    Effect::Trust { server } => self.trust(&server).await,
                     Effect::CancelAtBridge { call_id } => {
                         self.client(settings).cancel(&call_id).await;
                     }
@@ -601,9 +602,25 @@ impl<H: Host> ChatLoop<H> {
     async fn remember(&self, call: &ToolCall, policy: ToolPolicy) {
         let server = call.server_name.as_deref().unwrap_or("*");
         let key = format!("{server}:{}", call.tool_name);
+        self.change_settings(|s| {
+            s.tool_policies.insert(key, policy);
+        })
+        .await;
+    }
+
+    /// Saves that the user trusts `server` (from the consent question).
+    async fn trust(&self, server: &str) {
+        self.change_settings(|s| {
+            s.trusted_servers.insert(server.to_string());
+        })
+        .await;
+    }
+
+    /// Saves one change of the user's to the stored settings.
+    async fn change_settings(&self, change: impl FnOnce(&mut Settings)) {
         match self.store.settings().await {
             Ok(mut settings) if settings.unreadable.is_none() => {
-                settings.tool_policies.insert(key, policy);
+                change(&mut settings);
                 if let Err(e) = self.store.save_settings(&settings).await {
                     self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
                 }
@@ -630,12 +647,16 @@ impl<H: Host> ChatLoop<H> {
             reason,
             ConfirmReason::FirstUse | ConfirmReason::NotTrusted(_)
         );
+        let reason_kept = reason.clone();
         let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
         let site = match self.site_for(url).await {
             Some(site) => site.name,
             None => host_of(url),
         };
-        let f = float::confirm(ui, &site, call, &why, remember);
+        let mut f = float::confirm(ui, &site, call, &why, remember);
+        if let (ConfirmReason::NotTrusted(server), true) = (&reason_kept, remember) {
+            float::offer_trust(&mut f, ui, server);
+        }
         self.show(tab, f).await;
     }
 
@@ -1016,9 +1037,9 @@ impl<H: Host> ChatLoop<H> {
             UserAction::Cancel => {
                 self.event(tab, &settings, Event::Cancel).await;
             }
-            UserAction::Confirm { run, always } => {
-                self.event(tab, &settings, Event::Confirm { run, always })
-                    .await;
+            UserAction::Confirm { run, always, trust } => {
+                let confirm = Event::Confirm { run, always, trust };
+                self.event(tab, &settings, confirm).await;
             }
             UserAction::Held { tell_ai } => {
                 self.event(tab, &settings, Event::Held { tell_ai }).await;

@@ -188,3 +188,36 @@ fn a_read_only_claim_of_a_server_the_user_does_not_trust_is_not_believed() {
     let why = f["consent"]["why"].as_str().unwrap();
     assert!(why.contains("`evil` is not a server you trust"), "{why}");
 }
+
+#[test]
+fn the_first_question_about_an_untrusted_servers_read_only_tool_trusts_the_server_in_one_click() {
+    let mut w = World::new();
+    w.store(Area::Local, "settings", json!({}));
+    w.open_chat(1);
+    w.answer(1, 1, &call("get_current_time", json!({})));
+    assert!(w.executes().is_empty(), "`time` is not trusted yet");
+    let f = w.last_float(1);
+    assert_eq!(
+        action_ids(&f),
+        ["allow-once", "trust-server", "always-allow", "deny"]
+    );
+    assert_eq!(
+        f["actions"][1]["label"],
+        "Trust `time` — its read-only tools will run without asking"
+    );
+    w.action(1, json!({"action": "confirm", "run": true, "trust": true}));
+    assert_eq!(w.executes().len(), 1, "the call runs");
+    let stored = w.stored(Area::Local, "settings").unwrap();
+    assert_eq!(stored["trustedServers"], json!(["time"]));
+    assert!(
+        stored["toolPolicies"]
+            .as_object()
+            .is_none_or(|p| p.is_empty())
+    );
+    w.answer(1, 2, &call("convert_time", json!({})));
+    assert_eq!(
+        w.executes().len(),
+        2,
+        "its other read-only tool runs unasked"
+    );
+}

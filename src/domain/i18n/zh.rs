@@ -118,6 +118,7 @@ pub const ZH: Catalog = Catalog {
     ui_sign_in: "{server} 需要你登录。打开设置，点击它旁边的“登录”；登录完成后调用会自动运行。",
     list_sep: "、",
     ui_allow_once: "允许一次",
+    ui_trust_server: "信任 {server} — 其只读工具将无需询问即可运行",
     ui_always_allow: "始终允许",
     ui_deny: "拒绝",
     ui_skip: "跳过",
