@@ -16,7 +16,7 @@ const SERVERS: [(&str, &[&str]); 3] = [
 
 /// The scripted user always allowed both the fetcher and the writer, and trusts `time`.
 fn world() -> World {
-    let mut w = World::new();
+    let w = World::new();
     w.bridge(|req| bridge_with(&SERVERS, req));
     w.store(
         Area::Local,
