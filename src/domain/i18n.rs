@@ -103,6 +103,8 @@ catalog! {
     label_trace_id,
     cut_marker,
     empty_result,
+    /// Before a fenced result: `{fence}`, its boundary line.
+    fence_note,
     success_closing,
     note_tool_denied,
     json_invalid,
