@@ -29,8 +29,10 @@ for (const browser of BROWSERS) {
         web: { command: process.execPath, args: [SERVERS, 'web'] },
         notes: { command: process.execPath, args: [SERVERS, 'notes', notes] },
       } };
+      // JSON log lines, so each request that reaches `/execute` can be counted.
       w = await startWorld(browser, {
         bridgeConfig,
+        bridgeArgs: ['--log-format', 'json'],
         settings: { toolPolicies: { 'web:fetch': 'allow', 'notes:write_note': 'allow' } },
       });
     });
