@@ -1066,6 +1066,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,mon
   const confirmed = (run, always) => ({ action: ACTION.CONFIRM, run, always });
   const ACTIONS = {
     'allow-once': () => confirmed(true, false), 'always-allow': () => confirmed(true, true),
+    'trust-server': () => ({ ...confirmed(true, false), trust: true }),
     deny: () => confirmed(false, true), skip: () => confirmed(false, false),
     cancel: () => ({ action: ACTION.CANCEL }), 'open-settings': () => ({ action: ACTION.OPEN_DETAILS }),
     'tell-ai': () => ({ action: ACTION.HELD, tellAi: true }), drop: () => ({ action: ACTION.HELD, tellAi: false }),

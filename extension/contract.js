@@ -68,6 +68,8 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     GET_TOOLS: 'get-tools',
     SET_TOOL_POLICY: 'set-tool-policy',
     SET_TOOL_UNMASKED: 'set-tool-unmasked',
+    SET_TOOL_EXEMPT: 'set-tool-exempt',
+    SET_SERVER_TRUSTED: 'set-server-trusted',
     GET_ERROR_LOG: 'get-error-log',
     EXPORT_ERROR_LOG: 'export-error-log',
     CLEAR_ERROR_LOG: 'clear-error-log',

@@ -301,6 +301,17 @@ function toolRow(tool) {
   const label = el('label', null, { class: 'unmasked-label' });
   label.append(unmasked, ` ${t('unmaskedLabel')}`);
   cell.append(label);
+  // Off by default: after a chat read untrusted content, this tool still runs unasked when
+  // its policy allows it; the risk is said beside the switch.
+  const exempt = el('input', null, { type: 'checkbox', class: 'exempt' });
+  exempt.checked = tool.exempt;
+  exempt.addEventListener('change', async () => {
+    const answer = await ask({ type: PAGE.SET_TOOL_EXEMPT, key: tool.key, exempt: exempt.checked });
+    report($('tools'), out, answer, t(exempt.checked ? 'exemptOn' : 'exemptOff', [tick(tool.key)]));
+  });
+  const exemptLabel = el('label', null, { class: 'exempt-label' });
+  exemptLabel.append(exempt, ` ${t('exemptLabel')}`);
+  cell.append(exemptLabel);
   tr.append(name, quoted('td', tool.description), cell);
   return tr;
 }
@@ -314,11 +325,21 @@ async function loadTools() {
   if (seq !== toolsSeq) return;
   const data = report($('tools'), out, answer, '');
   if (!data) { $('tool-list').replaceChildren(); return; }
-  $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem }) => {
+  $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem, trusted }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
     const title = el('h3');
     title.append(named(service.name, false), ` — ${service.statusText}`);
     box.append(title);
+    // Trusting a server believes its tools' own read-only claims (the tools' rows change).
+    const trust = el('input', null, { type: 'checkbox', class: 'trusted' });
+    trust.checked = trusted;
+    trust.addEventListener('change', async () => {
+      const answer = await ask({ type: PAGE.SET_SERVER_TRUSTED, server: service.name, trusted: trust.checked });
+      if (report($('tools'), out, answer, t(trust.checked ? 'trustedOn' : 'trustedOff', [tick(service.name)]))) loadTools();
+    });
+    const trustLabel = el('label', null, { class: 'trusted-label' });
+    trustLabel.append(trust, ` ${t('trustedLabel')}`);
+    box.append(trustLabel);
     if (service.description) box.append(quoted('p', service.description));
     if (problem) say(box.appendChild(el('p', null, { class: 'result', 'data-state': 'down' })), problem);
     const table = el('table', null, { class: 'tool-list' });

@@ -23,5 +23,6 @@ mod chat_loop {
     mod settle;
     mod sites;
     mod store;
+    mod trust;
     mod two_cores;
 }

@@ -61,6 +61,8 @@ pub enum ActionId {
     AllowOnce,
     /// Run, and keep "allow" for this tool.
     AlwaysAllow,
+    /// Run, and trust the call's server (its tools' read-only claims are believed).
+    TrustServer,
     /// Do not run, and keep "deny" for this tool.
     Deny,
     /// Do not run this call (nothing kept).
@@ -279,6 +281,7 @@ fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
     let label = match id {
         ActionId::AllowOnce => says.ui_allow_once,
         ActionId::AlwaysAllow => says.ui_always_allow,
+        ActionId::TrustServer => says.ui_trust_server,
         ActionId::Deny => says.ui_deny,
         ActionId::Skip => says.ui_skip,
         ActionId::Cancel => says.ui_cancel,
@@ -498,6 +501,14 @@ pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: boo
     s
 }
 
+/// Offers, beside *Allow once*, to trust `server` for good (its read-only tools then run
+/// without asking).
+pub fn offer_trust(float: &mut FloatState, lang: Lang, server: &str) {
+    let mut trust = action(lang, ActionId::TrustServer, false);
+    trust.label = fill(&trust.label, &[("server", &code(server))]);
+    float.actions.insert(1.min(float.actions.len()), trust);
+}
+
 /// The arguments of a call as name and value lines: strings as they are, anything else as
 /// compact JSON; a value under a secret-looking name is hidden whole.
 fn arg_list(arguments: &serde_json::Value) -> Vec<ConsentArg> {
@@ -567,6 +578,10 @@ pub fn confirm_reason(lang: Lang, reason: ConfirmReason, cap: u32) -> String {
         ConfirmReason::Policy => says.confirm_policy.into(),
         ConfirmReason::Manual => says.confirm_manual.into(),
         ConfirmReason::FirstUse => says.confirm_first_use.into(),
+        ConfirmReason::Untrusted(tool) => fill(says.confirm_untrusted, &[("tool", &code(&tool))]),
+        ConfirmReason::NotTrusted(server) => {
+            fill(says.confirm_not_trusted, &[("server", &code(&server))])
+        }
         ConfirmReason::RoundCap => fill(says.confirm_round_cap, &[("cap", &cap.to_string())]),
         ConfirmReason::Ambiguous(servers) => {
             let first = servers.first().map(|s| code(s)).unwrap_or_default();
@@ -587,6 +602,10 @@ pub enum ConfirmReason {
     Policy,
     /// Nothing set for a tool that may change things.
     FirstUse,
+    /// The conversation read untrusted content, from this tool: only *Allow once*.
+    Untrusted(String),
+    /// Nothing set for a tool claiming to only read, on this server the user does not trust.
+    NotTrusted(String),
     Manual,
     RoundCap,
     /// Why the stored settings could not be used ([`crate::domain::settings::Settings::unreadable`]).
@@ -600,6 +619,8 @@ impl From<AskReason> for ConfirmReason {
         match r {
             AskReason::Policy => ConfirmReason::Policy,
             AskReason::FirstUse => ConfirmReason::FirstUse,
+            AskReason::Untrusted(tool) => ConfirmReason::Untrusted(tool),
+            AskReason::NotTrusted(server) => ConfirmReason::NotTrusted(server),
             AskReason::Manual => ConfirmReason::Manual,
             AskReason::Unreadable(why) => ConfirmReason::Unreadable(why),
             AskReason::Ambiguous(servers) => ConfirmReason::Ambiguous(servers),

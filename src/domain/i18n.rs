@@ -103,6 +103,8 @@ catalog! {
     label_trace_id,
     cut_marker,
     empty_result,
+    /// Before a fenced result: `{fence}`, its boundary line.
+    fence_note,
     success_closing,
     note_tool_denied,
     json_invalid,
@@ -175,6 +177,10 @@ catalog! {
     confirm_ambiguous,
     confirm_unreadable,
     confirm_first_use,
+    /// The conversation read untrusted content: `{tool}` (marked `like this`).
+    confirm_untrusted,
+    /// A read-only claim of a server the user does not trust: `{server}`.
+    confirm_not_trusted,
     // -- the float: one sentence for the user, in the interface language; names and
     // commands marked `like this` --
     /// `{site}`.
@@ -208,6 +214,8 @@ catalog! {
     /// Between the items of a list of names.
     list_sep,
     ui_allow_once,
+    /// Trust the call's server from the consent question: `{server}`.
+    ui_trust_server,
     ui_always_allow,
     ui_deny,
     ui_skip,
@@ -426,6 +434,7 @@ catalog! {
     list_bad_url,
     policy_set_by_you,
     policy_read_only,
+    policy_not_trusted,
     policy_may_change,
     status_running,
     status_starting,

@@ -102,6 +102,9 @@ pub enum UserAction {
         run: bool,
         #[serde(default)]
         always: bool,
+        /// Also trust the call's server (*Trust `server`*).
+        #[serde(default)]
+        trust: bool,
     },
     /// About a call held for the user's setup: send its failure report to the AI after all
     /// (`tellAi`), or drop it.
@@ -431,7 +434,8 @@ mod tests {
             Incoming::Tab(TabRequest::UserAction {
                 action: UserAction::Confirm {
                     run: true,
-                    always: false
+                    always: false,
+                    trust: false
                 }
             })
         );

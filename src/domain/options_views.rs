@@ -495,6 +495,8 @@ pub struct ToolView {
     pub policy_why: String,
     /// The user lets this tool's results through with secrets unmasked.
     pub unmasked: bool,
+    /// The user lets this tool run as its policy says even after untrusted content.
+    pub exempt: bool,
     /// What the tool says about itself (its MCP annotations), in words.
     pub hints: Vec<String>,
     pub params: Vec<bridge_api::Param>,
@@ -508,6 +510,8 @@ pub struct ToolView {
 #[serde(rename_all = "camelCase")]
 pub struct ServiceTools {
     pub service: ServiceView,
+    /// The user trusts the server: its tools' own read-only claims are believed.
+    pub trusted: bool,
     pub tools: Vec<ToolView>,
     pub problem: Option<String>,
 }
@@ -540,8 +544,12 @@ fn policy_value(p: ToolPolicy) -> &'static str {
 pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang) -> ToolView {
     let says = lang.says();
     let (policy, source) = policy::on_server(s, server, &tool.name, &tool.annotations);
-    let (default, _) =
-        policy::on_server(&Settings::default(), server, &tool.name, &tool.annotations);
+    // What *Default* means for this user: with the servers they trust, without their choices.
+    let defaults = Settings {
+        tool_policies: Default::default(),
+        ..s.clone()
+    };
+    let (default, _) = policy::on_server(&defaults, server, &tool.name, &tool.annotations);
     let default_word = policy_word(lang, default);
     let policy_why = match source {
         Source::User => fill(
@@ -552,6 +560,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
             ],
         ),
         Source::ReadOnly => says.policy_read_only.to_string(),
+        Source::NotTrusted => says.policy_not_trusted.to_string(),
         _ => says.policy_may_change.to_string(),
     };
     let mut choices = vec![PolicyChoice {
@@ -596,6 +605,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     let key = format!("{server}:{}", tool.name);
     ToolView {
         unmasked: s.unmasked_results.contains(&key),
+        exempt: s.exempt_after_untrusted.contains(&key),
         key,
         name: tool.name.clone(),
         description: tool.description.clone(),
@@ -640,6 +650,7 @@ pub fn service_tools(
         Ok(b) => b,
         Err(p) => {
             return ServiceTools {
+                trusted: s.trusts(&service.name),
                 service: service.clone(),
                 tools: Vec::new(),
                 problem: Some(p.message),
@@ -659,6 +670,7 @@ pub fn service_tools(
         .map(|t| tool_view(&service.name, t, s, lang))
         .collect();
     ServiceTools {
+        trusted: s.trusts(&service.name),
         service: service.clone(),
         tools,
         problem: None,
@@ -760,6 +772,35 @@ pub fn set_unmasked(
     Ok(s)
 }
 
+/// The settings with `key` (`server:tool`) exempted from asking after untrusted content,
+/// or not.
+pub fn set_exempt(
+    current: &Settings,
+    key: &str,
+    exempt: bool,
+    lang: Lang,
+) -> Result<Settings, Problem> {
+    check_tool_key(key, lang)?;
+    let mut s = current.clone();
+    if exempt {
+        s.exempt_after_untrusted.insert(key.to_string());
+    } else {
+        s.exempt_after_untrusted.remove(key);
+    }
+    Ok(s)
+}
+
+/// The settings with `server` trusted, or not (the built-in demo server is always trusted).
+pub fn set_trusted(current: &Settings, server: &str, trusted: bool) -> Settings {
+    let mut s = current.clone();
+    if trusted {
+        s.trusted_servers.insert(server.to_string());
+    } else {
+        s.trusted_servers.remove(server);
+    }
+    s
+}
+
 /// `key` is one tool on one server: `server:tool`.
 fn check_tool_key(key: &str, lang: Lang) -> Result<(), Problem> {
     match key.split_once(':') {
@@ -793,6 +834,48 @@ mod tests {
         let s = set_unmasked(&s, "demo:echo", false, Lang::En).unwrap();
         assert!(!s.passes_unmasked(Some("demo"), "echo"));
         assert!(set_unmasked(&s, "echo", true, Lang::En).is_err());
+    }
+
+    #[test]
+    fn trusting_a_server_believes_its_read_only_claims_and_an_exemption_is_kept_per_tool() {
+        let mut tool = read_resource_tool(Lang::En);
+        tool.name = "now".into();
+        tool.annotations.read_only = Some(true);
+        let row = tool_view("time", &tool, &Settings::default(), Lang::En);
+        assert_eq!(
+            (row.policy, row.policy_source),
+            (ToolPolicy::Ask, Source::NotTrusted)
+        );
+        assert!(
+            row.policy_why.contains("not marked its server trusted"),
+            "{}",
+            row.policy_why
+        );
+        assert!(!row.exempt, "off by default");
+        let s = set_trusted(&Settings::default(), "time", true);
+        let row = tool_view("time", &tool, &s, Lang::En);
+        assert_eq!(
+            (row.policy, row.policy_source),
+            (ToolPolicy::Allow, Source::ReadOnly)
+        );
+        let s = set_exempt(&s, "time:now", true, Lang::En).unwrap();
+        assert!(tool_view("time", &tool, &s, Lang::En).exempt);
+        let stored = serde_json::to_value(&s).unwrap();
+        assert_eq!(stored["trustedServers"], serde_json::json!(["time"]));
+        assert_eq!(
+            stored["exemptAfterUntrusted"],
+            serde_json::json!(["time:now"])
+        );
+        assert_eq!(Settings::from_json(&stored).unwrap(), s);
+        assert!(set_exempt(&s, "now", true, Lang::En).is_err());
+        // Settings stored before the flags existed read as before: nothing trusted but demo.
+        let old = Settings::from_json(&serde_json::json!({"toolPolicies": {"time:now": "allow"}}))
+            .unwrap();
+        assert!(old.trusts("demo") && !old.trusts("time"));
+        assert_eq!(
+            old.explicit_policy(Some("time"), "now"),
+            Some(ToolPolicy::Allow)
+        );
     }
 
     const BASE: &str = "http://127.0.0.1:3849";

@@ -2,8 +2,15 @@
 //! `server:tool`, so it is applied to the server the bridge will really run, resolved
 //! before the verdict: a call that leaves out `server_name` gets the policy of the one
 //! server offering the tool, and cannot slip past an Ask or a Deny by saying less. Where the
-//! user set nothing, the tool's own annotations decide: a read-only tool runs by itself,
-//! any other asks the first time (per MCP, a tool that is not read-only may be destructive).
+//! user set nothing, the tool's own annotations decide, but only on a server the user
+//! trusts: there a read-only tool runs by itself; any other tool, and every tool of a server
+//! the user does not trust, asks the first time (per MCP, a tool that is not read-only may
+//! be destructive, and a server's hints are its own word). A destructive hint only raises.
+//!
+//! Once a conversation read untrusted content (a result of a server the user does not
+//! trust, or of a trusted server's tool that may reach the open world), the AI may be
+//! steered by it: from then on, in that conversation, every tool that is not read-only on a
+//! trusted server asks, whatever its policy, unless the user exempted it.
 
 use crate::domain::bridge_api::Annotations;
 use crate::domain::field_error::FieldError;
@@ -32,6 +39,9 @@ pub enum Source {
     ReadOnly,
     /// Nothing set; the tool does not say it only reads, so it may change things.
     MayChange,
+    /// Nothing set; the tool says it only reads, but its server is not one the user
+    /// trusts, so the claim is not believed.
+    NotTrusted,
     /// Nothing set, and nothing runs (no server offers the tool).
     NotOffered,
     /// Nothing set, and the tool lists could not be read.
@@ -46,6 +56,11 @@ pub enum AskReason {
     /// The user set nothing and the tool may change things: asked the first time, with the
     /// choice to always allow or deny it.
     FirstUse,
+    /// The user set nothing; the tool claims to only read, on this server the user does not
+    /// trust: asked the first time, with the choice to trust the server.
+    NotTrusted(String),
+    /// The conversation read untrusted content (from the named tool): asked every time.
+    Untrusted(String),
     /// Automatic execution is off.
     Manual,
     /// The stored settings could not be used, and why.
@@ -71,8 +86,35 @@ pub fn on_server(
 ) -> (ToolPolicy, Source) {
     match settings.explicit_policy(Some(server), tool) {
         Some(p) => (p, Source::User),
-        None if annotations.read_only() => (ToolPolicy::Allow, Source::ReadOnly),
-        None => (ToolPolicy::Ask, Source::MayChange),
+        None if !reads_only(annotations) => (ToolPolicy::Ask, Source::MayChange),
+        None if settings.trusts(server) => (ToolPolicy::Allow, Source::ReadOnly),
+        None => (ToolPolicy::Ask, Source::NotTrusted),
+    }
+}
+
+/// The tool claims to only read and does not also claim to be destructive (that hint can
+/// only raise a default).
+fn reads_only(annotations: &Annotations) -> bool {
+    annotations.read_only() && annotations.destructive != Some(true)
+}
+
+/// Whether a tool may still run as its policy says in a conversation that read untrusted
+/// content: read-only on a server the user trusts, or exempted by the user.
+fn free_after_untrusted(settings: &Settings, server: &str, tool: &str, a: &Annotations) -> bool {
+    (settings.trusts(server) && reads_only(a)) || settings.exempts_after_untrusted(server, tool)
+}
+
+/// Whether what a call on `target` returns can be taken as the user's own content: only
+/// from a server the user trusts, by a tool that says it does not reach the open world (per
+/// MCP, a tool that says nothing may).
+pub fn result_trusted(settings: &Settings, target: &Target) -> bool {
+    match target {
+        Target::OfferedBy(servers) => servers
+            .first()
+            .is_some_and(|(server, a)| settings.trusts(server) && a.open_world == Some(false)),
+        // Nothing runs: the bridge's refusal is its own words.
+        Target::NotOffered(_) => true,
+        Target::Unknown(_) => false,
     }
 }
 
@@ -107,8 +149,15 @@ pub fn in_force(settings: &Settings, tool: &str, target: &Target) -> (ToolPolicy
 }
 
 /// The verdict on a detected call. `by_user`: the user asked for this call (re-detect),
-/// which stands in for automatic execution but never for an Ask or a Deny.
-pub fn verdict(settings: &Settings, tool: &str, target: &Target, by_user: bool) -> Verdict {
+/// which stands in for automatic execution but never for an Ask or a Deny. `marked`: the
+/// tool whose untrusted content the conversation read, if it did.
+pub fn verdict(
+    settings: &Settings,
+    tool: &str,
+    target: &Target,
+    by_user: bool,
+    marked: Option<&str>,
+) -> Verdict {
     let (policy, source) = in_force(settings, tool, target);
     if policy == ToolPolicy::Deny {
         return Verdict::Deny;
@@ -119,6 +168,16 @@ pub fn verdict(settings: &Settings, tool: &str, target: &Target, by_user: bool) 
         let names = servers.iter().map(|(s, _)| s.clone()).collect();
         return Verdict::Ask(AskReason::Ambiguous(names));
     }
+    let free = match target {
+        Target::OfferedBy(servers) => servers
+            .iter()
+            .all(|(s, a)| free_after_untrusted(settings, s, tool, a)),
+        Target::NotOffered(_) => true,
+        Target::Unknown(_) => false,
+    };
+    if let (Some(from), None, false) = (marked, &settings.unreadable, free) {
+        return Verdict::Ask(AskReason::Untrusted(from.to_string()));
+    }
     let waits = policy == ToolPolicy::Ask || (!settings.auto_execute && !by_user);
     if !waits {
         return Verdict::Run;
@@ -126,6 +185,12 @@ pub fn verdict(settings: &Settings, tool: &str, target: &Target, by_user: bool) 
     Verdict::Ask(match (&settings.unreadable, policy, source) {
         (Some(why), _, _) => AskReason::Unreadable(why.clone()),
         (None, ToolPolicy::Ask, Source::User) => AskReason::Policy,
+        (None, ToolPolicy::Ask, Source::NotTrusted) => match target {
+            Target::OfferedBy(servers) if !servers.is_empty() => {
+                AskReason::NotTrusted(servers[0].0.clone())
+            }
+            _ => AskReason::FirstUse,
+        },
         (None, ToolPolicy::Ask, _) => AskReason::FirstUse,
         (None, _, _) => AskReason::Manual,
     })
@@ -162,14 +227,34 @@ mod tests {
     }
 
     #[test]
-    fn with_nothing_set_read_only_tools_run_and_others_ask_the_first_time() {
+    fn with_nothing_set_read_only_tools_of_trusted_servers_run_and_others_ask_the_first_time() {
         let s = Settings::default();
         assert_eq!(
-            verdict(&s, "now", &on(&[("time", READS)]), false),
+            verdict(&s, "now", &on(&[("demo", READS)]), false, None),
             Verdict::Run
         );
         assert_eq!(
-            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            verdict(&s, "now", &on(&[("time", READS)]), false, None),
+            Verdict::Ask(AskReason::NotTrusted("time".into())),
+            "a server's own claim is not believed until the user trusts it"
+        );
+        let mut trusting = Settings::default();
+        trusting.trusted_servers.insert("time".into());
+        assert_eq!(
+            verdict(&trusting, "now", &on(&[("time", READS)]), false, None),
+            Verdict::Run
+        );
+        let both = Annotations {
+            destructive: Some(true),
+            ..READS
+        };
+        assert_eq!(
+            in_force(&s, "wipe", &on(&[("demo", both)])),
+            (ToolPolicy::Ask, Source::MayChange),
+            "a destructive hint only raises"
+        );
+        assert_eq!(
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false, None),
             Verdict::Ask(AskReason::FirstUse)
         );
         let destructive = Annotations {
@@ -190,16 +275,16 @@ mod tests {
             ("files:rm", ToolPolicy::Allow),
         ]);
         assert_eq!(
-            verdict(&s, "now", &on(&[("time", READS)]), false),
+            verdict(&s, "now", &on(&[("time", READS)]), false, None),
             Verdict::Deny
         );
         assert_eq!(
-            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false, None),
             Verdict::Run
         );
         let s = with(&[("files:rm", ToolPolicy::Ask)]);
         assert_eq!(
-            verdict(&s, "rm", &on(&[("files", NOTHING)]), false),
+            verdict(&s, "rm", &on(&[("files", NOTHING)]), false, None),
             Verdict::Ask(AskReason::Policy)
         );
     }
@@ -212,13 +297,13 @@ mod tests {
         ]);
         let demo = on(&[("demo", READS)]);
         assert_eq!(
-            verdict(&s, "echo", &demo, false),
+            verdict(&s, "echo", &demo, false, None),
             Verdict::Ask(AskReason::Policy)
         );
-        assert_eq!(verdict(&s, "crash", &demo, false), Verdict::Deny);
+        assert_eq!(verdict(&s, "crash", &demo, false, None), Verdict::Deny);
         assert_eq!(
-            verdict(&s, "echo", &on(&[("other", READS)]), false),
-            Verdict::Run
+            verdict(&s, "echo", &on(&[("other", READS)]), false, None),
+            Verdict::Ask(AskReason::NotTrusted("other".into()))
         );
     }
 
@@ -227,12 +312,12 @@ mod tests {
         let s = Settings::default();
         let both = on(&[("demo", READS), ("demo2", READS)]);
         assert_eq!(
-            verdict(&s, "echo", &both, false),
+            verdict(&s, "echo", &both, false, None),
             Verdict::Ask(AskReason::Ambiguous(vec!["demo".into(), "demo2".into()]))
         );
         let s = with(&[("demo2:echo", ToolPolicy::Deny)]);
         assert_eq!(
-            verdict(&s, "echo", &both, true),
+            verdict(&s, "echo", &both, true, None),
             Verdict::Deny,
             "the strictest holds"
         );
@@ -245,20 +330,26 @@ mod tests {
             ("x:echo", ToolPolicy::Ask),
         ]);
         assert_eq!(
-            verdict(&s, "crash", &Target::Unknown(None), false),
+            verdict(&s, "crash", &Target::Unknown(None), false, None),
             Verdict::Deny
         );
         assert_eq!(
-            verdict(&s, "echo", &Target::Unknown(None), false),
+            verdict(&s, "echo", &Target::Unknown(None), false, None),
             Verdict::Ask(AskReason::Policy)
         );
         assert_eq!(
-            verdict(&s, "other", &Target::Unknown(None), false),
+            verdict(&s, "other", &Target::Unknown(None), false, None),
             Verdict::Ask(AskReason::FirstUse)
         );
         let s = with(&[("*:crash", ToolPolicy::Deny)]);
         assert_eq!(
-            verdict(&s, "crash", &Target::Unknown(Some("demo".into())), false),
+            verdict(
+                &s,
+                "crash",
+                &Target::Unknown(Some("demo".into())),
+                false,
+                None
+            ),
             Verdict::Deny
         );
     }
@@ -267,12 +358,12 @@ mod tests {
     fn a_tool_no_server_offers_is_left_to_the_bridge_to_refuse() {
         let s = Settings::default();
         assert_eq!(
-            verdict(&s, "nope", &Target::NotOffered(None), false),
+            verdict(&s, "nope", &Target::NotOffered(None), false, None),
             Verdict::Run
         );
         let s = with(&[("*:nope", ToolPolicy::Deny)]);
         assert_eq!(
-            verdict(&s, "nope", &Target::NotOffered(None), false),
+            verdict(&s, "nope", &Target::NotOffered(None), false, None),
             Verdict::Deny
         );
     }
@@ -283,18 +374,70 @@ mod tests {
             auto_execute: false,
             ..Settings::default()
         };
-        let t = on(&[("time", READS)]);
+        let t = on(&[("demo", READS)]);
         assert_eq!(
-            verdict(&s, "now", &t, false),
+            verdict(&s, "now", &t, false, None),
             Verdict::Ask(AskReason::Manual)
         );
-        assert_eq!(verdict(&s, "now", &t, true), Verdict::Run);
-        s.tool_policies.insert("time:now".into(), ToolPolicy::Ask);
+        assert_eq!(verdict(&s, "now", &t, true, None), Verdict::Run);
+        s.tool_policies.insert("demo:now".into(), ToolPolicy::Ask);
         assert_eq!(
-            verdict(&s, "now", &t, true),
+            verdict(&s, "now", &t, true, None),
             Verdict::Ask(AskReason::Policy),
             "a re-detect does not skip an Ask"
         );
+    }
+
+    #[test]
+    fn after_untrusted_content_only_trusted_read_only_and_exempted_tools_keep_their_policy() {
+        let mut s = with(&[
+            ("files:rm", ToolPolicy::Allow),
+            ("web:get", ToolPolicy::Allow),
+        ]);
+        let marked = Some("fetch");
+        let asks = Verdict::Ask(AskReason::Untrusted("fetch".into()));
+        let rm = on(&[("files", NOTHING)]);
+        assert_eq!(verdict(&s, "rm", &rm, false, None), Verdict::Run);
+        assert_eq!(verdict(&s, "rm", &rm, false, marked), asks);
+        assert_eq!(
+            verdict(&s, "rm", &rm, true, marked),
+            asks,
+            "a re-detect too"
+        );
+        assert_eq!(
+            verdict(&s, "get", &on(&[("web", READS)]), false, marked),
+            asks,
+            "a read-only claim of an untrusted server"
+        );
+        assert_eq!(
+            verdict(&s, "now", &on(&[("demo", READS)]), false, marked),
+            Verdict::Run
+        );
+        assert_eq!(
+            verdict(&s, "x", &Target::Unknown(None), false, marked),
+            asks
+        );
+        s.tool_policies.insert("files:rm".into(), ToolPolicy::Deny);
+        assert_eq!(verdict(&s, "rm", &rm, false, marked), Verdict::Deny);
+        s.tool_policies.insert("files:rm".into(), ToolPolicy::Allow);
+        s.exempt_after_untrusted.insert("files:rm".into());
+        assert_eq!(verdict(&s, "rm", &rm, false, marked), Verdict::Run);
+    }
+
+    #[test]
+    fn only_a_trusted_servers_closed_world_tool_returns_trusted_content() {
+        let s = Settings::default();
+        let closed = Annotations {
+            open_world: Some(false),
+            ..READS
+        };
+        assert!(result_trusted(&s, &on(&[("demo", closed)])));
+        assert!(
+            !result_trusted(&s, &on(&[("demo", READS)])),
+            "open world by default"
+        );
+        assert!(!result_trusted(&s, &on(&[("web", closed)])));
+        assert!(!result_trusted(&s, &Target::Unknown(Some("demo".into()))));
     }
 
     #[test]
@@ -302,7 +445,7 @@ mod tests {
         let s = Settings::from_stored(Err("storage refused".into()));
         let why = FieldError::new("", Invalid::Quoted("storage refused".into()));
         assert_eq!(
-            verdict(&s, "now", &on(&[("time", READS)]), false),
+            verdict(&s, "now", &on(&[("time", READS)]), false, None),
             Verdict::Ask(AskReason::Unreadable(why))
         );
     }

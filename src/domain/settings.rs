@@ -6,6 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub const DEFAULT_BRIDGE_URL: &str = "http://127.0.0.1:3849";
 
+/// The name the bridge gives its built-in demo server, which the user always trusts.
+pub const BUILTIN_SERVER: &str = "demo";
+
 /// Report language; `Auto` follows the browser's UI language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -58,6 +61,12 @@ pub struct Settings {
     /// Tools (`server:tool`, beside their policy) whose results the user lets through as the
     /// tool gave them, secret-looking values unmasked. Only the options page sets it.
     pub unmasked_results: BTreeSet<String>,
+    /// Servers the user trusts: their tools' own read-only claims are believed, and what
+    /// their closed-world tools return does not mark a conversation ([`Settings::trusts`]).
+    pub trusted_servers: BTreeSet<String>,
+    /// Tools (`server:tool`) the user lets run unasked even after a conversation read
+    /// untrusted content (as their policy says). Only the options page sets it.
+    pub exempt_after_untrusted: BTreeSet<String>,
     /// Set only by [`Settings::from_stored`]: why the stored settings could not be used. Never
     /// stored; the float shows it when a call waits because of it.
     #[serde(skip)]
@@ -77,6 +86,8 @@ impl Default for Settings {
             sites: BTreeMap::new(),
             tool_policies: BTreeMap::new(),
             unmasked_results: BTreeSet::new(),
+            trusted_servers: BTreeSet::new(),
+            exempt_after_untrusted: BTreeSet::new(),
             unreadable: None,
         }
     }
@@ -183,6 +194,18 @@ impl Settings {
     /// cannot resolve stays masked).
     pub fn passes_unmasked(&self, server: Option<&str>, tool: &str) -> bool {
         server.is_some_and(|s| self.unmasked_results.contains(&format!("{s}:{tool}")))
+    }
+
+    /// Whether the user trusts `server`: the built-in demo server always, any other once the
+    /// user marked it trusted in the options page.
+    pub fn trusts(&self, server: &str) -> bool {
+        server == BUILTIN_SERVER || self.trusted_servers.contains(server)
+    }
+
+    /// Whether the user lets this tool run unasked after untrusted content.
+    pub fn exempts_after_untrusted(&self, server: &str, tool: &str) -> bool {
+        self.exempt_after_untrusted
+            .contains(&format!("{server}:{tool}"))
     }
 
     /// The policy the user set for a tool, Allow when none.

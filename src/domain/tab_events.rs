@@ -7,7 +7,7 @@ use crate::domain::float::{ConfirmReason, Setup};
 use crate::domain::outcome::Outcome;
 use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::settings::{Settings, ToolPolicy};
-use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update};
+use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update, conversation};
 use crate::domain::toolcall::{MalformedCall, ToolCall};
 
 /// One thing that happened to a tab: a request of its content script, the user's action in
@@ -33,7 +33,11 @@ pub enum Event<'a> {
         target: Result<Target, (Outcome, Setup)>,
     },
     /// The user's answer to the prompt: run or not, and whether to remember it.
-    Confirm { run: bool, always: bool },
+    Confirm {
+        run: bool,
+        always: bool,
+        trust: bool,
+    },
     /// The user's answer about a held call: *Tell the AI* or *Skip*.
     Held { tell_ai: bool },
     /// The user pressed *Cancel*.
@@ -75,6 +79,10 @@ pub struct Context<'a> {
     /// Keys of calls that already ran (the persistent set); read only for the events that
     /// may start a call ([`Event::may_start_a_call`]), empty otherwise.
     pub executed: &'a [String],
+    /// The tool whose untrusted content the conversation at the event's page address read,
+    /// as storage keeps it; read only for a page that loads or an address the tab did not
+    /// show before.
+    pub marked: Option<&'a str>,
 }
 
 /// What the runtime does for a decision, in order.
@@ -118,6 +126,8 @@ pub enum Effect {
     ShowReady,
     /// Save the user's choice for the call's tool.
     Remember { call: ToolCall, policy: ToolPolicy },
+    /// Save that the user trusts this server.
+    Trust { server: String },
     /// Stop the running call at the bridge (the tab's state says it is cancelled, so its
     /// answer is not reported as its result).
     CancelAtBridge { call_id: String },
@@ -134,16 +144,28 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 running @ Phase::Executing { .. } => running.clone(),
                 _ => Phase::Idle,
             };
+            // The conversation's mark stays with it: a reload keeps the tab's own.
+            let same = conversation(url) == conversation(&state.url);
+            let untrusted = match (cx.marked, same) {
+                (Some(tool), _) => Some(tool.to_string()),
+                (None, true) => state.untrusted.take(),
+                (None, false) => None,
+            };
             *state = TabState {
                 url: url.to_string(),
                 auto_rounds: state.auto_rounds,
                 phase,
+                untrusted,
+                result_trusted: state.result_trusted,
                 ..TabState::default()
             };
             Vec::new()
         }
         Event::Update { update, stable_ms } => {
             let decision = state.on_update(&update, cx.settings, stable_ms, cx.now_ms, executed);
+            if state.untrusted.is_none() {
+                state.untrusted = cx.marked.map(str::to_string);
+            }
             decided(state, decision)
         }
         Event::UserMessage => {
@@ -159,6 +181,9 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             // An explicit request of the user: its own key, so pasting again runs again.
             // Pasting is the user's go, so only a Deny holds it back.
             let key = format!("manual:{}:{}", cx.now_ms, call.fingerprint());
+            if !busy(&state.phase) {
+                state.result_trusted = policy::result_trusted(cx.settings, &target);
+            }
             match policy::in_force(cx.settings, &call.tool_name, &target).0 {
                 ToolPolicy::Deny => deny(state, key, call),
                 _ => start(state, key, call, cx, true),
@@ -180,13 +205,17 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             if let Target::OfferedBy(servers) = &target {
                 call.server_name = servers.first().map(|(s, _)| s.clone());
             }
-            match policy::verdict(cx.settings, &call.tool_name, &target, by_user) {
+            if !busy(&state.phase) {
+                state.result_trusted = policy::result_trusted(cx.settings, &target);
+            }
+            let marked = state.untrusted.as_deref();
+            match policy::verdict(cx.settings, &call.tool_name, &target, by_user, marked) {
                 Verdict::Run => start(state, key, call, cx, true),
                 Verdict::Deny => deny(state, key, call),
                 Verdict::Ask(reason) => ask(state, key, call, reason.into()),
             }
         }
-        Event::Confirm { run, always } => {
+        Event::Confirm { run, always, trust } => {
             if !matches!(state.phase, Phase::Detected { .. }) {
                 return Vec::new();
             }
@@ -194,6 +223,10 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 return Vec::new();
             };
             let mut effects = Vec::new();
+            if let (true, true, Some(server)) = (run, trust, &call.server_name) {
+                let server = server.clone();
+                effects.push(Effect::Trust { server });
+            }
             if always {
                 let policy = if run {
                     ToolPolicy::Allow
@@ -284,6 +317,10 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             }
             (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, true),
             (outcome, _) => {
+                // Whatever a tool returned is in the conversation now.
+                if outcome.is_some() && !state.result_trusted && state.untrusted.is_none() {
+                    state.untrusted = Some(call.tool_name.clone());
+                }
                 state.phase = Phase::Injecting { key };
                 vec![Effect::Deliver { call, outcome }]
             }
@@ -417,6 +454,7 @@ mod tests {
             settings,
             now_ms: 1000.0,
             executed,
+            marked: None,
         }
     }
 
@@ -520,6 +558,7 @@ mod tests {
         let deny = Event::Confirm {
             run: false,
             always: false,
+            trust: false,
         };
         let fx = step(&mut once, deny, &cx(&settings, &[]));
         assert_eq!(fx, [Effect::MarkExecuted("k".into()), Effect::ShowReady]);
@@ -528,6 +567,7 @@ mod tests {
         let allow = Event::Confirm {
             run: true,
             always: true,
+            trust: false,
         };
         let fx = step(&mut state, allow, &cx(&settings, &[]));
         assert!(matches!(
@@ -545,6 +585,7 @@ mod tests {
         let again = Event::Confirm {
             run: true,
             always: false,
+            trust: false,
         };
         assert!(step(&mut state, again, &cx(&settings, &[])).is_empty());
     }

@@ -178,6 +178,13 @@ pub struct TabState {
     /// The answer (its index) the page said it was generating: once the page says it stopped,
     /// its end is known and the settle window is not needed.
     pub streamed: Option<u32>,
+    /// The tool whose untrusted content this tab's conversation read, if it did: from then
+    /// on, tools that can change things ask (`policy::verdict`). Kept per conversation in
+    /// storage too, so a reload or another tab on the same conversation keeps it.
+    pub untrusted: Option<String>,
+    /// What the running call returns can be taken as the user's own content (a trusted
+    /// server's closed-world tool); otherwise its result marks the conversation.
+    pub result_trusted: bool,
 }
 
 /// How long an answer must not have changed once the page says it stopped generating: one
@@ -255,8 +262,12 @@ pub fn text_hash(text: &str) -> u64 {
 /// frame with a few words of its own ("Copy code", a speaker's name), only its position
 /// among the answers and the call itself.
 pub fn execution_key(url: &str, index: u32, call_fingerprint: &str) -> String {
-    let conversation = url.split('#').next().unwrap_or_default();
-    format!("{conversation}|{index}:{call_fingerprint}")
+    format!("{}|{index}:{call_fingerprint}", conversation(url))
+}
+
+/// The conversation a page shows: its address without the fragment.
+pub fn conversation(url: &str) -> &str {
+    url.split('#').next().unwrap_or_default()
 }
 
 /// What a message is for the baseline (messages on the page when it loaded): its call's
@@ -291,6 +302,9 @@ impl TabState {
             self.url = u.url.to_string();
             if !live {
                 self.baseline = Some((u.index, answer_id(u.text)));
+                // Another conversation: its own mark (the runtime reads it for the new
+                // address) replaces this one's; a new chat getting its address keeps it.
+                self.untrusted = None;
             }
         }
         if u.baseline {

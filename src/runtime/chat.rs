@@ -23,7 +23,7 @@ use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::status::{self, PairingNote, Status};
 use crate::domain::tab_events::{self, Context, Effect, Event};
 use crate::domain::tab_state::{
-    Phase, SIGN_IN_REQUIRED, TabState, Update, server_running as running,
+    Phase, SIGN_IN_REQUIRED, TabState, Update, conversation, server_running as running,
 };
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
@@ -362,6 +362,21 @@ impl<H: Host> ChatLoop<H> {
         let _turn = self.queues.enter(tab).await;
         let mut state = self.store.tab(tab).await;
         let read = state.clone();
+        // The mark a conversation keeps in storage, for a page that loads or an address
+        // this tab did not show before.
+        let address = match &event {
+            Event::PageReady { url } => Some(*url),
+            Event::Update { update, .. }
+                if conversation(update.url) != conversation(&state.url) =>
+            {
+                Some(update.url)
+            }
+            _ => None,
+        };
+        let marked = match address {
+            Some(url) => self.store.untrusted_mark(conversation(url)).await,
+            None => None,
+        };
         let (mut recheck, mut later) = (None, Vec::new());
         let mut next = Some(event);
         while let Some(event) = next.take() {
@@ -374,6 +389,7 @@ impl<H: Host> ChatLoop<H> {
                 settings,
                 now_ms: self.host.now_ms(),
                 executed: &executed,
+                marked: marked.as_deref(),
             };
             for effect in tab_events::step(&mut state, event, &cx) {
                 match effect {
@@ -399,6 +415,7 @@ impl<H: Host> ChatLoop<H> {
                         self.show(tab, f).await;
                     }
                     Effect::Remember { call, policy } => self.remember(&call, policy).await,
+                    Effect::Trust { server } => self.trust(&server).await,
                     Effect::CancelAtBridge { call_id } => {
                         self.client(settings).cancel(&call_id).await;
                     }
@@ -407,6 +424,14 @@ impl<H: Host> ChatLoop<H> {
                     }
                 }
             }
+        }
+        // A new mark, or a marked tab's conversation getting its address: kept for the
+        // conversation, before anything of this event goes on.
+        if let Some(tool) = &state.untrusted
+            && (read.untrusted.as_ref() != Some(tool) || read.url != state.url)
+        {
+            let here = conversation(&state.url);
+            self.store.mark_untrusted(here, tool).await;
         }
         if state != read {
             self.store.save_tab(tab, &state).await;
@@ -577,9 +602,25 @@ impl<H: Host> ChatLoop<H> {
     async fn remember(&self, call: &ToolCall, policy: ToolPolicy) {
         let server = call.server_name.as_deref().unwrap_or("*");
         let key = format!("{server}:{}", call.tool_name);
+        self.change_settings(|s| {
+            s.tool_policies.insert(key, policy);
+        })
+        .await;
+    }
+
+    /// Saves that the user trusts `server` (from the consent question).
+    async fn trust(&self, server: &str) {
+        self.change_settings(|s| {
+            s.trusted_servers.insert(server.to_string());
+        })
+        .await;
+    }
+
+    /// Saves one change of the user's to the stored settings.
+    async fn change_settings(&self, change: impl FnOnce(&mut Settings)) {
         match self.store.settings().await {
             Ok(mut settings) if settings.unreadable.is_none() => {
-                settings.tool_policies.insert(key, policy);
+                change(&mut settings);
                 if let Err(e) = self.store.save_settings(&settings).await {
                     self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
                 }
@@ -602,13 +643,20 @@ impl<H: Host> ChatLoop<H> {
         settings: &Settings,
     ) {
         let ui = self.ui();
-        let remember = matches!(reason, ConfirmReason::FirstUse);
+        let remember = matches!(
+            reason,
+            ConfirmReason::FirstUse | ConfirmReason::NotTrusted(_)
+        );
+        let reason_kept = reason.clone();
         let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
         let site = match self.site_for(url).await {
             Some(site) => site.name,
             None => host_of(url),
         };
-        let f = float::confirm(ui, &site, call, &why, remember);
+        let mut f = float::confirm(ui, &site, call, &why, remember);
+        if let (ConfirmReason::NotTrusted(server), true) = (&reason_kept, remember) {
+            float::offer_trust(&mut f, ui, server);
+        }
         self.show(tab, f).await;
     }
 
@@ -989,9 +1037,9 @@ impl<H: Host> ChatLoop<H> {
             UserAction::Cancel => {
                 self.event(tab, &settings, Event::Cancel).await;
             }
-            UserAction::Confirm { run, always } => {
-                self.event(tab, &settings, Event::Confirm { run, always })
-                    .await;
+            UserAction::Confirm { run, always, trust } => {
+                let confirm = Event::Confirm { run, always, trust };
+                self.event(tab, &settings, confirm).await;
             }
             UserAction::Held { tell_ai } => {
                 self.event(tab, &settings, Event::Held { tell_ai }).await;

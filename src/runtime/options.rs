@@ -12,8 +12,8 @@ use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::answers::{
-    Cleared, Download, Health, PolicySet, ServerChecked, SiteChecked, SiteRemoved, SiteRow,
-    SiteRows, SiteSaved, SitesImported, UnmaskedSet,
+    Cleared, Download, ExemptSet, Health, PolicySet, ServerChecked, SiteChecked, SiteRemoved,
+    SiteRow, SiteRows, SiteSaved, SitesImported, TrustedSet, UnmaskedSet,
 };
 use crate::domain::options_views::{self as views, Lang, Problem};
 use crate::domain::outcome::Outcome;
@@ -107,6 +107,10 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
             PageRequest::SetToolUnmasked { key, unmasked } => {
                 self.set_unmasked(key, unmasked).await
+            }
+            PageRequest::SetToolExempt { key, exempt } => self.set_exempt(key, exempt).await,
+            PageRequest::SetServerTrusted { server, trusted } => {
+                self.set_trusted(server, trusted).await
             }
             PageRequest::GetErrorLog { filter } => self.error_log(&filter).await,
             PageRequest::ExportErrorLog { filter } => self.export_log(&filter).await,
@@ -250,6 +254,26 @@ impl<H: Host> OptionsBackend<H> {
             .await
             .map_err(storage_problem)?;
         Ok(data(UnmaskedSet { key, unmasked }))
+    }
+
+    async fn set_exempt(&self, key: String, exempt: bool) -> Result<Value, Problem> {
+        let current = self.load_settings().await?;
+        let updated = views::set_exempt(&current, &key, exempt, self.lang())?;
+        self.store
+            .save_settings(&updated)
+            .await
+            .map_err(storage_problem)?;
+        Ok(data(ExemptSet { key, exempt }))
+    }
+
+    async fn set_trusted(&self, server: String, trusted: bool) -> Result<Value, Problem> {
+        let current = self.load_settings().await?;
+        let updated = views::set_trusted(&current, &server, trusted);
+        self.store
+            .save_settings(&updated)
+            .await
+            .map_err(storage_problem)?;
+        Ok(data(TrustedSet { server, trusted }))
     }
 
     async fn save_settings(&self, submitted: Value) -> Result<Value, Problem> {

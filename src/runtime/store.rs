@@ -28,6 +28,9 @@ pub mod keys {
     pub const SITE_LIST: &str = "siteList";
     /// Local: keys of calls that already ran (or were answered), newest last.
     pub const EXECUTED: &str = "executedCalls";
+    /// Local: conversations (addresses without fragment) that read untrusted content, each
+    /// with the tool it came from, newest last.
+    pub const UNTRUSTED_CHATS: &str = "untrustedChats";
     /// Local: the schema version the stored values were written in.
     pub const SCHEMA_VERSION: &str = "schemaVersion";
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
@@ -44,6 +47,9 @@ pub mod keys {
 /// with the message names they need; version 3 registers them again with rooted file paths
 /// (Firefox had resolved the plain ones against the options page's folder).
 pub const SCHEMA_VERSION: u32 = 3;
+
+/// How many marked conversations are kept (the oldest go first).
+const UNTRUSTED_CAP: usize = 1000;
 
 /// How many executed-call keys are kept.
 const EXECUTED_CAP: usize = 2000;
@@ -221,6 +227,35 @@ impl<H: Host> Store<H> {
         let excess = keys.len().saturating_sub(EXECUTED_CAP);
         keys.drain(..excess);
         if let Err(e) = self.set(Area::Local, keys::EXECUTED, &keys).await {
+            self.host.log(Level::Error, &format!("[MCP Bridge] {e}"));
+        }
+    }
+
+    /// The tool whose untrusted content `conversation` read, if it did.
+    pub async fn untrusted_mark(&self, conversation: &str) -> Option<String> {
+        let marks = self.untrusted_marks().await;
+        marks
+            .into_iter()
+            .find_map(|(c, tool)| (c == conversation).then_some(tool))
+    }
+
+    async fn untrusted_marks(&self) -> Vec<(String, String)> {
+        match self.get(Area::Local, keys::UNTRUSTED_CHATS).await {
+            Ok(Some(v)) => json_read::from_value(&v).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Keeps that `conversation` read untrusted content from `tool`.
+    pub async fn mark_untrusted(&self, conversation: &str, tool: &str) {
+        let mut marks = self.untrusted_marks().await;
+        if marks.iter().any(|(c, _)| c == conversation) {
+            return;
+        }
+        marks.push((conversation.to_string(), tool.to_string()));
+        let excess = marks.len().saturating_sub(UNTRUSTED_CAP);
+        marks.drain(..excess);
+        if let Err(e) = self.set(Area::Local, keys::UNTRUSTED_CHATS, &marks).await {
             self.host.log(Level::Error, &format!("[MCP Bridge] {e}"));
         }
     }

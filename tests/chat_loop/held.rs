@@ -260,6 +260,7 @@ fn needs_sign_in(signed_in: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answe
 fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
     let mut w = World::new();
     let signed_in = Rc::new(Cell::new(false));
+    w.settings(json!({"trustedServers": ["wiki"]}));
     w.open_chat(1);
     w.bridge(needs_sign_in(Rc::clone(&signed_in)));
     w.answer(1, 1, &call("search", json!({"q": "x"})));

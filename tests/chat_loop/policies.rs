@@ -291,7 +291,7 @@ fn when_the_tool_lists_cannot_be_read_the_strictest_policy_for_the_tool_holds() 
 #[test]
 fn a_call_that_names_another_server_gets_that_servers_policy() {
     let mut w = World::new();
-    w.settings(json!({"toolPolicies": {"demo:echo": "deny"}}));
+    w.settings(json!({"toolPolicies": {"demo:echo": "deny"}, "trustedServers": ["demo2"]}));
     w.bridge(|req| bridge_with(&[("demo", &["echo"]), ("demo2", &["echo"])], req));
     w.open_chat(1);
     w.answer(1, 1, &call_on("demo2", "echo", json!({})));

@@ -82,9 +82,16 @@ fn reading_a_resource_asks_first_then_reports_its_text() {
     );
     let stored = w.stored(Area::Local, "settings").unwrap();
     assert_eq!(stored["toolPolicies"]["docs:read_resource"], "allow");
-    // Allowed now: the next read runs without asking; one without a server goes to the
-    // only server with resources.
+    // The resource of a server the user does not trust is in this conversation now: the
+    // next read here asks, whatever its policy.
     w.answer(1, 2, &call("read_resource", json!({"uri": "docs://guide"})));
+    assert_eq!(reads(&w).len(), 1);
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    // Allowed now: in another conversation, the next read runs without asking; one without
+    // a server goes to the only server with resources.
+    w.open_chat_at(2, OTHER_URL);
+    let read = call("read_resource", json!({"uri": "docs://guide"}));
+    w.answer_at(2, OTHER_URL, 1, &read);
     assert_eq!(reads(&w).len(), 2);
     assert_eq!(reads(&w)[1]["serverName"], "docs");
 }
@@ -112,13 +119,15 @@ fn a_denied_read_is_not_made() {
 fn a_servers_own_read_resource_tool_is_that_tool() {
     let mut w = World::new();
     w.bridge(bridge(true));
+    w.settings(json!({"trustedServers": ["docs"]}));
     w.open_chat(1);
     w.answer(
         1,
         1,
         &call_on("docs", "read_resource", json!({"uri": "docs://guide"})),
     );
-    // Its own annotations say it only reads: it runs without asking, as a tool.
+    // Its own annotations say it only reads, on a server the user trusts: it runs without
+    // asking, as a tool.
     assert!(reads(&w).is_empty());
     assert_eq!(w.executes().len(), 1);
     assert_eq!(w.executes()[0]["name"], "read_resource");

@@ -373,13 +373,17 @@ pub const SERVERS: [(&str, &[&str]); 2] = [
     ("demo", &["echo", "crash", "slow", "check", "write_note"]),
 ];
 
-/// What a tool of the scripted bridge declares: most only read; `crash` is destructive and
-/// `write_note` declares nothing (so, per MCP, it may change things).
+/// What a tool of the scripted bridge declares: most only read and stay on this machine
+/// (`openWorldHint: false`); `fetch` reads the web; `crash` is destructive; the writers do
+/// not say they only read (so, per MCP, they may change things).
 pub fn annotations_of(tool: &str) -> Value {
     match tool {
         "crash" => json!({"readOnlyHint": false, "destructiveHint": true}),
-        "write_note" => json!({}),
-        _ => json!({"readOnlyHint": true}),
+        "fetch" => json!({"readOnlyHint": true, "openWorldHint": true}),
+        // Says only that it stays on this machine.
+        "write_note" => json!({"openWorldHint": false}),
+        "write_file" | "append_file" => json!({}),
+        _ => json!({"readOnlyHint": true, "openWorldHint": false}),
     }
 }
 
@@ -484,13 +488,17 @@ impl World {
         let worker_pages = Rc::new(Pages::new(host.clone()));
         *host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&worker_pages));
         let pages = Rc::new(Pages::new(host.clone()));
-        World {
+        let w = World {
             pool,
             host,
             background,
             worker_pages,
             pages,
-        }
+        };
+        // The scripted user trusts `time`, as the quick start has them do, so its read-only
+        // tools run unasked; settings saved later are laid over this.
+        w.store(Area::Local, "settings", json!({"trustedServers": ["time"]}));
+        w
     }
 
     /// Puts a file into the extension (as `build.sh` would have).
@@ -633,6 +641,25 @@ impl World {
         self.message(tab, index, text, false);
         self.advance(STABLE_MS + 1.0);
         self.message(tab, index, text, false)
+    }
+
+    /// A chat tab at `url` with one message of the user's already there.
+    pub fn open_chat_at(&mut self, tab: i32, url: &str) {
+        self.page_ready(tab, url);
+        self.tab(
+            tab,
+            json!({"type": "message-updated", "url": url, "index": 0, "text": "hello",
+                   "generating": false, "baseline": true}),
+        );
+    }
+
+    /// A finished answer at `url` ([`Self::answer`] is at [`URL`]).
+    pub fn answer_at(&mut self, tab: i32, url: &str, index: u32, text: &str) {
+        let report = json!({"type": "message-updated", "url": url, "index": index,
+                            "text": text, "generating": false});
+        self.tab(tab, report.clone());
+        self.advance(STABLE_MS + 1.0);
+        self.tab(tab, report);
     }
 
     /// A chat tab on DeepSeek with one message of the user's already there.

@@ -110,7 +110,8 @@ for (const browser of BROWSERS) {
         everything: { command: path.join(ROOT, 'node_modules/.bin/mcp-server-everything'), args: ['stdio'] },
         sound: { command: process.execPath, args: [path.join(ROOT, 'tests/e2e/support/sound_server.mjs'), 'serve'] },
       } };
-      w = await startWorld(browser, { bridgeConfig });
+      // Trusted, so their read-only tools run unasked.
+      w = await startWorld(browser, { bridgeConfig, settings: { trustedServers: ['everything', 'sound'] } });
     });
     after(async () => { await w?.close(); });
 

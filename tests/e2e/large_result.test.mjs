@@ -32,7 +32,8 @@ for (const browser of BROWSERS) {
       const bridgeConfig = { mcpServers: { files: {
         command: path.join(ROOT, 'target/release/mcp-bridge'), args: ['demo-server', '--root', root],
       } } };
-      w = await startWorld(browser, { bridgeArgs: BRIDGE_ARGS, bridgeConfig });
+      // The user trusts their file server, so its read-only tools run unasked.
+      w = await startWorld(browser, { bridgeArgs: BRIDGE_ARGS, bridgeConfig, settings: { trustedServers: ['files'] } });
     });
     after(async () => {
       await w?.close();

@@ -32,10 +32,19 @@ for (const browser of BROWSERS) {
       } };
       w = await startWorld(browser, {
         bridgeConfig,
-        settings: { toolPolicies: {
-          'everything:trigger-elicitation-request': 'allow', 'everything:trigger-url-elicitation': 'allow',
-          'odd:add-tool': 'allow',
-        } },
+        // Trusted and, since each test's chat has read these servers' results already,
+        // exempted from asking after untrusted content.
+        settings: {
+          toolPolicies: {
+            'everything:trigger-elicitation-request': 'allow', 'everything:trigger-url-elicitation': 'allow',
+            'odd:add-tool': 'allow',
+          },
+          trustedServers: ['everything', 'odd'],
+          exemptAfterUntrusted: [
+            'everything:trigger-elicitation-request', 'everything:trigger-url-elicitation', 'odd:add-tool',
+            'everything:trigger-long-running-operation',
+          ],
+        },
       });
     });
     after(async () => { await w?.close(); });

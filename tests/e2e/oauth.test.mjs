@@ -54,7 +54,7 @@ describe('signing in to a remote server in chromium', () => {
     browser = await launch('chromium', { fixtures });
     session = browser.session;
     options = `${browser.extensionBase}options/options.html`;
-    await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en', toolPolicies: { 'sdk:greet': 'allow' } });
+    await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en', toolPolicies: { 'sdk:greet': 'allow' }, exemptAfterUntrusted: ['sdk:greet'] });
     await session.navigate(options);
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
     optionsTab = await session.cmd('GET', '/window');

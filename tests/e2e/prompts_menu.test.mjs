@@ -40,7 +40,8 @@ for (const browser of BROWSERS) {
     let w;
     before(async () => {
       const bridgeConfig = { mcpServers: { everything: { command: EVERYTHING, args: ['stdio'] } } };
-      w = await startWorld(browser, { bridgeConfig });
+      // Trusted, so its read-only tools run unasked.
+      w = await startWorld(browser, { bridgeConfig, settings: { trustedServers: ['everything'] } });
       await openChat(w, 'chat.deepseek.com');
     });
     after(async () => { await w?.close(); });

@@ -56,6 +56,16 @@ pub enum PageRequest {
         key: String,
         unmasked: bool,
     },
+    /// Let `key` (`server:tool`) run as its policy says even after untrusted content, or not.
+    SetToolExempt {
+        key: String,
+        exempt: bool,
+    },
+    /// Trust `server` (believe its tools' read-only claims), or not.
+    SetServerTrusted {
+        server: String,
+        trusted: bool,
+    },
     /// The last failures with unmasked details (filtered), and counts by category.
     GetErrorLog {
         #[serde(default)]

@@ -80,6 +80,20 @@ pub struct Health {
     pub version: String,
 }
 
+/// A tool exempted from asking after untrusted content, or not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ExemptSet {
+    pub key: String,
+    pub exempt: bool,
+}
+
+/// A server trusted, or not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TrustedSet {
+    pub server: String,
+    pub trusted: bool,
+}
+
 /// A tool's results let through unmasked, or masked again.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct UnmaskedSet {
