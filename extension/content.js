@@ -408,7 +408,6 @@
   let endCheck = 0;
   let lastFlipCheck = 0;
   function report(force = false, baseline = false) {
-    checkAppearing();
     const generating = generatingNow();
     lastGenerating = generating;
     // While the site streams, the text is not needed yet (the core waits for the end), and
@@ -438,6 +437,8 @@
       endCheck = requestAnimationFrame(() => {
         endCheck = 0;
         lastFlipCheck = Date.now();
+        // The controls' boxes are read here, in a frame, where the layout is computed anyway.
+        checkAppearing();
         if (generatingNow() !== lastGenerating) {
           clearTimeout(throttleTimer);
           throttleTimer = 0;
