@@ -796,6 +796,59 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    #[test]
+    fn the_bridges_own_pending_answer_reads_back_whole() {
+        use mcp_bridge_protocol::answers as wire;
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let sent = wire::Pending {
+            success: true,
+            pending: true,
+            call_id: "c7".into(),
+            trace_id: "t".into(),
+            elapsed_seconds: 1.5,
+            progress: Some(wire::Progress {
+                progress: 3.0,
+                total: Some(12.0),
+                message: Some("copying".into()),
+                updates: 2,
+            }),
+            elicitation: Some(wire::Elicitation {
+                id: "q1".into(),
+                server: "everything".into(),
+                mode: wire::ElicitationMode::Url,
+                message: "Sign in".into(),
+                requested_schema: Some(schema.clone()),
+                url: Some("https://example.com/in".into()),
+                answer_timeout_seconds: 60.0,
+            }),
+        };
+        let body = serde_json::to_vec(&sent).unwrap();
+        let Outcome::Pending {
+            call_id, activity, ..
+        } = from_http(202, None, &body)
+        else {
+            panic!("not read as pending");
+        };
+        assert_eq!(call_id, "c7");
+        let read = *activity.unwrap();
+        use crate::domain::call_activity::{Progress, Question};
+        let progress = Progress {
+            progress: 3.0,
+            total: Some(12.0),
+            message: Some("copying".into()),
+        };
+        assert_eq!(read.progress, Some(progress));
+        let question = Question {
+            id: "q1".into(),
+            server: "everything".into(),
+            mode: "url".into(),
+            message: "Sign in".into(),
+            schema,
+            url: Some("https://example.com/in".into()),
+        };
+        assert_eq!(read.question, Some(question));
+    }
+
     fn out(status: u16, body: &str) -> Outcome {
         from_http(status, None, body.as_bytes())
     }
