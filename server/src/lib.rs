@@ -1,5 +1,5 @@
 //! MCP Bridge's local HTTP service: runs the user's MCP servers and executes their tools for
-//! the browser extension, with the API of the original Python bridge (see docs/ARCHITECTURE.md, "Bridge API").
+//! the browser extension, with the API of the original Python bridge (see docs/BRIDGE.md, "Bridge API").
 
 mod calls;
 pub mod cli;

@@ -1,4 +1,4 @@
-//! The HTTP routes (docs/ARCHITECTURE.md, "Bridge API") and the layers around them: trace ids, request logging,
+//! The HTTP routes (docs/BRIDGE.md, "Bridge API") and the layers around them: trace ids, request logging,
 //! access checks, CORS and the body limit.
 
 mod calls;

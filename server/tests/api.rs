@@ -1,4 +1,4 @@
-//! The HTTP API (docs/ARCHITECTURE.md, "Bridge API"), driven in-process with `oneshot` against the demo server:
+//! The HTTP API (docs/BRIDGE.md, "Bridge API"), driven in-process with `oneshot` against the demo server:
 //! shapes of success bodies, FastAPI-style errors, and malformed requests.
 
 mod common;

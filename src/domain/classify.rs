@@ -71,7 +71,7 @@ pub enum Note {
     Bridge(BridgeSaid),
 }
 
-/// What our bridge said, as values (docs/ARCHITECTURE.md, "Bridge API": `facts`), so the
+/// What our bridge said, as values (docs/BRIDGE.md, "Bridge API": `facts`), so the
 /// report says it in the reader's language instead of quoting the bridge's English.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]

@@ -2,7 +2,7 @@
 //! the chat input, the send control, the answers and the stop control. The content script
 //! gathers candidates (tag, role, label, attributes, geometry, text length, order) and acts;
 //! the choice is made here, a function of the candidates alone, tested over recorded lists
-//! (docs/ARCHITECTURE.md, "Finding the parts").
+//! (docs/DETECTION.md).
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -119,8 +119,7 @@ pub struct Scene {
 }
 
 // Read by hand from a `Value` rather than derived: serde's derived readers for these
-// nested shapes cost the worker's wasm several KB (the core's size budget,
-// docs/ARCHITECTURE.md "Size"); `Value` is read everywhere already.
+// nested shapes cost the wasm several KB; `Value` is read everywhere already.
 impl<'de> Deserialize<'de> for Scene {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scene, D::Error> {
         Ok(Scene::from_value(&Value::deserialize(d)?))

@@ -49,7 +49,7 @@ pub struct LogEntry {
 
 /// An entry as the page and the exported file show it: the record's fields beside `id`,
 /// `timeMs` and `site`. Only ever written: `#[serde(flatten)]` on a type that is also read
-/// pulls serde's buffering `Content` machinery into the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
+/// pulls serde's buffering `Content` machinery into the wasm.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryView {
@@ -163,7 +163,7 @@ impl ErrorLog {
 
     pub fn view(&self, filter: &Filter, lang: Lang) -> LogView {
         // Inserted one by one: `collect()` into a map sorts first, and std's sort is large in
-        // the wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
+        // the wasm.
         let (mut counts, mut labels) = (BTreeMap::new(), BTreeMap::new());
         for c in Category::ALL {
             counts.insert(c.as_str().to_string(), 0);

@@ -1,6 +1,6 @@
 //! How the core reads JSON into its types, and how a refusal names its field.
 //!
-//! Two ways, chosen for wasm size (the core's size budget, docs/ARCHITECTURE.md "Size"): [`read`]/[`from_value`] go through a
+//! Two ways, chosen for wasm size: [`read`]/[`from_value`] go through a
 //! `Value`, the default; [`from_str`] reads the text directly only where a refusal must name
 //! the field (`selectors.input`, `hosts[0]`), which it finds from the error's line and
 //! column. The core used serde_path_to_error for that, which wraps every deserializer a
@@ -17,7 +17,7 @@ pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, (String
 /// Reads an already parsed value as `T`. Together with [`read`], this is how the core reads
 /// JSON whenever no field path is needed: serde_json's `Value` deserializer, instantiated for
 /// each type, is smaller in wasm than its text reader (by about 4.3 KB gzip for the
-/// messages, stored state and the page's answers; the core's size budget, docs/ARCHITECTURE.md "Size"), and a message
+/// messages, stored state and the page's answers), and a message
 /// that arrived as a value is not printed and parsed again.
 pub fn from_value<T: serde::de::DeserializeOwned>(
     value: &serde_json::Value,

@@ -356,7 +356,7 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
 /// externally tagged enum serde derives without buffering: `{"page-ready": {"url": …}}`, or
 /// `"ping"` for a variant without fields. serde's own `#[serde(tag = …)]` derive first copies
 /// every message into its private `Content` tree, and that machinery was the largest single
-/// item in the wasm (about 65 KB before wasm-opt; the core's size budget, docs/ARCHITECTURE.md "Size"). The retagged value
+/// item in the wasm (about 65 KB before wasm-opt). The retagged value
 /// is read as it is ([`crate::domain::json_read::from_value`]); `./build.sh bench` prints what that
 /// costs next to one plain parse of the message.
 pub fn from_tagged<T: DeserializeOwned>(value: Value, tag: &str) -> Result<T, String> {

@@ -1,7 +1,7 @@
 //! The typed outcome of one bridge call: every way an HTTP answer (or its absence) can
 //! look, decoded once, so classification and reports never touch raw bodies.
 //!
-//! [`from_http`] accepts whatever a bridge or a proxy in front of it may send (docs/ARCHITECTURE.md,
+//! [`from_http`] accepts whatever a bridge or a proxy in front of it may send (docs/BRIDGE.md,
 //! "Bridge API"): MCP results in camelCase or snake_case, FastAPI `detail` strings, objects and
 //! 422 lists, JSON-RPC error objects, HTML error pages, empty or truncated bodies. The
 //! client adds the transport outcomes with [`Outcome::unreachable`], [`Outcome::timeout`]
@@ -607,7 +607,7 @@ fn error_object(m: &Map<String, Value>) -> ErrorObject {
         _ => None,
     });
     // Inserted one by one: collecting into the map would sort first, and each sort
-    // instantiation costs ~4 KB of wasm (the core's size budget, docs/ARCHITECTURE.md "Size").
+    // instantiation costs ~4 KB of wasm.
     let mut extra = Map::new();
     for (k, v) in m.iter().filter(|(k, _)| !KNOWN.contains(&k.as_str())) {
         extra.insert(k.clone(), v.clone());
@@ -660,7 +660,7 @@ pub fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
 pub fn sorted(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            // One by one rather than `collect()`, which sorts again (the core's size budget, docs/ARCHITECTURE.md "Size").
+            // One by one rather than `collect()`, which sorts again.
             let mut out = Map::new();
             for k in sorted_keys(m) {
                 out.insert(k.clone(), sorted(&m[k]));

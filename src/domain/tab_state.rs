@@ -17,7 +17,7 @@ pub const SIGN_IN_REQUIRED: &str = ErrorType::SignInRequired.as_str();
 
 /// What the tab is doing (docs/ARCHITECTURE.md, "A tool call": idle → detected → executing → injecting → done/error).
 /// Stored externally tagged (`"idle"`, `{"executing": {…}}`): serde reads that shape without
-/// its buffering `Content` machinery, which internal tagging needs (the core's size budget, docs/ARCHITECTURE.md "Size").
+/// its buffering `Content` machinery, which internal tagging needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Phase {

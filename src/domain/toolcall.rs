@@ -464,7 +464,7 @@ fn parse_call(content: &str) -> Result<ToolCall, MalformedCall> {
 }
 
 /// Moves a field out of the call object. (`Map::remove` would bring BTreeMap's removal
-/// code into the wasm for this alone; the core's size budget, docs/ARCHITECTURE.md "Size".)
+/// code into the wasm for this alone.)
 fn take(obj: &mut Map<String, Value>, key: &str) -> Option<Value> {
     obj.get_mut(key).map(Value::take)
 }
