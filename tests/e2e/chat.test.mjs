@@ -4,8 +4,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { CHAT_SITES } from './support/fixtures.mjs';
-import { startWorld, openChat, userSays, userMessages, call, floatHtml } from './support/chat.mjs';
-import { sleep, waitFor } from './support/webdriver.mjs';
+import { startWorld, openChat, userSays, userMessages, call, floatHtml, messagesBeforeMarker } from './support/chat.mjs';
+import { waitFor } from './support/webdriver.mjs';
 
 
 for (const browser of BROWSERS) {
@@ -30,8 +30,7 @@ for (const browser of BROWSERS) {
         assert.match(msgs[1], /<\/tool_result>/);
         // The AI continued, and nothing ran twice even after the page re-rendered.
         await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
-        await sleep(1500);
-        assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 2);
+        assert.equal((await messagesBeforeMarker(w)).length, 2, 'the call ran twice');
       });
     }
 
@@ -73,11 +72,14 @@ for (const browser of BROWSERS) {
 
     test('a reload does not run the last call again', async () => {
       await openChat(w, 'chat.deepseek.com');
-      const before = (await w.session.exec('return window.fixtureAI.messages()')).length;
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com');
+      await userSays(w, 'Echo before the reload.', [`Sure.\n${call('echo', { text: 'before the reload' })}`, 'Done.']);
+      await userMessages(w, 2);
+      await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
       await w.session.navigate('https://chat.deepseek.com/');
       await openChat(w, 'chat.deepseek.com');
-      await sleep(2500);
-      assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, before);
+      assert.equal((await messagesBeforeMarker(w)).length, 2, 'the call ran again after the reload');
     });
 
     test('a malformed call is reported back to the AI', async () => {

@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton, floatWait, floatFind } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, configure, clickFloatButton, floatWait, floatFind, floatStatus } from './support/chat.mjs';
 import { sleep } from './support/webdriver.mjs';
 import { startBridge } from './support/bridge.mjs';
 
@@ -62,7 +62,9 @@ for (const browser of BROWSERS) {
       const payload = '<img src=x onerror="document.documentElement.dataset.xss=1"><script>document.documentElement.dataset.xss=2</script>';
       const report = await round(w, 1, call('fail_logical', { query: payload }));
       assert.ok(report.includes('<img src=x'), 'the payload is quoted as text');
-      await sleep(500);
+      // The float drew the failure: the payload is in it as text, never as elements.
+      await floatStatus(w, 'error');
+      assert.deepEqual(await floatFind(w, 'img[src="x"], script'), [], 'the payload became elements');
       assert.equal(await w.session.exec('return document.documentElement.dataset.xss ?? null'), null);
       await fetch(`${w.bridge.url}/reset-history`, { method: 'POST', headers: { authorization: `Bearer ${w.bridge.token}` } });
     });
@@ -71,7 +73,7 @@ for (const browser of BROWSERS) {
       // The options page keeps policies per `server:tool`; the AI may leave the server out.
       await fresh(w, { toolPolicies: { 'demo:echo': 'ask' } });
       await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'asked first' })}`, 'Done.']);
-      await sleep(2500);
+      await floatStatus(w, 'confirm');
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
       await clickFloatButton(w, 0); // Run
       const msgs = await userMessages(w, 2);
@@ -83,7 +85,7 @@ for (const browser of BROWSERS) {
       // One bad value (as from another version): the deny and ask policies cannot be known.
       await fresh(w, { maxAutoRounds: 0 });
       await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'held back' })}`, 'Done.']);
-      await sleep(2500);
+      await floatStatus(w, 'confirm', 'held');
       const sent = await w.session.exec('return window.fixtureAI.messages()');
       assert.equal(sent.length, 1, `ran by itself: ${JSON.stringify(sent)}`);
       await clickFloatButton(w, 0); // Run: the token that was valid is still used
@@ -106,7 +108,7 @@ for (const browser of BROWSERS) {
       // The demo's `slow` does not say it only reads. Nothing is set for it.
       await fresh(w, { toolPolicies: {} });
       await userSays(w, 'Wait a second.', [`Sure.\n${call('slow', { seconds: 1 })}`, 'Done.']);
-      await sleep(2500);
+      await floatStatus(w, 'confirm');
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
       await clickFloatButton(w, 1); // Allow once · Always allow · Deny
       const msgs = await userMessages(w, 2);
@@ -120,7 +122,7 @@ for (const browser of BROWSERS) {
     test('cancel stops a running tool', async () => {
       await fresh(w, { toolPolicies: { 'demo:slow': 'allow' } });
       await userSays(w, 'Wait a while.', [`Waiting.\n${call('slow', { seconds: 40 })}`, 'Stopped.']);
-      await sleep(3000);
+      await floatStatus(w, 'executing');
       await clickFloatButton(w, 0); // Cancel
       // A click that lands while the float redraws is lost, and a person would click again:
       // once more after 8 s. Either way, well before the 40 s call would end by itself.
@@ -137,7 +139,7 @@ for (const browser of BROWSERS) {
       const loop = `Again.\n${call('echo', { text: 'loop' })}`;
       await userSays(w, 'Start looping.', [loop, loop, loop, loop]);
       await userMessages(w, 3);
-      await sleep(4000);
+      await floatStatus(w, 'confirm'); // the cap asks before the next round
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 3, 'ran past the cap');
       await configure(w, { maxAutoRounds: 10 });
     });

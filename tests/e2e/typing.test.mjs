@@ -7,8 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { EDITOR_PAGES, ANY_EDITOR_PAGES } from './support/fixtures.mjs';
-import { startWorld, openChat, userSays, userMessages } from './support/chat.mjs';
-import { sleep } from './support/webdriver.mjs';
+import { startWorld, openChat, userSays, userMessages, messagesBeforeMarker } from './support/chat.mjs';
 
 const PAGES = [...EDITOR_PAGES, ...ANY_EDITOR_PAGES];
 
@@ -51,8 +50,9 @@ for (const browser of BROWSERS) {
         await userSays(w, 'Please echo some JSON.', [answer, 'Done, thanks.']);
         await userMessages(w, 2);
         await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
-        await sleep(1500);
-        const sent = await w.session.exec('return window.fixtureAI.sent()');
+        // Nothing more was sent: a second copy of the report would stand before the marker's.
+        assert.equal((await messagesBeforeMarker(w)).length, 2, 'the report was sent twice');
+        const sent = (await w.session.exec('return window.fixtureAI.sent()')).slice(0, 2);
         assert.equal(sent.length, 2, `sent ${sent.length} messages: ${JSON.stringify(sent)}`);
         const fence = (sent[1].match(FENCE) || ['(no fence)'])[0];
         const want = expected(resultFor(name), fence);

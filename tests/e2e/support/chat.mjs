@@ -119,6 +119,33 @@ export async function userMessages(b, n, timeoutMs = 30000) {
   );
 }
 
+/**
+ * Proves that nothing more runs from what the AI wrote so far, by an event rather than a
+ * wait: the user sends one more message, whose answer calls a tool named after a fresh
+ * marker (no server has it, so any bridge reports it back at once, whatever its servers),
+ * and once that report is in the chat the user's messages before the exchange are returned.
+ * The tab's events are handled in order, so a second run of an earlier call would stand
+ * among them.
+ */
+export async function messagesBeforeMarker(b, inputCss = null) {
+  const marker = `marker_${Math.random().toString(36).slice(2, 10)}`;
+  await userSays(b, 'One more, please.', [`Sure.\n${call(marker, {})}`, 'Done.'], inputCss);
+  const msgs = await b.session.waitForScript(
+    `const m = window.fixtureAI.messages();
+     return m.length && m[m.length - 1].includes(${JSON.stringify(marker)}) ? m : null`,
+    { what: "the marker call's report" });
+  return msgs.slice(0, -2);
+}
+
+/**
+ * Waits until the float shows one of `statuses` (its `data-status`: `confirm`, `held`,
+ * `executing`, …): the event that proves a call is waiting for the user, not running.
+ */
+export async function floatStatus(b, ...statuses) {
+  const css = statuses.map((s) => `.box[data-status="${s}"]`).join(', ');
+  return floatWait(b, css, `status ${statuses.join(' or ')}`);
+}
+
 export const call = (tool, args, server) =>
   `<tool_code>\n${JSON.stringify({ tool_name: tool, arguments: args, ...(server ? { server_name: server } : {}) })}\n</tool_code>`;
 
