@@ -263,7 +263,7 @@ assemble() {
   printf '%s\n' "${MCP_BRIDGE_SITE_LIST_KEY:-}" >"$dir/site-list-key.txt"
   cp -r extension/icons extension/_locales "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
-  cp options/options.html options/options.js options/options.css "$dir/options/"
+  cp options/*.html options/*.js options/*.css "$dir/options/"
   cp -r extension/popup "$dir/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
   cp target/wasm-out-pages/mcp_bridge_core.js target/wasm-out-pages/mcp_bridge_core_bg.wasm \

@@ -65,6 +65,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     SAVE_CONNECTION: 'save-connection',
     RESET_HISTORY: 'reset-history',
     GET_HISTORY: 'get-history',
+    GET_CALL_LOG: 'get-call-log',
     GET_TOOLS: 'get-tools',
     SET_TOOL_POLICY: 'set-tool-policy',
     SET_TOOL_UNMASKED: 'set-tool-unmasked',

@@ -4,6 +4,7 @@
 
 pub mod bridge_api;
 pub mod call_activity;
+pub mod call_log;
 pub mod classify;
 pub mod custom_sites;
 pub mod detect;

@@ -9,6 +9,7 @@ mod chat_loop {
     pub mod world;
 
     mod at_most_once;
+    mod call_log;
     mod cancel_and_poll;
     mod delivery;
     mod held;

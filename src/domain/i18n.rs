@@ -436,6 +436,11 @@ catalog! {
     policy_read_only,
     policy_not_trusted,
     policy_may_change,
+    /// What let a call in the call log run.
+    call_by_user,
+    call_by_policy,
+    call_by_default,
+    call_by_exemption,
     status_running,
     status_starting,
     status_crashed,

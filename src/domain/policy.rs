@@ -13,6 +13,7 @@
 //! trusted server asks, whatever its policy, unless the user exempted it.
 
 use crate::domain::bridge_api::Annotations;
+use crate::domain::call_log::AllowedBy;
 use crate::domain::field_error::FieldError;
 use crate::domain::settings::{Settings, ToolPolicy};
 
@@ -145,6 +146,31 @@ pub fn in_force(settings: &Settings, tool: &str, target: &Target) -> (ToolPolicy
             Some(p) => (p, Source::User),
             None => (ToolPolicy::Ask, Source::Unknown),
         },
+    }
+}
+
+/// What lets a call run that [`verdict`] runs, for the call log: an exemption after untrusted
+/// content, the user's own go where automatic execution is off and they asked for the call,
+/// the user's saved *Allow*, or else the tool's read-only claim on a trusted server.
+pub fn allowed_by(
+    settings: &Settings,
+    tool: &str,
+    target: &Target,
+    by_user: bool,
+    marked: Option<&str>,
+) -> AllowedBy {
+    let exempted = marked.is_some()
+        && matches!(target, Target::OfferedBy(servers) if servers.iter().any(|(s, a)| {
+            !(settings.trusts(s) && reads_only(a)) && settings.exempts_after_untrusted(s, tool)
+        }));
+    if exempted {
+        AllowedBy::Exempted
+    } else if by_user && !settings.auto_execute {
+        AllowedBy::User
+    } else if in_force(settings, tool, target).1 == Source::User {
+        AllowedBy::Policy
+    } else {
+        AllowedBy::Default
     }
 }
 

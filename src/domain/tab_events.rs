@@ -3,6 +3,7 @@
 //! (`runtime::chat`) takes a tab's events one at a time, reads the state once per event,
 //! carries the effects out and writes the state once.
 
+use crate::domain::call_log::AllowedBy;
 use crate::domain::float::{ConfirmReason, Setup};
 use crate::domain::outcome::Outcome;
 use crate::domain::policy::{self, Target, Verdict};
@@ -54,6 +55,8 @@ pub enum Event<'a> {
         call: ToolCall,
         outcome: Option<Outcome>,
         setup: Option<Setup>,
+        /// What let it run, if known (not for a call taken up again after a restart).
+        allowed: Option<AllowedBy>,
     },
     /// A report reached the chat (or the float offers it for copying); `failed` when the
     /// call failed.
@@ -111,6 +114,8 @@ pub enum Effect {
         key: String,
         call: ToolCall,
         resume: Option<String>,
+        /// What let it run, for the call log; `None` when polling again after a restart.
+        allowed: Option<AllowedBy>,
     },
     /// Type the report of `outcome` into the chat (`None`: the tool list) and submit it; then
     /// [`Event::Delivered`].
@@ -186,7 +191,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             }
             match policy::in_force(cx.settings, &call.tool_name, &target).0 {
                 ToolPolicy::Deny => deny(state, key, call),
-                _ => start(state, key, call, cx, true),
+                _ => start(state, key, call, cx, true, AllowedBy::User),
             }
         }
         Event::Judged {
@@ -198,7 +203,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             let target = match target {
                 Ok(target) => target,
                 // The bridge is out of reach: hold the call; it is judged when it answers.
-                Err((outcome, why)) => return hold(state, key, call, &outcome, why, false),
+                Err((outcome, why)) => return hold(state, key, call, &outcome, why, (false, None)),
             };
             // What the prompt names is what runs, and what a remembered choice is kept for:
             // the one server offering the tool, or the bridge's own pick of several, the first.
@@ -210,7 +215,11 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             }
             let marked = state.untrusted.as_deref();
             match policy::verdict(cx.settings, &call.tool_name, &target, by_user, marked) {
-                Verdict::Run => start(state, key, call, cx, true),
+                Verdict::Run => {
+                    let allowed =
+                        policy::allowed_by(cx.settings, &call.tool_name, &target, by_user, marked);
+                    start(state, key, call, cx, true, allowed)
+                }
                 Verdict::Deny => deny(state, key, call),
                 Verdict::Ask(reason) => ask(state, key, call, reason.into()),
             }
@@ -239,7 +248,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             if run {
                 // The user's go also starts a fresh count of automatic rounds.
                 state.on_user_message();
-                effects.extend(start(state, key, call, cx, true));
+                effects.extend(start(state, key, call, cx, true, AllowedBy::User));
             } else if always {
                 // A tool the user denies for good: the AI is told, as for any Deny.
                 effects.extend(deny(state, key, call));
@@ -284,14 +293,19 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 return Vec::new();
             }
             let Phase::Held {
-                key, call, judged, ..
+                key,
+                call,
+                judged,
+                allowed,
+                ..
             } = std::mem::take(&mut state.phase)
             else {
                 return Vec::new();
             };
             if judged {
                 // The user's policy let it run and it never reached the bridge: it runs now.
-                start(state, key, call, cx, false)
+                let allowed = allowed.unwrap_or(AllowedBy::Policy);
+                start(state, key, call, cx, false, allowed)
             } else {
                 // Now the tool's annotations can be read: the user's policy decides.
                 let by_user = false;
@@ -309,13 +323,14 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
             call,
             outcome,
             setup,
+            allowed,
         } => match (outcome, setup) {
             (Some(_), _) if cancelled(state) => {
                 state.phase = Phase::Injecting { key };
                 let outcome = Some(Outcome::aborted());
                 vec![Effect::Deliver { call, outcome }]
             }
-            (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, true),
+            (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, (true, allowed)),
             (outcome, _) => {
                 // Whatever a tool returned is in the conversation now.
                 if outcome.is_some() && !state.result_trusted && state.untrusted.is_none() {
@@ -373,6 +388,7 @@ fn start(
     call: ToolCall,
     cx: &Context<'_>,
     fresh: bool,
+    allowed: AllowedBy,
 ) -> Vec<Effect> {
     if busy(&state.phase) || (fresh && cx.executed.contains(&key)) {
         return Vec::new();
@@ -387,10 +403,15 @@ fn start(
         call_id: None,
         cancelled: false,
     };
-    let resume = None;
+    let (resume, allowed) = (None, Some(allowed));
     vec![
         Effect::MarkExecuted(key.clone()),
-        Effect::Run { key, call, resume },
+        Effect::Run {
+            key,
+            call,
+            resume,
+            allowed,
+        },
     ]
 }
 
@@ -411,14 +432,15 @@ fn ask(state: &mut TabState, key: String, call: ToolCall, reason: ConfirmReason)
     vec![Effect::Ask { call, reason }]
 }
 
-/// Keeps a call that did not reach the bridge; `judged`: the user's policy already let it run.
+/// Keeps a call that did not reach the bridge; `judged`: the user's policy already let it
+/// run (otherwise it is judged when the bridge answers), and what let it, if known.
 fn hold(
     state: &mut TabState,
     key: String,
     call: ToolCall,
     outcome: &Outcome,
     why: Setup,
-    judged: bool,
+    (judged, allowed): (bool, Option<AllowedBy>),
 ) -> Vec<Effect> {
     let problem = SetupProblem::of(outcome).unwrap_or(SetupProblem::Unreachable {
         message: String::new(),
@@ -429,6 +451,7 @@ fn hold(
         call,
         problem,
         judged,
+        allowed,
     };
     vec![Effect::Hold { tool, why }]
 }
@@ -642,6 +665,7 @@ mod tests {
             call: call("slow"),
             outcome: Some(Outcome::unreachable("gone")),
             setup: Some(Setup::TokenMissing),
+            allowed: None,
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
         let outcome = Some(Outcome::aborted());
@@ -665,6 +689,7 @@ mod tests {
             call: call("echo"),
             outcome: Some(outcome),
             setup: Some(why.clone()),
+            allowed: Some(AllowedBy::Policy),
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
         let tool = "echo".to_string();
@@ -741,6 +766,7 @@ mod tests {
             call: call("echo"),
             outcome: Some(Outcome::aborted()),
             setup: None,
+            allowed: None,
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
         assert!(matches!(fx.as_slice(), [Effect::Deliver { .. }]));

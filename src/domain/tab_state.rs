@@ -5,6 +5,7 @@
 //! turns the decision into effects; the background persists the state in
 //! `chrome.storage.session` (so it survives a service-worker restart).
 
+use crate::domain::call_log::AllowedBy;
 use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
 use crate::domain::settings::Settings;
@@ -53,6 +54,9 @@ pub enum Phase {
         /// answers (its tools' annotations were out of reach).
         #[serde(default)]
         judged: bool,
+        /// What let it run, when it was judged (for the call log once it runs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        allowed: Option<AllowedBy>,
     },
     Done,
     Error,

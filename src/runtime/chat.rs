@@ -8,8 +8,9 @@
 
 use super::bridge_client::BridgeClient;
 use super::host::{Host, Level};
-use super::store::Store;
+use super::store::{CallLogChange, Store};
 use crate::domain::bridge_api;
+use crate::domain::call_log::{self, AllowedBy};
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
@@ -29,6 +30,16 @@ use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
 use std::cell::RefCell;
 use std::rc::Rc;
+
+/// A call to send (or to poll again after a restart), with what the call log needs.
+struct Run {
+    key: String,
+    call: ToolCall,
+    resume: Option<String>,
+    allowed: Option<AllowedBy>,
+    /// The tab's address when the call started.
+    url: String,
+}
 
 mod failure;
 mod queue;
@@ -448,12 +459,25 @@ impl<H: Host> ChatLoop<H> {
         let this = Rc::clone(self);
         let settings = settings.clone();
         match effect {
-            Effect::Run { key, call, resume } => {
+            Effect::Run {
+                key,
+                call,
+                resume,
+                allowed,
+            } => {
                 if !self.running.insert(tab) {
                     return;
                 }
+                let url = url.to_string();
+                let run = Run {
+                    key,
+                    call,
+                    resume,
+                    allowed,
+                    url,
+                };
                 self.host
-                    .spawn(async move { this.run_call(tab, key, call, settings, resume).await });
+                    .spawn(async move { this.run_call(tab, run, settings).await });
             }
             Effect::Deliver { call, outcome } => {
                 let url = url.to_string();
@@ -492,7 +516,12 @@ impl<H: Host> ChatLoop<H> {
                     server_name: None,
                 };
                 let (key, resume) = (key.clone(), Some(call_id.clone()));
-                let run = Effect::Run { key, call, resume };
+                let run = Effect::Run {
+                    key,
+                    call,
+                    resume,
+                    allowed: None,
+                };
                 self.start(tab, run, settings, &state.url);
             }
             _ => {}
@@ -664,16 +693,30 @@ impl<H: Host> ChatLoop<H> {
     /// minutes), and hands its answer back as [`Event::CallEnded`]: the report, or a hold
     /// when the user's setup kept it from the bridge. `resume`: the bridge's id of a call a
     /// previous worker started.
-    async fn run_call(
-        self: Rc<Self>,
-        tab: i32,
-        key: String,
-        call: ToolCall,
-        settings: Settings,
-        resume: Option<String>,
-    ) {
+    async fn run_call(self: Rc<Self>, tab: i32, run: Run, settings: Settings) {
+        let Run {
+            key,
+            call,
+            resume,
+            allowed,
+            url,
+        } = run;
         let lang = self.ui();
         let started = self.host.now_ms();
+        // What leaves for the bridge is logged before it leaves (a call polled again after
+        // a restart was logged when it started).
+        let logged = match allowed {
+            Some(allowed) if resume.is_none() && call.tool_name != LIST_TOOLS => {
+                let id = (started as u64) * 1000 + u64::from(tab.unsigned_abs() % 1000);
+                let here = conversation(&url);
+                let entry = call_log::Entry::new(id, started, here, &host_of(&url), &call, allowed);
+                self.store
+                    .change_call_log(CallLogChange::Add(Box::new(entry)))
+                    .await;
+                Some(id)
+            }
+            _ => None,
+        };
         self.show(tab, float::executing(lang, &call.tool_name, started))
             .await;
         let client = self.client(&settings);
@@ -691,11 +734,16 @@ impl<H: Host> ChatLoop<H> {
             )
         };
         let setup = outcome.as_ref().and_then(|o| setup_problem(o, &settings));
+        if let (Some(id), Some(_)) = (logged, &setup) {
+            // Held: it never reached the bridge; logged again when it runs.
+            self.store.change_call_log(CallLogChange::Remove(id)).await;
+        }
         let ended = Event::CallEnded {
             key,
             call,
             outcome,
             setup,
+            allowed,
         };
         self.event(tab, &settings, ended).await;
         // Only now: until the tab's state moved on, a report of the tab must not resume it.

@@ -7,6 +7,7 @@ use super::bridge_client::{BridgeClient, ServerCall};
 use super::host::Host;
 use super::site_list;
 use super::store::Store;
+use crate::domain::call_log;
 use crate::domain::custom_sites;
 use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
@@ -103,6 +104,10 @@ impl<H: Host> OptionsBackend<H> {
                 tool_name,
             } => self.reset_history(server_name, tool_name).await,
             PageRequest::GetHistory => self.history().await,
+            PageRequest::GetCallLog => {
+                let log = self.store.call_log().await;
+                Ok(data(call_log::view(&log, self.lang())))
+            }
             PageRequest::GetTools => self.tools().await.map(data),
             PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
             PageRequest::SetToolUnmasked { key, unmasked } => {
@@ -334,6 +339,10 @@ impl<H: Host> OptionsBackend<H> {
             .reset_history(server.as_deref(), tool.as_deref())
             .await;
         let done = self.authed(&base, &client, answer).await?;
+        if server.is_none() && tool.is_none() {
+            // The whole history: the calls that left go with the failure counters.
+            self.store.clear_call_log().await.map_err(storage_problem)?;
+        }
         // Show the counters as they are now, so the page never shows a stale refusal.
         let after = client.history().await.ok().map(|b| views::history_view(&b));
         Ok(data(views::reset_view(&done, self.lang(), after)))

@@ -3,6 +3,7 @@
 //! through here and nowhere else (`docs/ARCHITECTURE.md`, "Storage").
 
 use super::host::{Area, Host, Level};
+use crate::domain::call_log::{self, CallLog};
 use crate::domain::custom_sites::CustomSites;
 use crate::domain::error_log::ErrorLog;
 use crate::domain::field_error::FieldError;
@@ -31,6 +32,8 @@ pub mod keys {
     /// Local: conversations (addresses without fragment) that read untrusted content, each
     /// with the tool it came from, newest last.
     pub const UNTRUSTED_CHATS: &str = "untrustedChats";
+    /// Local: [`crate::domain::call_log::CallLog`], the calls that left for the bridge.
+    pub const CALL_LOG: &str = "callLog";
     /// Local: the schema version the stored values were written in.
     pub const SCHEMA_VERSION: &str = "schemaVersion";
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
@@ -54,6 +57,12 @@ const UNTRUSTED_CAP: usize = 1000;
 /// How many executed-call keys are kept.
 const EXECUTED_CAP: usize = 2000;
 
+/// One change to the stored call log.
+pub enum CallLogChange {
+    Add(Box<call_log::Entry>),
+    Remove(u64),
+}
+
 /// One worker's access to storage and the shipped files.
 pub struct Store<H: Host> {
     host: H,
@@ -65,6 +74,10 @@ pub struct Store<H: Host> {
     /// several tabs may fail at once, and a read-modify-write each would lose records.
     pending_failures: RefCell<Vec<(f64, Option<String>, ErrorRecord)>>,
     writing_failures: Cell<bool>,
+    /// Changes to the call log waiting to be written, and whether a write is under way (as
+    /// for the failures: several tabs' calls may start at once).
+    pending_calls: RefCell<Vec<CallLogChange>>,
+    writing_calls: Cell<bool>,
     /// The last settings problem the console was told about.
     warned: RefCell<Option<FieldError>>,
 }
@@ -77,6 +90,8 @@ impl<H: Host> Store<H> {
             sites: RefCell::new(None),
             pending_failures: RefCell::new(Vec::new()),
             writing_failures: Cell::new(false),
+            pending_calls: RefCell::new(Vec::new()),
+            writing_calls: Cell::new(false),
             warned: RefCell::new(None),
         }
     }
@@ -258,6 +273,47 @@ impl<H: Host> Store<H> {
         if let Err(e) = self.set(Area::Local, keys::UNTRUSTED_CHATS, &marks).await {
             self.host.log(Level::Error, &format!("[MCP Bridge] {e}"));
         }
+    }
+
+    // -- call log --------------------------------------------------------------------
+
+    pub async fn call_log(&self) -> CallLog {
+        let stored: Option<Value> = self.get(Area::Local, keys::CALL_LOG).await.ok().flatten();
+        stored
+            .and_then(|v| serde_json::from_value(v).ok())
+            .unwrap_or_default()
+    }
+
+    /// Adds a call that leaves for the bridge, or takes back one that did not reach it.
+    /// Never fails the caller: a storage error is logged to the console.
+    pub async fn change_call_log(&self, change: CallLogChange) {
+        self.pending_calls.borrow_mut().push(change);
+        if self.writing_calls.replace(true) {
+            return; // the write under way picks this one up
+        }
+        loop {
+            let batch = std::mem::take(&mut *self.pending_calls.borrow_mut());
+            if batch.is_empty() {
+                break;
+            }
+            let mut log = self.call_log().await;
+            for change in batch {
+                match change {
+                    CallLogChange::Add(entry) => log.push(*entry),
+                    CallLogChange::Remove(id) => log.remove(id),
+                }
+            }
+            if let Err(e) = self.set(Area::Local, keys::CALL_LOG, &log).await {
+                let m = format!("[MCP Bridge] call log not saved: {e}");
+                self.host.log(Level::Warn, &m);
+            }
+        }
+        self.writing_calls.set(false);
+    }
+
+    pub async fn clear_call_log(&self) -> Result<(), String> {
+        self.set(Area::Local, keys::CALL_LOG, &CallLog::default())
+            .await
     }
 
     // -- error log -------------------------------------------------------------------

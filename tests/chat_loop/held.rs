@@ -229,33 +229,6 @@ fn a_call_the_bridge_refused_mid_way_is_held_and_retried_once() {
     assert_eq!(w.typed(1).len(), 1);
 }
 
-/// A bridge whose remote server `wiki` needs the user to sign in until `signed_in` is set:
-/// its calls are refused with `SignInRequired` and `GET /tools` lists it as unavailable.
-fn needs_sign_in(signed_in: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
-    move |req| {
-        let path = route(req);
-        if signed_in.get() {
-            return bridge_with(&[("wiki", &["search"])], req);
-        }
-        match path.as_str() {
-            "execute" => ok_json(
-                503,
-                json!({"detail": {
-                    "error": "MCP server `wiki` needs the user to sign in again: its authorization server refused to renew the sign-in. This is for the user, not for you.",
-                    "type": "SignInRequired",
-                    "server": "wiki",
-                    "retryable": false
-                }}),
-            ),
-            "tools" => ok_json(
-                200,
-                json!({"success": true, "services": [{"name": "wiki", "status": "unavailable", "tool_count": 0}]}),
-            ),
-            _ => bridge_with(&[("wiki", &["search"])], req),
-        }
-    }
-}
-
 #[test]
 fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
     let mut w = World::new();

@@ -805,3 +805,30 @@ pub fn call_on(server: &str, tool: &str, args: Value) -> String {
         json!({"tool_name": tool, "server_name": server, "arguments": args})
     )
 }
+
+/// A bridge whose remote server `wiki` needs the user to sign in until `signed_in` is set:
+/// its calls are refused with `SignInRequired` and `GET /tools` lists it as unavailable.
+pub fn needs_sign_in(signed_in: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
+    move |req| {
+        let path = route(req);
+        if signed_in.get() {
+            return bridge_with(&[("wiki", &["search"])], req);
+        }
+        match path.as_str() {
+            "execute" => ok_json(
+                503,
+                json!({"detail": {
+                    "error": "MCP server `wiki` needs the user to sign in again: its authorization server refused to renew the sign-in. This is for the user, not for you.",
+                    "type": "SignInRequired",
+                    "server": "wiki",
+                    "retryable": false
+                }}),
+            ),
+            "tools" => ok_json(
+                200,
+                json!({"success": true, "services": [{"name": "wiki", "status": "unavailable", "tool_count": 0}]}),
+            ),
+            _ => bridge_with(&[("wiki", &["search"])], req),
+        }
+    }
+}

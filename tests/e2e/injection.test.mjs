@@ -71,6 +71,14 @@ for (const browser of BROWSERS) {
       await waitFor(() => fs.existsSync(notes), { what: 'the note written after the go' });
       assert.equal(fs.readFileSync(notes, 'utf8'), 'exfiltrated\n');
       assert.equal(executes(w.bridge), 2);
+      // The options page lists what left this computer, newest first, with what let each run.
+      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      const listed = await w.session.waitForScript(`const items = [...document.querySelectorAll('#call-list li')];
+        return items.length >= 2 ? items.map((li) => li.textContent) : null`, { what: 'the call log' });
+      assert.equal(listed.length, 2, JSON.stringify(listed));
+      assert.match(listed[0], /notes:write_note — you allowed it/);
+      assert.match(listed[0], /exfiltrated/);
+      assert.match(listed[1], /web:fetch — your setting: Allow/);
     });
   });
 }

@@ -42,6 +42,8 @@ pub enum PageRequest {
     },
     /// `GET /history`: the failure counters and which tools are refused.
     GetHistory,
+    /// The calls that left for the bridge, per conversation ([`crate::domain::call_log`]).
+    GetCallLog,
     /// Services and their tools with parameters, plus each tool's policy.
     GetTools,
     /// `key` is `server:tool`; no `policy` (null) returns the tool to its own default.
