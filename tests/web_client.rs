@@ -4,11 +4,11 @@
 //! (classify, mask, report) runs in wasm.
 //!
 //! ```text
-//! node tests/support/canned_server.mjs &
-//! CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome -- --test web_client
+//! CANNED_PORT=$port node tests/support/canned_server.mjs &
+//! CANNED_URL=http://127.0.0.1:$port CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome -- --test web_client
 //! ```
-//! The server address is fixed at compile time: `CANNED_URL` (default
-//! `http://127.0.0.1:3999`).
+//! The server address is fixed at compile time: `CANNED_URL` (build.sh picks a free port and
+//! starts the canned bridge on it).
 #![cfg(target_arch = "wasm32")]
 
 use mcp_bridge_core::domain::classify::Category;
@@ -22,7 +22,10 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_service_worker);
 
 fn base() -> &'static str {
-    option_env!("CANNED_URL").unwrap_or("http://127.0.0.1:3999")
+    env!(
+        "CANNED_URL",
+        "CANNED_URL: the canned bridge's address, on a free port"
+    )
 }
 
 fn client() -> BridgeClient<'static, WebHost> {
@@ -193,8 +196,10 @@ async fn non_json_and_wrong_shapes() {
 
 #[wasm_bindgen_test]
 async fn refused_connection_is_unreachable() {
-    // Nothing listens there.
-    let c = BridgeClient::new(&WebHost, "http://127.0.0.1:39999", "t");
+    // Nothing listens there: a port the canned bridge was just handed by the system and let go.
+    let closed = gloo_net_get(&format!("{}/closed-port", base())).await;
+    let url = format!("http://127.0.0.1:{}", closed["port"]);
+    let c = BridgeClient::new(&WebHost, &url, "t");
     let o = c.execute("ok", &json!({}), None, None).await;
     assert!(matches!(o, Outcome::Unreachable { .. }), "{o:?}");
     let r = render("ok", &json!({}), &o, &ReportOptions::default());

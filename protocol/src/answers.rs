@@ -73,10 +73,10 @@ pub enum SignInState {
 }
 
 impl SignInState {
-    pub const NOT_NEEDED: &'static str = "not_needed";
-    pub const SIGNED_IN: &'static str = "signed_in";
-    pub const NEEDS_SIGN_IN: &'static str = "needs_sign_in";
-    pub const FAILED: &'static str = "failed";
+    pub(crate) const NOT_NEEDED: &'static str = "not_needed";
+    pub(crate) const SIGNED_IN: &'static str = "signed_in";
+    pub(crate) const NEEDS_SIGN_IN: &'static str = "needs_sign_in";
+    pub(crate) const FAILED: &'static str = "failed";
 
     /// The `state` word.
     pub fn word(&self) -> &'static str {
@@ -153,7 +153,7 @@ pub struct ServiceInfo {
 
 /// `GET /tools?serverName=`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ServiceTools {
+pub struct ServerToolList {
     pub success: bool,
     pub tools: ToolList,
 }

@@ -269,7 +269,7 @@ pub struct Closest {
 /// One MCP server and its tools (`None` while they are unknown).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ServiceTools {
+pub struct ServerTools {
     pub name: String,
     pub tools: Option<Vec<String>>,
 }
@@ -293,7 +293,7 @@ pub enum Facts {
     },
     NoTool {
         closest: Vec<Closest>,
-        services: Vec<ServiceTools>,
+        services: Vec<ServerTools>,
     },
     TimedOut {
         seconds: f64,
@@ -349,7 +349,7 @@ mod shape {
         #[serde(default)]
         pub closest: Vec<Closest>,
         #[serde(default)]
-        pub services: Vec<ServiceTools>,
+        pub services: Vec<ServerTools>,
     }
     #[derive(Serialize, Deserialize)]
     pub struct TimedOut {
@@ -524,7 +524,7 @@ mod tests {
                         tool: "get_time".into(),
                         server: "time".into(),
                     }],
-                    services: vec![ServiceTools {
+                    services: vec![ServerTools {
                         name: "off".into(),
                         tools: None,
                     }],

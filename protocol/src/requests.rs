@@ -52,6 +52,12 @@ pub struct SetEnabled {
     pub enabled: bool,
 }
 
+/// `PUT /servers/{name}`: the server's definition, one `mcpServers` entry as the config file
+/// holds it (`{"command": "uvx", "args": ["mcp-server-time"]}`, or `{"url": …}`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct PutServer<'a>(pub &'a Map<String, Value>);
+
 /// `POST /servers/import`: without `names`, what the other apps' files hold; with them,
 /// add those servers.
 #[derive(Debug, Clone, PartialEq, Serialize)]

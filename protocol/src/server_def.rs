@@ -46,7 +46,7 @@ impl Kind {
 }
 
 /// Every key an entry may have, with its kind.
-pub const KEYS: [(&str, Kind); 22] = [
+pub(crate) const KEYS: [(&str, Kind); 22] = [
     ("type", Kind::Text),
     ("command", Kind::Text),
     ("args", Kind::TextList),
@@ -190,7 +190,7 @@ pub fn is_enabled(entry: &Value) -> bool {
 }
 
 /// How many characters of a server's name [`escaped_name`] shows.
-pub const NAME_SHOWN: usize = 80;
+pub(crate) const NAME_SHOWN: usize = 80;
 
 /// A server's (or a tool's) name as both sides show an odd one: its first [`NAME_SHOWN`]
 /// characters with every character but printable ASCII and the space written as its escape

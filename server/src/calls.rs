@@ -26,13 +26,13 @@ pub(crate) const RETAIN_FINISHED: Duration = Duration::from_secs(600);
 
 /// The final answer of a call, rendered exactly as `/execute` would have answered.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Outcome {
+pub(crate) struct CallOutcome {
     pub(crate) status: StatusCode,
     pub(crate) body: Value,
     pub(crate) trace_id: String,
 }
 
-impl IntoResponse for Outcome {
+impl IntoResponse for CallOutcome {
     fn into_response(self) -> Response {
         let mut response = (self.status, Json(self.body)).into_response();
         if let Ok(value) = HeaderValue::from_str(&self.trace_id) {
@@ -49,7 +49,7 @@ pub(crate) struct PendingCall {
     pub(crate) server: Option<String>,
     pub(crate) tool: String,
     pub(crate) trace_id: String,
-    outcome: watch::Sender<Option<Outcome>>,
+    outcome: watch::Sender<Option<CallOutcome>>,
     /// Its progress and the question it asks the user, while it runs.
     pub activity: Arc<activity::CallActivity>,
     task: Mutex<Option<AbortHandle>>,
@@ -58,7 +58,7 @@ pub(crate) struct PendingCall {
 
 impl PendingCall {
     /// Set the outcome unless there already is one; whether it was set.
-    fn finish(&self, outcome: Outcome) -> bool {
+    fn finish(&self, outcome: CallOutcome) -> bool {
         let set = self.outcome.send_if_modified(|slot| {
             if slot.is_some() {
                 return false;
@@ -75,7 +75,7 @@ impl PendingCall {
         set
     }
 
-    pub(crate) fn outcome(&self) -> Option<Outcome> {
+    pub(crate) fn outcome(&self) -> Option<CallOutcome> {
         self.outcome.borrow().clone()
     }
 
@@ -86,7 +86,7 @@ impl PendingCall {
 
     /// Wait up to `wait` for the outcome.
     #[cfg(test)]
-    pub(crate) async fn wait(&self, wait: Duration) -> Option<Outcome> {
+    pub(crate) async fn wait(&self, wait: Duration) -> Option<CallOutcome> {
         let mut receiver = self.outcome.subscribe();
         match tokio::time::timeout(wait, receiver.wait_for(Option::is_some)).await {
             Ok(Ok(outcome)) => outcome.clone(),
@@ -98,7 +98,11 @@ impl PendingCall {
     /// progress or question changes — or at once when a question waits that the client has not
     /// seen: `seen` is the id of the question it already shows (a question asked between two
     /// polls would otherwise wait for the next change).
-    pub async fn wait_or_activity(&self, wait: Duration, seen: Option<&str>) -> Option<Outcome> {
+    pub async fn wait_or_activity(
+        &self,
+        wait: Duration,
+        seen: Option<&str>,
+    ) -> Option<CallOutcome> {
         let mut receiver = self.outcome.subscribe();
         let mut activity = self.activity.subscribe();
         let unseen = activity
@@ -150,7 +154,7 @@ impl CallRegistry {
         work: F,
     ) -> Arc<PendingCall>
     where
-        F: Future<Output = Outcome> + Send + 'static,
+        F: Future<Output = CallOutcome> + Send + 'static,
     {
         let call = Arc::new(PendingCall {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -199,7 +203,7 @@ impl CallRegistry {
     pub(crate) fn cancel(
         &self,
         id: &str,
-        cancelled: impl FnOnce(&PendingCall) -> Outcome,
+        cancelled: impl FnOnce(&PendingCall) -> CallOutcome,
     ) -> Option<bool> {
         let call = self.get(id)?;
         let outcome = cancelled(&call);
@@ -237,8 +241,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn outcome(body: Value) -> Outcome {
-        Outcome {
+    fn outcome(body: Value) -> CallOutcome {
+        CallOutcome {
             status: StatusCode::OK,
             body,
             trace_id: "t".into(),

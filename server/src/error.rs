@@ -12,7 +12,7 @@ use crate::redact::{mask_json, mask_patterns};
 pub(crate) use mcp_bridge_protocol::errors::FieldError;
 pub(crate) use mcp_bridge_protocol::errors::Refused;
 use mcp_bridge_protocol::errors::{
-    CancelledBy, Closest, ErrorAnswer, ErrorObject, ErrorType, Facts, ResultGone, ServiceTools,
+    CancelledBy, Closest, ErrorAnswer, ErrorObject, ErrorType, Facts, ResultGone, ServerTools,
     TokenProblem,
 };
 
@@ -394,7 +394,7 @@ impl BridgeError {
                     .collect(),
                 services: services
                     .iter()
-                    .map(|(name, tools)| ServiceTools {
+                    .map(|(name, tools)| ServerTools {
                         name: name.clone(),
                         tools: tools.clone(),
                     })

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{BridgeError, FieldError};
 use mcp_bridge_protocol::errors::Loc;
-use mcp_bridge_protocol::requests::ResetHistory;
+use mcp_bridge_protocol::requests::{Execute, ResetHistory};
 
 /// The longest `wait` a long-poll may ask for, in seconds.
 pub(crate) const MAX_WAIT_SECONDS: f64 = 300.0;
@@ -129,14 +129,6 @@ impl<'a> Fields<'a> {
         [self.location, field]
     }
 
-    pub(crate) fn required_string(&mut self, field: &str) -> Option<String> {
-        self.required_str(field).map(str::to_owned)
-    }
-
-    pub(crate) fn optional_string(&mut self, field: &str) -> Option<String> {
-        self.optional_str(field).map(str::to_owned)
-    }
-
     /// A string the body must hold, borrowed from it.
     pub(crate) fn required_str(&mut self, field: &str) -> Option<&'a str> {
         match self.map.get(field) {
@@ -196,6 +188,24 @@ impl<'a> Fields<'a> {
                     other.clone(),
                 ));
                 Map::new()
+            }
+        }
+    }
+
+    /// An object the body may hold (`null` reads as absent), borrowed from it.
+    pub(crate) fn optional_object_ref(&mut self, field: &str) -> Option<&'a Value> {
+        let map: &'a Map<String, Value> = self.map;
+        match map.get(field) {
+            None | Some(Value::Null) => None,
+            Some(value @ Value::Object(_)) => Some(value),
+            Some(other) => {
+                self.errors.push(error(
+                    "dict_type",
+                    self.loc(field),
+                    "Input should be a valid dictionary",
+                    other.clone(),
+                ));
+                None
             }
         }
     }
@@ -262,10 +272,36 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// The body of `POST /execute`: `{name, arguments, serverName?, wait?}`. The bridge's own
-/// reading of `mcp_bridge_protocol::requests::Execute`: the original extension and other
-/// clients send `wait` as any number of seconds (`0.05`, or a numeric string), which the
-/// protocol's type, written by the core in whole seconds, does not hold.
+/// The body of `POST /execute`, `{name, arguments?, serverName?, wait?, unmasked?}`, read into
+/// the protocol's [`Execute`] borrowed from `map`, and the `wait` the caller asked for. The
+/// protocol's `wait` is whole seconds (what the core writes); the original extension and other
+/// clients send any number of seconds (`0.05`, or a numeric string), so the bridge reads it as
+/// given beside the call, and the call's own `wait` is left empty.
+pub(crate) fn execute(map: &Map<String, Value>) -> Result<(Execute<'_>, Option<f64>), BridgeError> {
+    let mut fields = Fields::new(map, "body");
+    let name = fields.required_str("name");
+    let arguments = fields.optional_object_ref("arguments");
+    let server_name = fields.optional_str("serverName");
+    let wait = fields.optional_wait("wait");
+    let unmasked = fields.optional_bool("unmasked");
+    fields.finish(|| {
+        let call = Execute {
+            name: name.unwrap_or_default(),
+            arguments: arguments.unwrap_or(&EMPTY_ARGUMENTS),
+            server_name: server_name.filter(|name| !name.is_empty()),
+            wait: None,
+            unmasked,
+        };
+        (call, wait)
+    })
+}
+
+/// The arguments of a call that sent none.
+static EMPTY_ARGUMENTS: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| Value::Object(Map::new()));
+
+/// A call to run, owned (it outlives the request when it runs in the background): what
+/// [`execute`] read.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ExecuteRequest {
     pub(crate) name: String,
@@ -275,24 +311,19 @@ pub(crate) struct ExecuteRequest {
     pub(crate) wait: Option<f64>,
     /// Let credential shapes in the result through unmasked (the user's choice for this tool,
     /// sent by the extension); the bridge's token and configured secrets are masked anyway.
-    pub unmasked: bool,
+    pub(crate) unmasked: bool,
 }
 
 impl ExecuteRequest {
     pub(crate) fn from_body(body: Option<Value>) -> Result<Self, BridgeError> {
         let map = body_object(body)?;
-        let mut fields = Fields::new(&map, "body");
-        let name = fields.required_string("name");
-        let arguments = fields.optional_object("arguments");
-        let server_name = fields.optional_string("serverName");
-        let wait = fields.optional_wait("wait");
-        let unmasked = fields.optional_bool("unmasked");
-        fields.finish(|| ExecuteRequest {
-            name: name.unwrap_or_default(),
-            arguments,
-            server_name: server_name.filter(|name| !name.is_empty()),
+        let (call, wait) = execute(&map)?;
+        Ok(ExecuteRequest {
+            name: call.name.to_owned(),
+            arguments: call.arguments.as_object().cloned().unwrap_or_default(),
+            server_name: call.server_name.map(str::to_owned),
             wait,
-            unmasked,
+            unmasked: call.unmasked,
         })
     }
 }
@@ -372,6 +403,14 @@ mod tests {
         assert_eq!(request.arguments["text"], "hi");
         assert_eq!(request.server_name.as_deref(), Some("demo"));
         assert_eq!(request.wait, Some(5.0));
+        // The original extension's shapes: a fraction of a second, a numeric string, nulls.
+        let sent = json!({"name": "echo", "arguments": null, "serverName": null, "wait": "0.05"});
+        let (call, wait) = execute(sent.as_object().unwrap()).unwrap();
+        assert_eq!(
+            (call.name, call.server_name, wait),
+            ("echo", None, Some(0.05))
+        );
+        assert_eq!(call.arguments, &json!({}));
         let minimal = ExecuteRequest::from_body(Some(json!({"name": "echo"}))).unwrap();
         assert!(minimal.arguments.is_empty());
         assert_eq!(minimal.server_name, None);

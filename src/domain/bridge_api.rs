@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn the_bridges_own_answers_read_back_whole() {
         use mcp_bridge_protocol::answers::{
-            ServiceInfo, ServiceTools, Services, ToolInfo, ToolList,
+            ServerToolList, ServiceInfo, Services, ToolInfo, ToolList,
         };
         let info = ServiceInfo {
             name: "time".into(),
@@ -249,7 +249,7 @@ mod tests {
         assert_eq!(read, [expected]);
         assert_eq!(read[0].state(), Some(ServerStatus::Starting));
         let schema = json!({"type": "object", "required": ["tz"]});
-        let sent = ServiceTools {
+        let sent = ServerToolList {
             success: true,
             tools: ToolList {
                 service_name: "time".into(),

@@ -9,7 +9,7 @@
 # native-messaging locations in a throwaway profile (a temp HOME; for the .exe, the registry
 # of the temporary wine prefix). Linux binary natively,
 # Windows .exe under wine (skipped, and said so, when wine or mingw is missing unless
-# REQUIRE_WINE=1). Ports 3961-3962, never the shared 3849. SMOKE_ONLY=linux or
+# REQUIRE_WINE=1). Each bridge on a free port the system hands out, never the shared 3849. SMOKE_ONLY=linux or
 # SMOKE_ONLY=windows tests that binary alone (the other is then not required).
 set -euo pipefail
 
@@ -28,6 +28,11 @@ passed=0
 missing=()
 ok() { printf '  ok  %s\n' "$*"; passed=$((passed + 1)); }
 fail() { printf '  FAIL %s\n' "$*" >&2; [ -f "$WORK/bridge.log" ] && sed 's/^/    log: /' "$WORK/bridge.log" >&2; exit 1; }
+
+# free_port: a port the system just handed out and let go.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
 
 # wait_for URL SECONDS: until the URL answers.
 wait_for() {
@@ -95,9 +100,10 @@ elif [ -f "$linux" ]; then
   where=$(env -u MCP_BRIDGE_CONFIG_DIR "$linux" config path)
   [ "$where" = "$XDG_CONFIG_HOME/mcp-bridge/mcp-config.json" ] || fail "linux: config path said $where"
   ok "linux: config path → $where"
-  env -u MCP_BRIDGE_CONFIG_DIR -u MCP_BRIDGE_TOKEN "$linux" --port 3961 >"$WORK/bridge.log" 2>&1 &
+  port=$(free_port)
+  env -u MCP_BRIDGE_CONFIG_DIR -u MCP_BRIDGE_TOKEN "$linux" --port "$port" >"$WORK/bridge.log" 2>&1 &
   BRIDGE_PID=$!
-  check linux 3961 "$XDG_CONFIG_HOME/mcp-bridge/token"
+  check linux "$port" "$XDG_CONFIG_HOME/mcp-bridge/token"
   stop linux
   MCP_BRIDGE_CONFIG_DIR="$WORK/linux-pairing" "$ROOT/tests/release/pairing_smoke.sh" "$linux" \
     || fail "linux: pairing"
@@ -130,10 +136,11 @@ else
   where=$(cd "$WORK/win" && env -u MCP_BRIDGE_CONFIG_DIR wine ./mcp-bridge.exe config path 2>/dev/null | tr -d '\r')
   [ "$where" = "$appdata\\mcp-bridge\\mcp-config.json" ] || fail "windows: config path said '$where', not under %APPDATA% ($appdata)"
   ok "windows: config path → $where"
-  (cd "$WORK/win" && exec env -u MCP_BRIDGE_CONFIG_DIR -u MCP_BRIDGE_TOKEN wine ./mcp-bridge.exe --port 3962) \
+  port=$(free_port)
+  (cd "$WORK/win" && exec env -u MCP_BRIDGE_CONFIG_DIR -u MCP_BRIDGE_TOKEN wine ./mcp-bridge.exe --port "$port") \
     >"$WORK/bridge.log" 2>&1 &
   BRIDGE_PID=$!
-  check windows 3962 "$appdata_unix/mcp-bridge/token"
+  check windows "$port" "$appdata_unix/mcp-bridge/token"
   stop windows
   env -u MCP_BRIDGE_CONFIG_DIR "$ROOT/tests/release/pairing_smoke.sh" --wine "$WORK/win/mcp-bridge.exe" \
     || fail "windows: pairing under wine"

@@ -1,15 +1,17 @@
 // A canned bridge for the core's browser tests (tests/web_client.rs): every response shape
 // the client must turn into an outcome, from fixed answers. Node, no dependencies.
 //
-//   CANNED_PORT=3999 node tests/support/canned_server.mjs
+//   CANNED_PORT=<a free port> node tests/support/canned_server.mjs
 //
 // POST /execute answers by tool name (`name` in the body), so one route covers every shape.
 // CORS is open (`*`) because wasm-bindgen-test runs the client in a page/worker served from
 // another port; the real bridge only allows extension origins.
 import crypto from 'node:crypto';
 import http from 'node:http';
+import net from 'node:net';
 
-const port = Number(process.env.CANNED_PORT || 3999);
+if (!process.env.CANNED_PORT) throw new Error('CANNED_PORT: the free port to listen on');
+const port = Number(process.env.CANNED_PORT);
 const calls = new Map(); // call_id -> { polls, cancelled }
 let lastAuth = null;
 /** Every Authorization header received, for the proof tests. */
@@ -148,6 +150,15 @@ function route(req, res, url, raw) {
       }, wait);
       return;
     }
+  }
+  if (req.method === 'GET' && path === '/closed-port') {
+    // A port the system just handed out and nobody listens on: the refused-connection test.
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const closed = probe.address().port;
+      probe.close(() => send(res, 200, { port: closed }));
+    });
+    return;
   }
   if (req.method === 'GET' && path === '/_state') {
     return send(res, 200, { calls: Object.fromEntries(calls), lastAuth });

@@ -19,7 +19,7 @@ use axum::response::{IntoResponse as _, Response};
 use mcp_bridge_protocol::answers::{
     Changed, ImportPreview, Restarted, ServerEntry, ServerList, SignInState, not_running,
 };
-use mcp_bridge_protocol::requests::{Import, SetEnabled};
+use mcp_bridge_protocol::requests::{Import, PutServer, SetEnabled};
 use serde_json::{Map, Value};
 
 use crate::config;
@@ -84,6 +84,19 @@ fn body_error(loc: &str, msg: &str, given: &Value) -> BridgeError {
         ["body", loc],
         &format!("{msg}; it was {kind}"),
     )])
+}
+
+/// The body of `PUT /servers/{name}`: one `mcpServers` entry, an object; the config check
+/// names what is wrong inside it.
+fn definition_of(body: &Value) -> Result<PutServer<'_>, BridgeError> {
+    match body {
+        Value::Object(entry) => Ok(PutServer(entry)),
+        other => Err(body_error(
+            "definition",
+            "the body must be one `mcpServers` entry, a JSON object like {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}",
+            other,
+        )),
+    }
 }
 
 /// What `GET /servers` says about one server.
@@ -290,14 +303,9 @@ pub(crate) async fn put(
             )]));
         }
     };
-    let definition = parse_json(&body)?.unwrap_or(Value::Null);
-    if !definition.is_object() {
-        return Err(body_error(
-            "definition",
-            "the body must be one `mcpServers` entry, a JSON object like {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}",
-            &definition,
-        ));
-    }
+    let body = parse_json(&body)?.unwrap_or(Value::Null);
+    let PutServer(entry) = definition_of(&body)?;
+    let definition = Value::Object(entry.clone());
     let existing: Vec<String> = manager
         .document()
         .map(|mut doc| servers_of(&mut doc).keys().cloned().collect())

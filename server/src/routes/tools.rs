@@ -11,7 +11,7 @@ use axum::response::{IntoResponse as _, Response};
 use serde_json::Value;
 
 use mcp_bridge_protocol::answers::{
-    ServiceInfo, ServiceTools, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList,
+    ServerToolList, ServiceInfo, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList,
 };
 
 use crate::error::{BridgeError, FieldError};
@@ -90,7 +90,7 @@ pub(crate) async fn list(
                     annotations: annotations(tool),
                 })
                 .collect();
-            Ok(Json(ServiceTools {
+            Ok(Json(ServerToolList {
                 success: true,
                 tools: ToolList {
                     service_name: name.clone(),
