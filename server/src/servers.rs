@@ -8,6 +8,7 @@ pub(crate) mod demo;
 pub(crate) mod masked;
 pub(crate) mod program;
 pub mod reaper;
+pub(crate) mod revisions;
 pub mod spec;
 pub(crate) mod stderr;
 pub(crate) mod watchdog;

@@ -15,8 +15,8 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
     FormElicitationCapability, Implementation, ListRootsResult, ProgressNotificationParam,
-    ProgressToken, Prompt, Resource, ResourceTemplate, Root, RootsCapabilities, Tool,
-    UrlElicitationCapability,
+    ProgressToken, Prompt, ProtocolVersion, Resource, ResourceTemplate, Root, RootsCapabilities,
+    Tool, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, Peer};
@@ -471,11 +471,15 @@ pub fn capabilities() -> ClientCapabilities {
 }
 
 impl ClientHandler for BridgeClient {
+    /// The `initialize` the bridge sends names the newest revision that still has one
+    /// (rmcp's default, its newest revision, replaced `initialize` with per-request `_meta`,
+    /// so a client must not name it in an `initialize`).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             capabilities(),
             Implementation::new("mcp-bridge", crate::VERSION),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn create_message(

@@ -357,6 +357,9 @@ where
                     crate::http_client::describe(&err)
                 ))
             })?;
+        if let Some(info) = client.peer_info() {
+            super::revisions::check(&info.protocol_version).map_err(HandshakeFailure::from)?;
+        }
         shared
             .reload(client.peer(), ListKind::Tools)
             .await
