@@ -18,7 +18,7 @@ use rmcp::model::{
     ProgressToken, Prompt, ProtocolVersion, Resource, ResourceTemplate, Root, RootsCapabilities,
     Tool, UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
 use rmcp::{ClientHandler, Peer};
 
 use crate::calls::activity::{CallActivity, Question, decline};
@@ -172,7 +172,7 @@ impl Shared {
 
     /// Fetch the list `kind` from `peer` and store it; a server without that capability has
     /// an empty list.
-    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), String> {
+    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), ListFailure> {
         let ticket = self.ticket(kind);
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let offers = |kind: ListKind| {
@@ -187,7 +187,7 @@ impl Shared {
                 let tools = if offers(kind) {
                     peer.list_all_tools()
                         .await
-                        .map_err(|err| format!("listing its tools failed: {err}"))?
+                        .map_err(|err| ListFailure::new("listing its tools", &err))?
                 } else {
                     Vec::new()
                 };
@@ -197,7 +197,7 @@ impl Shared {
                 let prompts = if offers(kind) {
                     peer.list_all_prompts()
                         .await
-                        .map_err(|err| format!("listing its prompts failed: {err}"))?
+                        .map_err(|err| ListFailure::new("listing its prompts", &err))?
                 } else {
                     Vec::new()
                 };
@@ -208,11 +208,11 @@ impl Shared {
                     let resources = peer
                         .list_all_resources()
                         .await
-                        .map_err(|err| format!("listing its resources failed: {err}"))?;
+                        .map_err(|err| ListFailure::new("listing its resources", &err))?;
                     let templates = peer
                         .list_all_resource_templates()
                         .await
-                        .map_err(|err| format!("listing its resource templates failed: {err}"))?;
+                        .map_err(|err| ListFailure::new("listing its resource templates", &err))?;
                     (resources, templates)
                 } else {
                     (Vec::new(), Vec::new())
@@ -457,6 +457,29 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Why a list could not be read: the message, and the server's sign-in challenge when it
+/// answered that the request needs a (wider) sign-in.
+#[derive(Debug)]
+pub struct ListFailure {
+    pub message: String,
+    pub challenge: Option<String>,
+}
+
+impl ListFailure {
+    fn new(what: &str, err: &ServiceError) -> Self {
+        ListFailure {
+            message: format!("{what} failed: {err}"),
+            challenge: super::challenge::of(err),
+        }
+    }
+}
+
+impl std::fmt::Display for ListFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// What the bridge tells every server it can do.
