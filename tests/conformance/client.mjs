@@ -167,7 +167,8 @@ async function main() {
         signIns++;
         log('signing in:', JSON.stringify(state.sign_in));
         await signIn(base);
-      } else if (Date.now() > deadline) {
+      } else if (needs || Date.now() > deadline) {
+        // Three sign-ins and the server still asks: the user gives up.
         throw new Error(`no tools: ${JSON.stringify(state)} ${JSON.stringify(listed.json)}`);
       }
       await sleep(200);
