@@ -91,12 +91,14 @@ pub async fn answer(
                 content,
             ));
         }
-        let content = match &question.asked.requested_schema {
-            Some(schema) => with_defaults(schema, content),
-            None => content,
+        // Checked with the defaults in place (a required field may be left to its default);
+        // a refusal echoes the answer as it was sent.
+        let completed = match &question.asked.requested_schema {
+            Some(schema) => with_defaults(schema, content.clone()),
+            None => content.clone(),
         };
         if let Some(schema) = &question.asked.requested_schema
-            && let Some((at, why)) = crate::calls::schema::mismatch(schema, &content)
+            && let Some((at, why)) = crate::calls::schema::mismatch(schema, &completed)
         {
             let field = at.trim_start_matches("$.").to_owned();
             return Err(invalid(
@@ -106,6 +108,7 @@ pub async fn answer(
                 content,
             ));
         }
+        let content = completed;
         let content = match &question.asked.requested_schema {
             Some(schema) => asked_fields(schema, content),
             None => content,
