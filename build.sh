@@ -29,6 +29,10 @@ cd "$ROOT"
 WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen = "=\([0-9.]*\)".*/\1/p' Cargo.toml)"
 WASM_PACK_VERSION="0.15.1"
 GECKODRIVER_VERSION="0.37.1"
+# The Node the MCP conformance suite runs on (it imports `fs.globSync`, which Node 20 lacks):
+# npm's `node` package, which installs the official binary for this platform from the npm
+# registry. Only the suite runs on it; everything else uses the `node` on PATH (20 or newer).
+CONFORMANCE_NODE_VERSION="22.23.3"
 TOOLS="$ROOT/.tools"
 VENV="$TOOLS/venv"
 DIST="$ROOT/dist"
@@ -57,7 +61,7 @@ die() { printf '\033[1;31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 how_to_get() {
   case "$1" in
     cargo | rustup) echo "Rust through rustup: https://rustup.rs (curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh)" ;;
-    node | npm) echo "Node.js 20 or newer with npm: https://nodejs.org (macOS: brew install node; Debian/Ubuntu: apt-get install nodejs npm)" ;;
+    node | npm) echo "Node.js 20 or newer with npm (the conformance suite's Node 22 comes from npm in ./build.sh setup): https://nodejs.org (macOS: brew install node; Debian/Ubuntu: apt-get install nodejs npm)" ;;
     zip) echo "zip (macOS: preinstalled; Debian/Ubuntu: apt-get install zip; Fedora: dnf install zip)" ;;
     python3) echo "Python 3 with venv (Debian/Ubuntu: apt-get install python3-venv; macOS: brew install python)" ;;
     *) echo "$1" ;;
@@ -159,6 +163,19 @@ await_wasm_bindgen() {
   trap - EXIT
 }
 
+# Node $CONFORMANCE_NODE_VERSION in .tools/node22, for the MCP conformance suite alone.
+CONFORMANCE_NODE="$TOOLS/node22/node_modules/.bin/node"
+setup_conformance_node() {
+  step "setup: Node $CONFORMANCE_NODE_VERSION for the MCP conformance suite (npm package node)"
+  if [ -x "$CONFORMANCE_NODE" ] && [ "$("$CONFORMANCE_NODE" --version)" = "v$CONFORMANCE_NODE_VERSION" ]; then
+    note "Node $CONFORMANCE_NODE_VERSION already installed"
+    return
+  fi
+  mkdir -p "$TOOLS/node22"
+  [ -f "$TOOLS/node22/package.json" ] || echo '{"private": true}' >"$TOOLS/node22/package.json"
+  npm install --prefix "$TOOLS/node22" --no-audit --no-fund --save-exact "node@$CONFORMANCE_NODE_VERSION"
+}
+
 # Everything the tests, benchmarks and demo need on top of the build toolchain.
 setup() {
   step "setup: browsers and drivers (Debian chromium, chromium-driver, firefox-esr)"
@@ -178,6 +195,8 @@ setup() {
 
   step "setup: npm test tools (web-ext, editor libraries, MCP servers)"
   npm_install all
+
+  setup_conformance_node
 
   step "setup: Python MCP servers (tests/requirements.txt)"
   if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV"; fi
@@ -428,6 +447,12 @@ test_all() {
 
   step "test: native (cargo test --workspace)"
   cargo_test_all_ran --workspace
+
+  step "test: MCP conformance suite, client scenarios (tests/conformance/run.mjs)"
+  # The release bridge `build` made, one scenario at a time; a scenario that fails and is not
+  # in tests/conformance/expected-failures.yml (or one there that passes) fails the run.
+  CONFORMANCE_NODE="$CONFORMANCE_NODE" MCP_BRIDGE_EXE="$ROOT/target/release/mcp-bridge" \
+    node tests/conformance/run.mjs
 
   step "test: the README's quick start, as written (tests/quickstart.sh)"
   # The quick start's build block is `./build.sh build`, which this command just ran.

@@ -3,6 +3,7 @@
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
 mod call;
+pub(crate) mod challenge;
 pub mod client;
 mod connect;
 pub(crate) mod demo;
@@ -11,6 +12,7 @@ pub(crate) mod masked;
 pub(crate) mod program;
 pub mod reaper;
 mod registry;
+pub(crate) mod revisions;
 pub mod spec;
 pub(crate) mod stderr;
 pub(crate) mod watchdog;

@@ -916,3 +916,41 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
     );
     app.stop().await;
 }
+
+/// A bare server of the tests' own (`tests/support/bare-server.mjs`) whose `ask` asks a form
+/// question with a default for every field but one and returns what it got.
+fn bare_spec() -> ServerSpec {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/bare-server.mjs");
+    stdio_spec("bare", &node, &[script.to_str().unwrap()])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_accepted_form_gets_the_schemas_defaults_for_the_fields_it_leaves_out() {
+    let app = TestApp::start(vec![bare_spec()]).await;
+    let id = start_call(
+        &app,
+        json!({"name": "ask", "serverName": "bare", "arguments": {}}),
+    )
+    .await;
+    let pending = question(&app, &id).await;
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "content": {"age": 41}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let got: Value = serde_json::from_str(&all_text(&done)).unwrap();
+    // The given field keeps its value; a field without a default stays out.
+    assert_eq!(
+        got,
+        json!({"action": "accept", "content": {
+            "name": "John Doe", "age": 41, "score": 95.5, "status": "active", "verified": true
+        }}),
+        "asked: {pending}"
+    );
+    app.stop().await;
+}

@@ -1008,3 +1008,79 @@ async fn a_client_secret_is_never_the_bridges_token() {
     assert!(!format!("{forms:?}").contains(common::TOKEN));
     bridge.terminate(Duration::from_secs(10));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asking_for_a_sign_in_after_the_handshake_needs_one() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().handshake_open = true;
+    let (app, _dir) = wiki_app(&server).await;
+    let before = shout(&app, "hi").await;
+    assert_eq!(before.detail()["type"], "SignInRequired", "{}", before.body);
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "needs_sign_in");
+    signed_in(&app).await;
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_refused_for_a_scope_it_lacks_signs_in_again_asking_for_that_scope() {
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().call_scope = Some("wiki:write".to_owned());
+    let (app, _dir) = wiki_app(&server).await;
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let first = answer["authorization_url"].as_str().unwrap().to_owned();
+    assert!(!first.contains("wiki%3Awrite"), "{first}");
+    let back = consent(&first).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+
+    // Signed in, but without the scope the call needs: the server answers 403.
+    let mut refused = shout(&app, "up").await;
+    for _ in 0..50 {
+        if error_of(&refused.body).contains("more access") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        refused = shout(&app, "up").await;
+    }
+    assert_eq!(
+        refused.detail()["type"],
+        "SignInRequired",
+        "{}",
+        refused.body
+    );
+    assert!(
+        error_of(&refused.body).contains("sign in again"),
+        "{}",
+        refused.body
+    );
+    assert_eq!(sign_in_state(&app, "wiki").await["state"], "needs_sign_in");
+
+    // The second sign-in asks for the scope the 403 named; then the call runs.
+    let (_, answer) = sign_in(&app, "wiki").await;
+    let second = answer["authorization_url"].as_str().unwrap().to_owned();
+    let query: std::collections::HashMap<_, _> = url::Url::parse(&second)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect();
+    assert!(
+        query
+            .get("scope")
+            .is_some_and(|s| s.split(' ').any(|s| s == "wiki:write")),
+        "{second}"
+    );
+    let back = consent(&second).await;
+    let (status, page) = send(&app, callback(&back)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let mut reply = shout(&app, "wider").await;
+    for _ in 0..50 {
+        if reply.status == StatusCode::OK {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        reply = shout(&app, "wider").await;
+    }
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "WIDER");
+    app.stop().await;
+}

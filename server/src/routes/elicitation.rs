@@ -91,8 +91,14 @@ pub async fn answer(
                 content,
             ));
         }
+        // Checked with the defaults in place (a required field may be left to its default);
+        // a refusal echoes the answer as it was sent.
+        let completed = match &question.asked.requested_schema {
+            Some(schema) => with_defaults(schema, content.clone()),
+            None => content.clone(),
+        };
         if let Some(schema) = &question.asked.requested_schema
-            && let Some((at, why)) = crate::calls::schema::mismatch(schema, &content)
+            && let Some((at, why)) = crate::calls::schema::mismatch(schema, &completed)
         {
             let field = at.trim_start_matches("$.").to_owned();
             return Err(invalid(
@@ -102,6 +108,7 @@ pub async fn answer(
                 content,
             ));
         }
+        let content = completed;
         let content = match &question.asked.requested_schema {
             Some(schema) => asked_fields(schema, content),
             None => content,
@@ -155,6 +162,26 @@ fn asked_fields(schema: &Value, content: Value) -> Value {
     Value::Object(fields)
 }
 
+/// `content` with each field the answer leaves out set to its `default` in `schema`, as MCP
+/// asks of the client: the server gets the values the user was shown as preset, whether or
+/// not the page that asked sent them back. Fields the answer holds keep their values.
+fn with_defaults(schema: &Value, content: Value) -> Value {
+    let (Some(properties), Value::Object(mut fields)) = (
+        schema.get("properties").and_then(Value::as_object),
+        content.clone(),
+    ) else {
+        return content;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !fields.contains_key(name)
+        {
+            fields.insert(name.clone(), default.clone());
+        }
+    }
+    Value::Object(fields)
+}
+
 fn action_name(action: &ElicitationAction) -> &'static str {
     match action {
         ElicitationAction::Accept => "accept",
@@ -167,6 +194,20 @@ fn action_name(action: &ElicitationAction) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn omitted_fields_get_their_defaults_and_given_ones_stay() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "note": {"type": "string"},
+        }});
+        assert_eq!(
+            with_defaults(&schema, json!({"age": 41})),
+            json!({"name": "John Doe", "age": 41})
+        );
+        assert_eq!(with_defaults(&json!({}), json!({"a": 1})), json!({"a": 1}));
+    }
 
     #[test]
     fn fields_the_schema_does_not_name_are_left_out() {

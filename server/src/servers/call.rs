@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::PeerRequestOptions;
 use tokio::time::Instant;
 
+use super::challenge;
 use super::lifecycle::dispose;
 use super::{CRASH_STDERR_WAIT, Live, Server, Status, Transport, lock};
 use crate::calls::activity::CallActivity;
@@ -62,6 +63,22 @@ impl Server {
             health.reason = format!("it needs the user to sign in again: {why}");
         }
         self.sign_in_required(Some(why), "")
+    }
+
+    /// A request was refused for a sign-in it lacks: a 401, or a 403 `insufficient_scope`
+    /// naming a scope the sign-in was not granted. The challenge is noted, so that the next
+    /// sign-in asks for what it names, and the connection is dropped as after a refused
+    /// renewal; this call is reported as needing the user to sign in again.
+    fn refused_for_sign_in(&self, live: &Live, challenge: String) -> BridgeError {
+        let why = if challenge.contains("insufficient_scope") {
+            "it answered that this request needs a sign-in with more access"
+        } else {
+            "it answered that it needs a sign-in"
+        }
+        .to_owned();
+        let refused = self.signed_out_by_refresh(live, why.clone());
+        self.sign_ins.note_needed(&self.spec.name, challenge, why);
+        refused
     }
 
     /// The server answered: its failures so far are forgiven.
@@ -154,6 +171,9 @@ impl Server {
                     .refresh_refused(&self.spec.name)
                     .unwrap_or_default();
                 Err(self.signed_out_by_refresh(&live, why))
+            }
+            Some(Err(err)) if let Some(challenge) = challenge::of(&err) => {
+                Err(self.refused_for_sign_in(&live, challenge))
             }
             Some(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
                 Err(self.crashed(tool, &live, mark).await)
@@ -304,6 +324,9 @@ impl Server {
                     .refresh_refused(&self.spec.name)
                     .unwrap_or_default();
                 Err(self.signed_out_by_refresh(&live, why))
+            }
+            Ok(Err(err)) if let Some(challenge) = challenge::of(&err) => {
+                Err(self.refused_for_sign_in(&live, challenge))
             }
             Ok(Err(err)) if !live.alive() || matches!(err, ServiceError::TransportClosed) => {
                 Err(self.crashed(method, &live, mark).await)

@@ -15,10 +15,10 @@ use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
     FormElicitationCapability, Implementation, ListRootsResult, ProgressNotificationParam,
-    ProgressToken, Prompt, Resource, ResourceTemplate, Root, RootsCapabilities, Tool,
-    UrlElicitationCapability,
+    ProgressToken, Prompt, ProtocolVersion, Resource, ResourceTemplate, Root, RootsCapabilities,
+    Tool, UrlElicitationCapability,
 };
-use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
 use rmcp::{ClientHandler, Peer};
 
 use crate::calls::activity::{CallActivity, Question, decline};
@@ -172,7 +172,7 @@ impl Shared {
 
     /// Fetch the list `kind` from `peer` and store it; a server without that capability has
     /// an empty list.
-    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), String> {
+    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), ListFailure> {
         let ticket = self.ticket(kind);
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let offers = |kind: ListKind| {
@@ -187,7 +187,7 @@ impl Shared {
                 let tools = if offers(kind) {
                     peer.list_all_tools()
                         .await
-                        .map_err(|err| format!("listing its tools failed: {err}"))?
+                        .map_err(|err| ListFailure::new("listing its tools", &err))?
                 } else {
                     Vec::new()
                 };
@@ -197,7 +197,7 @@ impl Shared {
                 let prompts = if offers(kind) {
                     peer.list_all_prompts()
                         .await
-                        .map_err(|err| format!("listing its prompts failed: {err}"))?
+                        .map_err(|err| ListFailure::new("listing its prompts", &err))?
                 } else {
                     Vec::new()
                 };
@@ -208,11 +208,11 @@ impl Shared {
                     let resources = peer
                         .list_all_resources()
                         .await
-                        .map_err(|err| format!("listing its resources failed: {err}"))?;
+                        .map_err(|err| ListFailure::new("listing its resources", &err))?;
                     let templates = peer
                         .list_all_resource_templates()
                         .await
-                        .map_err(|err| format!("listing its resource templates failed: {err}"))?;
+                        .map_err(|err| ListFailure::new("listing its resource templates", &err))?;
                     (resources, templates)
                 } else {
                     (Vec::new(), Vec::new())
@@ -459,6 +459,29 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Why a list could not be read: the message, and the server's sign-in challenge when it
+/// answered that the request needs a (wider) sign-in.
+#[derive(Debug)]
+pub struct ListFailure {
+    pub message: String,
+    pub challenge: Option<String>,
+}
+
+impl ListFailure {
+    fn new(what: &str, err: &ServiceError) -> Self {
+        ListFailure {
+            message: format!("{what} failed: {err}"),
+            challenge: super::challenge::of(err),
+        }
+    }
+}
+
+impl std::fmt::Display for ListFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// What the bridge tells every server it can do.
 pub fn capabilities() -> ClientCapabilities {
     let mut capabilities = ClientCapabilities::default();
@@ -471,11 +494,15 @@ pub fn capabilities() -> ClientCapabilities {
 }
 
 impl ClientHandler for BridgeClient {
+    /// The `initialize` the bridge sends names the newest revision that still has one
+    /// (rmcp's default, its newest revision, replaced `initialize` with per-request `_meta`,
+    /// so a client must not name it in an `initialize`).
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             capabilities(),
             Implementation::new("mcp-bridge", crate::VERSION),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn create_message(

@@ -357,10 +357,20 @@ where
                     crate::http_client::describe(&err)
                 ))
             })?;
+        if let Some(info) = client.peer_info() {
+            super::revisions::check(&info.protocol_version).map_err(HandshakeFailure::from)?;
+        }
+        // A server may let the handshake through and ask for a sign-in at its first list.
         shared
             .reload(client.peer(), ListKind::Tools)
             .await
-            .map_err(HandshakeFailure::from)?;
+            .map_err(|failure| match failure.challenge {
+                Some(challenge) => HandshakeFailure {
+                    message: "it answered that it needs a sign-in".to_owned(),
+                    challenge: Some(challenge),
+                },
+                None => HandshakeFailure::from(failure.message),
+            })?;
         for kind in [ListKind::Prompts, ListKind::Resources] {
             if let Err(err) = shared.reload(client.peer(), kind).await {
                 tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");

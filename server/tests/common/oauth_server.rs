@@ -55,6 +55,14 @@ pub struct Behaviour {
     pub authorize_queries: Vec<String>,
     /// How long a code may be exchanged (no limit unless set).
     pub code_lifetime: Option<Duration>,
+    /// `initialize` and its notification pass without a token: the server asks for a sign-in
+    /// only from the first request after the handshake.
+    pub handshake_open: bool,
+    /// A `tools/call` needs a token granted with this scope; one without it is answered 403
+    /// `insufficient_scope`, naming the scope (a step-up).
+    pub call_scope: Option<String>,
+    /// The scope each authorization code, then each access token, was granted.
+    scopes: HashMap<String, String>,
     /// The authorization page its metadata names instead of its own (a mix-up attacker
     /// naming an honest server's page beside its own token endpoint).
     pub authorization_endpoint: Option<String>,
@@ -156,14 +164,62 @@ impl OAuthServer {
 }
 
 async fn bearer(State(ctx): State<Ctx>, request: Request, next: Next) -> Response {
+    let (handshake_open, call_scope) = {
+        let behaviour = ctx.behaviour.lock().unwrap();
+        (behaviour.handshake_open, behaviour.call_scope.clone())
+    };
+    // The JSON-RPC method, when this server's rules depend on it.
+    let (request, method) = if handshake_open || call_scope.is_some() {
+        let (parts, body) = request.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX)
+            .await
+            .unwrap_or_default();
+        let method = serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| v["method"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        (
+            Request::from_parts(parts, axum::body::Body::from(bytes)),
+            method,
+        )
+    } else {
+        (request, String::new())
+    };
+    if handshake_open && (method == "initialize" || method == "notifications/initialized") {
+        return next.run(request).await;
+    }
     let token = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_owned);
-    let known = token.is_some_and(|t| ctx.behaviour.lock().unwrap().tokens.contains(&t));
+    let known = token
+        .as_ref()
+        .is_some_and(|t| ctx.behaviour.lock().unwrap().tokens.contains(t));
     if known {
+        if let Some(scope) = call_scope.filter(|_| method == "tools/call") {
+            let granted = ctx
+                .behaviour
+                .lock()
+                .unwrap()
+                .scopes
+                .get(token.as_deref().unwrap_or_default())
+                .cloned()
+                .unwrap_or_default();
+            if !granted.split(' ').any(|s| s == scope) {
+                let challenge = format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+                    ctx.base
+                );
+                return (
+                    StatusCode::FORBIDDEN,
+                    [(header::WWW_AUTHENTICATE, challenge)],
+                    "more access needed",
+                )
+                    .into_response();
+            }
+        }
         return next.run(request).await;
     }
     let challenge = format!(
@@ -309,6 +365,8 @@ async fn authorize(
     }
     behaviour.issued += 1;
     let code = format!("code-{}", behaviour.issued);
+    let scope = query.get("scope").cloned().unwrap_or_default();
+    behaviour.scopes.insert(code.clone(), scope);
     behaviour.codes.insert(
         code.clone(),
         (
@@ -364,10 +422,8 @@ async fn token(
         return refused("unsupported_grant_type");
     }
     let lifetime = behaviour.code_lifetime;
-    let Some((challenge, redirect, resource, issued)) = form
-        .get("code")
-        .and_then(|code| behaviour.codes.remove(code))
-    else {
+    let code = form.get("code").cloned().unwrap_or_default();
+    let Some((challenge, redirect, resource, issued)) = behaviour.codes.remove(&code) else {
         return refused("invalid_grant");
     };
     if lifetime.is_some_and(|lifetime| issued.elapsed() > lifetime) {
@@ -382,7 +438,11 @@ async fn token(
     {
         return refused("invalid_grant");
     }
-    issue(&mut behaviour)
+    let scope = behaviour.scopes.remove(&code).unwrap_or_default();
+    let answer = issue(&mut behaviour);
+    let access = format!("access-token-{}-secret", behaviour.issued);
+    behaviour.scopes.insert(access, scope);
+    answer
 }
 
 impl Behaviour {
