@@ -402,7 +402,7 @@ mod tests {
             }),
         };
         let body = serde_json::to_vec(&sent).unwrap();
-        let crate::domain::outcome::Outcome::Pending {
+        let crate::domain::outcome::CallOutcome::Pending {
             call_id, activity, ..
         } = crate::domain::outcome::from_http(202, None, &body)
         else {

@@ -4,7 +4,7 @@
 //! carries the effects out and writes the state once.
 
 use crate::domain::float::{ConfirmReason, Setup};
-use crate::domain::outcome::Outcome;
+use crate::domain::outcome::CallOutcome;
 use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update, conversation};
@@ -30,7 +30,7 @@ pub enum Event<'a> {
         key: String,
         call: ToolCall,
         by_user: bool,
-        target: Result<Target, (Outcome, Setup)>,
+        target: Result<Target, (CallOutcome, Setup)>,
     },
     /// The user's answer to the prompt: run or not, and whether to remember it.
     Confirm {
@@ -52,7 +52,7 @@ pub enum Event<'a> {
     CallEnded {
         key: String,
         call: ToolCall,
-        outcome: Option<Outcome>,
+        outcome: Option<CallOutcome>,
         setup: Option<Setup>,
     },
     /// A report reached the chat (or the float offers it for copying); `failed` when the
@@ -116,7 +116,7 @@ pub enum Effect {
     /// [`Event::Delivered`].
     Deliver {
         call: ToolCall,
-        outcome: Option<Outcome>,
+        outcome: Option<CallOutcome>,
     },
     /// Say in the float why the call is held, and watch the bridge ([`Event::BridgeBack`]).
     Hold { tool: String, why: Setup },
@@ -312,7 +312,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
         } => match (outcome, setup) {
             (Some(_), _) if cancelled(state) => {
                 state.phase = Phase::Injecting { key };
-                let outcome = Some(Outcome::aborted());
+                let outcome = Some(CallOutcome::aborted());
                 vec![Effect::Deliver { call, outcome }]
             }
             (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, true),
@@ -399,7 +399,7 @@ fn deny(state: &mut TabState, key: String, call: ToolCall) -> Vec<Effect> {
     if !busy(&state.phase) {
         state.phase = Phase::Injecting { key: key.clone() };
     }
-    let outcome = Some(Outcome::denied());
+    let outcome = Some(CallOutcome::denied());
     vec![Effect::MarkExecuted(key), Effect::Deliver { call, outcome }]
 }
 
@@ -416,7 +416,7 @@ fn hold(
     state: &mut TabState,
     key: String,
     call: ToolCall,
-    outcome: &Outcome,
+    outcome: &CallOutcome,
     why: Setup,
     judged: bool,
 ) -> Vec<Effect> {
@@ -606,7 +606,7 @@ mod tests {
         assert!(matches!(
             &fx[1],
             Effect::Deliver {
-                outcome: Some(Outcome::Denied),
+                outcome: Some(CallOutcome::Denied),
                 ..
             }
         ));
@@ -640,11 +640,11 @@ mod tests {
         let ended = Event::CallEnded {
             key: "k".into(),
             call: call("slow"),
-            outcome: Some(Outcome::unreachable("gone")),
+            outcome: Some(CallOutcome::unreachable("gone")),
             setup: Some(Setup::TokenMissing),
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
-        let outcome = Some(Outcome::aborted());
+        let outcome = Some(CallOutcome::aborted());
         assert_eq!(
             fx,
             [Effect::Deliver {
@@ -658,7 +658,7 @@ mod tests {
     fn a_held_call_waits_for_the_bridge_or_the_user() {
         let settings = Settings::default();
         let mut state = TabState::default();
-        let outcome = Outcome::unreachable("refused");
+        let outcome = CallOutcome::unreachable("refused");
         let why = Setup::TokenMissing;
         let ended = Event::CallEnded {
             key: "k".into(),
@@ -692,7 +692,7 @@ mod tests {
             [
                 Effect::MarkExecuted(_),
                 Effect::Deliver {
-                    outcome: Some(Outcome::Unreachable { .. }),
+                    outcome: Some(CallOutcome::Unreachable { .. }),
                     ..
                 }
             ]
@@ -739,7 +739,7 @@ mod tests {
         let ended = Event::CallEnded {
             key: "k".into(),
             call: call("echo"),
-            outcome: Some(Outcome::aborted()),
+            outcome: Some(CallOutcome::aborted()),
             setup: None,
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
