@@ -473,6 +473,9 @@ bench() {
   step "bench: the background's cold start in Chromium, against a plain-JS worker"
   node tests/e2e/bench_coldstart.mjs
 
+  step "bench: a failed call's first report in a fresh worker (Chromium)"
+  node tests/e2e/bench_first_report.mjs
+
   step "bench: bridge vs direct rmcp vs mcpo (pinned in tests/bench-requirements.txt)"
   if [ ! -x "$TOOLS/mcpo-venv/bin/python" ]; then python3 -m venv "$TOOLS/mcpo-venv"; fi
   if ! cmp -s tests/bench-requirements.txt "$TOOLS/mcpo-venv/.installed" 2>/dev/null; then
