@@ -274,7 +274,7 @@ reproducible_zip() {
 
 assemble() {
   local browser="$1" dir="$2"
-  rm -rf "$dir"; mkdir -p "$dir/core" "$dir/page-core" "$dir/options" "$dir/sites"
+  rm -rf "$dir"; mkdir -p "$dir/core" "$dir/options" "$dir/sites"
   cp extension/background.js extension/contract.js extension/content.js extension/picker.js extension/pages.js "$dir/"
   # The key that site lists must be signed with (a build setting: base64 of the 32 raw
   # bytes of an Ed25519 public key; `./build.sh sign-sites` prints it). Without one the
@@ -285,15 +285,13 @@ assemble() {
   cp options/*.html options/*.js options/*.css "$dir/options/"
   cp -r extension/popup "$dir/"
   cp target/wasm-out/mcp_bridge_core.js target/wasm-out/mcp_bridge_core_bg.wasm "$dir/core/"
-  cp target/wasm-out-pages/mcp_bridge_core.js target/wasm-out-pages/mcp_bridge_core_bg.wasm \
-    "$dir/page-core/"
-  # background.js with what it imports (the worker's core's glue, the contract, the pages'
-  # core's glue) as one script: a worker woken from cold fetches one file instead of four,
-  # 2–4 ms sooner to its first answer (tests/e2e/bench_coldstart.mjs). Not minified beyond
-  # what the glue already is; esbuild leaves out the glue's exports nothing uses.
+  # background.js with what it imports (the core's glue, the contract) as one script: a
+  # worker woken from cold fetches one file instead of three, 2–4 ms sooner to its first
+  # answer (tests/e2e/bench_coldstart.mjs). Not minified beyond what the glue already is;
+  # esbuild leaves out the glue's exports nothing uses. The extension pages import the
+  # glue itself (`core/mcp_bridge_core.js`, through pages.js).
   esbuild "$dir/background.js" --bundle --format=esm --log-level=warning --allow-overwrite \
     --outfile="$dir/background.js"
-  rm "$dir/core/mcp_bridge_core.js"
   write_manifest "$browser" "$dir/manifest.json"
 }
 
@@ -311,29 +309,26 @@ package_extension() {
   done
 }
 
-# One wasm build of the core: `$1` is the feature (`worker`: the background's chat loop;
-# `pages`: the extension pages' backend and the worker's errands), kept as
-# target/core-$1.wasm.
+# The wasm build of the core, for the background worker and the extension pages alike,
+# kept as target/core.wasm.
 compile_core() {
-  local feature="$1"
-  step "build: core ($feature) → wasm (profile wasm-release: size first)"
+  step "build: core → wasm (profile wasm-release: size first)"
   # The checkout's and the registry's paths are remapped out of the wasm (panic locations
   # would carry them), so it is the same wherever it is built.
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$ROOT=/build --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo" \
-    cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core \
-    --no-default-features --features "$feature"
-  cp target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm "target/core-$feature.wasm"
+    cargo build --profile wasm-release --target wasm32-unknown-unknown -p mcp-bridge-core
+  cp target/wasm32-unknown-unknown/wasm-release/mcp_bridge_core.wasm target/core.wasm
 }
 
-# wasm-bindgen's glue for one compiled core, then wasm-opt and esbuild; `$2` is the output
-# folder.
+# wasm-bindgen's glue for the compiled core, then wasm-opt and esbuild, into
+# target/wasm-out.
 bind_core() {
-  local feature="$1" out="$2"
+  local out=target/wasm-out
   await_wasm_bindgen
-  step "build: wasm-bindgen, wasm-opt -Oz (npm binaryen), esbuild: core ($feature)"
+  step "build: wasm-bindgen, wasm-opt -Oz (npm binaryen), esbuild: core"
   rm -rf "$out"
   wasm-bindgen --target web --no-typescript --out-dir "$out" --out-name mcp_bridge_core \
-    "target/core-$feature.wasm"
+    target/core.wasm
 
   # The features rustc enables by default for wasm32-unknown-unknown. Flattening and
   # re-looping the control flow between two -Oz rounds lets binaryen rebuild rustc's
@@ -355,29 +350,25 @@ bind_core() {
 }
 
 build() {
-  compile_core pages
-  compile_core worker
+  compile_core
 
   step "build: bridge server (release)"
   cargo build --release -p mcp-bridge
 
-  bind_core pages target/wasm-out-pages
-  bind_core worker target/wasm-out
+  bind_core
 
   step "build: assemble dist/"
   package_extension "$DIST"
   note "dist/{chrome,chrome-store,firefox} and their zips dist/mcp-bridge-{chrome,chrome-store,firefox}.zip"
 
-  # The core's budget counts what a woken worker loads: its wasm and background.js, bundled
-  # with wasm-bindgen's glue, the contract and the pages' core's glue (whose wasm it starts
-  # only for an errand or an alarm). The content script runs in the chat page and the pages'
-  # core in the options page (and in the worker, on first use): each is counted on its own.
-  local wasm_gz glue_gz page_gz pages_gz
+  # What a woken worker loads: the core's wasm and background.js, bundled with
+  # wasm-bindgen's glue and the contract. The extension pages load the same wasm; the
+  # content script runs in the chat page and is counted on its own.
+  local wasm_gz glue_gz page_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(gzip -9c "$DIST/chrome/background.js" | wc -c)
   page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
-  pages_gz=$(cat "$DIST/chrome/page-core/mcp_bridge_core_bg.wasm" | gzip -9c | wc -c)
-  step "size (gzip -9): worker core wasm ${wasm_gz} B + glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (no limit of its own: the cold start and the first report are the budgets); content script ${page_gz} B; pages' core wasm ${pages_gz} B"
+  step "size (gzip -9): core wasm ${wasm_gz} B + worker glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (no limit of its own: the cold start and the first report are the budgets); content script ${page_gz} B"
 }
 
 # ---------------------------------------------------------------------------------------
@@ -487,7 +478,7 @@ test_all() {
 bench() {
   build
   step "bench: what each crate adds to the core's wasm"
-  node tests/support/wasm_size.mjs target/core-worker.wasm
+  node tests/support/wasm_size.mjs target/core.wasm
 
   step "bench: core pipeline (native)"
   cargo run --release -p mcp-bridge-core --example bench_pipeline
@@ -506,6 +497,9 @@ bench() {
 
   step "bench: the background's cold start in Chromium, against a plain-JS worker"
   node tests/e2e/bench_coldstart.mjs
+
+  step "bench: a failed call's first report in a fresh worker (Chromium)"
+  node tests/e2e/bench_first_report.mjs
 
   step "bench: bridge vs direct rmcp vs mcpo (pinned in tests/bench-requirements.txt)"
   if [ ! -x "$TOOLS/mcpo-venv/bin/python" ]; then python3 -m venv "$TOOLS/mcpo-venv"; fi

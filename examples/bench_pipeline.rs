@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use mcp_bridge_core::domain::messages::{Origin, parse_incoming};
-use mcp_bridge_core::domain::outcome::{Outcome, from_http};
+use mcp_bridge_core::domain::outcome::{CallOutcome, from_http};
 use mcp_bridge_core::domain::redact::redact;
 use mcp_bridge_core::domain::report::{ReportOptions, render};
 use mcp_bridge_core::domain::toolcall::find_last_call;
@@ -65,7 +65,7 @@ fn main() {
     println!("core pipeline benchmark (best of several runs, release build)");
 
     // 1. Report from a 10 MB traceback.
-    let outcome = Outcome::HttpError {
+    let outcome = CallOutcome::HttpError {
         status: 500,
         detail: mcp_bridge_core::domain::outcome::ErrorDetail::Object {
             error: mcp_bridge_core::domain::outcome::ErrorObject {

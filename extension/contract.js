@@ -57,7 +57,6 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
   }),
   // What the options page asks (`PageRequest`).
   page: Object.freeze({
-    GET_HEALTH: 'get-health',
     GET_STATUS: 'get-status',
     GET_SETTINGS: 'get-settings',
     SAVE_SETTINGS: 'save-settings',

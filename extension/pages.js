@@ -1,9 +1,9 @@
-// What the extension's own pages share: starting the pages' build of the core and asking it,
-// translating the static labels from the browser's catalog, creating elements, and writing
-// the core's sentences with their code marked up. The core writes names, commands and code
-// between backticks; here they become <code>, and a command that starts the bridge gets a
-// copy button. Text is only ever set as text, never parsed as HTML.
-import init, * as core from './page-core/mcp_bridge_core.js';
+// What the extension's own pages share: starting the core (the same build the worker runs)
+// and asking it, translating the static labels from the browser's catalog, creating
+// elements, and writing the core's sentences with their code marked up. The core writes
+// names, commands and code between backticks; here they become <code>, and a command that
+// starts the bridge gets a copy button. Text is only ever set as text, never parsed as HTML.
+import init, * as core from './core/mcp_bridge_core.js';
 
 const { response: RESPONSE } = globalThis.MCP_BRIDGE;
 
@@ -36,7 +36,7 @@ export function el(tag, text, attrs = {}) {
 }
 
 /** The core, started once; `ask` hands it one page request (a failure becomes an error answer). */
-export const ready = init({ module_or_path: new URL('./page-core/mcp_bridge_core_bg.wasm', import.meta.url) });
+export const ready = init({ module_or_path: new URL('./core/mcp_bridge_core_bg.wasm', import.meta.url) });
 export { core };
 
 export async function ask(request) {

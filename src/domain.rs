@@ -26,6 +26,7 @@ pub mod redact;
 pub mod report;
 pub mod servers;
 pub mod settings;
+pub mod setup;
 pub mod site_list;
 pub mod sites;
 pub mod status;

@@ -23,10 +23,10 @@ pub fn version() -> String {
 }
 
 /// The background worker's entry: handles one message from a content script or an
-/// extension page and resolves to the answer (an errand's from the pages' core). `message` is the JSON text of the message;
+/// extension page and resolves to the answer. `message` is the JSON text of the message;
 /// `sender` is the browser's `MessageSender` (never trusted for more than telling a tab
 /// from an extension page).
-#[cfg(all(target_arch = "wasm32", feature = "worker"))]
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = handleMessage)]
 pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
     web::handle_message(&message, &sender).await
@@ -34,33 +34,14 @@ pub async fn handle_message(message: String, sender: JsValue) -> JsValue {
 
 /// An extension page's entry (options, popup): answers one of its own requests
 /// (`PageRequest`) in the page, over the same storage and bridge as the worker.
-#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = handlePageRequest)]
 pub async fn handle_page_request(message: String) -> JsValue {
     web::handle_page_request(&message).await
 }
 
-/// The worker's errands (`runtime::errands`), run by the pages' core that the worker starts
-/// on the first one: answers one message of chat tab `tab` that the worker's core handed
-/// over.
-#[cfg(all(target_arch = "wasm32", feature = "pages"))]
-#[wasm_bindgen(js_name = handleErrand)]
-pub async fn handle_errand(message: String, tab: i32) -> JsValue {
-    web::handle_errand(&message, tab).await
-}
-
-/// A failed call from the worker's chat loop (`domain::report::FailedCall`), reported by the
-/// pages' core the worker starts for it: resolves to the report's text, and keeps a tool
-/// call's record in the error log.
-#[cfg(all(target_arch = "wasm32", feature = "pages"))]
-#[wasm_bindgen(js_name = reportFailure)]
-pub async fn report_failure(failed: String) -> Result<String, JsValue> {
-    web::handle_failure(&failed).await
-}
-
-/// The worker's alarms (`chrome.alarms.onAlarm`), run by its pages' core: the daily check of
-/// the site list.
-#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+/// The worker's alarms (`chrome.alarms.onAlarm`): the daily check of the site list.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = handleAlarm)]
 pub async fn handle_alarm(name: String) {
     web::handle_alarm(&name).await

@@ -25,5 +25,5 @@ mod chat_loop {
     mod sites;
     mod store;
     mod trust;
-    mod two_cores;
+    mod worker_and_pages;
 }

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use mcp_bridge_core::domain::outcome::{Outcome, from_http};
+use mcp_bridge_core::domain::outcome::{CallOutcome, from_http};
 use mcp_bridge_core::domain::report::{
     Lang, Rendered, ReportOptions, render, render_malformed, render_tool_list,
 };
@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 #[allow(clippy::large_enum_variant)]
 enum Src {
     Http(u16, Option<&'static str>, String),
-    Direct(Outcome),
+    Direct(CallOutcome),
 }
 
 struct Case {
@@ -150,13 +150,13 @@ fn cases() -> Vec<Case> {
         name: "transport_unreachable",
         tool: "get_time",
         args: json!({}),
-        src: Src::Direct(Outcome::unreachable("TypeError: Failed to fetch")),
+        src: Src::Direct(CallOutcome::unreachable("TypeError: Failed to fetch")),
     });
     v.push(Case {
         name: "transport_timeout",
         tool: "slow",
         args: json!({"seconds": 90}),
-        src: Src::Direct(Outcome::timeout(30_000)),
+        src: Src::Direct(CallOutcome::timeout(30_000)),
     });
     v.push(ours("ours_refused_no_auth", "get_time", 403, json!({"error": "Managing servers needs the token: the bridge runs with --no-auth.", "type": "Forbidden", "code": -32008, "retryable": false, "trace_id": "t12", "server": null, "traceback": "", "facts": {"refused": "no-auth", "value": ""}})));
     v.push(ours("ours_result_evicted", "read_result", 410, json!({"error": "Result `r-1a2b` was dropped to make room.", "type": "ResultExpired", "code": -32002, "retryable": false, "trace_id": "t13", "server": null, "tool": "read_result", "result_id": "r-1a2b", "traceback": "", "facts": {"reason": "evicted", "limit": 256}})));
@@ -165,13 +165,13 @@ fn cases() -> Vec<Case> {
         name: "user_denied",
         tool: "delete_file",
         args: json!({"path": "notes.txt"}),
-        src: Src::Direct(Outcome::denied()),
+        src: Src::Direct(CallOutcome::denied()),
     });
     v.push(Case {
         name: "transport_aborted",
         tool: "slow",
         args: json!({}),
-        src: Src::Direct(Outcome::aborted()),
+        src: Src::Direct(CallOutcome::aborted()),
     });
     v.push(Case {
         name: "pending_leftover",
@@ -214,7 +214,7 @@ fn opts(lang: Lang) -> ReportOptions {
     }
 }
 
-fn outcome_of(c: &Case) -> Outcome {
+fn outcome_of(c: &Case) -> CallOutcome {
     match &c.src {
         Src::Http(status, tid, body) => from_http(*status, *tid, body.as_bytes()),
         Src::Direct(o) => o.clone(),
@@ -274,7 +274,7 @@ fn golden_reports() {
                 "{}: names the tool",
                 c.name
             );
-            let failed = !o.is_success() && o != Outcome::denied();
+            let failed = !o.is_success() && o != CallOutcome::denied();
             assert_eq!(r.record.is_some(), failed, "{}", c.name);
         }
     }

@@ -1,6 +1,6 @@
 //! The bridge client in a real browser, inside a service worker (no `window`, like the
 //! extension's background), against the canned bridge `tests/support/canned_server.mjs`:
-//! every response shape becomes the right [`Outcome`], and the whole error pipeline
+//! every response shape becomes the right [`CallOutcome`], and the whole error pipeline
 //! (classify, mask, report) runs in wasm.
 //!
 //! ```text
@@ -12,9 +12,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use mcp_bridge_core::domain::classify::Category;
-use mcp_bridge_core::domain::outcome::{BodyKind, ErrorDetail, Outcome};
+use mcp_bridge_core::domain::outcome::{BodyKind, CallOutcome, ErrorDetail};
 use mcp_bridge_core::domain::report::{ReportOptions, render, render_tool_list};
-use mcp_bridge_core::runtime::bridge_client::BridgeClient;
+use mcp_bridge_core::runtime::bridge_client::BridgeApiClient;
 use mcp_bridge_core::web::WebHost;
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;
@@ -28,16 +28,16 @@ fn base() -> &'static str {
     )
 }
 
-fn client() -> BridgeClient<'static, WebHost> {
-    BridgeClient::new(&WebHost, base(), "test-token")
+fn client() -> BridgeApiClient<'static, WebHost> {
+    BridgeApiClient::new(&WebHost, base(), "test-token")
 }
 
-async fn exec(tool: &str) -> Outcome {
+async fn exec(tool: &str) -> CallOutcome {
     client().execute(tool, &json!({}), None, None).await
 }
 
 /// The category the float shows for this outcome (its wire name), if it is a failure.
-fn category(tool: &str, o: &Outcome) -> Option<Category> {
+fn category(tool: &str, o: &CallOutcome) -> Option<Category> {
     let shown = render(tool, &json!({}), o, &ReportOptions::default())
         .float
         .error?
@@ -74,7 +74,7 @@ async fn health_and_services() {
 #[wasm_bindgen_test]
 async fn success_sends_token_and_reads_trace_id() {
     match exec("ok").await {
-        Outcome::Success {
+        CallOutcome::Success {
             result, trace_id, ..
         } => {
             assert_eq!(result.text(), "hello from canned");
@@ -83,13 +83,13 @@ async fn success_sends_token_and_reads_trace_id() {
         other => panic!("{other:?}"),
     }
     match exec("whoami").await {
-        Outcome::Success { result, .. } => assert_eq!(result.text(), "Bearer test-token"),
+        CallOutcome::Success { result, .. } => assert_eq!(result.text(), "Bearer test-token"),
         other => panic!("{other:?}"),
     }
     let o = client()
         .execute("echo_args", &json!({"a": [1, "二"]}), Some("tickets"), None)
         .await;
-    let Outcome::Success { result, .. } = o else {
+    let CallOutcome::Success { result, .. } = o else {
         panic!("{o:?}")
     };
     let echoed: Value = serde_json::from_str(&result.text()).unwrap();
@@ -103,7 +103,7 @@ async fn success_sends_token_and_reads_trace_id() {
 async fn tool_errors_in_both_serialisations() {
     for tool in ["is_error_camel", "is_error_snake"] {
         let o = exec(tool).await;
-        assert!(matches!(o, Outcome::ToolError { .. }), "{tool}: {o:?}");
+        assert!(matches!(o, CallOutcome::ToolError { .. }), "{tool}: {o:?}");
         assert_eq!(category(tool, &o), Some(Category::Logical));
     }
 }
@@ -112,12 +112,12 @@ async fn tool_errors_in_both_serialisations() {
 async fn http_error_shapes() {
     let o = exec("detail_string").await;
     assert!(
-        matches!(&o, Outcome::HttpError { status: 404, detail: ErrorDetail::Text { message }, .. } if message == "Not Found"),
+        matches!(&o, CallOutcome::HttpError { status: 404, detail: ErrorDetail::Text { message }, .. } if message == "Not Found"),
         "{o:?}"
     );
 
     let o = exec("detail_object").await;
-    let Outcome::HttpError {
+    let CallOutcome::HttpError {
         status: 500,
         detail: ErrorDetail::Object { error },
         ..
@@ -150,14 +150,14 @@ async fn http_error_shapes() {
 
     let o = exec("detail_list").await;
     assert!(
-        matches!(&o, Outcome::HttpError { status: 422, detail: ErrorDetail::Validation { items }, .. } if items[0].kind == "missing"),
+        matches!(&o, CallOutcome::HttpError { status: 422, detail: ErrorDetail::Validation { items }, .. } if items[0].kind == "missing"),
         "{o:?}"
     );
     let o = exec("other_json").await;
     assert!(
         matches!(
             &o,
-            Outcome::HttpError {
+            CallOutcome::HttpError {
                 detail: ErrorDetail::Other { .. },
                 ..
             }
@@ -168,7 +168,7 @@ async fn http_error_shapes() {
     assert_eq!(category("get_tickets", &o), Some(Category::Limit));
     let o = exec("no_such_tool").await;
     assert!(
-        matches!(&o, Outcome::HttpError { status: 404, .. }),
+        matches!(&o, CallOutcome::HttpError { status: 404, .. }),
         "{o:?}"
     );
 }
@@ -184,14 +184,17 @@ async fn non_json_and_wrong_shapes() {
     for (tool, kind, code) in cases {
         let o = exec(tool).await;
         assert!(
-            matches!(&o, Outcome::NotJson { status, body, .. } if *status == code && *body == kind),
+            matches!(&o, CallOutcome::NotJson { status, body, .. } if *status == code && *body == kind),
             "{tool}: {o:?}"
         );
     }
     let o = exec("html_502").await;
     assert_eq!(category("x", &o), Some(Category::Unavailable));
     let o = exec("wrong_shape").await;
-    assert!(matches!(o, Outcome::BadShape { status: 200, .. }), "{o:?}");
+    assert!(
+        matches!(o, CallOutcome::BadShape { status: 200, .. }),
+        "{o:?}"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -199,9 +202,9 @@ async fn refused_connection_is_unreachable() {
     // Nothing listens there: a port the canned bridge was just handed by the system and let go.
     let closed = gloo_net_get(&format!("{}/closed-port", base())).await;
     let url = format!("http://127.0.0.1:{}", closed["port"]);
-    let c = BridgeClient::new(&WebHost, &url, "t");
+    let c = BridgeApiClient::new(&WebHost, &url, "t");
     let o = c.execute("ok", &json!({}), None, None).await;
-    assert!(matches!(o, Outcome::Unreachable { .. }), "{o:?}");
+    assert!(matches!(o, CallOutcome::Unreachable { .. }), "{o:?}");
     let r = render("ok", &json!({}), &o, &ReportOptions::default());
     assert_eq!(
         r.float.error.unwrap().category,
@@ -215,25 +218,25 @@ async fn refused_connection_is_unreachable() {
 async fn stuck_bridge_times_out() {
     // With `wait = 1` the client allows 1 s + its slack; the canned bridge never answers.
     let o = client().execute("slow", &json!({}), None, Some(1)).await;
-    assert!(matches!(o, Outcome::Timeout { .. }), "{o:?}");
+    assert!(matches!(o, CallOutcome::Timeout { .. }), "{o:?}");
     assert_eq!(category("slow", &o), Some(Category::Aborted));
 }
 
 #[wasm_bindgen_test]
 async fn long_poll_until_final() {
     let o = client().execute("long", &json!({}), None, Some(1)).await;
-    let Outcome::Pending { call_id, .. } = o else {
+    let CallOutcome::Pending { call_id, .. } = o else {
         panic!("{o:?}")
     };
     let mut last = client().poll(&call_id, 1, None).await;
     for _ in 0..5 {
-        if !matches!(last, Outcome::Pending { .. }) {
+        if !matches!(last, CallOutcome::Pending { .. }) {
             break;
         }
         last = client().poll(&call_id, 1, None).await;
     }
     match last {
-        Outcome::Success { result, .. } => {
+        CallOutcome::Success { result, .. } => {
             assert_eq!(result.text(), "long call done after 2 polls")
         }
         other => panic!("{other:?}"),
@@ -243,12 +246,15 @@ async fn long_poll_until_final() {
 #[wasm_bindgen_test]
 async fn cancel_a_pending_call() {
     let o = client().execute("long", &json!({}), None, Some(1)).await;
-    let Outcome::Pending { call_id, .. } = o else {
+    let CallOutcome::Pending { call_id, .. } = o else {
         panic!("{o:?}")
     };
     client().cancel(&call_id).await;
     let o = client().poll(&call_id, 1, None).await;
-    assert!(matches!(o, Outcome::HttpError { status: 499, .. }), "{o:?}");
+    assert!(
+        matches!(o, CallOutcome::HttpError { status: 499, .. }),
+        "{o:?}"
+    );
     assert_eq!(category("long", &o), Some(Category::Aborted));
 }
 
@@ -343,7 +349,7 @@ async fn webcrypto_computes_the_bridges_proof() {
 #[wasm_bindgen_test]
 async fn a_token_goes_only_to_a_server_that_proved_it_holds_it() {
     let stranger_token = "a-token-the-canned-server-does-not-hold";
-    let o = BridgeClient::new(&WebHost, base(), stranger_token)
+    let o = BridgeApiClient::new(&WebHost, base(), stranger_token)
         .execute("whoami", &json!({}), None, None)
         .await;
     assert_eq!(o.status(), Some(401), "{o:?}");
@@ -353,7 +359,7 @@ async fn a_token_goes_only_to_a_server_that_proved_it_holds_it() {
         "the token reached a server that did not prove it: {seen}"
     );
     // The canned server proves `test-token`: that client's calls carry it.
-    assert!(matches!(exec("ok").await, Outcome::Success { .. }));
+    assert!(matches!(exec("ok").await, CallOutcome::Success { .. }));
 }
 
 async fn gloo_net_get(url: &str) -> Value {

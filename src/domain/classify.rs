@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::outcome::{
-    BodyKind, ErrorDetail, Outcome, ToolResult, ValidationItem, cut_chars, display_value,
+    BodyKind, CallOutcome, ErrorDetail, ToolResult, ValidationItem, cut_chars, display_value,
 };
 
 /// What a failure says: words of its own, or a situation the report puts into words.
@@ -322,15 +322,15 @@ pub struct Diagnosis {
 }
 
 /// Diagnoses a failed outcome; `None` for a success.
-pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
+pub fn diagnose(tool: &str, outcome: &CallOutcome) -> Option<Diagnosis> {
     let status = outcome.status();
     let trace_id = outcome.trace_id().map(String::from);
     let mut d = match outcome {
         // Not a failure: the report says that the user declined (`report::render`).
-        Outcome::Success { .. } | Outcome::Denied => return None,
-        Outcome::ToolError { result, .. } => tool_error(result),
-        Outcome::HttpError { status, detail, .. } => http_error(*status, detail),
-        Outcome::NotJson {
+        CallOutcome::Success { .. } | CallOutcome::Denied => return None,
+        CallOutcome::ToolError { result, .. } => tool_error(result),
+        CallOutcome::HttpError { status, detail, .. } => http_error(*status, detail),
+        CallOutcome::NotJson {
             status,
             body,
             snippet,
@@ -355,7 +355,7 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
                 }),
             )
         }
-        Outcome::BadShape {
+        CallOutcome::BadShape {
             status, snippet, ..
         } => Draft::new(
             Category::Exception,
@@ -365,37 +365,37 @@ pub fn diagnose(tool: &str, outcome: &Outcome) -> Option<Diagnosis> {
                 snippet: snippet.clone(),
             }),
         ),
-        Outcome::Pending { call_id, .. } => Draft::new(
+        CallOutcome::Pending { call_id, .. } => Draft::new(
             Category::Aborted,
             "StillRunning".into(),
             Said::Note(Note::StillRunning {
                 call_id: call_id.clone(),
             }),
         ),
-        Outcome::Unreachable { message } => Draft::new(
+        CallOutcome::Unreachable { message } => Draft::new(
             Category::Unavailable,
             "BridgeUnreachable".into(),
             Said::Note(Note::Unreachable {
                 why: message.clone(),
             }),
         ),
-        Outcome::Timeout { after_ms } => Draft::new(
+        CallOutcome::Timeout { after_ms } => Draft::new(
             Category::Aborted,
             ErrorType::TimeoutError.as_str().into(),
             Said::Note(Note::TimedOut {
                 after_ms: *after_ms,
             }),
         ),
-        Outcome::Aborted => Draft::new(
+        CallOutcome::Aborted => Draft::new(
             Category::Aborted,
             "Aborted".into(),
             Said::Note(Note::UserAborted),
         ),
     };
-    if matches!(outcome, Outcome::Aborted) {
+    if matches!(outcome, CallOutcome::Aborted) {
         d.user_abort = true;
     }
-    if matches!(outcome, Outcome::Unreachable { .. }) {
+    if matches!(outcome, CallOutcome::Unreachable { .. }) {
         d.bridge_down = true;
     }
     d.status = status;
@@ -941,7 +941,7 @@ fn advice(tool: &str, d: &Draft) -> Vec<Advice> {
 }
 
 /// Convenience for the float and tests: the category of an outcome.
-pub fn category_of(tool: &str, outcome: &Outcome) -> Option<Category> {
+pub fn category_of(tool: &str, outcome: &CallOutcome) -> Option<Category> {
     diagnose(tool, outcome).map(|d| d.category)
 }
 
@@ -1168,10 +1168,10 @@ mod tests {
 
     #[test]
     fn transport_and_tool_errors() {
-        let d = diagnose("x", &Outcome::unreachable("refused")).unwrap();
+        let d = diagnose("x", &CallOutcome::unreachable("refused")).unwrap();
         assert_eq!(d.category, Category::Unavailable);
         assert_eq!(d.advice[0], Advice::StartBridge);
-        let d = diagnose("x", &Outcome::aborted()).unwrap();
+        let d = diagnose("x", &CallOutcome::aborted()).unwrap();
         assert_eq!((d.category, d.retryable), (Category::Aborted, false));
         let d = diag(
             200,

@@ -1,5 +1,5 @@
 //! Every sentence the core writes for the user or the AI, one catalog per language:
-//! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`] and [`PageCatalog`], so a
+//! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`], so a
 //! key that exists in one language only does not compile. Templates name their values (`{tool}`), filled by
 //! [`fill`]; the tests below keep the two languages' placeholders in step and each
 //! language free of the other's script. The static labels of the extension's pages are
@@ -47,30 +47,16 @@ impl Lang {
     }
 }
 
-/// `says.key` reads a key of either catalog: a [`Catalog`] derefs to its language's
-/// [`PageCatalog`], so only code that names a page's key links the pages' sentences in.
-impl std::ops::Deref for Catalog {
-    type Target = PageCatalog;
-
-    fn deref(&self) -> &PageCatalog {
-        match self.lang {
-            Lang::Zh => &zh::ZH_PAGES,
-            Lang::En => &en::EN_PAGES,
-        }
-    }
-}
-
 /// Declares a catalog's keys once; each language file fills all of them.
 macro_rules! catalog {
     (
-        $(#[$sdoc:meta])* $name:ident $({ $($(#[$fdoc:meta])* $field:ident: $ty:ty,)* })?;
+        $(#[$sdoc:meta])* $name:ident;
         $($(#[$doc:meta])* $key:ident,)*
     ) => {
         $(#[$sdoc])*
         ///
         /// Placeholders are `{name}`, filled with [`fill`].
         pub struct $name {
-            $($($(#[$fdoc])* $field: $ty,)*)?
             $($(#[$doc])* pub $key: &'static str,)*
         }
 
@@ -84,13 +70,9 @@ macro_rules! catalog {
 }
 
 catalog! {
-    /// One language's sentences for the chat page and the AI: the reports of a success, a
-    /// denial, a tool list and a malformed call, the instructions and the float. The
-    /// worker's build needs these; [`PageCatalog`] holds the rest, reached through `Deref`.
-    Catalog {
-        /// Whose [`PageCatalog`] `Deref` reaches.
-        lang: Lang,
-    };
+    /// One language's sentences: the reports the AI reads, the float, the instructions,
+    /// the options page, the error log and the float's menus.
+    Catalog;
     // -- reports: the text typed into the chat for the AI --
     report_failure_title,
     /// The heading of the report for a tool the user does not allow.
@@ -280,14 +262,6 @@ catalog! {
     invalid_unknown_key,
     /// `{value}` is a template's example value still in the definition.
     invalid_placeholder,
-}
-
-catalog! {
-    /// The sentences only the pages' core writes: a failure's report (its category,
-    /// advice and the bridge's own failures), the options page, the error log and the
-    /// errands. A separate static, so the worker's build, which never reads one of them,
-    /// leaves them out of its wasm.
-    PageCatalog;
     // -- a failure's report --
     label_category,
     label_stack,
@@ -587,12 +561,9 @@ mod tests {
         names
     }
 
-    /// Every entry of `lang`, in both catalogs.
+    /// Every entry of `lang`.
     fn entries(lang: Lang) -> Vec<(&'static str, &'static str)> {
-        let says = lang.says();
-        let mut all = says.entries();
-        all.extend(PageCatalog::entries(says));
-        all
+        lang.says().entries()
     }
 
     #[test]

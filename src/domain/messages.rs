@@ -66,15 +66,10 @@ pub enum TabRequest {
     /// The site config found no usable input, send control or answers: what the page shows
     /// around its editable elements, for the core to choose from
     /// ([`crate::domain::detect`]); answered with [`Response::Detected`].
-    Detect { scene: Box<SceneRead> },
+    Detect {
+        scene: Box<crate::domain::detect::Scene>,
+    },
 }
-
-/// A `detect` message's scene as this build reads it: the pages' core chooses from it; the
-/// worker's build hands the message over unread, so its wasm leaves the scene's reader out.
-#[cfg(feature = "pages")]
-pub type SceneRead = crate::domain::detect::Scene;
-#[cfg(not(feature = "pages"))]
-pub type SceneRead = serde::de::IgnoredAny;
 
 /// `{"action": "confirm", "run": true}` on the wire, inside a `user-action` message.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -160,11 +155,10 @@ pub enum UserAction {
 }
 
 impl TabRequest {
-    /// Occasional work the worker leaves to the pages' build of the core, which it starts
-    /// on the first one (docs/ARCHITECTURE.md, "Two builds of the core"): the float's
-    /// *Prompts* menu, the choice among a page's gathered parts and the picker's result.
-    /// Each reads and writes only storage, the bridge and the tab, never the chat loop's
-    /// memory.
+    /// The worker's occasional work, answered beside the chat loop
+    /// ([`crate::runtime::errands`]): the float's *Prompts* menu, the choice among a page's
+    /// gathered parts and the picker's result. Each reads and writes only storage, the
+    /// bridge and the tab, never the chat loop's memory.
     pub fn is_errand(&self) -> bool {
         match self {
             TabRequest::Detect { .. } => true,
@@ -329,12 +323,6 @@ pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
             {
                 return Ok(Incoming::Tab(TabRequest::Ping));
             }
-            // The worker's build answers no page request (each page runs its own core), so
-            // it does not read them either: without `PageRequest`'s reader the worker's wasm
-            // is about 3 KB gzip smaller.
-            #[cfg(not(feature = "pages"))]
-            return Err(PAGE_REQUEST_IN_WORKER.into());
-            #[cfg(feature = "pages")]
             from_tagged::<PageRequest>(value, "type")
                 .map(Incoming::Page)
                 .map_err(|e| format!("not a valid MCP Bridge message: {e}"))

@@ -9,7 +9,7 @@ pub mod answers;
 use crate::domain::bridge_api::{self, ServerStatus};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::{count_servers, count_tools, fill};
-use crate::domain::outcome::{ErrorDetail, Outcome};
+use crate::domain::outcome::{CallOutcome, ErrorDetail};
 use crate::domain::policy::{self, Source};
 use crate::domain::read_resource::READ_RESOURCE;
 use crate::domain::settings::{
@@ -43,10 +43,10 @@ pub fn start_command(base: &str) -> String {
 
 /// What an answer said, for a message: the bridge's `detail` in one line, or the start of
 /// the body it gave.
-fn said(answer: &Result<Value, Outcome>, lang: Lang) -> String {
+fn said(answer: &Result<Value, CallOutcome>, lang: Lang) -> String {
     let body = match answer {
-        Err(Outcome::HttpError { detail, .. }) => return detail_line(detail),
-        Err(Outcome::NotJson { snippet, .. } | Outcome::BadShape { snippet, .. }) => {
+        Err(CallOutcome::HttpError { detail, .. }) => return detail_line(detail),
+        Err(CallOutcome::NotJson { snippet, .. } | CallOutcome::BadShape { snippet, .. }) => {
             snippet.clone()
         }
         Ok(v) => v.to_string(),
@@ -152,7 +152,7 @@ fn not_running(lang: Lang, base: &str) -> Problem {
 pub fn health_verdict(
     lang: Lang,
     base: &str,
-    health: &Result<Value, Outcome>,
+    health: &Result<Value, CallOutcome>,
 ) -> Result<String, Problem> {
     status::of_health(health).map_err(|s| match s {
         Status::WrongAddress { status } => {
@@ -171,7 +171,7 @@ pub fn health_verdict(
 pub fn authed_verdict(
     lang: Lang,
     base: &str,
-    answer: &Result<Value, Outcome>,
+    answer: &Result<Value, CallOutcome>,
     version: Option<&str>,
     token_empty: bool,
 ) -> Result<Value, Problem> {
@@ -209,7 +209,7 @@ pub fn authed_verdict(
         }
         None => {
             let kind = match failed {
-                Outcome::HttpError { detail, .. }
+                CallOutcome::HttpError { detail, .. }
                     if !matches!(detail, ErrorDetail::Other { .. }) =>
                 {
                     "bad-answer"
@@ -508,7 +508,7 @@ pub struct ToolView {
 /// One service of the Tools section: its tools, or why they could not be listed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ServiceTools {
+pub struct ServiceToolsView {
     pub service: ServiceView,
     /// The user trusts the server: its tools' own read-only claims are believed.
     pub trusted: bool,
@@ -519,7 +519,7 @@ pub struct ServiceTools {
 /// The answer to the Tools section's request.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolsAnswer {
-    pub services: Vec<ServiceTools>,
+    pub services: Vec<ServiceToolsView>,
 }
 
 fn policy_word(lang: Lang, p: ToolPolicy) -> &'static str {
@@ -645,11 +645,11 @@ pub fn service_tools(
     reply: Result<Value, Problem>,
     s: &Settings,
     lang: Lang,
-) -> ServiceTools {
+) -> ServiceToolsView {
     let body = match reply {
         Ok(b) => b,
         Err(p) => {
-            return ServiceTools {
+            return ServiceToolsView {
                 trusted: s.trusts(&service.name),
                 service: service.clone(),
                 tools: Vec::new(),
@@ -669,7 +669,7 @@ pub fn service_tools(
         .iter()
         .map(|t| tool_view(&service.name, t, s, lang))
         .collect();
-    ServiceTools {
+    ServiceToolsView {
         trusted: s.trusts(&service.name),
         service: service.clone(),
         tools,
@@ -883,7 +883,8 @@ mod tests {
 
     #[test]
     fn connection_verdicts_speak_chinese_too() {
-        let e = health_verdict(Lang::Zh, BASE, &Err(Outcome::unreachable("refused"))).unwrap_err();
+        let e =
+            health_verdict(Lang::Zh, BASE, &Err(CallOutcome::unreachable("refused"))).unwrap_err();
         assert!(e.message.contains("没有桥接服务响应"), "{}", e.message);
         assert!(e.message.contains("`mcp-bridge`"));
         let e = authed_verdict(Lang::Zh, BASE, &answered(401, ""), VERSION, false).unwrap_err();
@@ -895,7 +896,7 @@ mod tests {
         let e = authed_verdict(
             Lang::Zh,
             BASE,
-            &Err(Outcome::timeout(10_000)),
+            &Err(CallOutcome::timeout(10_000)),
             VERSION,
             false,
         )
@@ -907,7 +908,7 @@ mod tests {
     const VERSION: Option<&str> = Some("0.1.0");
 
     #[allow(clippy::result_large_err)]
-    fn answered(status: u16, body: &str) -> Result<Value, Outcome> {
+    fn answered(status: u16, body: &str) -> Result<Value, CallOutcome> {
         crate::domain::outcome::json_answer(status, None, body.as_bytes())
     }
 
@@ -922,12 +923,12 @@ mod tests {
         assert_eq!(e.kind, "wrong-token");
         assert!(e.message.contains("refused this token"), "{}", e.message);
         // No answer, and `/health` gave none either.
-        let r = Err(Outcome::unreachable("Failed to fetch"));
+        let r = Err(CallOutcome::unreachable("Failed to fetch"));
         assert_eq!(
             authed_verdict(EN, BASE, &r, None, false).unwrap_err().kind,
             "not-running"
         );
-        let r = Err(Outcome::timeout(10_000));
+        let r = Err(CallOutcome::timeout(10_000));
         assert_eq!(
             health_verdict(EN, BASE, &r).unwrap_err().kind,
             "not-running"
@@ -964,18 +965,23 @@ mod tests {
 
     #[test]
     fn a_refused_connection_says_how_to_start_the_bridge() {
-        let e =
-            health_verdict(EN, BASE, &Err(Outcome::unreachable("connection refused"))).unwrap_err();
+        let e = health_verdict(
+            EN,
+            BASE,
+            &Err(CallOutcome::unreachable("connection refused")),
+        )
+        .unwrap_err();
         assert_eq!(e.kind, "not-running");
         assert_eq!(
             e.message,
             "No bridge answers at http://127.0.0.1:3849. Start it in a terminal with `mcp-bridge`, then test again."
         );
-        let e = authed_verdict(EN, BASE, &Err(Outcome::timeout(10_000)), None, false).unwrap_err();
+        let e =
+            authed_verdict(EN, BASE, &Err(CallOutcome::timeout(10_000)), None, false).unwrap_err();
         assert_eq!(e.kind, "not-running");
         // Another port: the command the user copies starts the bridge on it.
         let other = "http://localhost:4100";
-        let e = health_verdict(EN, other, &Err(Outcome::unreachable("x"))).unwrap_err();
+        let e = health_verdict(EN, other, &Err(CallOutcome::unreachable("x"))).unwrap_err();
         assert!(
             e.message.contains("`mcp-bridge --port 4100`"),
             "{}",
@@ -1093,8 +1099,14 @@ mod tests {
     #[test]
     fn a_hidden_refusal_after_a_healthy_bridge_points_at_the_token() {
         // Our bridge answered `/health`, but the route gave no answer the browser showed.
-        let e =
-            authed_verdict(EN, BASE, &Err(Outcome::unreachable("x")), VERSION, false).unwrap_err();
+        let e = authed_verdict(
+            EN,
+            BASE,
+            &Err(CallOutcome::unreachable("x")),
+            VERSION,
+            false,
+        )
+        .unwrap_err();
         assert_eq!(e.kind, "wrong-token");
         assert_eq!(e.field.as_deref(), Some("token"));
         assert!(e.message.contains("refused this token"), "{}", e.message);

@@ -4,8 +4,8 @@
 //! [`from_http`] accepts whatever a bridge or a proxy in front of it may send (docs/BRIDGE.md,
 //! "Bridge API"): MCP results in camelCase or snake_case, FastAPI `detail` strings, objects and
 //! 422 lists, JSON-RPC error objects, HTML error pages, empty or truncated bodies. The
-//! client adds the transport outcomes with [`Outcome::unreachable`], [`Outcome::timeout`]
-//! and [`Outcome::aborted`].
+//! client adds the transport outcomes with [`CallOutcome::unreachable`], [`CallOutcome::timeout`]
+//! and [`CallOutcome::aborted`].
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 /// What happened to a call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
-pub enum Outcome {
+pub enum CallOutcome {
     /// `200 {success:true, result}` with a result that is not an error.
     Success {
         result: ToolResult,
@@ -167,43 +167,43 @@ pub enum Content {
     },
 }
 
-impl Outcome {
+impl CallOutcome {
     /// The bridge could not be reached (connection refused, network error).
     pub fn unreachable(message: impl Into<String>) -> Self {
-        Outcome::Unreachable {
+        CallOutcome::Unreachable {
             message: message.into(),
         }
     }
 
     /// The client gave up after `after_ms` milliseconds.
     pub fn timeout(after_ms: u64) -> Self {
-        Outcome::Timeout { after_ms }
+        CallOutcome::Timeout { after_ms }
     }
 
     /// The user stopped the call.
     pub fn aborted() -> Self {
-        Outcome::Aborted
+        CallOutcome::Aborted
     }
 
     /// The user does not allow the tool.
     pub fn denied() -> Self {
-        Outcome::Denied
+        CallOutcome::Denied
     }
 
     /// Whether this is a tool result that is not an error.
     pub fn is_success(&self) -> bool {
-        matches!(self, Outcome::Success { .. })
+        matches!(self, CallOutcome::Success { .. })
     }
 
     /// The trace id from the `X-Trace-Id` header or the error body.
     pub fn trace_id(&self) -> Option<&str> {
         match self {
-            Outcome::Success { trace_id, .. }
-            | Outcome::ToolError { trace_id, .. }
-            | Outcome::NotJson { trace_id, .. }
-            | Outcome::BadShape { trace_id, .. }
-            | Outcome::Pending { trace_id, .. } => trace_id.as_deref(),
-            Outcome::HttpError {
+            CallOutcome::Success { trace_id, .. }
+            | CallOutcome::ToolError { trace_id, .. }
+            | CallOutcome::NotJson { trace_id, .. }
+            | CallOutcome::BadShape { trace_id, .. }
+            | CallOutcome::Pending { trace_id, .. } => trace_id.as_deref(),
+            CallOutcome::HttpError {
                 trace_id, detail, ..
             } => trace_id.as_deref().or(match detail {
                 ErrorDetail::Object { error } => error.trace_id.as_deref(),
@@ -216,11 +216,11 @@ impl Outcome {
     /// The HTTP status, when there was an HTTP answer.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Outcome::Success { .. } | Outcome::ToolError { .. } => Some(200),
-            Outcome::HttpError { status, .. }
-            | Outcome::NotJson { status, .. }
-            | Outcome::BadShape { status, .. } => Some(*status),
-            Outcome::Pending { .. } => Some(202),
+            CallOutcome::Success { .. } | CallOutcome::ToolError { .. } => Some(200),
+            CallOutcome::HttpError { status, .. }
+            | CallOutcome::NotJson { status, .. }
+            | CallOutcome::BadShape { status, .. } => Some(*status),
+            CallOutcome::Pending { .. } => Some(202),
             _ => None,
         }
     }
@@ -235,7 +235,7 @@ pub fn json_body(body: &[u8]) -> Option<Value> {
 /// A route's answer as the bridge client gives it: a 2xx JSON body as JSON; anything else as
 /// the outcome that describes it.
 #[allow(clippy::result_large_err)] // the answer itself, made once per request
-pub fn json_answer(status: u16, trace_id: Option<&str>, body: &[u8]) -> Result<Value, Outcome> {
+pub fn json_answer(status: u16, trace_id: Option<&str>, body: &[u8]) -> Result<Value, CallOutcome> {
     if (200..300).contains(&status)
         && let Some(v) = json_body(body)
     {
@@ -245,7 +245,7 @@ pub fn json_answer(status: u16, trace_id: Option<&str>, body: &[u8]) -> Result<V
 }
 
 /// Decodes one HTTP answer of `POST /execute` (or `GET /calls/{id}`).
-pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Outcome {
+pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> CallOutcome {
     let header_tid = trace_id_header
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -256,7 +256,7 @@ pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Out
         Ok(v) => v,
         Err(_) => {
             let kind = body_kind(trimmed);
-            return Outcome::NotJson {
+            return CallOutcome::NotJson {
                 status,
                 body: kind,
                 snippet: snippet_of(trimmed, kind),
@@ -272,7 +272,7 @@ pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Out
 
     if let Some(call_id) = pending_call_id(&json) {
         let activity = crate::domain::call_activity::from_pending(&json).map(Box::new);
-        return Outcome::Pending {
+        return CallOutcome::Pending {
             call_id,
             trace_id,
             activity,
@@ -281,7 +281,7 @@ pub fn from_http(status: u16, trace_id_header: Option<&str>, body: &[u8]) -> Out
     if (200..300).contains(&status) {
         return success_body(status, json, trace_id);
     }
-    Outcome::HttpError {
+    CallOutcome::HttpError {
         status,
         detail: error_detail(&json),
         trace_id,
@@ -297,11 +297,11 @@ fn pending_call_id(json: &Value) -> Option<String> {
         .and_then(value_string)
 }
 
-fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
+fn success_body(status: u16, json: Value, trace_id: Option<String>) -> CallOutcome {
     let obj = match &json {
         Value::Object(o) => o,
         _ => {
-            return Outcome::BadShape {
+            return CallOutcome::BadShape {
                 status,
                 snippet: json_snippet(&json),
                 trace_id,
@@ -309,7 +309,7 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
         }
     };
     if obj.get("success").and_then(Value::as_bool) == Some(false) {
-        return Outcome::HttpError {
+        return CallOutcome::HttpError {
             status,
             detail: error_detail(&json),
             trace_id,
@@ -325,7 +325,7 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
             &json
         }
         None => {
-            return Outcome::BadShape {
+            return CallOutcome::BadShape {
                 status,
                 snippet: json_snippet(&json),
                 trace_id,
@@ -334,14 +334,14 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> Outcome {
     };
     let result = ToolResult::from_value(result);
     if result.is_error {
-        Outcome::ToolError { result, trace_id }
+        CallOutcome::ToolError { result, trace_id }
     } else {
         let page = obj.get("page").and_then(|p| Page::deserialize(p).ok());
         let masked = obj
             .get("masked")
             .and_then(Value::as_u64)
             .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX));
-        Outcome::Success {
+        CallOutcome::Success {
             result,
             trace_id,
             page,
@@ -823,7 +823,7 @@ mod tests {
             }),
         };
         let body = serde_json::to_vec(&sent).unwrap();
-        let Outcome::Pending {
+        let CallOutcome::Pending {
             call_id, activity, ..
         } = from_http(202, None, &body)
         else {
@@ -849,7 +849,7 @@ mod tests {
         assert_eq!(read.question, Some(question));
     }
 
-    fn out(status: u16, body: &str) -> Outcome {
+    fn out(status: u16, body: &str) -> CallOutcome {
         from_http(status, None, body.as_bytes())
     }
 
@@ -859,7 +859,7 @@ mod tests {
             200,
             r#"{"success":true,"result":{"content":[{"type":"text","text":"ok"}],"isError":false}}"#,
         );
-        let Outcome::Success { result, .. } = o else {
+        let CallOutcome::Success { result, .. } = o else {
             panic!()
         };
         assert_eq!(result.text(), "ok");
@@ -867,12 +867,12 @@ mod tests {
             200,
             r#"{"success":true,"result":{"content":[{"type":"text","text":"bad"}],"isError":true}}"#,
         );
-        assert!(matches!(o, Outcome::ToolError { .. }));
+        assert!(matches!(o, CallOutcome::ToolError { .. }));
         let o = out(
             200,
             r#"{"success":true,"result":{"content":[],"is_error":true,"structured_content":{"a":1}}}"#,
         );
-        let Outcome::ToolError { result, .. } = o else {
+        let CallOutcome::ToolError { result, .. } = o else {
             panic!()
         };
         assert_eq!(result.structured_content, Some(json!({"a": 1})));
@@ -903,14 +903,14 @@ mod tests {
         let o = out(404, r#"{"detail":"Not Found"}"#);
         assert!(matches!(
             o,
-            Outcome::HttpError {
+            CallOutcome::HttpError {
                 status: 404,
                 detail: ErrorDetail::Text { .. },
                 ..
             }
         ));
         let o = from_http(500, Some("t-1"), br#"{"detail":{"error":"boom","type":"ValueError","traceback":"x","code":-32602,"retryable":false,"trace_id":"t-2","server":"s","extra":1}}"#);
-        let Outcome::HttpError {
+        let CallOutcome::HttpError {
             detail: ErrorDetail::Object { error },
             trace_id,
             ..
@@ -923,7 +923,7 @@ mod tests {
         assert_eq!(error.extra.get("extra"), Some(&json!(1)));
         assert_eq!(trace_id.as_deref(), Some("t-1"));
         let o = out(500, r#"{"detail":{"error":{"nested":true},"type":42}}"#);
-        let Outcome::HttpError {
+        let CallOutcome::HttpError {
             detail: ErrorDetail::Object { error },
             ..
         } = &o
@@ -936,7 +936,7 @@ mod tests {
             422,
             r#"{"detail":[{"type":"missing","loc":["body","name"],"msg":"Field required","input":{}}]}"#,
         );
-        let Outcome::HttpError {
+        let CallOutcome::HttpError {
             detail: ErrorDetail::Validation { items },
             ..
         } = &o
@@ -948,7 +948,7 @@ mod tests {
             400,
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
         );
-        let Outcome::HttpError {
+        let CallOutcome::HttpError {
             detail: ErrorDetail::Object { error },
             ..
         } = &o
@@ -961,7 +961,7 @@ mod tests {
         );
         assert!(matches!(
             out(500, "[1,2]"),
-            Outcome::HttpError {
+            CallOutcome::HttpError {
                 detail: ErrorDetail::Other { .. },
                 ..
             }
@@ -974,38 +974,38 @@ mod tests {
             502,
             "<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>",
         );
-        let Outcome::NotJson { body, snippet, .. } = &o else {
+        let CallOutcome::NotJson { body, snippet, .. } = &o else {
             panic!()
         };
         assert_eq!(*body, BodyKind::Html);
         assert_eq!(snippet, "502 Bad Gateway nginx");
         assert!(matches!(
             out(500, ""),
-            Outcome::NotJson {
+            CallOutcome::NotJson {
                 body: BodyKind::Empty,
                 ..
             }
         ));
         assert!(matches!(
             out(200, r#"{"success":true,"res"#),
-            Outcome::NotJson {
+            CallOutcome::NotJson {
                 body: BodyKind::TruncatedJson,
                 ..
             }
         ));
         assert!(matches!(
             out(200, r#"{"hello":1}"#),
-            Outcome::BadShape { .. }
+            CallOutcome::BadShape { .. }
         ));
-        assert!(matches!(out(200, r#"[]"#), Outcome::BadShape { .. }));
+        assert!(matches!(out(200, r#"[]"#), CallOutcome::BadShape { .. }));
         assert!(matches!(
             out(200, r#"{"success":false,"error":"no"}"#),
-            Outcome::HttpError { status: 200, .. }
+            CallOutcome::HttpError { status: 200, .. }
         ));
         let o = out(202, r#"{"success":true,"pending":true,"call_id":"c1"}"#);
         assert_eq!(
             o,
-            Outcome::Pending {
+            CallOutcome::Pending {
                 call_id: "c1".into(),
                 trace_id: None,
                 activity: None,
@@ -1015,7 +1015,7 @@ mod tests {
 
     #[test]
     fn serde_is_camel_case() {
-        let o = Outcome::Timeout { after_ms: 5 };
+        let o = CallOutcome::Timeout { after_ms: 5 };
         assert_eq!(
             serde_json::to_value(&o).unwrap(),
             json!({"timeout":{"afterMs":5}})

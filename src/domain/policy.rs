@@ -222,6 +222,24 @@ pub fn verdict(
     })
 }
 
+/// Denied tools are left out of what the AI is told about a service.
+pub fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
+    let Some(mut json) = crate::domain::outcome::json_body(&body) else {
+        return body;
+    };
+    let Some(tools) = json
+        .pointer_mut("/tools/tools")
+        .and_then(|t| t.as_array_mut())
+    else {
+        return body;
+    };
+    tools.retain(|t| {
+        let name = t.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+        settings.policy_for(Some(service), name) != ToolPolicy::Deny
+    });
+    serde_json::to_vec(&json).unwrap_or(body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -474,5 +492,28 @@ mod tests {
             verdict(&s, "now", &on(&[("time", READS)]), false, None),
             Verdict::Ask(AskReason::Unreadable(why))
         );
+    }
+
+    #[test]
+    fn denied_tools_are_left_out_of_a_services_tool_list() {
+        let s = with(&[
+            ("time:shutdown", ToolPolicy::Deny),
+            ("other:now", ToolPolicy::Deny),
+        ]);
+        let body = br#"{"success":true,"tools":{"service_name":"time","tools":[{"name":"now"},{"name":"shutdown"}]}}"#;
+        let out: serde_json::Value =
+            serde_json::from_slice(&without_denied_tools("time", body.to_vec(), &s)).unwrap();
+        let names: Vec<&str> = out["tools"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["now"]);
+        // What is not a tool list is passed on as it came.
+        let other = b"not json".to_vec();
+        assert_eq!(without_denied_tools("time", other.clone(), &s), other);
+        let no_list = br#"{"detail":"x"}"#.to_vec();
+        assert_eq!(without_denied_tools("time", no_list.clone(), &s), no_list);
     }
 }

@@ -84,7 +84,7 @@ struct Embedded<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::outcome::{Content, Outcome, from_http};
+    use crate::domain::outcome::{CallOutcome, Content, from_http};
     use serde_json::json;
 
     #[test]
@@ -94,7 +94,7 @@ mod tests {
             {"uri": "demo://b", "mimeType": "image/png", "blob": "AAAA"}
         ]});
         let answer = as_tool_answer(body.to_string().as_bytes());
-        let Outcome::Success { result, .. } = from_http(200, None, &answer) else {
+        let CallOutcome::Success { result, .. } = from_http(200, None, &answer) else {
             panic!("not a success: {}", String::from_utf8_lossy(&answer));
         };
         assert!(matches!(

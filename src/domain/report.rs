@@ -18,7 +18,7 @@ use crate::domain::float::{FloatError, FloatState, FloatStatus};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
 use crate::domain::outcome::{
-    Content, Outcome, Page, ToolResult, cut_chars, display_value, from_http,
+    CallOutcome, Content, Page, ToolResult, cut_chars, display_value, from_http,
 };
 pub use crate::domain::redact::Masked;
 use crate::domain::redact::redact;
@@ -107,7 +107,12 @@ const LINE_CAP: usize = 400;
 const MASK_SLACK: usize = 4096;
 
 /// The single entry point for a tool call's outcome.
-pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOptions) -> Rendered {
+pub fn render(
+    call_tool: &str,
+    args: &Value,
+    outcome: &CallOutcome,
+    opts: &ReportOptions,
+) -> Rendered {
     render_unless_failed(call_tool, outcome, opts).unwrap_or_else(|| {
         // `diagnose` only returns `None` for a success or a denial.
         let d = diagnose(call_tool, outcome).unwrap_or_else(fallback_diagnosis);
@@ -115,16 +120,14 @@ pub fn render(call_tool: &str, args: &Value, outcome: &Outcome, opts: &ReportOpt
     })
 }
 
-/// A success or a denial, rendered; `None` for a failure. The worker's build renders only
-/// these itself: a failure's report (the diagnosis, its advice and texts) is written by the
-/// pages' core from a [`FailedCall`] (docs/ARCHITECTURE.md, "Two builds of the core").
-pub fn render_unless_failed(
+/// A success or a denial, rendered; `None` for a failure.
+fn render_unless_failed(
     call_tool: &str,
-    outcome: &Outcome,
+    outcome: &CallOutcome,
     opts: &ReportOptions,
 ) -> Option<Rendered> {
     match outcome {
-        Outcome::Success {
+        CallOutcome::Success {
             result,
             trace_id: _,
             page,
@@ -136,45 +139,8 @@ pub fn render_unless_failed(
             *masked,
             opts,
         )),
-        Outcome::Denied => Some(render_denied(call_tool, opts.lang)),
+        CallOutcome::Denied => Some(render_denied(call_tool, opts.lang)),
         _ => None,
-    }
-}
-
-/// A failed call as the worker's chat loop hands it to the pages' core, which renders its
-/// report ([`render`]) and, when `keep` is set, keeps its unmasked record in the error log
-/// under `site`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FailedCall {
-    pub tool: String,
-    pub arguments: Value,
-    pub outcome: Outcome,
-    pub options: ReportOptions,
-    /// The chat site (host) a tool call came from: its unmasked record is kept in the error
-    /// log under it. `None` for what the chat loop asked for itself (a tool list, the
-    /// instructions' services), which is not kept.
-    pub log_site: Option<String>,
-}
-
-/// A failure's report when the pages' core could not write it (`why`): the tool and why,
-/// so the AI still hears that the call failed.
-pub fn render_unwritten(tool: &str, why: &str, lang: Lang) -> Rendered {
-    let l = lang.says();
-    let tool_m = Masked::new(&cut_chars(tool, 200));
-    let chat = wrap(&format!(
-        "{}\n\n{}: `{}`\n{}: {}",
-        l.report_failure_title,
-        l.label_tool,
-        tool_m,
-        l.label_error,
-        cut_chars(why, 400)
-    ));
-    let title = fill(l.float_failure_title, &[("tool", tool_m.as_str())]);
-    Rendered {
-        chat_text: Masked::new(&chat),
-        float: crate::domain::float::new(FloatStatus::Error, &title, lang),
-        record: None,
     }
 }
 
@@ -726,14 +692,14 @@ pub fn tool_list_args(service: &str) -> Value {
 }
 
 /// [`render_tool_list`] for a list the bridge gave; the failure's outcome otherwise, for
-/// the pages' core to report (the worker's build writes no failure reports).
+/// the chat loop to report.
 pub fn tool_list(
     service: &str,
     status: u16,
     trace_id_header: Option<&str>,
     body: &[u8],
     opts: &ReportOptions,
-) -> Result<Rendered, Box<Outcome>> {
+) -> Result<Rendered, Box<CallOutcome>> {
     let json: Option<Value> = crate::domain::outcome::json_body(body);
     let tools = json
         .as_ref()
@@ -743,7 +709,7 @@ pub fn tool_list(
     let Some(tools) = tools else {
         let outcome = match from_http(status, trace_id_header, body) {
             // A 2xx without a tool list is an unexpected shape, not a success.
-            Outcome::Success { .. } | Outcome::ToolError { .. } => Outcome::BadShape {
+            CallOutcome::Success { .. } | CallOutcome::ToolError { .. } => CallOutcome::BadShape {
                 status,
                 snippet: cut_chars(&String::from_utf8_lossy(body), 300),
                 trace_id: trace_id_header.map(String::from),
@@ -855,22 +821,6 @@ fn params_text(schema: &Value, lang: Lang) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_report_the_pages_core_could_not_write_names_the_tool_and_why_masked() {
-        let r = render_unwritten(
-            "check",
-            "no page-core; token=sk-ant-abcdefghijklmnopqrstuv",
-            Lang::En,
-        );
-        let text = r.chat_text.as_str();
-        assert!(text.starts_with("<tool_result>"), "{text}");
-        assert!(text.contains("# Tool execution failed"), "{text}");
-        assert!(text.contains("**Tool**: `check`"), "{text}");
-        assert!(text.contains("**Error**: no page-core"), "{text}");
-        assert!(!text.contains("abcdefghijklmnopqrstuv"), "masked: {text}");
-        assert_eq!(r.float.status, FloatStatus::Error);
-        assert!(r.record.is_none());
-    }
     use serde_json::json;
 
     fn zh() -> ReportOptions {
@@ -1105,7 +1055,7 @@ mod paging_tests {
         total: u64,
         next: Option<u64>,
         id: Option<&str>,
-    ) -> Outcome {
+    ) -> CallOutcome {
         let body = json!({"success": true,
             "result": {"content": [{"type": "text", "text": "line\n".repeat(returned as usize / 5)}]},
             "page": {"result_id": id, "offset": offset, "returned_chars": returned,
@@ -1203,7 +1153,7 @@ mod structured_tests {
     use serde_json::json;
 
     fn text_of(body: Value) -> String {
-        let Outcome::Success { result, .. } = from_http(200, None, body.to_string().as_bytes())
+        let CallOutcome::Success { result, .. } = from_http(200, None, body.to_string().as_bytes())
         else {
             panic!("not a success");
         };

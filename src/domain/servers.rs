@@ -8,7 +8,7 @@ use crate::domain::field_error::{FieldError, Invalid};
 use crate::domain::float::code;
 use crate::domain::i18n::{Lang, count_tools, fill};
 use crate::domain::options_views::{Problem, detail_line, status_text};
-use crate::domain::outcome::{ErrorDetail, Outcome};
+use crate::domain::outcome::{CallOutcome, ErrorDetail};
 use mcp_bridge_protocol::answers::SignInState;
 use mcp_bridge_protocol::errors::ErrorType;
 use mcp_bridge_protocol::server_def::{self, TransportKind};
@@ -182,11 +182,11 @@ pub fn check_definition(text: &str) -> Result<Value, FieldError> {
 /// The bridge refused a change to `server`: what it said, in the user's words, with the field
 /// of the definition it named. `None` for the failures every route shares (a wrong token, a
 /// refused origin, no answer), which `options_views::authed_verdict` reads.
-pub fn refusal(lang: Lang, server: &str, failed: &Outcome) -> Option<Problem> {
+pub fn refusal(lang: Lang, server: &str, failed: &CallOutcome) -> Option<Problem> {
     let says = lang.says();
     let status = failed.status()?;
     let detail = match failed {
-        Outcome::HttpError { detail, .. } => Some(detail),
+        CallOutcome::HttpError { detail, .. } => Some(detail),
         _ => None,
     };
     let error = match detail {
@@ -747,7 +747,7 @@ mod tests {
         assert_eq!(e.say(Lang::Zh), "definition.args: 必须是数组");
     }
 
-    fn answered(status: u16, body: Value) -> Outcome {
+    fn answered(status: u16, body: Value) -> CallOutcome {
         crate::domain::outcome::from_http(status, None, body.to_string().as_bytes())
     }
 
@@ -822,7 +822,7 @@ mod tests {
                 .is_none()
             );
         }
-        assert!(refusal(EN, "x", &Outcome::unreachable("refused")).is_none());
+        assert!(refusal(EN, "x", &CallOutcome::unreachable("refused")).is_none());
     }
 
     #[test]

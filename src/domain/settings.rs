@@ -262,6 +262,18 @@ pub fn validate_bridge_url(url: &str) -> Result<(), Invalid> {
     Ok(())
 }
 
+/// The report language a user's settings ask for, `Auto` following the browser's UI
+/// language (`ui_language`).
+pub fn lang_of(settings: &Settings, ui_language: &str) -> crate::domain::i18n::Lang {
+    use crate::domain::i18n::Lang;
+    match settings.language {
+        LangSetting::Zh => Lang::Zh,
+        LangSetting::En => Lang::En,
+        LangSetting::Auto if ui_language.to_ascii_lowercase().starts_with("zh") => Lang::Zh,
+        LangSetting::Auto => Lang::En,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,5 +399,19 @@ mod tests {
         assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Ask);
         assert_eq!(s.policy_for(Some("other"), "crash"), ToolPolicy::Deny);
         assert_eq!(s.policy_for(None, "echo"), ToolPolicy::Allow);
+    }
+
+    #[test]
+    fn the_report_language_is_the_users_choice_or_follows_the_browser() {
+        use crate::domain::i18n::Lang;
+        let with = |language| Settings {
+            language,
+            ..Settings::default()
+        };
+        assert_eq!(lang_of(&with(LangSetting::Zh), "en-US"), Lang::Zh);
+        assert_eq!(lang_of(&with(LangSetting::En), "zh-CN"), Lang::En);
+        assert_eq!(lang_of(&with(LangSetting::Auto), "zh-CN"), Lang::Zh);
+        assert_eq!(lang_of(&with(LangSetting::Auto), "ZH-tw"), Lang::Zh);
+        assert_eq!(lang_of(&with(LangSetting::Auto), "fr"), Lang::En);
     }
 }

@@ -122,7 +122,7 @@ pub struct Unverified {
 
 /// What a check comes to once the signature was checked.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub enum SiteListVerdict {
     /// A newer version: these configs are now in force.
     Take {
         version: u64,
@@ -229,7 +229,7 @@ pub fn judge(
     current: &Subscription,
     list: Unverified,
     signature_ok: bool,
-) -> Result<Verdict, Refusal> {
+) -> Result<SiteListVerdict, Refusal> {
     if !signature_ok {
         return Err(Refusal::BadSignature);
     }
@@ -241,7 +241,7 @@ pub fn judge(
             });
         }
         if list.version == have {
-            return Ok(Verdict::Same);
+            return Ok(SiteListVerdict::Same);
         }
     }
     let mut sites: Vec<SiteConfig> = Vec::with_capacity(list.sites.len());
@@ -274,7 +274,7 @@ pub fn judge(
         }
         sites.push(cfg);
     }
-    Ok(Verdict::Take {
+    Ok(SiteListVerdict::Take {
         version: list.version,
         sites,
     })
@@ -384,7 +384,7 @@ mod tests {
         let good = || read(&list(4, vec![site("x", "a.org", "textarea")])).unwrap();
         assert_eq!(judge(&current, good(), false), Err(Refusal::BadSignature));
         match judge(&current, good(), true).unwrap() {
-            Verdict::Take { version, sites } => {
+            SiteListVerdict::Take { version, sites } => {
                 assert_eq!(version, 4);
                 assert_eq!(sites[0].id, "x");
             }
@@ -396,7 +396,7 @@ mod tests {
             Err(Refusal::Older { got: 2, have: 3 })
         );
         let same = read(&list(3, vec![])).unwrap();
-        assert_eq!(judge(&current, same, true), Ok(Verdict::Same));
+        assert_eq!(judge(&current, same, true), Ok(SiteListVerdict::Same));
         // Anything a site config may not hold is refused, naming the item.
         for (sites, field) in [
             (
@@ -430,7 +430,7 @@ mod tests {
                 read(&list(1, vec![])).unwrap(),
                 true
             ),
-            Ok(Verdict::Take { version: 1, .. })
+            Ok(SiteListVerdict::Take { version: 1, .. })
         ));
     }
 

@@ -6,7 +6,7 @@
 
 use crate::domain::bridge_api::{self, ServerStatus};
 use crate::domain::i18n::{Lang, count_servers, count_tools, fill};
-use crate::domain::outcome::Outcome;
+use crate::domain::outcome::CallOutcome;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -56,7 +56,11 @@ impl Status {
 /// for the proof (`None` when it did not answer as our bridge), and what `/tools` came back as
 /// — the client sends it only to a server that proved it holds the token, so a refusal to
 /// prove reads as a refused token.
-pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty: bool) -> Status {
+pub fn judge(
+    version: Option<&str>,
+    tools: &Result<Value, CallOutcome>,
+    token_empty: bool,
+) -> Status {
     let (version, body) = match (version, tools) {
         (Some(version), Ok(body)) => (version, body),
         (None, Ok(_)) => return Status::WrongAddress { status: 200 },
@@ -92,7 +96,7 @@ pub fn judge(version: Option<&str>, tools: &Result<Value, Outcome>, token_empty:
 
 /// What `/health`'s answer says: the bridge's version, or the connection's state when it
 /// did not answer as our bridge.
-pub fn of_health(health: &Result<Value, Outcome>) -> Result<String, Status> {
+pub fn of_health(health: &Result<Value, CallOutcome>) -> Result<String, Status> {
     match health {
         Ok(v) => mcp_bridge_protocol::health::version_of(v)
             .map(str::to_owned)
@@ -109,7 +113,7 @@ pub fn of_health(health: &Result<Value, Outcome>) -> Result<String, Status> {
 /// connection is not what failed: the bridge answered this request with its own refusal.
 pub fn of_refused_route(
     version: Option<&str>,
-    failed: &Outcome,
+    failed: &CallOutcome,
     token_empty: bool,
 ) -> Option<Status> {
     let refused = if token_empty {
@@ -132,21 +136,21 @@ pub fn of_refused_route(
 }
 
 /// No HTTP answer at all: nothing listens, the request timed out, or it was cut off.
-fn no_answer(o: &Outcome) -> bool {
+fn no_answer(o: &CallOutcome) -> bool {
     matches!(
         o,
-        Outcome::Unreachable { .. } | Outcome::Timeout { .. } | Outcome::Aborted
+        CallOutcome::Unreachable { .. } | CallOutcome::Timeout { .. } | CallOutcome::Aborted
     )
 }
 
 /// The same verdict for a request that failed on its way to the bridge (the chat loop's call):
 /// the status it shows when the setup kept it from the bridge — nothing answers, or the token
 /// is missing or refused — and `None` for any other failure.
-pub fn of_failure(outcome: &Outcome, token_empty: bool) -> Option<Status> {
+pub fn of_failure(outcome: &CallOutcome, token_empty: bool) -> Option<Status> {
     match outcome {
-        Outcome::Unreachable { .. } => Some(Status::NotRunning),
-        Outcome::HttpError { status: 401, .. } if token_empty => Some(Status::TokenMissing),
-        Outcome::HttpError { status: 401, .. } => Some(Status::TokenRejected),
+        CallOutcome::Unreachable { .. } => Some(Status::NotRunning),
+        CallOutcome::HttpError { status: 401, .. } if token_empty => Some(Status::TokenMissing),
+        CallOutcome::HttpError { status: 401, .. } => Some(Status::TokenRejected),
         _ => None,
     }
 }
@@ -252,7 +256,7 @@ mod tests {
 
     // The bridge client's own answer type (see `runtime::bridge_client`).
     #[allow(clippy::result_large_err)]
-    fn answer(status: u16, json: Value) -> Result<Value, Outcome> {
+    fn answer(status: u16, json: Value) -> Result<Value, CallOutcome> {
         Err(crate::domain::outcome::from_http(
             status,
             None,
@@ -267,7 +271,7 @@ mod tests {
             json!({"detail": {"error": "no proof", "type": "Unauthorized"}}),
         );
         let unproved = unproved.unwrap_err();
-        let gone = Outcome::unreachable("Failed to fetch");
+        let gone = CallOutcome::unreachable("Failed to fetch");
         // Our bridge answered `/health`: no answer at all is a refusal the browser hid.
         assert_eq!(
             of_refused_route(VERSION, &gone, false),
@@ -301,17 +305,17 @@ mod tests {
             );
         }
         assert_eq!(
-            of_health(&Err(Outcome::timeout(1))),
+            of_health(&Err(CallOutcome::timeout(1))),
             Err(Status::NotRunning)
         );
     }
 
     #[test]
     fn every_state_is_reachable() {
-        let nothing = Err(Outcome::unreachable("connection refused"));
+        let nothing = Err(CallOutcome::unreachable("connection refused"));
         assert_eq!(judge(None, &nothing, false), Status::NotRunning);
         assert_eq!(
-            judge(None, &Err(Outcome::timeout(5000)), false),
+            judge(None, &Err(CallOutcome::timeout(5000)), false),
             Status::NotRunning
         );
         assert_eq!(
@@ -362,7 +366,7 @@ mod tests {
         let refused = answer(401, json!({"detail": "Unauthorized"})).unwrap_err();
         assert_eq!(of_failure(&refused, true), Some(Status::TokenMissing));
         assert_eq!(of_failure(&refused, false), Some(Status::TokenRejected));
-        let nothing = Outcome::unreachable("connection refused");
+        let nothing = CallOutcome::unreachable("connection refused");
         assert_eq!(of_failure(&nothing, false), Some(Status::NotRunning));
         let tool_failed = answer(500, json!({"detail": "boom"})).unwrap_err();
         assert_eq!(of_failure(&tool_failed, false), None);

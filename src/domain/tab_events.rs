@@ -5,7 +5,7 @@
 
 use crate::domain::call_log::AllowedBy;
 use crate::domain::float::{ConfirmReason, Setup};
-use crate::domain::outcome::Outcome;
+use crate::domain::outcome::CallOutcome;
 use crate::domain::policy::{self, Target, Verdict};
 use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update, conversation};
@@ -31,7 +31,7 @@ pub enum Event<'a> {
         key: String,
         call: ToolCall,
         by_user: bool,
-        target: Result<Target, (Outcome, Setup)>,
+        target: Result<Target, (CallOutcome, Setup)>,
     },
     /// The user's answer to the prompt: run or not, and whether to remember it.
     Confirm {
@@ -53,7 +53,7 @@ pub enum Event<'a> {
     CallEnded {
         key: String,
         call: ToolCall,
-        outcome: Option<Outcome>,
+        outcome: Option<CallOutcome>,
         setup: Option<Setup>,
         /// What let it run, if known (not for a call taken up again after a restart).
         allowed: Option<AllowedBy>,
@@ -121,7 +121,7 @@ pub enum Effect {
     /// [`Event::Delivered`].
     Deliver {
         call: ToolCall,
-        outcome: Option<Outcome>,
+        outcome: Option<CallOutcome>,
     },
     /// Say in the float why the call is held, and watch the bridge ([`Event::BridgeBack`]).
     Hold { tool: String, why: Setup },
@@ -327,7 +327,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
         } => match (outcome, setup) {
             (Some(_), _) if cancelled(state) => {
                 state.phase = Phase::Injecting { key };
-                let outcome = Some(Outcome::aborted());
+                let outcome = Some(CallOutcome::aborted());
                 vec![Effect::Deliver { call, outcome }]
             }
             (Some(outcome), Some(why)) => hold(state, key, call, &outcome, why, (true, allowed)),
@@ -420,7 +420,7 @@ fn deny(state: &mut TabState, key: String, call: ToolCall) -> Vec<Effect> {
     if !busy(&state.phase) {
         state.phase = Phase::Injecting { key: key.clone() };
     }
-    let outcome = Some(Outcome::denied());
+    let outcome = Some(CallOutcome::denied());
     vec![Effect::MarkExecuted(key), Effect::Deliver { call, outcome }]
 }
 
@@ -438,7 +438,7 @@ fn hold(
     state: &mut TabState,
     key: String,
     call: ToolCall,
-    outcome: &Outcome,
+    outcome: &CallOutcome,
     why: Setup,
     (judged, allowed): (bool, Option<AllowedBy>),
 ) -> Vec<Effect> {
@@ -629,7 +629,7 @@ mod tests {
         assert!(matches!(
             &fx[1],
             Effect::Deliver {
-                outcome: Some(Outcome::Denied),
+                outcome: Some(CallOutcome::Denied),
                 ..
             }
         ));
@@ -663,12 +663,12 @@ mod tests {
         let ended = Event::CallEnded {
             key: "k".into(),
             call: call("slow"),
-            outcome: Some(Outcome::unreachable("gone")),
+            outcome: Some(CallOutcome::unreachable("gone")),
             setup: Some(Setup::TokenMissing),
             allowed: None,
         };
         let fx = step(&mut state, ended, &cx(&settings, &[]));
-        let outcome = Some(Outcome::aborted());
+        let outcome = Some(CallOutcome::aborted());
         assert_eq!(
             fx,
             [Effect::Deliver {
@@ -682,7 +682,7 @@ mod tests {
     fn a_held_call_waits_for_the_bridge_or_the_user() {
         let settings = Settings::default();
         let mut state = TabState::default();
-        let outcome = Outcome::unreachable("refused");
+        let outcome = CallOutcome::unreachable("refused");
         let why = Setup::TokenMissing;
         let ended = Event::CallEnded {
             key: "k".into(),
@@ -717,7 +717,7 @@ mod tests {
             [
                 Effect::MarkExecuted(_),
                 Effect::Deliver {
-                    outcome: Some(Outcome::Unreachable { .. }),
+                    outcome: Some(CallOutcome::Unreachable { .. }),
                     ..
                 }
             ]
@@ -764,7 +764,7 @@ mod tests {
         let ended = Event::CallEnded {
             key: "k".into(),
             call: call("echo"),
-            outcome: Some(Outcome::aborted()),
+            outcome: Some(CallOutcome::aborted()),
             setup: None,
             allowed: None,
         };

@@ -7,7 +7,7 @@
 
 use crate::domain::call_log::AllowedBy;
 use crate::domain::hash::{BASIS, Fnv1a};
-use crate::domain::outcome::{ErrorDetail, ErrorObject, Outcome};
+use crate::domain::outcome::{CallOutcome, ErrorDetail, ErrorObject};
 use crate::domain::settings::Settings;
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
@@ -70,7 +70,7 @@ impl Phase {
     }
 }
 
-/// What kept a held call from the bridge, as it is stored. (Not the `Outcome` itself: its
+/// What kept a held call from the bridge, as it is stored. (Not the `CallOutcome` itself: its
 /// internally tagged form would bring serde's buffering deserializer into the wasm.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
@@ -103,12 +103,12 @@ impl SetupProblem {
     }
 
     /// The parts of `outcome` a held call keeps; `None` for an outcome that is not one.
-    pub fn of(outcome: &Outcome) -> Option<SetupProblem> {
+    pub fn of(outcome: &CallOutcome) -> Option<SetupProblem> {
         match outcome {
-            Outcome::Unreachable { message } => Some(SetupProblem::Unreachable {
+            CallOutcome::Unreachable { message } => Some(SetupProblem::Unreachable {
                 message: message.clone(),
             }),
-            Outcome::HttpError {
+            CallOutcome::HttpError {
                 status,
                 detail: ErrorDetail::Object { error },
                 ..
@@ -118,7 +118,7 @@ impl SetupProblem {
                 message: error.message.clone(),
                 server: error.server.clone(),
             }),
-            Outcome::HttpError { status, .. } => Some(SetupProblem::Refused {
+            CallOutcome::HttpError { status, .. } => Some(SetupProblem::Refused {
                 status: *status,
                 error_type: None,
                 message: String::new(),
@@ -129,15 +129,15 @@ impl SetupProblem {
     }
 
     /// The outcome again, for the report the AI gets.
-    pub fn outcome(&self) -> Outcome {
+    pub fn outcome(&self) -> CallOutcome {
         match self {
-            SetupProblem::Unreachable { message } => Outcome::unreachable(message.clone()),
+            SetupProblem::Unreachable { message } => CallOutcome::unreachable(message.clone()),
             SetupProblem::Refused {
                 status,
                 error_type,
                 message,
                 server,
-            } => Outcome::HttpError {
+            } => CallOutcome::HttpError {
                 status: *status,
                 detail: ErrorDetail::Object {
                     error: ErrorObject {

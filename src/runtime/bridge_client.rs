@@ -1,14 +1,14 @@
 //! The bridge's HTTP API as the runtime uses it: which route, which body, which time limit,
-//! and what every answer (or its absence) means as one [`Outcome`]. The request itself goes
+//! and what every answer (or its absence) means as one [`CallOutcome`]. The request itself goes
 //! through the [`Host`]; nothing here interprets bodies beyond that. The token goes only to a
 //! server that proved it holds it (`domain::proof`), once per client, before its first request
 //! with the token.
 
-// An `Outcome` is the answer itself, made once per request: boxing the error side buys nothing.
+// An `CallOutcome` is the answer itself, made once per request: boxing the error side buys nothing.
 #![allow(clippy::result_large_err)]
 
 use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
-use crate::domain::outcome::{self, Outcome};
+use crate::domain::outcome::{self, CallOutcome};
 use crate::domain::proof::{self, Claim};
 use mcp_bridge_protocol::errors::{ErrorAnswer, ErrorType};
 use mcp_bridge_protocol::requests;
@@ -34,7 +34,7 @@ enum Proved {
     NoAuth,
 }
 
-pub struct BridgeClient<'h, H: Host> {
+pub struct BridgeApiClient<'h, H: Host> {
     host: &'h H,
     base: String,
     token: String,
@@ -43,9 +43,9 @@ pub struct BridgeClient<'h, H: Host> {
     version: RefCell<Option<String>>,
 }
 
-impl<'h, H: Host> BridgeClient<'h, H> {
+impl<'h, H: Host> BridgeApiClient<'h, H> {
     pub fn new(host: &'h H, base_url: &str, token: &str) -> Self {
-        BridgeClient {
+        BridgeApiClient {
             host,
             base: base_url.trim_end_matches('/').to_string(),
             token: token.to_string(),
@@ -68,7 +68,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
     /// Asks the server at the address to prove it holds the token now, even when the
     /// extension has none (the connection's status wants to know who answers). `Err`: what to
     /// judge instead of an answer — nothing there, a stranger's answer, or a refusal to prove.
-    pub async fn check(&self) -> Result<(), Outcome> {
+    pub async fn check(&self) -> Result<(), CallOutcome> {
         self.prove().await.map(|_| ())
     }
 
@@ -78,7 +78,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         path: &str,
         json: Option<Value>,
         timeout_ms: u32,
-    ) -> Result<HttpResponse, Outcome> {
+    ) -> Result<HttpResponse, CallOutcome> {
         let bearer = if self.token.is_empty() || path == "/health" {
             None
         } else {
@@ -97,7 +97,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         bearer: Option<String>,
         json: Option<Value>,
         timeout_ms: u32,
-    ) -> Result<HttpResponse, Outcome> {
+    ) -> Result<HttpResponse, CallOutcome> {
         let request = HttpRequest {
             method,
             url: format!("{}{path}", self.base),
@@ -106,15 +106,15 @@ impl<'h, H: Host> BridgeClient<'h, H> {
             timeout_ms,
         };
         self.host.http(request).await.map_err(|t| match t {
-            Transport::TimedOut => Outcome::timeout(u64::from(timeout_ms)),
-            Transport::Unreachable(why) => Outcome::unreachable(why),
+            Transport::TimedOut => CallOutcome::timeout(u64::from(timeout_ms)),
+            Transport::Unreachable(why) => CallOutcome::unreachable(why),
         })
     }
 
     /// Asks the server to prove it holds the token (once per client). `Err`: what to answer
     /// instead of sending the request — no answer, the stranger's own answer, or a refusal
     /// in the bridge's words when something answers like the bridge but cannot prove it.
-    async fn prove(&self) -> Result<Proved, Outcome> {
+    async fn prove(&self) -> Result<Proved, CallOutcome> {
         if self.proved.get() != Proved::NotYet {
             return Ok(self.proved.get());
         }
@@ -151,30 +151,36 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         Ok(proved)
     }
 
-    async fn outcome(&self, method: Method, path: &str, json: Option<Value>, ms: u32) -> Outcome {
+    async fn outcome(
+        &self,
+        method: Method,
+        path: &str,
+        json: Option<Value>,
+        ms: u32,
+    ) -> CallOutcome {
         match self.send(method, path, json, ms).await {
             Ok(r) => outcome::from_http(r.status, r.trace_id.as_deref(), &r.body),
             Err(o) => o,
         }
     }
 
-    async fn json(&self, path: &str) -> Result<Value, Outcome> {
+    async fn json(&self, path: &str) -> Result<Value, CallOutcome> {
         let r = self.send(Method::Get, path, None, QUICK_TIMEOUT_MS).await?;
         json_or_outcome(r)
     }
 
     /// `GET /health`'s JSON, or what went wrong.
-    pub async fn health(&self) -> Result<Value, Outcome> {
+    pub async fn health(&self) -> Result<Value, CallOutcome> {
         self.json("/health").await
     }
 
     /// `GET /tools`: the service list.
-    pub async fn services(&self) -> Result<Value, Outcome> {
+    pub async fn services(&self) -> Result<Value, CallOutcome> {
         self.json("/tools").await
     }
 
     /// `GET /history`: failure counters.
-    pub async fn history(&self) -> Result<Value, Outcome> {
+    pub async fn history(&self) -> Result<Value, CallOutcome> {
         self.json("/history").await
     }
 
@@ -192,7 +198,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         &self,
         server: Option<&str>,
         tool: Option<&str>,
-    ) -> Result<Value, Outcome> {
+    ) -> Result<Value, CallOutcome> {
         let body = body(requests::ResetHistory {
             server_name: server,
             tool_name: tool,
@@ -204,14 +210,14 @@ impl<'h, H: Host> BridgeClient<'h, H> {
     }
 
     /// `GET /tools?serverName=S`: one server's tools, or what went wrong.
-    pub async fn service_tools(&self, service: &str) -> Result<Value, Outcome> {
+    pub async fn service_tools(&self, service: &str) -> Result<Value, CallOutcome> {
         self.json(&format!("/tools?serverName={}", encode(service)))
             .await
     }
 
     /// One server-management route (`/servers…`): its JSON answer, or what went wrong (a
     /// refusal keeps the bridge's `detail`, with the field it names).
-    pub async fn manage(&self, call: ServerCall<'_>) -> Result<Value, Outcome> {
+    pub async fn manage(&self, call: ServerCall<'_>) -> Result<Value, CallOutcome> {
         let one = |name: &str| format!("/servers/{}", encode(name));
         let (method, path, body) = match call {
             ServerCall::List { reveal: None } => (Method::Get, "/servers".to_string(), None),
@@ -241,14 +247,14 @@ impl<'h, H: Host> BridgeClient<'h, H> {
     }
 
     /// `POST /execute`. With `wait`, the bridge answers `202 pending` after that many
-    /// seconds and the caller polls with [`BridgeClient::poll`].
+    /// seconds and the caller polls with [`BridgeApiClient::poll`].
     pub async fn execute(
         &self,
         tool: &str,
         arguments: &Value,
         server: Option<&str>,
         wait: Option<u32>,
-    ) -> Outcome {
+    ) -> CallOutcome {
         self.execute_as(tool, arguments, server, wait, false).await
     }
 
@@ -261,7 +267,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
         server: Option<&str>,
         wait: Option<u32>,
         unmasked: bool,
-    ) -> Outcome {
+    ) -> CallOutcome {
         let body = body(requests::Execute {
             name: tool,
             arguments,
@@ -275,7 +281,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
     }
 
     /// `POST /resources/read` for the `read_resource` pseudo-tool, answered as a tool result.
-    pub async fn read_resource(&self, server: Option<&str>, uri: Value) -> Outcome {
+    pub async fn read_resource(&self, server: Option<&str>, uri: Value) -> CallOutcome {
         let body = body(requests::ReadResource {
             server_name: server,
             uri: &uri,
@@ -340,7 +346,7 @@ impl<'h, H: Host> BridgeClient<'h, H> {
 
     /// `GET /calls/{id}?wait=S`: the final answer, or `Pending` again. `seen`: the id of the
     /// server's question the float shows, so a different one ends the wait at once.
-    pub async fn poll(&self, call_id: &str, wait: u32, seen: Option<&str>) -> Outcome {
+    pub async fn poll(&self, call_id: &str, wait: u32, seen: Option<&str>) -> CallOutcome {
         let mut path = format!("/calls/{}?wait={wait}", encode(call_id));
         if let Some(seen) = seen {
             path.push_str("&seen=");
@@ -359,13 +365,13 @@ impl<'h, H: Host> BridgeClient<'h, H> {
     }
 }
 
-/// Why a route of [`BridgeClient::offered`] gave nothing.
+/// Why a route of [`BridgeApiClient::offered`] gave nothing.
 #[derive(Debug, Clone)]
 pub enum Refused {
     /// The bridge (or the server behind it) said why, in its words.
     Said(String),
     /// The request did not reach the bridge, or the bridge refused the extension or its token.
-    NoAnswer(Box<Outcome>),
+    NoAnswer(Box<CallOutcome>),
 }
 
 /// The bridge's routes that manage its MCP servers.
@@ -428,7 +434,7 @@ async fn proof_holds<H: Host>(host: &H, base: &str, token: &str, nonce: &str, gi
 
 /// The answer when the server at the address could not prove it holds the token: a refusal
 /// of the token, as the bridge words one (the token was not sent).
-fn unproved() -> Outcome {
+fn unproved() -> CallOutcome {
     /// The two keys of the bridge's error object this refusal has.
     #[derive(serde::Serialize)]
     struct Refusal {
@@ -451,7 +457,7 @@ pub fn body(request: impl serde::Serialize) -> Option<Value> {
     serde_json::to_value(request).ok()
 }
 
-fn json_or_outcome(r: HttpResponse) -> Result<Value, Outcome> {
+fn json_or_outcome(r: HttpResponse) -> Result<Value, CallOutcome> {
     outcome::json_answer(r.status, r.trace_id.as_deref(), &r.body)
 }
 

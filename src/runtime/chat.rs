@@ -6,7 +6,7 @@
 //! it, keep the float current — and write the state once. Everything it touches goes through
 //! the [`Host`], so it runs natively in tests.
 
-use super::bridge_client::BridgeClient;
+use super::bridge_client::BridgeApiClient;
 use super::host::{Host, Level};
 use super::store::{CallLogChange, Store};
 use crate::domain::bridge_api;
@@ -14,20 +14,19 @@ use crate::domain::call_log::{self, AllowedBy};
 use crate::domain::float::{self, ConfirmReason, FloatState};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
-use crate::domain::outcome::{ErrorDetail, Outcome};
+use crate::domain::outcome::CallOutcome;
 use crate::domain::policy::Target;
+use crate::domain::policy::without_denied_tools;
 use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
-use crate::domain::settings::{LangSetting, Settings, ToolPolicy};
+use crate::domain::settings::{Settings, ToolPolicy, lang_of};
+use crate::domain::setup::setup_problem;
 use crate::domain::sites::{SiteConfig, host_of};
-use crate::domain::status::{self, PairingNote, Status};
+use crate::domain::status::Status;
 use crate::domain::tab_events::{self, Context, Effect, Event};
-use crate::domain::tab_state::{
-    Phase, SIGN_IN_REQUIRED, TabState, Update, conversation, server_running as running,
-};
+use crate::domain::tab_state::{Phase, TabState, Update, conversation, server_running as running};
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
-use mcp_bridge_protocol::errors::ErrorType;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -49,9 +48,9 @@ mod tools_changed;
 /// an extension worker whose fetch takes ~30 s to answer).
 pub const POLL_WAIT_S: u32 = 20;
 
-/// What the chat loop answers a request that is the pages' core's (never sent there: the
-/// dispatcher hands such requests over).
-const ERRAND_IN_CHAT_LOOP: &str = "answered by the pages' core";
+/// What the chat loop answers an errand (never sent there: the dispatcher hands errands to
+/// [`super::errands`]).
+const ERRAND_IN_CHAT_LOOP: &str = "answered by the worker's errands";
 
 /// The built-in tool that lists one service's tools instead of running anything.
 pub const LIST_TOOLS: &str = "list_tools_in_service";
@@ -106,49 +105,6 @@ impl TabSet {
     }
 }
 
-/// The report language a user's settings ask for, `Auto` following the browser.
-pub fn lang_of(settings: &Settings, ui_language: &str) -> Lang {
-    match settings.language {
-        LangSetting::Zh => Lang::Zh,
-        LangSetting::En => Lang::En,
-        LangSetting::Auto if ui_language.to_ascii_lowercase().starts_with("zh") => Lang::Zh,
-        LangSetting::Auto => Lang::En,
-    }
-}
-
-/// When an outcome is the user's setup keeping the call from the bridge — no bridge at
-/// the address, no or a wrong token, the bridge refusing the extension — what to tell
-/// the user, in words with the fix. Nothing ran, so the call can run later. Failures the
-/// bridge reported about the tool or its server are the AI's, as always.
-pub(super) fn setup_problem(outcome: &Outcome, settings: &Settings) -> Option<float::Setup> {
-    let address = Address {
-        url: settings.base_url(),
-    }
-    .host()
-    .to_string();
-    // The connection's own verdict first: not running, no or a wrong token.
-    if let Some(status) = status::of_failure(outcome, settings.token.is_empty()) {
-        return float::Setup::of_status(&status, &address, &PairingNote::None);
-    }
-    match outcome {
-        Outcome::HttpError {
-            status: 403,
-            detail: ErrorDetail::Object { error },
-            ..
-        } if error.error_type.as_deref() == Some(ErrorType::Forbidden.as_str()) => {
-            Some(float::Setup::Refused { address })
-        }
-        // A remote server that needs the user to sign in: the user's to fix, not the AI's.
-        Outcome::HttpError {
-            detail: ErrorDetail::Object { error },
-            ..
-        } if error.error_type.as_deref() == Some(SIGN_IN_REQUIRED) => Some(float::Setup::SignIn {
-            server: error.server.clone().unwrap_or_default(),
-        }),
-        _ => None,
-    }
-}
-
 /// Sends a chat tab a command; a tab that cannot take it answers as one that refused.
 pub(super) async fn tab_command<H: Host>(host: &H, tab: i32, cmd: &Command) -> CommandResult {
     host.tab_command(tab, cmd)
@@ -198,8 +154,8 @@ impl<H: Host> ChatLoop<H> {
         }
     }
 
-    fn client<'a>(&'a self, settings: &Settings) -> BridgeClient<'a, H> {
-        BridgeClient::new(&self.host, settings.base_url(), &settings.token)
+    fn client<'a>(&'a self, settings: &Settings) -> BridgeApiClient<'a, H> {
+        BridgeApiClient::new(&self.host, settings.base_url(), &settings.token)
     }
 
     /// The config for a page: the user's own, the subscribed list's, or the shipped one.
@@ -276,7 +232,7 @@ impl<H: Host> ChatLoop<H> {
                 Response::Ack { recheck_ms: None }
             }
             TabRequest::UserAction { action } => self.user_action(tab, action).await,
-            // The pages' core answers it (`super::errands`); the dispatcher hands it over.
+            // `super::errands` answers it; the dispatcher never sends it here.
             TabRequest::Detect { .. } => Response::error(ERRAND_IN_CHAT_LOOP),
         }
     }
@@ -550,7 +506,7 @@ impl<H: Host> ChatLoop<H> {
         &self,
         call: &ToolCall,
         settings: &Settings,
-    ) -> Result<Target, (Outcome, float::Setup)> {
+    ) -> Result<Target, (CallOutcome, float::Setup)> {
         if call.tool_name == LIST_TOOLS {
             // Answered by the core from the tool lists: nothing runs.
             return Ok(Target::NotOffered(None));
@@ -612,7 +568,7 @@ impl<H: Host> ChatLoop<H> {
 
     /// Whether a call is the `read_resource` pseudo-tool: so named, on a server (the one it
     /// names) that has no tool of its own by that name.
-    async fn reads_resource(&self, client: &BridgeClient<'_, H>, call: &ToolCall) -> bool {
+    async fn reads_resource(&self, client: &BridgeApiClient<'_, H>, call: &ToolCall) -> bool {
         if call.tool_name != READ_RESOURCE {
             return false;
         }
@@ -820,7 +776,7 @@ impl<H: Host> ChatLoop<H> {
         resume: Option<String>,
         unmasked: bool,
         (lang, started): (Lang, f64),
-    ) -> Outcome {
+    ) -> CallOutcome {
         let client = self.client(settings);
         let mut outcome = match resume {
             Some(id) => client.poll(&id, POLL_WAIT_S, None).await,
@@ -833,7 +789,7 @@ impl<H: Host> ChatLoop<H> {
             }
         };
         let mut shown: Option<crate::domain::call_activity::Activity> = None;
-        while let Outcome::Pending {
+        while let CallOutcome::Pending {
             call_id, activity, ..
         } = &outcome
         {
@@ -851,7 +807,7 @@ impl<H: Host> ChatLoop<H> {
             let turned = self.event(tab, settings, pending).await;
             if tab_events::cancelled(&turned.state) {
                 client.cancel(&call_id).await;
-                return Outcome::aborted();
+                return CallOutcome::aborted();
             }
             let seen = shown.as_ref().and_then(|a| a.question.as_ref());
             let seen = seen.map(|q| q.id.as_str());
@@ -883,7 +839,7 @@ impl<H: Host> ChatLoop<H> {
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match status {
-            0 => setup_problem(&Outcome::unreachable(""), settings),
+            0 => setup_problem(&CallOutcome::unreachable(""), settings),
             _ => None,
         };
         let how = float::Finished {
@@ -902,7 +858,7 @@ impl<H: Host> ChatLoop<H> {
         self: &Rc<Self>,
         tab: i32,
         call: &ToolCall,
-        outcome: &Outcome,
+        outcome: &CallOutcome,
         settings: &Settings,
         url: &str,
     ) {
@@ -914,7 +870,7 @@ impl<H: Host> ChatLoop<H> {
         let text = r.chat_text.to_string();
         let problem = self.type_and_send(tab, &text, settings).await;
         let setup = match outcome {
-            Outcome::Unreachable { .. } => setup_problem(outcome, settings),
+            CallOutcome::Unreachable { .. } => setup_problem(outcome, settings),
             _ => None,
         };
         let how = float::Finished {
@@ -923,7 +879,7 @@ impl<H: Host> ChatLoop<H> {
             delivery_problem: problem.as_deref(),
         };
         let mut f = float::finished(self.ui(), r.float, &r.chat_text, how);
-        if let Outcome::Success { result, .. } = outcome {
+        if let CallOutcome::Success { result, .. } = outcome {
             let server = call.server_name.as_deref();
             f.links = crate::domain::prompts_menu::links(&result.content, server);
         }
@@ -1003,7 +959,7 @@ impl<H: Host> ChatLoop<H> {
     /// `None` for a service whose list cannot be read (not running).
     async fn tool_lists(
         &self,
-        client: &BridgeClient<'_, H>,
+        client: &BridgeApiClient<'_, H>,
         services: &[bridge_api::Service],
         settings: &Settings,
     ) -> Vec<Option<Vec<bridge_api::Tool>>> {
@@ -1097,7 +1053,7 @@ impl<H: Host> ChatLoop<H> {
                     return Response::error(e);
                 }
             }
-            // The pages' core answers these (`super::errands`); the dispatcher hands them over.
+            // `super::errands` answers these; the dispatcher never sends them here.
             UserAction::Menu
             | UserAction::Complete { .. }
             | UserAction::UseItem { .. }
@@ -1105,22 +1061,4 @@ impl<H: Host> ChatLoop<H> {
         }
         Response::Ack { recheck_ms: None }
     }
-}
-
-/// Denied tools are left out of what the AI is told about a service.
-fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
-    let Some(mut json) = crate::domain::outcome::json_body(&body) else {
-        return body;
-    };
-    let Some(tools) = json
-        .pointer_mut("/tools/tools")
-        .and_then(|t| t.as_array_mut())
-    else {
-        return body;
-    };
-    tools.retain(|t| {
-        let name = t.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-        settings.policy_for(Some(service), name) != ToolPolicy::Deny
-    });
-    serde_json::to_vec(&json).unwrap_or(body)
 }

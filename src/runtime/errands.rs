@@ -1,12 +1,9 @@
-//! The worker's occasional work, done by the pages' build of the core: the float's *Prompts*
-//! menu, the choice among the parts a page gathered, the picker's result, the daily check
-//! of the subscribed site list, and a failed call's report and its place in the error log. The worker's build leaves all of it out: its
-//! dispatcher hands each such request to the pages' core, which `background.js` starts on
-//! the first one (docs/ARCHITECTURE.md, "Two builds of the core"), so a woken worker fetches
-//! and compiles less. None of it shares memory with the chat loop: storage, the bridge and
-//! the tab are all it touches.
+//! The worker's occasional work, beside the chat loop: the float's *Prompts* menu, the
+//! choice among the parts a page gathered, the picker's result and the daily check of the
+//! subscribed site list. None of it shares memory with the chat loop: storage, the bridge
+//! and the tab are all it touches.
 
-use super::bridge_client::BridgeClient;
+use super::bridge_client::BridgeApiClient;
 use super::chat::{show_float, tab_command};
 use super::host::Host;
 use super::store::Store;
@@ -14,18 +11,20 @@ use crate::domain::custom_sites;
 use crate::domain::float::{self, FloatState};
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
-use crate::domain::report::{self, FailedCall};
 use crate::domain::settings::Settings;
 use crate::domain::sites::{SiteConfig, host_of};
 use std::rc::Rc;
 
 mod menu;
 
+/// What the errands answer a request that is the chat loop's (the dispatcher never sends one).
+const NOT_AN_ERRAND: &str = "not one of the worker's errands";
+
 /// The name of the worker's alarm that checks the subscribed site list (`background.js`
-/// creates it and hands it to the pages' core; the core decides whether a check is due).
+/// creates it and hands it to the core; the core decides whether a check is due).
 pub const SITE_LIST_ALARM: &str = "site-list";
 
-/// The errands of one worker, over the store of the core that runs them.
+/// The errands of one worker, over the chat loop's store.
 pub struct Errands<H: Host> {
     host: H,
     store: Rc<Store<H>>,
@@ -38,7 +37,7 @@ impl<H: Host> Errands<H> {
 
     /// The report language: the text that goes into the chat for the AI.
     fn lang(&self, settings: &Settings) -> Lang {
-        super::chat::lang_of(settings, &self.host.ui_language())
+        crate::domain::settings::lang_of(settings, &self.host.ui_language())
     }
 
     /// The interface language: what the float says to the user.
@@ -46,8 +45,8 @@ impl<H: Host> Errands<H> {
         Lang::of_ui(&self.host.ui_language())
     }
 
-    fn client<'a>(&'a self, settings: &Settings) -> BridgeClient<'a, H> {
-        BridgeClient::new(&self.host, settings.base_url(), &settings.token)
+    fn client<'a>(&'a self, settings: &Settings) -> BridgeApiClient<'a, H> {
+        BridgeApiClient::new(&self.host, settings.base_url(), &settings.token)
     }
 
     async fn command(&self, tab: i32, cmd: &Command) -> CommandResult {
@@ -61,15 +60,13 @@ impl<H: Host> Errands<H> {
     /// Answers one errand ([`TabRequest::is_errand`]) from chat tab `tab`.
     pub async fn handle(&self, tab: i32, req: TabRequest) -> Response {
         let action = match req {
-            // Only the pages' core reads a scene (`messages::SceneRead`).
-            #[cfg(feature = "pages")]
             TabRequest::Detect { scene } => {
                 return Response::Detected {
                     choice: crate::domain::detect::choose(&scene),
                 };
             }
             TabRequest::UserAction { action } => action,
-            _ => return Response::error("not a request the pages' core answers"),
+            _ => return Response::error(NOT_AN_ERRAND),
         };
         let settings = self.store.chat_settings().await;
         match action {
@@ -113,7 +110,7 @@ impl<H: Host> Errands<H> {
                 };
                 self.picked(&url, &picked).await
             }
-            _ => Response::error("not a request the pages' core answers"),
+            _ => Response::error(NOT_AN_ERRAND),
         }
     }
 
@@ -122,23 +119,6 @@ impl<H: Host> Errands<H> {
         if name == SITE_LIST_ALARM {
             super::site_list::check_if_due(&self.host, &self.store).await;
         }
-    }
-
-    /// Writes the report of a failed call from the worker's chat loop (the JSON text of a
-    /// [`FailedCall`]) and answers its text. A tool call's unmasked record goes to the
-    /// console and, without the report waiting for it, into the error log.
-    pub async fn report_failure(&self, failed: &str) -> Result<String, String> {
-        let f: FailedCall = crate::domain::json_read::read(failed).map_err(|e| e.to_string())?;
-        let r = report::render(&f.tool, &f.arguments, &f.outcome, &f.options);
-        if let (Some(record), Some(site)) = (r.record, f.log_site) {
-            let json = serde_json::to_string(&record).unwrap_or_default();
-            let m = format!("[MCP Bridge] Tool error details: {json}");
-            self.host.log(super::host::Level::Error, &m);
-            let store = Rc::clone(&self.store);
-            self.host
-                .spawn(async move { store.record_failure(Some(site), record).await });
-        }
-        Ok(r.chat_text.to_string())
     }
 
     /// The picker's result, saved as the page's site config; answered with the config the

@@ -112,13 +112,6 @@ pub trait Host: Clone + 'static {
     /// A fresh nonce: 16 bytes from the browser's cryptographic random source, in hex.
     fn random_nonce(&self) -> String;
 
-    /// Hands a failed call to the pages' core, which writes its report and keeps its record
-    /// in the error log ([`crate::runtime::dispatch::Pages::report_failure`]; the worker's
-    /// build has neither). `failed` is the JSON text of a
-    /// [`crate::domain::report::FailedCall`]; the answer is the report's text, or why there
-    /// is none.
-    async fn report_failure(&self, failed: String) -> Result<String, String>;
-
     /// Resolves after `ms` milliseconds.
     async fn sleep(&self, ms: u32);
 

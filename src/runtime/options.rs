@@ -3,7 +3,7 @@
 //! loop over the same [`Store`]; every verdict comes from the pure modules
 //! `options_views`, `error_log` and `custom_sites`.
 
-use super::bridge_client::{BridgeClient, ServerCall};
+use super::bridge_client::{BridgeApiClient, ServerCall};
 use super::host::Host;
 use super::site_list;
 use super::store::Store;
@@ -13,11 +13,11 @@ use crate::domain::error_log::{ErrorLog, Filter};
 use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::answers::{
-    Cleared, Download, ExemptSet, Health, PolicySet, ServerChecked, SiteChecked, SiteRemoved,
-    SiteRow, SiteRows, SiteSaved, SitesImported, TrustedSet, UnmaskedSet,
+    Cleared, Download, ExemptSet, PolicySet, ServerChecked, SiteChecked, SiteRemoved, SiteRow,
+    SiteRows, SiteSaved, SitesImported, TrustedSet, UnmaskedSet,
 };
 use crate::domain::options_views::{self as views, Lang, Problem};
-use crate::domain::outcome::Outcome;
+use crate::domain::outcome::CallOutcome;
 use crate::domain::report::text::Address;
 use crate::domain::servers;
 use crate::domain::settings::{Settings, ToolPolicy};
@@ -70,8 +70,8 @@ impl<H: Host> OptionsBackend<H> {
         }
     }
 
-    fn client<'a>(&'a self, base: &str, token: &str) -> BridgeClient<'a, H> {
-        BridgeClient::new(&self.host, base, token)
+    fn client<'a>(&'a self, base: &str, token: &str) -> BridgeApiClient<'a, H> {
+        BridgeApiClient::new(&self.host, base, token)
     }
 
     async fn load_settings(&self) -> Result<Settings, Problem> {
@@ -86,7 +86,6 @@ impl<H: Host> OptionsBackend<H> {
 
     pub async fn handle(&self, req: PageRequest) -> Response {
         let result = match req {
-            PageRequest::GetHealth => self.health().await,
             PageRequest::GetStatus => Ok(self.status().await),
             PageRequest::GetSettings => self
                 .load_settings()
@@ -180,8 +179,8 @@ impl<H: Host> OptionsBackend<H> {
     async fn authed(
         &self,
         base: &str,
-        client: &BridgeClient<'_, H>,
-        answer: Result<Value, Outcome>,
+        client: &BridgeApiClient<'_, H>,
+        answer: Result<Value, CallOutcome>,
     ) -> Result<Value, Problem> {
         let version = match &answer {
             Ok(_) => None,
@@ -194,14 +193,6 @@ impl<H: Host> OptionsBackend<H> {
         };
         let token_empty = !client.holds_token();
         views::authed_verdict(self.lang(), base, &answer, version.as_deref(), token_empty)
-    }
-
-    async fn health(&self) -> Result<Value, Problem> {
-        let s = self.load_settings().await?;
-        let base = s.base_url().to_string();
-        let health = self.client(&base, "").health().await;
-        let version = views::health_verdict(self.lang(), &base, &health)?;
-        Ok(data(Health { url: base, version }))
     }
 
     /// The connection's status for the options header and the popup, pairing through the

@@ -4,7 +4,7 @@
 //! The token field in the options stays as the fallback. The token goes only to a server
 //! that proved it holds it (`domain::proof`).
 
-use super::bridge_client::BridgeClient;
+use super::bridge_client::BridgeApiClient;
 use super::host::Host;
 use super::store::Store;
 use crate::domain::settings::{Settings, validate_bridge_url, validate_token};
@@ -19,7 +19,7 @@ pub const HOST_NAME: &str = "dev.mcp_bridge.host";
 /// server that answers like the bridge but cannot prove it is judged as refusing the token
 /// (and never receives it).
 pub async fn probe<H: Host>(host: &H, settings: &Settings) -> Status {
-    let client = BridgeClient::new(host, settings.base_url(), &settings.token);
+    let client = BridgeApiClient::new(host, settings.base_url(), &settings.token);
     let tools = match client.check().await {
         Ok(()) => client.services().await,
         Err(instead) => Err(instead),

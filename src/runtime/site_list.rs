@@ -6,7 +6,7 @@
 use super::host::{Host, HttpRequest, Method, Transport};
 use super::store::Store;
 use crate::domain::i18n::{Lang, fill};
-use crate::domain::site_list::{self, Refusal, Subscription, Verdict};
+use crate::domain::site_list::{self, Refusal, SiteListVerdict, Subscription};
 use serde_json::Value;
 
 /// The extension's file that holds the verifying key (base64 of the raw 32-byte Ed25519
@@ -68,12 +68,12 @@ pub async fn check<H: Host>(
     let outcome = fetch_and_judge(host, &list).await;
     list.checked_ms = Some(host.now_ms());
     let refused = match outcome {
-        Ok(Verdict::Take { version, sites }) => {
+        Ok(SiteListVerdict::Take { version, sites }) => {
             list.version = Some(version);
             list.sites = sites;
             None
         }
-        Ok(Verdict::Same) => None,
+        Ok(SiteListVerdict::Same) => None,
         Err(r) => Some(r.say(lang)),
     };
     list.refused = refused.clone();
@@ -94,7 +94,10 @@ pub async fn check_if_due<H: Host>(host: &H, store: &Store<H>) {
     }
 }
 
-async fn fetch_and_judge<H: Host>(host: &H, list: &Subscription) -> Result<Verdict, Refusal> {
+async fn fetch_and_judge<H: Host>(
+    host: &H,
+    list: &Subscription,
+) -> Result<SiteListVerdict, Refusal> {
     let answer = host
         .http(HttpRequest {
             method: Method::Get,

@@ -326,8 +326,8 @@ impl<H: Host> Store<H> {
         self.set(Area::Local, keys::ERROR_LOG, log).await
     }
 
-    /// Keeps the unmasked record of a failed tool call for the error log (in the pages' core:
-    /// the worker's chat loop hands its failures over). `site` is the chat page's host. Never fails the caller: a storage error is logged to the console.
+    /// Keeps the unmasked record of a failed tool call for the error log. `site` is the chat
+    /// page's host. Never fails the caller: a storage error is logged to the console.
     /// Concurrent calls are written one batch at a time.
     pub async fn record_failure(&self, site: Option<String>, record: ErrorRecord) {
         let site = site.filter(|s| !s.is_empty());

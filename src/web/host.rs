@@ -82,14 +82,6 @@ extern "C" {
     /// The worker's global `setTimeout` (there is no `window` in a service worker).
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(callback: &js_sys::Function, ms: u32) -> JsValue;
-
-    /// `background.js`: starts the pages' core on the first call and hands it an errand
-    /// (`runtime::errands`); resolves to its answer.
-    #[wasm_bindgen(js_name = mcpBridgeErrand, catch)]
-    pub async fn hand_over(message: &str, tab: i32) -> Result<JsValue, JsValue>;
-    /// `background.js`: the same for a failed call, whose report the pages' core writes.
-    #[wasm_bindgen(js_name = mcpBridgeFailure, catch)]
-    async fn hand_over_failure(failed: &str) -> Result<JsValue, JsValue>;
 }
 
 /// The real browser. Stateless: every call goes to `chrome.*` or `fetch`.
@@ -346,14 +338,6 @@ impl Host for WebHost {
             .await
             .map_err(|e| js_err("WebCrypto Ed25519", &e))?;
         Ok(ok.as_bool() == Some(true))
-    }
-
-    async fn report_failure(&self, failed: String) -> Result<String, String> {
-        let text = hand_over_failure(&failed)
-            .await
-            .map_err(|e| js_err("the pages' core", &e))?;
-        text.as_string()
-            .ok_or_else(|| "the pages' core answered no text".to_string())
     }
 
     async fn sleep(&self, ms: u32) {

@@ -81,33 +81,6 @@ fn a_tool_error_is_reported_masked_and_logged_unmasked() {
 }
 
 #[test]
-fn a_failure_is_still_reported_when_the_pages_core_cannot_write_its_report() {
-    let mut w = World::new();
-    w.bridge(tool_error);
-    *w.host.0.pages_core_fails.borrow_mut() = Some("page-core wasm failed to load".into());
-    w.open_chat(1);
-    w.answer(1, 1, &call("check", json!({})));
-    let typed = w.typed(1);
-    assert_eq!(typed.len(), 1, "{typed:?}");
-    assert!(typed[0].contains("# Tool execution failed"), "{}", typed[0]);
-    assert!(typed[0].contains("**Tool**: `check`"), "{}", typed[0]);
-    assert!(
-        typed[0].contains("page-core wasm failed to load"),
-        "says why: {}",
-        typed[0]
-    );
-    assert_eq!(w.submits(1), 1);
-    assert_eq!(w.last_float(1)["status"], "error");
-    assert_eq!(w.tab_state(1)["phase"], "error");
-    let logs = w.host.0.logs.borrow();
-    assert!(
-        logs.iter()
-            .any(|(l, m)| *l == Level::Warn && m.contains("page-core wasm failed to load")),
-        "{logs:?}"
-    );
-}
-
-#[test]
 fn failures_of_several_tabs_at_once_are_all_logged() {
     let mut w = World::new();
     w.bridge(tool_error);

@@ -6,7 +6,7 @@ use futures::channel::oneshot;
 use futures::executor::{LocalPool, LocalSpawner};
 use futures::task::LocalSpawnExt;
 use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
-use mcp_bridge_core::runtime::dispatch::{self, Background, Pages};
+use mcp_bridge_core::runtime::dispatch::{Background, Pages};
 use mcp_bridge_core::runtime::host::{
     Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
 };
@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 /// What a scripted bridge does with one request.
 pub enum Answer {
@@ -46,8 +46,6 @@ pub type Answered = Rc<RefCell<Option<Response>>>;
 type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
 
 pub struct Inner {
-    /// The pages' core the worker starts for its errands, which keeps the error log.
-    worker_pages: RefCell<Option<Weak<Pages<MemoryHost>>>>,
     storage: RefCell<BTreeMap<(Area, String), Value>>,
     /// Every storage access, in order: written or read, the area and the key.
     pub storage_ops: RefCell<Vec<(bool, Area, String)>>,
@@ -58,9 +56,6 @@ pub struct Inner {
     pub commands: RefCell<Vec<(i32, Command)>>,
     /// Tabs whose content script fails to type (the reason it gives).
     pub typing_fails: RefCell<BTreeMap<i32, String>>,
-    /// The worker's pages' core does not start (what the browser says), as when its wasm
-    /// cannot be loaded.
-    pub pages_core_fails: RefCell<Option<String>>,
     /// Every HTTP request, in order.
     pub requests: RefCell<Vec<HttpRequest>>,
     script: RefCell<Script>,
@@ -285,22 +280,6 @@ impl Host for MemoryHost {
             .ok_or_else(|| "Specified native messaging host not found.".to_string())
     }
 
-    async fn report_failure(&self, failed: String) -> Result<String, String> {
-        if let Some(why) = self.0.pages_core_fails.borrow().clone() {
-            return Err(why);
-        }
-        let pages = self
-            .0
-            .worker_pages
-            .borrow()
-            .as_ref()
-            .and_then(Weak::upgrade);
-        pages
-            .expect("the worker's pages' core")
-            .report_failure(&failed)
-            .await
-    }
-
     async fn sleep(&self, ms: u32) {
         let (tx, rx) = oneshot::channel();
         let wake_at = self.0.now.get() + f64::from(ms);
@@ -444,8 +423,6 @@ pub struct World {
     pool: LocalPool,
     pub host: MemoryHost,
     background: Rc<Background<MemoryHost>>,
-    /// The pages' core the worker starts for its errands and alarms.
-    worker_pages: Rc<Pages<MemoryHost>>,
     /// The options page's own core: a separate instance over the same storage.
     pages: Rc<Pages<MemoryHost>>,
 }
@@ -460,7 +437,6 @@ impl World {
     pub fn new() -> World {
         let pool = LocalPool::new();
         let host = MemoryHost(Rc::new(Inner {
-            worker_pages: RefCell::new(None),
             storage: RefCell::new(BTreeMap::new()),
             storage_ops: RefCell::new(Vec::new()),
             now: Cell::new(1_700_000_000_000.0),
@@ -468,7 +444,6 @@ impl World {
             files: RefCell::new(shipped_files()),
             commands: RefCell::new(Vec::new()),
             typing_fails: RefCell::new(BTreeMap::new()),
-            pages_core_fails: RefCell::new(None),
             requests: RefCell::new(Vec::new()),
             script: RefCell::new(Box::new(healthy_bridge)),
             held: RefCell::new(Vec::new()),
@@ -485,14 +460,11 @@ impl World {
             nonces: Cell::new(0),
         }));
         let background = Rc::new(Background::new(host.clone()));
-        let worker_pages = Rc::new(Pages::new(host.clone()));
-        *host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&worker_pages));
         let pages = Rc::new(Pages::new(host.clone()));
         let w = World {
             pool,
             host,
             background,
-            worker_pages,
             pages,
         };
         // The scripted user trusts `time`, as the quick start has them do, so its read-only
@@ -507,13 +479,13 @@ impl World {
         files.borrow_mut().insert(path.into(), text.into());
     }
 
-    /// One of the worker's alarms goes off (`background.js` hands it to the worker's pages'
-    /// core); runs until every task is idle.
+    /// One of the worker's alarms goes off (`background.js` hands it to the core); runs
+    /// until every task is idle.
     pub fn alarm(&mut self, name: &str) {
-        let pages = Rc::clone(&self.worker_pages);
+        let background = Rc::clone(&self.background);
         let name = name.to_string();
         self.run(async move {
-            pages.alarm(&name).await;
+            background.alarm(&name).await;
             Response::Ack { recheck_ms: None }
         });
     }
@@ -548,19 +520,12 @@ impl World {
         self.pool.run_until_stalled();
     }
 
-    /// Sends one message as the browser would deliver it and runs until everything stalls;
-    /// an errand the worker hands over goes to its pages' core, as `background.js` does.
+    /// Sends one message as the browser would deliver it and runs until everything stalls.
     /// `None` when the answer is still waiting (on a held bridge request).
     pub fn send(&mut self, origin: Origin, tab: Option<i32>, message: Value) -> Option<Response> {
         let background = Rc::clone(&self.background);
-        let pages = Rc::clone(&self.worker_pages);
         let text = message.to_string();
-        self.run(async move {
-            match background.handle(&text, origin, tab).await {
-                dispatch::Reply::Answer(response) => response,
-                dispatch::Reply::HandOver { tab } => pages.errand(&text, tab).await,
-            }
-        })
+        self.run(async move { background.handle(&text, origin, tab).await })
     }
 
     pub fn tab(&mut self, tab: i32, message: Value) -> Response {
@@ -601,13 +566,9 @@ impl World {
         let background = Rc::clone(&self.background);
         let text = message.to_string();
         let out = self.start(async move {
-            match background
+            background
                 .handle(&text, Origin::ContentScript, Some(tab))
                 .await
-            {
-                dispatch::Reply::Answer(response) => response,
-                dispatch::Reply::HandOver { .. } => Response::error("an errand"),
-            }
         });
         self.pool.run_until_stalled();
         out
@@ -688,8 +649,6 @@ impl World {
         self.host.0.held.borrow_mut().clear();
         self.host.0.timers.borrow_mut().clear();
         self.background = Rc::new(Background::new(self.host.clone()));
-        self.worker_pages = Rc::new(Pages::new(self.host.clone()));
-        *self.host.0.worker_pages.borrow_mut() = Some(Rc::downgrade(&self.worker_pages));
     }
 
     /// Answers the held request number `i` (in the order they were held).

@@ -58,8 +58,7 @@ for (const browser of BROWSERS) {
         assert.ok(!float.includes(secret), 'the API key reached the float');
         assert.ok(!float.includes('/home/alice'), 'the home path reached the float');
       }
-      // The unmasked record is kept in the error log by the pages' core, which the worker
-      // starts for it (the worker's own core has no error-log code).
+      // The worker keeps the unmasked record in the error log.
       await w.session.navigate(`${w.extensionBase}options/options.html`);
       const logged = await waitFor(async () => {
         const log = await w.session.execAsync(`const done = arguments[arguments.length - 1];

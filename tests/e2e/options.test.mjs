@@ -185,9 +185,9 @@ for (const name of BROWSERS) {
       // Straight to the page's core, past the page's own checks.
       const direct = await session.execAsync(`const done = arguments[arguments.length - 1];
         // (Firefox runs this script in a sandbox with its own module instance: init it.)
-        import('/page-core/mcp_bridge_core.js')
+        import('/core/mcp_bridge_core.js')
           .then(async (core) => {
-            await core.default({ module_or_path: '/page-core/mcp_bridge_core_bg.wasm' });
+            await core.default({ module_or_path: '/core/mcp_bridge_core_bg.wasm' });
             return core.handlePageRequest(JSON.stringify({ type: 'save-custom-site', json: arguments[0] }));
           })
           .then(done, (e) => done(String(e)));`, good);
@@ -195,7 +195,7 @@ for (const name of BROWSERS) {
       assert.equal(direct.field, 'hosts');
       assert.match(direct.message, /not granted/);
       assert.equal(await stored(session, 'customSites'), null);
-      // The worker's core has no options backend: it answers no page request at all.
+      // The worker answers no page request at all: each page runs its own instance.
       const worker = await session.execAsync(`const done = arguments[arguments.length - 1];
         chrome.runtime.sendMessage({ type: 'save-custom-site', json: arguments[0] }).then(done, (e) => done(String(e)));`, good);
       assert.equal(worker.type, 'error', JSON.stringify(worker));

@@ -3,8 +3,8 @@
 # give byte-identical zips.
 #
 #   tests/release/reproducible.sh quick   (./build.sh test) the source copied into two temp
-#       directories of different depth, each packaging the cores `./build.sh build` compiled
-#       (target/wasm-out*): the assembly and zip step, whose bytes must also equal dist/'s;
+#       directories of different depth, each packaging the core `./build.sh build` compiled
+#       (target/wasm-out): the assembly and zip step, whose bytes must also equal dist/'s;
 #       and the compiled wasm must hold no path of this checkout or of the cargo registry
 #       (build.sh remaps them: --remap-path-prefix), which is what lets the compile step
 #       itself agree between directories.
@@ -42,17 +42,14 @@ for dir in "$A" "$B"; do copy_source "$dir"; done
 start=$(date +%s)
 case "$MODE" in
   quick)
-    for out in target/wasm-out target/wasm-out-pages; do
-      [ -f "$out/mcp_bridge_core_bg.wasm" ] || fail "no $out: run ./build.sh build first"
-    done
+    [ -f target/wasm-out/mcp_bridge_core_bg.wasm ] || fail "no target/wasm-out: run ./build.sh build first"
     for dir in "$A" "$B"; do
       mkdir -p "$dir/target"
-      cp -r target/wasm-out target/wasm-out-pages "$dir/target/"
+      cp -r target/wasm-out "$dir/target/"
       (cd "$dir" && bash -c 'source ./build.sh && package_extension "$PWD/dist"') >/dev/null
     done
     # The wasm as rustc wrote it and as shipped: no path of this machine.
-    for wasm in target/core-worker.wasm target/core-pages.wasm dist/chrome/core/*.wasm \
-      dist/chrome/page-core/*.wasm; do
+    for wasm in target/core.wasm dist/chrome/core/*.wasm; do
       for leak in "$ROOT" "${CARGO_HOME:-$HOME/.cargo}"; do
         if grep -qaF "$leak" "$wasm"; then
           fail "$wasm holds the build path $leak ($(grep -aoF "$leak[^\"]*" "$wasm" | head -1))"
@@ -66,8 +63,7 @@ case "$MODE" in
     for dir in "$A" "$B"; do
       mkdir -p "$dir/target/wasm32-unknown-unknown"
       cp -a target/wasm32-unknown-unknown/wasm-release "$dir/target/wasm32-unknown-unknown/"
-      (cd "$dir" && bash -c 'source ./build.sh && compile_core pages && compile_core worker \
-        && bind_core pages target/wasm-out-pages && bind_core worker target/wasm-out \
+      (cd "$dir" && bash -c 'source ./build.sh && compile_core && bind_core \
         && package_extension "$PWD/dist"') >"$WORK/build-$(basename "$(dirname "$dir")").log" 2>&1 \
         || { tail -30 "$WORK"/build-*.log >&2; fail "the build in $dir failed"; }
     done

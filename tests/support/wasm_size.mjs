@@ -3,7 +3,7 @@
 // is counted for the crate that defines the function (serde's deserializer for one of our
 // types counts as serde). Sizes are before wasm-opt; the shares carry over.
 //
-//   node tests/support/wasm_size.mjs target/core-worker.wasm
+//   node tests/support/wasm_size.mjs target/core.wasm
 import fs from 'node:fs';
 
 const file = process.argv[2];

@@ -1,9 +1,8 @@
 //! English.
 
-use super::{Catalog, Lang, PageCatalog};
+use super::Catalog;
 
 pub const EN: Catalog = Catalog {
-    lang: Lang::En,
     report_failure_title: "# Tool execution failed",
     report_denied_title: "# The user declined this tool call",
     report_success_title: "# Tool execution result",
@@ -151,9 +150,6 @@ Services with resources: {services}",
     count_tools_many: "{n} tools",
     invalid_unknown_key: "`{key}` is not a key of a server definition; did you mean `{known}`?",
     invalid_placeholder: "`{value}` is the template's example; replace it with your own",
-};
-
-pub const EN_PAGES: PageCatalog = PageCatalog {
     label_category: "**Category**",
     label_stack: "Call stack:",
     label_advice: "Recommendations:",

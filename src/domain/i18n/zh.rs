@@ -1,9 +1,8 @@
 //! 简体中文 (the report's shape and its closing sentence follow the original MCP Bridge).
 
-use super::{Catalog, Lang, PageCatalog};
+use super::Catalog;
 
 pub const ZH: Catalog = Catalog {
-    lang: Lang::Zh,
     report_failure_title: "# 工具执行失败",
     report_denied_title: "# 用户拒绝了这次工具调用",
     report_success_title: "# 工具执行结果",
@@ -150,9 +149,6 @@ pub const ZH: Catalog = Catalog {
     count_tools_many: "{n} 个工具",
     invalid_unknown_key: "`{key}` 不是服务器定义中的键；你是不是想写 `{known}`？",
     invalid_placeholder: "`{value}` 是模板中的示例，请换成你自己的值",
-};
-
-pub const ZH_PAGES: PageCatalog = PageCatalog {
     label_category: "**错误类别**",
     label_stack: "调用堆栈:",
     label_advice: "建议:",

@@ -4,7 +4,7 @@
 use crate::domain::settings::ToolPolicy;
 use serde::Deserialize;
 
-/// `{"type": "get-health"}` … on the wire, read by [`super::from_tagged`].
+/// `{"type": "get-status"}` … on the wire, read by [`super::from_tagged`].
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(
     rename_all = "kebab-case",
@@ -12,8 +12,6 @@ use serde::Deserialize;
     deny_unknown_fields
 )]
 pub enum PageRequest {
-    /// The bridge's `/health` as the background sees it.
-    GetHealth,
     /// The connection's status (`domain::status`), pairing through the native host first
     /// when the extension has no token, the bridge refuses it, or does not run.
     GetStatus,

@@ -73,13 +73,6 @@ pub struct Cleared {
     pub cleared: usize,
 }
 
-/// The bridge's `/health`, as the page reads it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Health {
-    pub url: String,
-    pub version: String,
-}
-
 /// A tool exempted from asking after untrusted content, or not.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExemptSet {

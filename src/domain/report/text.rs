@@ -371,7 +371,7 @@ mod tests {
 
     fn items(body: &str) -> Vec<ValidationItem> {
         match from_http(422, None, body.as_bytes()) {
-            crate::domain::outcome::Outcome::HttpError {
+            crate::domain::outcome::CallOutcome::HttpError {
                 detail: ErrorDetail::Validation { items },
                 ..
             } => items,

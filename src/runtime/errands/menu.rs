@@ -11,8 +11,8 @@ use crate::domain::messages::{Command, Response};
 use crate::domain::prompts_menu::{self as menu, PROMPT, RESOURCE, TEMPLATE};
 use crate::domain::redact::redact_owned;
 use crate::domain::settings::Settings;
+use crate::domain::setup::setup_problem;
 use crate::runtime::bridge_client::{Refused, body, encode};
-use crate::runtime::chat::setup_problem;
 use crate::runtime::host::{Host, Method};
 use mcp_bridge_protocol::requests::{self, Completed};
 
