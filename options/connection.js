@@ -21,7 +21,7 @@ export async function refreshHealth() {
     return null;
   }
   const status = answer.data;
-  out.dataset.state = status.state === 'connected' ? (status.failed?.length ? 'warn' : 'ok') : 'down';
+  out.dataset.state = status.look;
   out.dataset.status = status.state;
   say(out, status.title);
   say(detail, status.detail ?? '');

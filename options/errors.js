@@ -21,7 +21,7 @@ export async function loadErrors() {
     const d = el('details', null, { class: 'entry', 'data-category': e.category });
     // When, where (the site, `server:tool`) and the error's type as code, then its message as
     // it was recorded: data, in the language of the report it came with.
-    const summary = el('summary', `${new Date(e.timeMs).toLocaleString()} · `);
+    const summary = el('summary', `${new Date(e.timeMs).toLocaleString(data.locale)} · `);
     const where = [e.site, e.server ? `${e.server}:${e.tool}` : e.tool].filter(Boolean);
     summary.append(...where.flatMap((w) => [el('code', w), ' · ']), el('code', e.errorType), ' ', el('bdi', e.message));
     d.append(summary);

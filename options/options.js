@@ -1,9 +1,10 @@
-// Options page glue: collects form values, hands them to the Rust core as `PageRequest`s, and
-// writes the answers into the page as text (never as HTML). The page runs its own build of
-// the core (`page-core/`, the options backend; the worker's build has only the chat loop),
-// over the same storage and bridge. Every check, decision and sentence is the core's or the
-// catalog's; the only browser call made here is the host-permission request, which must
-// happen inside the click that asks for it.
+// Options page glue, the entry (one module per section beside it): collects form values,
+// hands them to the Rust core as `PageRequest`s, and writes the answers into the page as text
+// (never as HTML). The page runs its own build of the core (`page-core/`, the options
+// backend; the worker's build has only the chat loop), over the same storage and bridge.
+// Checks and sentences are the core's or the catalog's (a refused field's sentence is put
+// together here around the field's label); the only browser call made here is the
+// host-permission request, which must happen inside the click that asks for it.
 import { ask, core, t } from '../pages.js';
 import { $, PAGE, RESPONSE } from './shared.js';
 import { fillSettings, loadHistory, refreshHealth } from './connection.js';

@@ -1,6 +1,6 @@
 // The chat sites: which are on, the user's own sites (checked, saved with the permission
 // their origins need) and the signed site list.
-import { ask, el, say, t } from '../pages.js';
+import { ask, core, el, say, t } from '../pages.js';
 import { $, PAGE, RESPONSE, named, report, tick } from './shared.js';
 import { fillSettings } from './connection.js';
 
@@ -148,10 +148,11 @@ $('import-grant').addEventListener('click', () => {
 });
 $('enable-site').addEventListener('click', () => {
   const url = $('enable-url').value.trim();
-  let host = '';
-  try { host = new URL(url).hostname.toLowerCase(); } catch { /* the core says what is wrong */ }
-  // The origin the core registers the content script on (custom_sites::origins).
-  const granted = host ? chrome.permissions.request({ origins: [`https://${host}/*`] }) : Promise.resolve(true);
+  // The origins the core registers the content script on; none where it cannot run (the
+  // core then says why). Asked of the started core inside the click, where the browser's
+  // permission prompt must begin.
+  const origins = core.siteOrigins(url);
+  const granted = origins.length ? chrome.permissions.request({ origins }) : Promise.resolve(true);
   granted.then(async (ok) => {
     if (!ok) {
       $('enable-result').dataset.state = 'down';

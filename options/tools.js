@@ -16,8 +16,7 @@ function toolRow(tool) {
   for (const c of tool.choices) policy.append(el('option', c.label, { value: c.value }));
   policy.value = tool.choice;
   policy.addEventListener('change', async () => {
-    const chosen = policy.value === 'default' ? null : policy.value;
-    const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: chosen });
+    const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: tool.key, policy: policy.value });
     const data = report($('tools'), out, answer, t('policySaved', [tick(tool.key), policy.selectedOptions[0].textContent]));
     if (data?.tool) tr.replaceWith(toolRow(data.tool));
     else if (!data) policy.value = tool.choice;

@@ -40,6 +40,15 @@ pub async fn handle_page_request(message: String) -> JsValue {
     web::handle_page_request(&message).await
 }
 
+/// The origins turning MCP Bridge on for the page at `url` asks for
+/// (`custom_sites::origins_for_address`), none where it cannot run. Synchronous: the popup
+/// and the options page call it inside the click that must start the permission prompt.
+#[cfg(all(target_arch = "wasm32", feature = "pages"))]
+#[wasm_bindgen(js_name = siteOrigins)]
+pub fn site_origins(url: String) -> Vec<String> {
+    domain::custom_sites::origins_for_address(&url)
+}
+
 /// The worker's errands (`runtime::errands`), run by the pages' core that the worker starts
 /// on the first one: answers one message of chat tab `tab` that the worker's core handed
 /// over.
