@@ -13,7 +13,8 @@ const parts = { input: null, send: null, list: null, seenList: null, path: null,
   how: { input: 'missing', send: 'missing', answers: 'pending', generating: 'structure' } };
 let lastSent = '';
 let lastSentAt = 0;
-const ANSWER_WAIT_MS = 10000;
+// How long an answer to a message just sent may take to show (the core's, with its choice).
+let answerWaitMs = 0;
 let detecting = null;
 let detectedAt = 0;
 const REDETECT_MS = 1000;
@@ -197,6 +198,7 @@ async function detectParts() {
     memory,
     ...(pressed ? { pressed: describe(pressed, 0) } : {}),
     ...(appeared ? { appeared } : {}),
+    sinceSentMs: lastSentAt ? Date.now() - lastSentAt : null,
   };
   const answer = await send({ type: TAB.DETECT, scene });
   const choice = answer?.type === RESPONSE.DETECTED ? answer.choice : {};
@@ -216,12 +218,11 @@ async function detectParts() {
   parts.list = parts.seenList && choice.answers ? parts.seenList : null;
   parts.path = parts.list ? choice.answers : null;
   parts.how.generating = site.selectors.generating?.length && sendCfg ? 'config' : parts.stop ? 'learned' : 'structure';
-  // Answers are missing only on a page with a conversation, and not while the first
-  // answer to what the user sent may still be on its way.
-  const talk = scene.composers.some((c) => c.lists.some((l) => l.kids.length));
+  // Whether answers that nothing found count as missing is the core's (`choice.answersMissing`).
+  answerWaitMs = choice.answerWaitMs ?? answerWaitMs;
   const newAnswers = !!parts.list && parts.how.answers !== 'structure';
   parts.how.answers = queryAll(site.selectors.assistantMessage).length ? 'config'
-    : parts.list ? 'structure' : talk && Date.now() - lastSentAt > ANSWER_WAIT_MS ? 'missing' : 'pending';
+    : parts.list ? 'structure' : choice.answersMissing ? 'missing' : 'pending';
   detectedAt = Date.now();
   healthChanged();
   if (newAnswers) report();
@@ -259,11 +260,11 @@ async function sendEl() {
 /**
  * Whether a mutation batch should look for the answers again: they are not found, and
  * either no conversation was seen yet or its list was replaced, or the user sent a message
- * within the last ANSWER_WAIT_MS (its answer tells the sides apart). A page whose entries
+ * within the core's `answerWaitMs` (its answer tells the sides apart). A page whose entries
  * cannot be told apart is not gathered again on every batch while it streams.
  */
 const lookForAnswers = () => parts.how.answers !== 'config' && !parts.list?.isConnected
-  && (!parts.seenList?.isConnected || Date.now() - lastSentAt < ANSWER_WAIT_MS);
+  && (!parts.seenList?.isConnected || Date.now() - lastSentAt < answerWaitMs);
 
 /** The user (or the core) sent a message: its answer is looked for until it comes. */
 function justSent(text) {
@@ -271,7 +272,7 @@ function justSent(text) {
   rememberSent(text);
   lastSentAt = Date.now();
   // One more look once the wait is over, so a missing answer is said.
-  setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, ANSWER_WAIT_MS + 100);
+  setTimeout(() => { if (lookForAnswers() || parts.how.answers === 'pending') { detectedAt = 0; redetect(); } }, answerWaitMs + 100);
   // The list found must hold what was just sent once the page shows it. With one exchange
   // on the page, the one turn holding both sides looks like the list itself; the next
   // message then lands beside it, and the list is found again.

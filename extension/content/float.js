@@ -201,10 +201,6 @@ function consentSection(c) {
   return box;
 }
 
-// A state that needs the user opens the float when it comes; they can minimise it again.
-const CALLS_FOR_USER = ['confirm', 'error', 'held', 'unreachable'];
-
-
 const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAnswers'], ['generating', 'partGenerating']];
 const FOUND = { config: 'foundConfig', structure: 'foundStructure', learned: 'foundLearned', missing: 'foundMissing', pending: 'foundPending' };
 const MISSING = { input: 'missingInput', send: 'missingSend', answers: 'missingAnswers' };
@@ -247,7 +243,8 @@ function render(state) {
   float.urls = [];
   clearInterval(float.elapsedTimer);
   if (state.status !== before?.status) {
-    if (CALLS_FOR_USER.includes(state.status)) float.minimized = false;
+    // A state that needs the user (the core's `opens`) opens the float; they can minimise it again.
+    if (state.opens) float.minimized = false;
     float.report = false;
   }
   const missing = state.status !== 'disabled' && Object.values(parts.how).includes('missing');

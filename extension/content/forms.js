@@ -119,7 +119,7 @@ function menuSection(m) {
   if (!m.items.length && !m.error) box.append(el('div', {}, T('floatMenuEmpty')));
   if (!m.items.length) return box;
   const select = el('select', { 'aria-label': T('floatPrompts') }, el('option', { value: '' }, T('floatMenuChoose')),
-    ...m.items.map((it, i) => el('option', { value: String(i) }, `${it.label} · ${it.server}`)));
+    ...m.items.map((it, i) => el('option', { value: String(i) }, it.line)));
   select.value = m.pick == null ? '' : String(m.pick);
   select.addEventListener('change', () => { m.pick = select.value === '' ? null : Number(select.value); m.values = {}; m.error = ''; render(floatState); });
   box.prepend(select);

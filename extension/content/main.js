@@ -22,7 +22,7 @@ async function startPicker() {
     report(true, true);
     return { ok: true };
   }
-  render({ ...floatState, status: 'error', tone: 'bad', consent: null, actions: [], title: T('floatPickFailed'), detail: answer?.message ?? '' });
+  render({ ...floatState, status: 'error', tone: 'bad', opens: true, consent: null, actions: [], title: T('floatPickFailed'), detail: answer?.message ?? '' });
   return { ok: false, reason: answer?.message };
 }
 

@@ -133,32 +133,34 @@ async function typeText(text) {
   return landed(el, text) ? { ok: true } : { ok: false, reason: 'text-not-accepted' };
 }
 
+/** Sends the typed message the way the core's table says (`typing.submit`). */
 async function submit() {
+  const { waitMs, pollMs, enterFallback } = typing.submit;
   const input = await inputEl();
   const before = input ? squash(readInput(input)) : '';
   if (input) justSent(readInput(input));
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + waitMs;
   let btn = await sendEl();
   while (btn && isDisabled(btn) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(pollMs);
     btn = await sendEl();
   }
   if (btn && !isDisabled(btn)) btn.click();
-  else if (input) {
+  else if (input && enterFallback) {
     input.focus();
     for (const type of ['keydown', 'keypress', 'keyup']) {
       input.dispatchEvent(new KeyboardEvent(type, { key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true, cancelable: true }));
     }
   }
   // The message has left when the input no longer holds it.
-  const gone = Date.now() + 5000;
+  const gone = Date.now() + waitMs;
   while (Date.now() < gone) {
     const now = parts.input?.isConnected ? parts.input : await inputEl();
     if (!now || !before || squash(readInput(now)) !== before) {
       watchForStop();
       return { ok: true };
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(pollMs);
   }
   return { ok: false, reason: btn ? 'not-sent' : 'send-not-found' };
 }
@@ -187,9 +189,9 @@ const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
 /**
  * Offers `files` to the chat input as a user pasting a screenshot does: a `paste` whose
  * clipboard holds them (never the real clipboard); true when the page took them. A page
- * need not cancel a synthetic paste it took (there is no default action), so one that
- * changed its DOM within 300 ms (its attachment chip) took it too; only a paste with
- * neither sign is followed by a `drop`, so no page gets the files twice.
+ * that cancelled it, or changed its DOM within the core's `typing.filesWaitMs` (its
+ * attachment chip), took it; only a paste with neither sign is followed by a `drop`, so no
+ * page gets the files twice.
  */
 async function attachFiles(files) {
   const input = await inputEl();
@@ -206,7 +208,7 @@ async function attachFiles(files) {
   const watch = new MutationObserver(() => { changed = true; });
   watch.observe(document.body, { childList: true, subtree: true });
   input.dispatchEvent(paste);
-  if (!paste.defaultPrevented) await sleep(300);
+  if (!paste.defaultPrevented) await sleep(typing.filesWaitMs);
   watch.disconnect();
   if (paste.defaultPrevented || changed) return true;
   const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
