@@ -275,7 +275,7 @@ reproducible_zip() {
 assemble() {
   local browser="$1" dir="$2"
   rm -rf "$dir"; mkdir -p "$dir/core" "$dir/options" "$dir/sites"
-  cp extension/background.js extension/contract.js extension/content.js extension/picker.js extension/pages.js "$dir/"
+  cp -r extension/background.js extension/contract.js extension/content extension/picker.js extension/pages.js "$dir/"
   # The key that site lists must be signed with (a build setting: base64 of the 32 raw
   # bytes of an Ed25519 public key; `./build.sh sign-sites` prints it). Without one the
   # extension refuses every list and says so.
@@ -367,7 +367,7 @@ build() {
   local wasm_gz glue_gz page_gz
   wasm_gz=$(gzip -9c "$DIST/chrome/core/mcp_bridge_core_bg.wasm" | wc -c)
   glue_gz=$(gzip -9c "$DIST/chrome/background.js" | wc -c)
-  page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content.js" | gzip -9c | wc -c)
+  page_gz=$(cat "$DIST/chrome/contract.js" "$DIST/chrome/content/"*.js | gzip -9c | wc -c)
   step "size (gzip -9): core wasm ${wasm_gz} B + worker glue ${glue_gz} B = $((wasm_gz + glue_gz)) B (no limit of its own: the cold start and the first report are the budgets); content script ${page_gz} B"
 }
 

@@ -1,8 +1,9 @@
 // MCP Bridge picker: the user points at the chat input, the send control and one answer on
-// the page, and gets a CSS selector for each. Loaded by content.js (dynamic import) only
-// when the user starts picking, so the content script that runs on every chat page stays
-// small. It draws in a closed shadow root, swallows the page's clicks while it runs, and
-// decides nothing: the core validates what it found and writes the site's override.
+// the page, and gets a CSS selector for each. Loaded by the content script (content/main.js,
+// dynamic import) only when the user starts picking, so the content script that runs on
+// every chat page stays small. It draws in a closed shadow root and swallows the page's
+// clicks while it runs. How a selector is made for the element pointed at (the strategy
+// below) is decided here; the core validates what it found and writes the site's override.
 
 const STEPS = ['input', 'send', 'answer'];
 const LABEL = { input: 'pickerInput', send: 'pickerSend', answer: 'pickerAnswer' };

@@ -40,6 +40,15 @@ pub async fn handle_page_request(message: String) -> JsValue {
     web::handle_page_request(&message).await
 }
 
+/// The origins turning MCP Bridge on for the page at `url` asks for
+/// (`custom_sites::origins_for_address`), none where it cannot run. Synchronous: the popup
+/// and the options page call it inside the click that must start the permission prompt.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = siteOrigins)]
+pub fn site_origins(url: String) -> Vec<String> {
+    domain::custom_sites::origins_for_address(&url)
+}
+
 /// The worker's alarms (`chrome.alarms.onAlarm`): the daily check of the site list.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = handleAlarm)]

@@ -150,10 +150,18 @@ fn every_response_name_is_a_response() {
     assert_eq!(variants(&err), js, "contract.js `response` vs Response");
 }
 
-/// The fields `options.js` reads through `name.` (`tool.policyWhy`, `service.statusText`):
-/// the names after the dot, method calls left out.
+/// The fields the options page's modules (`options/*.js`) read through `name.`
+/// (`tool.policyWhy`, `service.statusText`): the names after the dot, method calls left out.
 fn read_by_options_js(name: &str) -> BTreeSet<String> {
-    read_in("options/options.js", name)
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/options");
+    let mut found = BTreeSet::new();
+    for entry in std::fs::read_dir(dir).expect("options/") {
+        let file = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if file.ends_with(".js") {
+            found.extend(read_in(&format!("options/{file}"), name));
+        }
+    }
+    found
 }
 
 /// The fields a page's script (`path` in the repository) reads through `name.`.
@@ -348,8 +356,7 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
 #[test]
 fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
     use mcp_bridge_core::domain::sites::EditorKind;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/content.js");
-    let text = std::fs::read_to_string(path).expect("extension/content.js");
+    let text = content_script();
     let mut named = BTreeSet::new();
     for editor in [
         EditorKind::Textarea,
@@ -373,17 +380,61 @@ fn every_way_of_typing_the_core_names_is_one_content_js_carries_out() {
     }
     for way in &named {
         let carried = [
-            format!("    {way}: (el, text) =>"),
-            format!("    '{way}': (el, text) =>"),
+            format!("{way}: (el, text) =>"),
+            format!("'{way}': (el, text) =>"),
         ];
         assert!(
-            carried.iter().any(|c| text.contains(c.as_str())),
-            "content.js has no `{way}` in its ways of typing"
+            text.lines().any(|l| carried
+                .iter()
+                .any(|c| l.trim_start().starts_with(c.as_str()))),
+            "the content script has no `{way}` in its ways of typing"
         );
     }
     assert_eq!(named.len(), 8, "{named:?}");
     // The script reads the table by these names.
     for field in ["typing.markers", "typing.unmarked", "typing.unmarkedWays"] {
-        assert!(text.contains(field), "content.js does not read {field}");
+        assert!(
+            text.contains(field),
+            "the content script does not read {field}"
+        );
     }
+}
+
+/// The content script's files (after contract.js), as one text.
+fn content_script() -> String {
+    use mcp_bridge_core::domain::sites::CONTENT_SCRIPTS;
+    CONTENT_SCRIPTS[1..]
+        .iter()
+        .map(|file| {
+            let path = format!("{}/extension{file}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_to_string(&path).expect(&path)
+        })
+        .collect()
+}
+
+#[test]
+fn the_manifest_loads_the_content_script_files_a_custom_site_gets() {
+    use mcp_bridge_core::domain::sites::CONTENT_SCRIPTS;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/manifest.json");
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let listed: Vec<String> = manifest["content_scripts"][0]["js"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("/{}", f.as_str().unwrap()))
+        .collect();
+    assert_eq!(listed, CONTENT_SCRIPTS);
+    assert_eq!(
+        CONTENT_SCRIPTS[0], "/contract.js",
+        "the message names load first"
+    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/extension/content");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| format!("/content/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    on_disk.sort();
+    let mut loaded = CONTENT_SCRIPTS[1..].to_vec();
+    loaded.sort();
+    assert_eq!(on_disk, loaded, "every file of extension/content is loaded");
 }

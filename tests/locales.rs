@@ -2,6 +2,7 @@
 //! options page and the float): every key in both languages, with the same placeholders.
 #![cfg(not(target_arch = "wasm32"))]
 
+use mcp_bridge_core::domain::sites::CONTENT_SCRIPTS;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -104,7 +105,15 @@ fn keys_used(file: &str) -> BTreeSet<String> {
 fn the_float_and_the_popup_take_every_word_from_the_catalog() {
     let (en, zh) = (catalog("en"), catalog("zh_CN"));
     let mut used = BTreeSet::new();
-    for file in ["content.js", "popup/popup.js", "popup/popup.html"] {
+    let content: Vec<String> = CONTENT_SCRIPTS[1..]
+        .iter()
+        .map(|f| f.trim_start_matches('/').to_string())
+        .collect();
+    for file in content
+        .iter()
+        .map(String::as_str)
+        .chain(["popup/popup.js", "popup/popup.html"])
+    {
         used.extend(keys_used(file));
     }
     assert!(used.len() > 30, "{used:?}");
@@ -114,11 +123,13 @@ fn the_float_and_the_popup_take_every_word_from_the_catalog() {
         .collect();
     assert!(missing.is_empty(), "not in both catalogs: {missing:?}");
     // No English fallback beside a key: `T('key', 'Words')`.
-    let content = std::fs::read_to_string(format!(
-        "{}/extension/content.js",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let content: String = content
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(format!("{}/extension/{f}", env!("CARGO_MANIFEST_DIR")))
+                .unwrap()
+        })
+        .collect();
     let fallbacks: Vec<&str> = content
         .match_indices("T('")
         .map(|(at, _)| &content[at..(at + 60).min(content.len())])

@@ -2,7 +2,7 @@
 // options header and the float), "Insert instructions" into the active chat tab, "Settings".
 // It only draws: the status comes from the page build of the core through `pages.js`, as on
 // the options page; inserting is the chat tab's own action.
-import { ask, el, say, t, translate } from '../pages.js';
+import { ask, core, el, ready, say, t, translate } from '../pages.js';
 
 const { page: PAGE, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
 const $ = (id) => document.getElementById(id);
@@ -39,16 +39,17 @@ $('pick').addEventListener('click', async () => {
 // The active tab's address (the toolbar click grants `activeTab`), read before the click
 // below: the browser's permission prompt must come straight from that click.
 const [activeTab] = await chrome.tabs.query({ active: true, currentWindow: true }).catch(() => []);
+await ready;
 $('enable').addEventListener('click', () => {
   const out = $('insert-result');
-  let host = '';
-  try { host = /^https?:$/.test(new URL(activeTab?.url).protocol) ? new URL(activeTab.url).hostname : ''; } catch { /* no address */ }
-  if (!host) {
+  // The origins the core registers the content script on; none where it cannot run.
+  const origins = activeTab?.url ? core.siteOrigins(activeTab.url) : [];
+  if (!origins.length) {
     out.dataset.state = 'down';
     out.textContent = t('popupNoPage');
     return;
   }
-  chrome.permissions.request({ origins: [`https://${host.toLowerCase()}/*`] }).then(async (ok) => {
+  chrome.permissions.request({ origins }).then(async (ok) => {
     if (!ok) {
       out.dataset.state = 'down';
       out.textContent = t('permissionRefused');
@@ -56,7 +57,7 @@ $('enable').addEventListener('click', () => {
     }
     const answer = await ask({ type: PAGE.ENABLE_SITE, url: activeTab.url });
     out.dataset.state = answer?.type === RESPONSE.DATA ? 'ok' : 'down';
-    out.textContent = answer?.type === RESPONSE.DATA ? t('popupEnabled', [host]) : (answer?.message ?? t('noAnswer'));
+    out.textContent = answer?.type === RESPONSE.DATA ? t('popupEnabled', [answer.data.site.hosts.join(t('comma'))]) : (answer?.message ?? t('noAnswer'));
   }, (e) => {
     out.dataset.state = 'down';
     out.textContent = String(e?.message ?? e);
@@ -73,7 +74,7 @@ async function show() {
   }
   const status = answer.data;
   state.dataset.status = status.state;
-  state.dataset.state = status.state === 'connected' ? (status.failed?.length ? 'warn' : 'ok') : 'down';
+  state.dataset.state = status.look;
   state.textContent = status.title;
   // The detail may name a command (`mcp-bridge install`): marked up, with a copy button.
   say($('detail'), status.detail ?? '');

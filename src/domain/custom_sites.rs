@@ -121,9 +121,12 @@ pub fn is_override(cfg: &SiteConfig, builtin: &[SiteConfig]) -> bool {
 }
 
 /// A site turned on for the page at `url` with no selectors written: its parts are found by
-/// what they are. `None` when the address has no host an extension may run on.
+/// what they are. `None` when the address has no host an extension may run on, or is not
+/// `https:` (a site's content script runs on [`origins`], which are `https:` only).
 pub fn for_address(url: &str) -> Option<SiteConfig> {
-    let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
+    let scheme_ok = url
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
     let host = crate::domain::sites::host_of(url);
     if !scheme_ok || host.is_empty() {
         return None;
@@ -207,6 +210,15 @@ pub fn origins(cfg: &SiteConfig) -> Vec<String> {
         .iter()
         .map(|h| format!("https://{}/*", h.to_ascii_lowercase()))
         .collect()
+}
+
+/// The origins turning MCP Bridge on for the page at `url` asks the user for, the ones its
+/// content script is then registered on; none where it cannot run. The extension pages ask
+/// inside the click, where the browser's permission prompt must start.
+pub fn origins_for_address(url: &str) -> Vec<String> {
+    for_address(url)
+        .map(|cfg| origins(&cfg))
+        .unwrap_or_default()
 }
 
 /// The id of the registered content script of a custom site.
@@ -332,6 +344,20 @@ mod tests {
             "https:///",
         ] {
             assert!(for_address(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_page_asks_for_the_origin_its_script_is_registered_on() {
+        assert_eq!(
+            origins_for_address("HTTPS://Chat.Example.org/c/1"),
+            ["https://chat.example.org/*"]
+        );
+        // The content script runs on `https:` only: a plain-http page cannot be turned on,
+        // rather than being granted an origin its own page never matches.
+        for none in ["http://chat.example.org/c/1", "about:blank", "not a url"] {
+            assert!(origins_for_address(none).is_empty(), "{none}");
+            assert!(for_address(none).is_none(), "{none}");
         }
     }
 

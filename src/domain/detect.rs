@@ -116,7 +116,14 @@ pub struct Scene {
     /// A control that appeared among the input's while the answer grew and went away when it
     /// stopped.
     pub appeared: Option<Candidate>,
+    /// How long ago the user (or the core) last sent a message from this page; `None`: not
+    /// since it loaded.
+    pub since_sent_ms: Option<f64>,
 }
+
+/// How long the answer to a message just sent may take to show before answers that nothing
+/// finds count as missing; the content script looks for them again once it is over.
+pub const ANSWER_WAIT_MS: u32 = 10_000;
 
 // Read by hand from a `Value` rather than derived: serde's derived readers for these
 // nested shapes cost the wasm several KB; `Value` is read everywhere already.
@@ -159,6 +166,7 @@ impl Scene {
                 .get("appeared")
                 .filter(|p| p.is_object())
                 .map(Candidate::from_value),
+            since_sent_ms: v["sinceSentMs"].as_f64(),
         }
     }
 }
@@ -211,6 +219,13 @@ pub struct Choice {
     /// it with every scene.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remember: Option<Memory>,
+    /// The page holds a conversation, its answers were not found, and no answer to a message
+    /// just sent may still be on its way: the float says so.
+    #[serde(default)]
+    pub answers_missing: bool,
+    /// [`ANSWER_WAIT_MS`], for the content script's looking again.
+    #[serde(default)]
+    pub answer_wait_ms: u32,
 }
 
 /// Chooses every part from what was gathered, and what the site's memory becomes: a press
@@ -218,6 +233,27 @@ pub struct Choice {
 /// answer the stop control; a learnt send control that no longer matches is forgotten, to be
 /// learnt again at the next press.
 pub fn choose(scene: &Scene) -> Choice {
+    let mut choice = choose_parts(scene);
+    choice.answers_missing = answers_missing(scene, &choice);
+    choice.answer_wait_ms = ANSWER_WAIT_MS;
+    choice
+}
+
+/// Answers are missing only on a page with a conversation (a list above an input holds
+/// entries), and not while the first answer to what was just sent may still be on its way.
+fn answers_missing(scene: &Scene, choice: &Choice) -> bool {
+    let found = choice.input.is_some() && choice.list.is_some() && choice.answers.is_some();
+    let talk = scene
+        .composers
+        .iter()
+        .any(|c| c.lists.iter().any(|l| !l.kids.is_empty()));
+    let waited = scene
+        .since_sent_ms
+        .is_none_or(|ms| ms > f64::from(ANSWER_WAIT_MS));
+    !found && talk && waited
+}
+
+fn choose_parts(scene: &Scene) -> Choice {
     let stop_words = words::stop_words().into_iter().map(String::from).collect();
     let mut memory = learn::learn(
         &scene.memory,
@@ -265,6 +301,7 @@ pub fn choose(scene: &Scene) -> Choice {
         send_learned: learned.is_some(),
         stop: memory.stop.clone(),
         remember: (memory != scene.memory).then_some(memory),
+        ..Choice::default()
     }
 }
 
@@ -308,6 +345,7 @@ mod tests {
             memory,
             pressed: pressed.then_some(bare),
             appeared: None,
+            since_sent_ms: None,
         }
     }
 
@@ -351,5 +389,67 @@ mod tests {
         let after = choose(&gone);
         assert_eq!((after.send, after.send_learned), (Some(0), false));
         assert_eq!(after.remember, Some(Memory::default()));
+    }
+
+    #[test]
+    fn answers_count_as_missing_only_in_a_conversation_once_the_wait_is_over() {
+        let input = Candidate {
+            editable: true,
+            visible: true,
+            tag: "textarea".into(),
+            rect: Rect(300.0, 800.0, 600.0, 40.0),
+            ..Candidate::default()
+        };
+        // A list above the input whose one entry nothing tells apart as an answer.
+        let list = |kids: Vec<Candidate>| Candidate {
+            tag: "div".into(),
+            visible: true,
+            rect: Rect(300.0, 100.0, 600.0, 600.0),
+            kids,
+            ..Candidate::default()
+        };
+        let entry = Candidate {
+            tag: "div".into(),
+            visible: true,
+            text_len: 40,
+            ..Candidate::default()
+        };
+        let at = |lists: Vec<Candidate>, since_sent_ms: Option<f64>| Scene {
+            viewport: (1200.0, 900.0),
+            composers: vec![Composer {
+                input: input.clone(),
+                empty: true,
+                buttons: vec![],
+                lists,
+            }],
+            memory: Memory::default(),
+            pressed: None,
+            appeared: None,
+            since_sent_ms,
+        };
+        let talk = || vec![list(vec![entry.clone()])];
+        let missing = |scene: &Scene| {
+            let choice = choose(scene);
+            assert_eq!(choice.answer_wait_ms, ANSWER_WAIT_MS);
+            assert!(choice.answers.is_none(), "{choice:?}");
+            choice.answers_missing
+        };
+        assert!(
+            missing(&at(talk(), None)),
+            "nothing sent since the page loaded"
+        );
+        assert!(missing(&at(talk(), Some(10_001.0))));
+        assert!(
+            !missing(&at(talk(), Some(2_000.0))),
+            "the answer may be on its way"
+        );
+        assert!(
+            !missing(&at(vec![], None)),
+            "a new chat has no answers to find"
+        );
+        assert!(
+            !missing(&at(vec![list(vec![])], None)),
+            "an empty list is no conversation"
+        );
     }
 }

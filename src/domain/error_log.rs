@@ -103,6 +103,8 @@ pub struct LogView {
     pub total: u64,
     /// Each category code as the page shows it, in its language.
     pub labels: BTreeMap<String, String>,
+    /// The language tag the page writes the entries' times in ([`Lang::locale`]).
+    pub locale: &'static str,
 }
 
 impl ErrorLog {
@@ -185,6 +187,7 @@ impl ErrorLog {
             total: counts.values().sum(),
             counts,
             labels,
+            locale: lang.locale(),
         }
     }
 
@@ -441,5 +444,12 @@ mod tests {
         assert_eq!(iso_time(0.0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_time(951_782_400_000.0), "2000-02-29T00:00:00.000Z");
         assert_eq!(iso_time(f64::NAN), "1970-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn the_page_writes_times_in_the_chosen_language() {
+        let log = ErrorLog::default();
+        assert_eq!(log.view(&Filter::default(), Lang::Zh).locale, "zh-CN");
+        assert_eq!(log.view(&Filter::default(), Lang::En).locale, "en");
     }
 }

@@ -131,6 +131,8 @@ pub struct FloatError {
 pub struct FloatState {
     pub status: FloatStatus,
     pub tone: Tone,
+    /// This state needs the user: a minimised float opens when it comes.
+    pub opens: bool,
     /// The one plain sentence for the user, e.g. "`get_time` finished; the result is in the chat."
     pub title: Masked,
     /// A second line, when needed (why a site is off, what the bridge refused …).
@@ -245,6 +247,7 @@ pub fn new(status: FloatStatus, title: &str, lang: Lang) -> FloatState {
     FloatState {
         status,
         tone: tone_of(status),
+        opens: needs_user(status),
         title: Masked::new(title),
         lang: match lang {
             Lang::Zh => "zh",
@@ -265,6 +268,15 @@ fn tone_of(status: FloatStatus) -> Tone {
         FloatStatus::Error => Tone::Bad,
         FloatStatus::Disabled => Tone::Off,
     }
+}
+
+/// The states that need the user: a call to allow, a failure, a call held for the setup,
+/// the bridge out of reach.
+fn needs_user(status: FloatStatus) -> bool {
+    matches!(
+        status,
+        FloatStatus::Confirm | FloatStatus::Error | FloatStatus::Held | FloatStatus::Unreachable
+    )
 }
 
 fn base(status: FloatStatus, title: String, lang: Lang) -> FloatState {
@@ -944,5 +956,17 @@ mod tests {
             status(Lang::En, &s).command.as_deref(),
             Some("mcp-bridge install --extension-id abc")
         );
+    }
+
+    #[test]
+    fn a_state_that_needs_the_user_opens_the_float() {
+        use FloatStatus::*;
+        let opens = |s| serde_json::to_value(new(s, "t", Lang::En)).unwrap()["opens"].clone();
+        for s in [Confirm, Error, Held, Unreachable] {
+            assert_eq!(opens(s), true, "{s:?}");
+        }
+        for s in [Ready, Executing, Success, Disabled, Denied] {
+            assert_eq!(opens(s), false, "{s:?}");
+        }
     }
 }

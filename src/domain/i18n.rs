@@ -38,6 +38,15 @@ impl Lang {
         }
     }
 
+    /// The language tag a page formats dates and numbers in (`Date.toLocaleString`), so
+    /// they read in the language the user chose rather than the browser's.
+    pub fn locale(self) -> &'static str {
+        match self {
+            Lang::Zh => "zh-CN",
+            Lang::En => "en",
+        }
+    }
+
     /// The catalog of this language.
     pub fn says(self) -> &'static Catalog {
         match self {

@@ -385,6 +385,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_policy_menus_choice_is_read_as_sent() {
+        use crate::domain::settings::{DEFAULT_CHOICE, ToolPolicy};
+        let policy = |choice: Value| {
+            let mut request = serde_json::json!({"type": "set-tool-policy", "key": "demo:echo"});
+            if !choice.is_null() {
+                request["policy"] = choice;
+            }
+            match from_tagged::<PageRequest>(request, "type")? {
+                PageRequest::SetToolPolicy { policy, .. } => Ok(policy),
+                other => Err(format!("{other:?}")),
+            }
+        };
+        assert_eq!(policy(DEFAULT_CHOICE.into()), Ok(None));
+        assert_eq!(policy(Value::Null), Ok(None));
+        assert_eq!(policy("ask".into()), Ok(Some(ToolPolicy::Ask)));
+        assert_eq!(policy("deny".into()), Ok(Some(ToolPolicy::Deny)));
+        assert!(policy("sometimes".into()).is_err());
+    }
+
+    #[test]
     fn ping_round_trips_as_tagged_json() {
         let req = parse_incoming(r#"{"type":"ping"}"#, Origin::ContentScript).unwrap();
         assert_eq!(req, Incoming::Tab(TabRequest::Ping));

@@ -13,7 +13,7 @@ use crate::domain::outcome::{CallOutcome, ErrorDetail};
 use crate::domain::policy::{self, Source};
 use crate::domain::read_resource::READ_RESOURCE;
 use crate::domain::settings::{
-    FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
+    DEFAULT_CHOICE, FieldError, Settings, ToolPolicy, validate_bridge_url, validate_token,
 };
 use crate::domain::status::{self, PairingNote, Status};
 use mcp_bridge_protocol::answers::not_running;
@@ -564,7 +564,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
         _ => says.policy_may_change.to_string(),
     };
     let mut choices = vec![PolicyChoice {
-        value: "default",
+        value: DEFAULT_CHOICE,
         label: fill(says.policy_default_choice, &[("policy", default_word)]),
     }];
     for p in [ToolPolicy::Allow, ToolPolicy::Ask, ToolPolicy::Deny] {
@@ -614,7 +614,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
         choice: if source == Source::User {
             policy_value(policy)
         } else {
-            "default"
+            DEFAULT_CHOICE
         },
         choices,
         policy_why,

@@ -33,6 +33,8 @@ pub struct MenuItem {
     pub server: String,
     pub name: String,
     pub label: Masked,
+    /// The menu's line for it: the label and the server it comes from.
+    pub line: Masked,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<Masked>,
     /// The form: a prompt's arguments, a template's variables (required ones first).
@@ -71,6 +73,7 @@ pub fn menu(prompts: &Value, resources: &Value, templates: &Value) -> Menu {
         Some(MenuItem {
             kind: kind.to_string(),
             label: Masked::new(label),
+            line: Masked::new(&format!("{label} · {server}")),
             description: text(v, "description").map(Masked::new),
             server,
             name,
@@ -394,6 +397,8 @@ mod tests {
         );
         assert_eq!(m.items[0].label.as_str(), "Simple Prompt");
         assert_eq!(m.items[1].label.as_str(), "args-prompt");
+        // The menu's line names the server the entry comes from.
+        assert_eq!(m.items[0].line.as_str(), "Simple Prompt · everything");
         let args: Vec<(&str, bool)> = m.items[1]
             .fields
             .iter()

@@ -30,6 +30,23 @@ pub enum ToolPolicy {
     Deny,
 }
 
+/// The policy menu's choice that returns a tool to its own default (the menu's other
+/// choices are the policies' own words).
+pub const DEFAULT_CHOICE: &str = "default";
+
+/// A choice of the policy menu as the options page sends it: a policy, or [`DEFAULT_CHOICE`]
+/// (or nothing) for none of the user's.
+pub fn policy_choice<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<ToolPolicy>, D::Error> {
+    match Option::<String>::deserialize(d)?.as_deref() {
+        None | Some(DEFAULT_CHOICE) => Ok(None),
+        Some(word) => {
+            ToolPolicy::deserialize(serde::de::value::StrDeserializer::new(word)).map(Some)
+        }
+    }
+}
+
 /// Per-site switches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]

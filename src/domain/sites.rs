@@ -52,6 +52,21 @@ pub struct SiteConfig {
     pub image_paste: bool,
 }
 
+/// The content script's files in the order they load, as `manifest.json` lists them for
+/// the built-in sites; a site the user adds gets the same (rooted: Firefox resolves these
+/// paths against the calling page, so from the options page plain names pointed at files
+/// that do not exist).
+pub const CONTENT_SCRIPTS: [&str; 8] = [
+    "/contract.js",
+    "/content/base.js",
+    "/content/detect.js",
+    "/content/observe.js",
+    "/content/typing.js",
+    "/content/forms.js",
+    "/content/float.js",
+    "/content/main.js",
+];
+
 /// More selectors than this in one chain is a mistake (each is tried in turn on every check).
 pub const MAX_CHAIN: usize = 20;
 

@@ -169,8 +169,10 @@ pub enum PairingNote {
 /// The status in words, as the options header and the popup show it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatusView {
-    /// [`Status::word`]: what the pages style.
+    /// [`Status::word`]: what the tests read.
     pub state: &'static str,
+    /// How the pages colour it: the one place a status becomes a colour.
+    pub look: Look,
     pub title: String,
     /// What to do about it, or which servers failed.
     pub detail: Option<String>,
@@ -183,6 +185,29 @@ pub struct StatusView {
     pub tools: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<Vec<String>>,
+}
+
+/// The colour a status is drawn in (the pages' `data-state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Look {
+    /// Connected, every server running.
+    Ok,
+    /// Connected, some server failed.
+    Warn,
+    /// Not connected.
+    Down,
+}
+
+impl Status {
+    /// How this status is drawn.
+    pub fn look(&self) -> Look {
+        match self {
+            Status::Connected { failed, .. } if failed.is_empty() => Look::Ok,
+            Status::Connected { .. } => Look::Warn,
+            _ => Look::Down,
+        }
+    }
 }
 
 /// The status in words for the pages.
@@ -233,6 +258,7 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> S
     };
     StatusView {
         state: status.word(),
+        look: status.look(),
         title,
         detail,
         url: address.to_string(),
@@ -439,5 +465,27 @@ mod tests {
         );
         assert_eq!(wrong["state"], "wrong-address");
         assert_eq!(wrong["detail"], Value::Null);
+    }
+
+    #[test]
+    fn each_status_has_one_colour() {
+        let connected = |failed: Vec<String>| Status::Connected {
+            version: "0.1.0".into(),
+            servers: 2,
+            tools: 3,
+            failed,
+        };
+        let look =
+            |s: &Status| shown(Lang::En, s, "127.0.0.1:3849", &PairingNote::None)["look"].clone();
+        assert_eq!(look(&connected(vec![])), "ok");
+        assert_eq!(look(&connected(vec!["broken".into()])), "warn");
+        for down in [
+            Status::NotRunning,
+            Status::WrongAddress { status: 404 },
+            Status::TokenMissing,
+            Status::TokenRejected,
+        ] {
+            assert_eq!(look(&down), "down", "{down:?}");
+        }
     }
 }

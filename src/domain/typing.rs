@@ -115,7 +115,32 @@ pub struct Typing {
     /// The kind of an element no marker matches, from the site's config.
     pub unmarked: Editor,
     pub unmarked_ways: &'static [TypingWay],
+    /// How the typed message is sent.
+    pub submit: Submit,
+    /// A synthetic paste of a result's files that the page neither cancels nor answers by
+    /// changing its DOM within this long (its attachment chip) is followed by a drop; a page
+    /// need not cancel a paste it took, since a synthetic one has no default action.
+    pub files_wait_ms: u32,
 }
+
+/// How a typed message is sent: the send control is clicked once it is enabled (sites enable
+/// it once their model holds the text), looked at every `poll_ms` for up to `wait_ms`; with
+/// none usable by then, Enter is pressed in the input when `enter_fallback`. The message
+/// has left once the input no longer holds it, within `wait_ms` again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Submit {
+    pub wait_ms: u32,
+    pub poll_ms: u32,
+    pub enter_fallback: bool,
+}
+
+/// The same for every site: no site is known to need another.
+const SUBMIT: Submit = Submit {
+    wait_ms: 5000,
+    poll_ms: 100,
+    enter_fallback: true,
+};
 
 impl Typing {
     /// The table for a site whose config says its input is `editor`. The element found may
@@ -140,6 +165,8 @@ impl Typing {
                 .collect(),
             unmarked,
             unmarked_ways: unmarked.ways(),
+            submit: SUBMIT,
+            files_wait_ms: 300,
         }
     }
 
@@ -245,5 +272,15 @@ mod tests {
         assert_eq!(t["markers"][0]["kind"], "field");
         assert_eq!(t["unmarked"], "unknown");
         assert_eq!(t["unmarkedWays"][0], "before-input-paste");
+    }
+
+    #[test]
+    fn the_content_script_gets_how_to_send_and_how_long_to_wait_for_files() {
+        let table = serde_json::to_value(Typing::for_site(EditorKind::Textarea)).unwrap();
+        assert_eq!(
+            table["submit"],
+            serde_json::json!({ "waitMs": 5000, "pollMs": 100, "enterFallback": true })
+        );
+        assert_eq!(table["filesWaitMs"], 300);
     }
 }

@@ -86,7 +86,8 @@ pub trait Host: Clone + 'static {
 
     /// Whether the user granted the extension these host origins.
     async fn origins_granted(&self, origins: &[String]) -> bool;
-    /// Registers `content.js` on `origins` under `id`, kept across browser restarts.
+    /// Registers the content script (`sites::CONTENT_SCRIPTS`) on `origins` under `id`, kept
+    /// across browser restarts.
     async fn register_content_script(&self, id: &str, origins: &[String]) -> Result<(), String>;
     /// Removes a registered script; a missing id is not an error.
     async fn unregister_content_script(&self, id: &str);

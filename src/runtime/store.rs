@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
 
-/// The storage keys, all of them. `content.js` keeps one more of its own, the float's
+/// The storage keys, all of them. The content script keeps one more of its own, the float's
 /// position per site (`floatPos:<site id>` in local storage), which the core never reads.
 pub mod keys {
     /// Local: [`super::Settings`].
@@ -48,8 +48,9 @@ pub mod keys {
 /// The schema this build writes. Version 1 is every build before the key existed; version 2
 /// stores the same shapes, records its number, and registers custom sites' content scripts
 /// with the message names they need; version 3 registers them again with rooted file paths
-/// (Firefox had resolved the plain ones against the options page's folder).
-pub const SCHEMA_VERSION: u32 = 3;
+/// (Firefox had resolved the plain ones against the options page's folder); version 4 with
+/// the content script's files (`sites::CONTENT_SCRIPTS`: it became several).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// How many marked conversations are kept (the oldest go first).
 const UNTRUSTED_CAP: usize = 1000;
@@ -118,9 +119,9 @@ impl<H: Host> Store<H> {
         if version >= u64::from(SCHEMA_VERSION) {
             return;
         }
-        // 1 → 2 → 3: the stored shapes did not change, but the content script of a custom
-        // site now needs the message names loaded before it, from rooted paths: register
-        // each one again. An override of a shipped site has none (the manifest's runs).
+        // 1 → 2 → 3 → 4: the stored shapes did not change, but the content script of a
+        // custom site now needs the message names loaded before it, from rooted paths, and
+        // is several files: register each one again. An override of a shipped site has none (the manifest's runs).
         let builtin = self.builtin_sites().await;
         for site in self.custom_sites().await.0 {
             if crate::domain::custom_sites::is_override(&site, &builtin) {

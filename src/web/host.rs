@@ -110,7 +110,7 @@ struct Permissions<'a> {
 struct ContentScript<'a> {
     id: &'a str,
     matches: &'a [String],
-    js: [&'static str; 2],
+    js: &'static [&'static str],
     run_at: &'static str,
     persist_across_sessions: bool,
 }
@@ -257,10 +257,7 @@ impl Host for WebHost {
         let script = [ContentScript {
             id,
             matches: origins,
-            // The content script needs the message names defined before it. Rooted: Firefox
-            // resolves these paths against the calling page, so from the options page
-            // (`options/`) plain names pointed at files that do not exist.
-            js: ["/contract.js", "/content.js"],
+            js: &crate::domain::sites::CONTENT_SCRIPTS,
             run_at: "document_idle",
             persist_across_sessions: true,
         }];

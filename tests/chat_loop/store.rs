@@ -98,7 +98,7 @@ fn the_schema_version_is_written_once() {
     w.page(json!({"type": "ping"}));
     assert_eq!(w.stored(Area::Local, "schemaVersion"), None);
     w.page(json!({"type": "get-settings"}));
-    assert_eq!(w.stored(Area::Local, "schemaVersion"), Some(json!(3)));
+    assert_eq!(w.stored(Area::Local, "schemaVersion"), Some(json!(4)));
     w.store(Area::Local, "schemaVersion", json!(99));
     w.restart_worker();
     w.page(json!({"type": "get-settings"}));
@@ -112,9 +112,10 @@ fn the_schema_version_is_written_once() {
 #[test]
 fn custom_sites_of_the_previous_build_get_their_content_script_again() {
     let mut w = World::new();
-    // Version 2 registered them with paths Firefox read against the options page's folder;
-    // an override of a shipped site has no script of its own.
-    w.store(Area::Local, "schemaVersion", json!(2));
+    // Version 3 registered them with the one file the content script was then (version 2
+    // with paths Firefox read against the options page's folder); an override of a shipped
+    // site has no script of its own.
+    w.store(Area::Local, "schemaVersion", json!(3));
     let custom = json!([{"id": "mychat", "name": "My chat", "hosts": ["chat.example.org"],
         "editor": "textarea", "selectors": {"input": ["textarea"], "send": ["button"],
         "assistantMessage": [".m"], "generating": [".g"]}},

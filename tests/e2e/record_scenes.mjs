@@ -1,7 +1,7 @@
 // Records what the content script gathers for the core's structural finder on each
 // redesigned fixture page (after the user sent one message and the AI answered it) into
 // tests/golden/detect/<site>-redesign.json, which tests/detect_scenes.rs reads natively.
-// A copy of the built extension gets a hook, loaded before content.js in the same world,
+// A copy of the built extension gets a hook, loaded before the content script in the same world,
 // that keeps the last `detect` message's scene on the page; nothing of it ships.
 //   ./build.sh build && node tests/fixtures/build.mjs && node tests/e2e/record_scenes.mjs
 import fs from 'node:fs';

@@ -16,6 +16,9 @@ import { call, clickAt, elementId, floatWait, openChat, startWorld, userMessages
 import { waitFor } from './support/webdriver.mjs';
 import { publicKeyB64, sign } from '../../tools/sign_sites.mjs';
 
+// The files a custom site gets: the built-in sites' content script.
+const manifestScripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).content_scripts[0].js;
+
 /** The site the tests turn MCP Bridge on for. */
 const ANY_SITE = 'chat.example.org';
 
@@ -131,7 +134,7 @@ for (const name of BROWSERS) {
       assert.match(said, new RegExp(`^ok .*${ANY_SITE}`), said);
       const scripts = await session.execAsync(`const done = arguments[arguments.length - 1];
         chrome.scripting.getRegisteredContentScripts().then((s) => done(s.map((x) => [x.id, x.matches, x.js.map((f) => f.replace(/^[/]/, ''))])), (e) => done(String(e)));`);
-      assert.deepEqual(scripts, [['custom-site-chat-example-org', [`https://${ANY_SITE}/*`], ['contract.js', 'content.js']]]);
+      assert.deepEqual(scripts, [['custom-site-chat-example-org', [`https://${ANY_SITE}/*`], manifestScripts]]);
       const [site] = await stored(session, 'customSites');
       assert.deepEqual(site.selectors, { input: [], send: [], assistantMessage: [], generating: [], messageArea: [] });
       await session.waitForScript(`return document.querySelector('#custom-site-list li[data-site="chat-example-org"]')`);

@@ -1,5 +1,5 @@
 // Which way of typing works on which editor, in real Chromium and Firefox: each of the
-// content script's ways (`typing::TypingWay`; the same code as extension/content.js) into
+// content script's ways (`typing::TypingWay`; the same code as extension/content/typing.js) into
 // every fixture editor, on a fresh page each, with a multi-line text that has blank lines and
 // lines that are only `{` or `}`. Prints, per editor and way: `model` when the editor's own
 // model (`fixtureAI.editorText()`, what the site would send) holds the text exactly, `dom`

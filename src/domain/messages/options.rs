@@ -44,11 +44,12 @@ pub enum PageRequest {
     GetCallLog,
     /// Services and their tools with parameters, plus each tool's policy.
     GetTools,
-    /// `key` is `server:tool`; no `policy` (null) returns the tool to its own default.
-    /// Answered with the tool's row as it is now.
+    /// `key` is `server:tool`; `policy` is the menu's choice: a policy, or
+    /// [`DEFAULT_CHOICE`](crate::domain::settings::DEFAULT_CHOICE) (or none) to return the
+    /// tool to its own default. Answered with the tool's row as it is now.
     SetToolPolicy {
         key: String,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "crate::domain::settings::policy_choice")]
         policy: Option<ToolPolicy>,
     },
     /// Let the results of `key` (`server:tool`) through unmasked, or mask them again.

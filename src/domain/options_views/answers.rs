@@ -1,5 +1,5 @@
 //! The shapes of the options page's answers that are not views of their own: what a site
-//! check, save or import found, a download, a count. Typed so `options.js` reads one naming
+//! check, save or import found, a download, a count. Typed so the options page reads one naming
 //! convention (camelCase) and `tests/contract.rs` can hold the page to these fields.
 
 use crate::domain::sites::SiteConfig;

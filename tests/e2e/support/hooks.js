@@ -1,4 +1,4 @@
-// Test-only content script, put before content.js in a copy of the built extension
+// Test-only content script, put before the content script in a copy of the built extension
 // (support/instrumented.mjs), never shipped. It runs in the content script's own world
 // (Chromium's isolated world, Firefox's sandbox), which the page and WebDriver cannot reach,
 // and publishes what it sees on <html>:

@@ -1,34 +1,38 @@
-// A copy of the built extension with support/hooks.js loaded before content.js, for tests
+// A copy of the built extension with support/hooks.js loaded before the content script, for tests
 // that count what the content script leaves running or measure its float.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './browsers.mjs';
 
-// The benchmark's user-timing marks, written into the copy's content.js at fixed places
+// The benchmark's user-timing marks, written into the copy's content script at fixed places
 // (the shipped script has none: a page sees every mark and measure on its timeline).
 // Each is [where, what to put before or after it]; a place that moved fails loudly here.
 const TIMING = [
-  ["globalThis.__mcpBridgeLoaded = true;", "after", "performance.mark('mcp-bridge:start');"],
+  ["// Message names, from contract.js", "before", "performance.mark('mcp-bridge:start');"],
   ['async function detectParts() {', 'after', 'const benchStart = performance.now();'],
   // The main thread's share of a detection (the core's part runs in the background).
   ['const answer = await send({ type: TAB.DETECT, scene });', 'before',
     "performance.measure('mcp-bridge:gather', { start: benchStart });"],
   // One re-check per throttled batch; not kept in the buffer (a PerformanceObserver sees it).
-  ['throttleTimer = 0;\n      report();', 'replace',
+  ['throttleTimer = 0;\n    report();', 'replace',
     "throttleTimer = 0; const benchT = performance.now(); report();" +
     " performance.measure('mcp-bridge:recheck', { start: benchT }); performance.clearMeasures('mcp-bridge:recheck');"],
   ['render(setup.float);', 'after', "performance.mark('mcp-bridge:float');"],
 ];
 
-function addTiming(file) {
-  let text = fs.readFileSync(file, 'utf8');
+/** Puts the marks into the content script's files (`files`: their paths) in the copy at `dir`. */
+function addTiming(dir, files) {
+  const texts = new Map(files.map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
   for (const [at, how, code] of TIMING) {
-    if (text.split(at).length !== 2) throw new Error(`content.js changed: "${at}" is not found once; update support/instrumented.mjs`);
+    const where = files.filter((f) => texts.get(f).includes(at));
+    if (where.length !== 1 || texts.get(where[0]).split(at).length !== 2) {
+      throw new Error(`the content script changed: "${at}" is not found once; update support/instrumented.mjs`);
+    }
     const put = { after: `${at}\n${code}\n`, before: `${code}\n${at}`, replace: code }[how];
-    text = text.replace(at, () => put);
+    texts.set(where[0], texts.get(where[0]).replace(at, () => put));
   }
-  fs.writeFileSync(file, text);
+  for (const [f, text] of texts) fs.writeFileSync(path.join(dir, f), text);
 }
 
 /**
@@ -40,13 +44,13 @@ export function instrumentedExtension(browser, { timing = false, hooks = true } 
   const src = path.join(ROOT, 'dist', browser === 'chromium' ? 'chrome' : 'firefox');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mcpb-ext-${browser}-`));
   fs.cpSync(src, dir, { recursive: true });
+  const manifestFile = path.join(dir, 'manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  if (timing) addTiming(dir, manifest.content_scripts[0].js);
   if (hooks) {
     fs.copyFileSync(path.join(ROOT, 'tests/e2e/support/hooks.js'), path.join(dir, 'test-hooks.js'));
-    const manifestFile = path.join(dir, 'manifest.json');
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
     for (const cs of manifest.content_scripts) cs.js = ['test-hooks.js', ...cs.js];
     fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   }
-  if (timing) addTiming(path.join(dir, 'content.js'));
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

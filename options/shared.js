@@ -1,0 +1,73 @@
+// What the options page's sections share: the message names, and the way a section writes
+// the core's answer (its sentence, the field it names) into the page.
+import { el, ready, say, t, translate } from '../pages.js';
+
+// Message names, from ../contract.js (loaded by options.html before the page's modules).
+export const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
+export const $ = (id) => document.getElementById(id);
+
+// The labels are translated at once; every section's module (each imports this one) wires
+// its controls up once the core has started, as their handlers ask it.
+translate();
+$('extension-version').textContent = chrome.runtime.getManifest().version;
+await ready;
+
+/** `text` between backticks: a name in a sentence that `say` writes, shown as code. */
+export const tick = (text) => `\`${text}\``;
+
+/**
+ * Text from the bridge or an MCP server (a description, its own message): data in whatever
+ * language it came, isolated from the page's sentences around it.
+ */
+export const quoted = (tag, text, attrs) => {
+  const node = el(tag, null, attrs);
+  node.append(el('bdi', text));
+  return node;
+};
+
+/** A name (of a server, a site, a host) marked up as code, in bold when `strong`. */
+export function named(text, strong = true) {
+  const code = el('code', text);
+  if (!strong) return code;
+  const b = el('strong');
+  b.append(code);
+  return b;
+}
+
+/**
+ * The sentence for a field the core refused: the field's visible label (its catalog text,
+ * code marked) and path, the reason, and that nothing changed.
+ */
+export function fieldProblem(section, field, why) {
+  const root = String(field).split(/[.[]/)[0];
+  const input = section.querySelector(`[data-field="${CSS.escape(root)}"]`);
+  const span = input?.closest('label')?.querySelector('span');
+  const label = span?.dataset.i18n ? t(span.dataset.i18n) : span?.textContent;
+  return label ? t('fieldProblem', [label, field, why, t('nothingChanged')])
+    : t('fieldProblemBare', [field, why, t('nothingChanged')]);
+}
+
+/**
+ * Writes an answer into `out` and marks the field the core named. Returns the data of a
+ * success, or null.
+ */
+export function report(section, out, answer, okText) {
+  for (const bad of section.querySelectorAll('[aria-invalid="true"]')) bad.removeAttribute('aria-invalid');
+  if (answer?.type === RESPONSE.DATA) {
+    out.dataset.state = 'ok';
+    say(out, okText ?? t('saved'));
+    return answer.data;
+  }
+  out.dataset.state = 'down';
+  const field = answer?.field;
+  if (field) {
+    const root = String(field).split(/[.[]/)[0];
+    section.querySelector(`[data-field="${CSS.escape(root)}"]`)?.setAttribute('aria-invalid', 'true');
+    out.dataset.field = field;
+    say(out, fieldProblem(section, field, answer.message));
+  } else {
+    delete out.dataset.field;
+    say(out, answer?.message ?? t('noAnswer'));
+  }
+  return null;
+}
