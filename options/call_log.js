@@ -11,7 +11,7 @@ function conversationNode(c, verdicts) {
   const box = el('details', null, { class: 'call-conversation' });
   box.open = true;
   const summary = el('summary');
-  summary.append(el('code', c.site), ' ', el('bdi', c.conversation), ` (${c.calls.length})`);
+  summary.append(el('code', c.site), ' ', el('bdi', c.conversation));
   box.append(summary);
   const rows = el('ul', null, { class: 'calls' });
   for (const call of c.calls) {
@@ -19,7 +19,10 @@ function conversationNode(c, verdicts) {
     const head = el('div');
     head.append(el('time', when.format(call.timeMs)), ' ', el('code', call.server ? `${call.server}:${call.tool}` : call.tool),
       ' — ', el('span', verdicts[call.allowedBy] ?? call.allowedBy, { class: 'verdict' }));
-    row.append(head, el('pre', call.arguments, { class: 'call-arguments' }));
+    // The arguments are data as the AI wrote them, in no language of the page's.
+    const args = el('pre', null, { class: 'call-arguments' });
+    args.append(el('code', call.arguments));
+    row.append(head, args);
     rows.append(row);
   }
   box.append(rows);
