@@ -64,6 +64,41 @@ pub enum CallLogChange {
     Remove(u64),
 }
 
+/// Changes to one stored value that several tasks may make at once, written one batch at a
+/// time: a read-modify-write each would lose some.
+struct Batched<T> {
+    pending: RefCell<Vec<T>>,
+    writing: Cell<bool>,
+}
+
+impl<T> Default for Batched<T> {
+    fn default() -> Self {
+        Batched {
+            pending: RefCell::new(Vec::new()),
+            writing: Cell::new(false),
+        }
+    }
+}
+
+impl<T> Batched<T> {
+    /// Queues `item`; unless a write is under way (which picks it up), writes every batch
+    /// with `write` until none is left.
+    async fn add(&self, item: T, mut write: impl AsyncFnMut(Vec<T>)) {
+        self.pending.borrow_mut().push(item);
+        if self.writing.replace(true) {
+            return;
+        }
+        loop {
+            let batch = std::mem::take(&mut *self.pending.borrow_mut());
+            if batch.is_empty() {
+                break;
+            }
+            write(batch).await;
+        }
+        self.writing.set(false);
+    }
+}
+
 /// One worker's access to storage and the shipped files.
 pub struct Store<H: Host> {
     host: H,
@@ -71,14 +106,10 @@ pub struct Store<H: Host> {
     site_files: RefCell<Option<Vec<(String, String)>>>,
     /// The ones of those that validate, parsed once.
     sites: RefCell<Option<Vec<SiteConfig>>>,
-    /// Failures waiting to be written, and whether a write is under way: the chat loops of
-    /// several tabs may fail at once, and a read-modify-write each would lose records.
-    pending_failures: RefCell<Vec<(f64, Option<String>, ErrorRecord)>>,
-    writing_failures: Cell<bool>,
-    /// Changes to the call log waiting to be written, and whether a write is under way (as
-    /// for the failures: several tabs' calls may start at once).
-    pending_calls: RefCell<Vec<CallLogChange>>,
-    writing_calls: Cell<bool>,
+    /// Failures waiting for the error log: the chat loops of several tabs may fail at once.
+    failures: Batched<(f64, Option<String>, ErrorRecord)>,
+    /// Changes waiting for the call log: several tabs' calls may start at once.
+    calls: Batched<CallLogChange>,
     /// The last settings problem the console was told about.
     warned: RefCell<Option<FieldError>>,
 }
@@ -89,10 +120,8 @@ impl<H: Host> Store<H> {
             host,
             site_files: RefCell::new(None),
             sites: RefCell::new(None),
-            pending_failures: RefCell::new(Vec::new()),
-            writing_failures: Cell::new(false),
-            pending_calls: RefCell::new(Vec::new()),
-            writing_calls: Cell::new(false),
+            failures: Batched::default(),
+            calls: Batched::default(),
             warned: RefCell::new(None),
         }
     }
@@ -288,15 +317,7 @@ impl<H: Host> Store<H> {
     /// Adds a call that leaves for the bridge, or takes back one that did not reach it.
     /// Never fails the caller: a storage error is logged to the console.
     pub async fn change_call_log(&self, change: CallLogChange) {
-        self.pending_calls.borrow_mut().push(change);
-        if self.writing_calls.replace(true) {
-            return; // the write under way picks this one up
-        }
-        loop {
-            let batch = std::mem::take(&mut *self.pending_calls.borrow_mut());
-            if batch.is_empty() {
-                break;
-            }
+        let write = async |batch: Vec<CallLogChange>| {
             let mut log = self.call_log().await;
             for change in batch {
                 match change {
@@ -308,8 +329,8 @@ impl<H: Host> Store<H> {
                 let m = format!("[MCP Bridge] call log not saved: {e}");
                 self.host.log(Level::Warn, &m);
             }
-        }
-        self.writing_calls.set(false);
+        };
+        self.calls.add(change, write).await;
     }
 
     pub async fn clear_call_log(&self) -> Result<(), String> {
@@ -333,15 +354,7 @@ impl<H: Host> Store<H> {
     pub async fn record_failure(&self, site: Option<String>, record: ErrorRecord) {
         let site = site.filter(|s| !s.is_empty());
         let now = self.host.now_ms();
-        self.pending_failures.borrow_mut().push((now, site, record));
-        if self.writing_failures.replace(true) {
-            return; // the write under way picks this one up
-        }
-        loop {
-            let batch = std::mem::take(&mut *self.pending_failures.borrow_mut());
-            if batch.is_empty() {
-                break;
-            }
+        let write = async |batch: Vec<(f64, Option<String>, ErrorRecord)>| {
             let mut log = self.error_log().await;
             for (time, site, record) in batch {
                 log.push(time, site, record);
@@ -350,8 +363,8 @@ impl<H: Host> Store<H> {
                 let m = format!("[MCP Bridge] error log not saved: {e}");
                 self.host.log(Level::Warn, &m);
             }
-        }
-        self.writing_failures.set(false);
+        };
+        self.failures.add((now, site, record), write).await;
     }
 
     // -- sites -----------------------------------------------------------------------
