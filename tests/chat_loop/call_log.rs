@@ -6,8 +6,6 @@ use super::world::*;
 use mcp_bridge_core::domain::messages::Response;
 use mcp_bridge_core::runtime::host::{Area, HttpRequest, Method};
 use serde_json::{Value, json};
-use std::cell::Cell;
-use std::rc::Rc;
 
 /// A web fetcher, a file writer and the user's trusted clock, with the failure counters'
 /// routes the options page resets.
@@ -114,12 +112,7 @@ fn each_call_that_left_is_logged_masked_with_what_let_it_run_and_cleared_with_th
 
 #[test]
 fn a_call_the_bridge_refused_for_a_sign_in_is_logged_only_when_it_runs() {
-    let mut w = World::new();
-    let signed_in = Rc::new(Cell::new(false));
-    w.settings(json!({"trustedServers": ["wiki"]}));
-    w.open_chat(1);
-    w.bridge(needs_sign_in(Rc::clone(&signed_in)));
-    w.answer(1, 1, &call("search", json!({"q": "x"})));
+    let (mut w, signed_in) = call_needing_a_sign_in();
     assert_eq!(w.last_float(1)["status"], "held");
     assert!(entries(&w).is_empty(), "it never reached a server");
     signed_in.set(true);

@@ -231,12 +231,7 @@ fn a_call_the_bridge_refused_mid_way_is_held_and_retried_once() {
 
 #[test]
 fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
-    let mut w = World::new();
-    let signed_in = Rc::new(Cell::new(false));
-    w.settings(json!({"trustedServers": ["wiki"]}));
-    w.open_chat(1);
-    w.bridge(needs_sign_in(Rc::clone(&signed_in)));
-    w.answer(1, 1, &call("search", json!({"q": "x"})));
+    let (mut w, signed_in) = call_needing_a_sign_in();
     assert!(w.typed(1).is_empty(), "nothing reaches the AI");
     let f = w.last_float(1);
     assert_eq!(f["status"], "held", "{f}");

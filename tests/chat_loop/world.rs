@@ -791,3 +791,15 @@ pub fn needs_sign_in(signed_in: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> A
         }
     }
 }
+
+/// A chat whose AI called `search` on `wiki`, a trusted remote server that needs the user to
+/// sign in: the call is held. Returns the switch that signs the user in.
+pub fn call_needing_a_sign_in() -> (World, Rc<Cell<bool>>) {
+    let mut w = World::new();
+    let signed_in = Rc::new(Cell::new(false));
+    w.settings(json!({"trustedServers": ["wiki"]}));
+    w.open_chat(1);
+    w.bridge(needs_sign_in(Rc::clone(&signed_in)));
+    w.answer(1, 1, &call("search", json!({"q": "x"})));
+    (w, signed_in)
+}
