@@ -1,6 +1,6 @@
 // The error log: filtered, counted, cleared and exported.
 import { ask, el, t } from '../pages.js';
-import { $, PAGE, report } from './shared.js';
+import { $, PAGE, report, saveJson } from './shared.js';
 
 // ---- error log ------------------------------------------------------------------------
 
@@ -52,10 +52,5 @@ $('clear-log').addEventListener('click', async () => {
 $('export-log').addEventListener('click', async () => {
   const data = report($('errors'), $('errors-result'), await ask({ type: PAGE.EXPORT_ERROR_LOG, filter: logFilter() }), t('exported'));
   if (!data) return;
-  const url = URL.createObjectURL(new Blob([data.json], { type: 'application/json' }));
-  const a = el('a', null, { href: url, download: data.filename });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  saveJson(data);
 });

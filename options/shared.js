@@ -71,3 +71,13 @@ export function report(section, out, answer, okText) {
   }
   return null;
 }
+
+/** Saves an export the core answered (`{json, filename}`) as a download. */
+export function saveJson({ json, filename }) {
+  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+  const a = el('a', null, { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+}

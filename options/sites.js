@@ -1,7 +1,7 @@
 // The chat sites: which are on, the user's own sites (checked, saved with the permission
 // their origins need) and the signed site list.
 import { ask, core, el, say, t } from '../pages.js';
-import { $, PAGE, RESPONSE, named, report, tick } from './shared.js';
+import { $, PAGE, RESPONSE, named, report, saveJson, tick } from './shared.js';
 import { fillSettings } from './connection.js';
 
 $('save-sites').addEventListener('click', async () => {
@@ -103,12 +103,7 @@ $('save-site').addEventListener('click', () => {
 $('export-sites').addEventListener('click', async () => {
   const data = report($('custom-sites'), $('site-result'), await ask({ type: PAGE.EXPORT_CUSTOM_SITES }), t('exported'));
   if (!data) return;
-  const url = URL.createObjectURL(new Blob([data.json], { type: 'application/json' }));
-  const a = el('a', null, { href: url, download: data.filename });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  saveJson(data);
 });
 // The file is checked first; the permission request must then come from its own click.
 let importing = null;
