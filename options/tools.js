@@ -24,6 +24,21 @@ function toolRow(tool) {
   const cell = el('td', null, { class: 'policy' });
   // Why this policy is in force: the user's choice, or what the tool says about itself.
   cell.append(policy, el('small', tool.policyWhy, { class: 'policy-why', 'data-source': tool.policySource }));
+  // Choices kept for single sites (made in the float there), each with a way to forget it.
+  for (const choice of tool.onSites) {
+    const line = el('small', null, { class: 'site-choice', 'data-site': choice.site });
+    say(line, choice.line);
+    const forget = el('button', t('siteChoiceForget'), { type: 'button', class: 'forget-site-choice' });
+    forget.addEventListener('click', async () => {
+      const answer = await ask({ type: PAGE.SET_TOOL_POLICY, key: choice.key, policy: 'default', site: choice.site });
+      const data = report($('tools'), out, answer, t('siteChoiceForgotten', [tick(tool.key), tick(choice.site)]));
+      // A choice kept for any server (`*:tool`) names no row to redraw: read them all again.
+      if (data?.tool) tr.replaceWith(toolRow(data.tool));
+      else if (data) loadTools();
+    });
+    line.append(' ', forget);
+    cell.append(line);
+  }
   // The user alone chooses to let this tool's results through with secrets unmasked.
   const unmasked = el('input', null, { type: 'checkbox', class: 'unmasked' });
   unmasked.checked = tool.unmasked;

@@ -11,6 +11,7 @@ mod chat_loop {
     mod at_most_once;
     mod call_log;
     mod cancel_and_poll;
+    mod consent_by_site;
     mod delivery;
     mod held;
     mod pages;

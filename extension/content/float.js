@@ -35,6 +35,7 @@ button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .cmd{display:flex;align-items:center;gap:6px;margin-top:6px}
 .cmd code{flex:1;padding:4px 6px}
 .why{margin-top:4px}
+.everywhere{display:flex;align-items:center;gap:6px;margin-top:6px}
 .args{margin:6px 0 0;display:grid;grid-template-columns:auto 1fr;gap:2px 8px;max-height:200px;overflow:auto}
 .args dt{font-weight:600}.args dd{margin:0}.args dd code{background:none;padding:0}
 .args summary{cursor:pointer;min-height:24px}
@@ -155,7 +156,9 @@ function progressSection(p) {
 }
 
 // The core's actions (`float::ActionId`), as the message each sends.
-const confirmed = (run, always) => ({ action: ACTION.CONFIRM, run, always });
+// A kept choice holds on this site only, unless the user ticked "on every site".
+const everywhere = () => Boolean(float?.root.querySelector('[data-everywhere]')?.checked);
+const confirmed = (run, always) => ({ action: ACTION.CONFIRM, run, always, everywhere: always && everywhere() });
 const ACTIONS = {
   'allow-once': () => confirmed(true, false), 'always-allow': () => confirmed(true, true),
   'trust-server': () => ({ ...confirmed(true, false), trust: true }),
@@ -198,6 +201,9 @@ function consentSection(c) {
     args.append(el('dt', {}, el('code', {}, a.name)), el('dd', {}, value));
   }
   box.append(c.noArgs ? el('div', { class: 'why' }, c.noArgs) : args);
+  if (c.everywhere) {
+    box.append(el('label', { class: 'everywhere' }, el('input', { type: 'checkbox', 'data-everywhere': '' }), c.everywhere));
+  }
   return box;
 }
 

@@ -98,6 +98,10 @@ pub struct Consent {
     /// Said when the call has no arguments.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub no_args: Option<String>,
+    /// Where the choice can be kept (*Always allow*, *Deny*): the label of the box that
+    /// keeps it on every site rather than on this one only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub everywhere: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -477,6 +481,7 @@ const PROMPT_ARGS: usize = 20;
 pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: bool) -> FloatState {
     let says = lang.says();
     let tool = call.tool_name.as_str();
+    let everywhere = remember.then(|| fill(says.ui_everywhere, &[("site", site)]));
     let (site, tool_c) = (code(site), code(tool));
     let question = match &call.server_name {
         Some(server) => fill(
@@ -497,6 +502,7 @@ pub fn confirm(lang: Lang, site: &str, call: &ToolCall, why: &str, remember: boo
         why: Masked::new(why),
         no_args: args.is_empty().then(|| says.ui_no_args.to_string()),
         args,
+        everywhere,
     });
     s.actions = if remember {
         vec![

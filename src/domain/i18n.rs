@@ -208,6 +208,7 @@ catalog! {
     /// Trust the call's server from the consent question: `{server}`.
     ui_trust_server,
     ui_always_allow,
+    ui_everywhere,
     ui_deny,
     ui_skip,
     ui_cancel,
@@ -415,6 +416,7 @@ catalog! {
     list_invalid,
     list_not_subscribed,
     list_bad_url,
+    policy_on_site,
     policy_set_by_you,
     policy_read_only,
     policy_not_trusted,

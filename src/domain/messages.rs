@@ -100,6 +100,9 @@ pub enum UserAction {
         /// Also trust the call's server (*Trust `server`*).
         #[serde(default)]
         trust: bool,
+        /// Keep the choice on every site, not only on this one.
+        #[serde(default)]
+        everywhere: bool,
     },
     /// About a call held for the user's setup: send its failure report to the AI after all
     /// (`tellAi`), or drop it.
@@ -443,7 +446,8 @@ mod tests {
                 action: UserAction::Confirm {
                     run: true,
                     always: false,
-                    trust: false
+                    trust: false,
+                    everywhere: false
                 }
             })
         );

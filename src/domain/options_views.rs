@@ -477,6 +477,17 @@ pub struct PolicyChoice {
     pub label: String,
 }
 
+/// A choice about a tool kept for one chat site (made in the float there).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SiteChoice {
+    /// The site's id.
+    pub site: String,
+    /// The policy's key there (`server:tool`, or `*:tool`).
+    pub key: String,
+    /// "On `deepseek`: Always allow", in the page's language.
+    pub line: String,
+}
+
 /// One tool of the Tools section, with everything its row shows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -497,6 +508,8 @@ pub struct ToolView {
     pub unmasked: bool,
     /// The user lets this tool run as its policy says even after untrusted content.
     pub exempt: bool,
+    /// Choices kept for single chat sites, which come before the policy there.
+    pub on_sites: Vec<SiteChoice>,
     /// What the tool says about itself (its MCP annotations), in words.
     pub hints: Vec<String>,
     pub params: Vec<bridge_api::Param>,
@@ -547,6 +560,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     // What *Default* means for this user: with the servers they trust, without their choices.
     let defaults = Settings {
         tool_policies: Default::default(),
+        site_tool_policies: Default::default(),
         ..s.clone()
     };
     let (default, _) = policy::on_server(&defaults, server, &tool.name, &tool.annotations);
@@ -604,6 +618,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
     };
     let key = format!("{server}:{}", tool.name);
     ToolView {
+        on_sites: site_choices(s, server, &tool.name, lang),
         unmasked: s.unmasked_results.contains(&key),
         exempt: s.exempt_after_untrusted.contains(&key),
         key,
@@ -738,21 +753,48 @@ pub fn merge_settings(
     Settings::from_json(&merged).map_err(|e| Problem::invalid(e, lang))
 }
 
-/// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server). `None` removes
-/// the user's choice, so the tool's own default applies again.
+/// Sets one tool's policy; `key` is `server:tool` (`*:tool` for any server), on every site
+/// or, with `site`, on that chat site only. `None` removes the user's choice, so the tool's
+/// own default (or the every-site choice, on a site) applies again.
 pub fn set_policy(
     current: &Settings,
     key: &str,
     policy: Option<ToolPolicy>,
+    site: Option<&str>,
     lang: Lang,
 ) -> Result<Settings, Problem> {
     check_tool_key(key, lang)?;
     let mut s = current.clone();
-    match policy {
-        Some(p) => s.tool_policies.insert(key.to_string(), p),
-        None => s.tool_policies.remove(key),
+    let policies = match site {
+        Some(site) => s.site_tool_policies.entry(site.to_string()).or_default(),
+        None => &mut s.tool_policies,
     };
+    match policy {
+        Some(p) => policies.insert(key.to_string(), p),
+        None => policies.remove(key),
+    };
+    s.site_tool_policies.retain(|_, mine| !mine.is_empty());
     Ok(s)
+}
+
+/// The choices kept for `server`'s `tool` on single chat sites (the float's), one line each
+/// in the page's language.
+fn site_choices(s: &Settings, server: &str, tool: &str, lang: Lang) -> Vec<SiteChoice> {
+    let keys = [format!("{server}:{tool}"), format!("*:{tool}")];
+    let mut out = Vec::new();
+    for (site, mine) in &s.site_tool_policies {
+        for key in &keys {
+            if let Some(p) = mine.get(key) {
+                let args = [("site", site.as_str()), ("policy", policy_word(lang, *p))];
+                out.push(SiteChoice {
+                    site: site.clone(),
+                    key: key.clone(),
+                    line: fill(lang.says().policy_on_site, &args),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// The settings with the results of `key` (`server:tool`) let through unmasked, or not.
@@ -1365,6 +1407,7 @@ mod tests {
             &Settings::default(),
             "docs:read_resource",
             Some(ToolPolicy::Allow),
+            None,
             EN,
         )
         .unwrap();
@@ -1478,21 +1521,75 @@ mod tests {
     }
 
     #[test]
+    fn a_tools_row_lists_the_choices_kept_for_single_sites_and_each_can_be_forgotten() {
+        let mut s = Settings::default();
+        s.remember(
+            "time:now",
+            ToolPolicy::Allow,
+            Some(&scope("deepseek")),
+            false,
+        );
+        s.remember("*:now", ToolPolicy::Deny, Some(&scope("kimi")), false);
+        let tool = bridge_api::Tool {
+            name: "now".into(),
+            description: String::new(),
+            schema: serde_json::Value::Null,
+            annotations: bridge_api::Annotations::default(),
+        };
+        let row = tool_view("time", &tool, &s, EN);
+        let lines: Vec<&str> = row.on_sites.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "On `deepseek` only: Allow (chosen there in the float)",
+                "On `kimi` only: Deny (chosen there in the float)"
+            ]
+        );
+        assert_eq!(
+            row.choice, DEFAULT_CHOICE,
+            "the every-site menu is untouched"
+        );
+        let kimi = &row.on_sites[1];
+        let forgot = set_policy(&s, &kimi.key, None, Some(&kimi.site), EN).unwrap();
+        assert_eq!(tool_view("time", &tool, &forgot, EN).on_sites.len(), 1);
+        assert!(!forgot.site_tool_policies.contains_key("kimi"));
+    }
+
+    fn scope(id: &str) -> crate::domain::settings::SiteScope {
+        crate::domain::settings::SiteScope {
+            id: id.into(),
+            name: id.into(),
+            own: false,
+        }
+    }
+
+    #[test]
     fn policies_need_a_server_and_tool_key() {
         let s = set_policy(
             &Settings::default(),
             "demo:crash",
             Some(ToolPolicy::Deny),
+            None,
             EN,
         )
         .unwrap();
         assert_eq!(s.policy_for(Some("demo"), "crash"), ToolPolicy::Deny);
         // Back to the tool's own default: the user's choice is gone.
-        let back = set_policy(&s, "demo:crash", None, EN).unwrap();
+        let back = set_policy(&s, "demo:crash", None, None, EN).unwrap();
         assert_eq!(back.explicit_policy(Some("demo"), "crash"), None);
-        assert!(set_policy(&Settings::default(), "*:echo", Some(ToolPolicy::Ask), EN).is_ok());
+        assert!(
+            set_policy(
+                &Settings::default(),
+                "*:echo",
+                Some(ToolPolicy::Ask),
+                None,
+                EN
+            )
+            .is_ok()
+        );
         for bad in ["crash", ":crash", "demo:", "a:b:c"] {
-            let e = set_policy(&Settings::default(), bad, Some(ToolPolicy::Ask), EN).unwrap_err();
+            let e =
+                set_policy(&Settings::default(), bad, Some(ToolPolicy::Ask), None, EN).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("key"));
         }
     }

@@ -47,6 +47,20 @@ pub fn policy_choice<'de, D: serde::Deserializer<'de>>(
     }
 }
 
+/// The chat site a call comes from, as far as its policies go.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SiteScope {
+    /// The site config's id (the key of [`Settings::site_tool_policies`]).
+    pub id: String,
+    /// Its name, as the float says it.
+    pub name: String,
+    /// The user turned the extension on for this site themselves (*Turn on for this site*,
+    /// a site of their own): an every-site *Allow* does not reach it, so every tool that is
+    /// not read-only on a trusted server asks there until the user decides on that site.
+    pub own: bool,
+}
+
 /// Per-site switches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
@@ -73,8 +87,12 @@ pub struct Settings {
     pub max_auto_rounds: u32,
     /// Keyed by site id.
     pub sites: BTreeMap<String, SiteSettings>,
-    /// Keyed by `server:tool` (or `*:tool` when the server is not known).
+    /// The policies that hold on every site, keyed by `server:tool` (or `*:tool` when the
+    /// server is not known).
     pub tool_policies: BTreeMap<String, ToolPolicy>,
+    /// Choices made on one chat site, by site id, then keyed as [`Settings::tool_policies`]:
+    /// on that site they come before the every-site ones ([`Settings::on_site`]).
+    pub site_tool_policies: BTreeMap<String, BTreeMap<String, ToolPolicy>>,
     /// Tools (`server:tool`, beside their policy) whose results the user lets through as the
     /// tool gave them, secret-looking values unmasked. Only the options page sets it.
     pub unmasked_results: BTreeSet<String>,
@@ -102,6 +120,7 @@ impl Default for Settings {
             max_auto_rounds: 10,
             sites: BTreeMap::new(),
             tool_policies: BTreeMap::new(),
+            site_tool_policies: BTreeMap::new(),
             unmasked_results: BTreeSet::new(),
             trusted_servers: BTreeSet::new(),
             exempt_after_untrusted: BTreeSet::new(),
@@ -234,6 +253,66 @@ impl Settings {
             .unwrap_or_default()
     }
 
+    /// The settings as they hold on `site`: the choices made there come first; on a site
+    /// the user turned on themselves, an every-site *Allow* does not count. The choices of
+    /// one site never reach another. A site's choice about a tool replaces every every-site
+    /// one it would otherwise lose to (a `*:tool` choice there covers the tool on every
+    /// server), so a *Deny* made on a site holds there. Only for deciding: never saved.
+    pub fn on_site(&self, site: Option<&SiteScope>) -> std::borrow::Cow<'_, Settings> {
+        use std::borrow::Cow;
+        let Some(site) = site else {
+            return Cow::Borrowed(self);
+        };
+        let mine = self.site_tool_policies.get(&site.id);
+        if mine.is_none() && !site.own {
+            return Cow::Borrowed(self);
+        }
+        let mut s = self.clone();
+        s.site_tool_policies.clear();
+        if site.own {
+            s.tool_policies.retain(|_, p| *p != ToolPolicy::Allow);
+        }
+        for (key, policy) in mine.into_iter().flatten() {
+            let (server, tool) = key.split_once(':').unwrap_or(("*", key));
+            s.tool_policies.retain(|k, _| {
+                let (s, t) = k.split_once(':').unwrap_or(("*", k));
+                t != tool || (server != "*" && s != server)
+            });
+            s.tool_policies.insert(key.clone(), *policy);
+        }
+        Cow::Owned(s)
+    }
+
+    /// Keeps the user's choice about a tool (`key`, as in [`Settings::tool_policies`]) made
+    /// on `site`: for that site only, unless `everywhere` (or no site is known), which also
+    /// takes back what other sites were told about the tool. A site of the user's own keeps
+    /// its copy, since an every-site *Allow* does not reach it.
+    pub fn remember(
+        &mut self,
+        key: &str,
+        policy: ToolPolicy,
+        site: Option<&SiteScope>,
+        everywhere: bool,
+    ) {
+        let on_site = |s: &mut Settings, id: &str| {
+            let mine = s.site_tool_policies.entry(id.to_string()).or_default();
+            mine.insert(key.to_string(), policy);
+        };
+        match site {
+            Some(site) if !everywhere => on_site(self, &site.id),
+            _ => {
+                for mine in self.site_tool_policies.values_mut() {
+                    mine.remove(key);
+                }
+                self.site_tool_policies.retain(|_, mine| !mine.is_empty());
+                self.tool_policies.insert(key.to_string(), policy);
+                if let Some(site) = site.filter(|s| s.own) {
+                    on_site(self, &site.id);
+                }
+            }
+        }
+    }
+
     pub fn site(&self, id: &str) -> SiteSettings {
         self.sites.get(id).cloned().unwrap_or_default()
     }
@@ -295,6 +374,108 @@ pub fn lang_of(settings: &Settings, ui_language: &str) -> crate::domain::i18n::L
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn scope(id: &str, own: bool) -> SiteScope {
+        SiteScope {
+            id: id.into(),
+            name: id.into(),
+            own,
+        }
+    }
+
+    #[test]
+    fn a_choice_made_on_one_site_holds_there_and_nowhere_else() {
+        let mut s = Settings::default();
+        let (deepseek, kimi) = (scope("deepseek", false), scope("kimi", false));
+        s.remember("files:rm", ToolPolicy::Allow, Some(&deepseek), false);
+        let here = s.on_site(Some(&deepseek));
+        assert_eq!(
+            here.explicit_policy(Some("files"), "rm"),
+            Some(ToolPolicy::Allow)
+        );
+        let there = s.on_site(Some(&kimi));
+        assert_eq!(there.explicit_policy(Some("files"), "rm"), None);
+        assert_eq!(
+            s.explicit_policy(Some("files"), "rm"),
+            None,
+            "not every site"
+        );
+        // A *Deny* made on a site holds there over an every-site *Allow*, also one that
+        // names the server where the site's choice does not.
+        s.tool_policies.insert("files:rm".into(), ToolPolicy::Allow);
+        s.remember("*:rm", ToolPolicy::Deny, Some(&kimi), false);
+        let there = s.on_site(Some(&kimi));
+        assert_eq!(
+            there.explicit_policy(Some("files"), "rm"),
+            Some(ToolPolicy::Deny)
+        );
+        assert_eq!(
+            s.on_site(Some(&scope("qwen", false)))
+                .explicit_policy(Some("files"), "rm"),
+            Some(ToolPolicy::Allow)
+        );
+    }
+
+    #[test]
+    fn a_choice_on_every_site_takes_back_what_single_sites_were_told() {
+        let mut s = Settings::default();
+        let (deepseek, kimi) = (scope("deepseek", false), scope("kimi", false));
+        s.remember("files:rm", ToolPolicy::Allow, Some(&deepseek), false);
+        s.remember("files:rm", ToolPolicy::Deny, Some(&kimi), true);
+        assert_eq!(s.tool_policies["files:rm"], ToolPolicy::Deny);
+        assert!(
+            s.site_tool_policies.is_empty(),
+            "{:?}",
+            s.site_tool_policies
+        );
+        for site in [&deepseek, &kimi] {
+            let on = s.on_site(Some(site));
+            assert_eq!(
+                on.explicit_policy(Some("files"), "rm"),
+                Some(ToolPolicy::Deny)
+            );
+        }
+        // No site known (a call from nowhere the extension knows): every site.
+        s.remember("time:now", ToolPolicy::Allow, None, false);
+        assert_eq!(s.tool_policies["time:now"], ToolPolicy::Allow);
+    }
+
+    #[test]
+    fn a_site_the_user_turned_on_is_not_reached_by_an_every_site_allow() {
+        let mut s = Settings::default();
+        s.tool_policies.insert("files:rm".into(), ToolPolicy::Allow);
+        s.tool_policies
+            .insert("files:wipe".into(), ToolPolicy::Deny);
+        let mine = scope("my-chat", true);
+        let on = s.on_site(Some(&mine));
+        assert_eq!(on.explicit_policy(Some("files"), "rm"), None);
+        assert_eq!(
+            on.explicit_policy(Some("files"), "wipe"),
+            Some(ToolPolicy::Deny),
+            "a Deny reaches every site"
+        );
+        s.remember("files:rm", ToolPolicy::Allow, Some(&mine), true);
+        let on = s.on_site(Some(&mine));
+        assert_eq!(
+            on.explicit_policy(Some("files"), "rm"),
+            Some(ToolPolicy::Allow),
+            "an every-site choice made there holds there too"
+        );
+    }
+
+    #[test]
+    fn settings_stored_before_choices_by_site_read_as_every_site_choices() {
+        let old = json!({"toolPolicies": {"files:rm": "allow"}, "trustedServers": ["time"]});
+        let s = Settings::from_json(&old).unwrap();
+        assert!(s.site_tool_policies.is_empty());
+        let on = s.on_site(Some(&scope("deepseek", false)));
+        assert_eq!(
+            on.explicit_policy(Some("files"), "rm"),
+            Some(ToolPolicy::Allow)
+        );
+        let stored = serde_json::to_value(&s).unwrap();
+        assert_eq!(stored["siteToolPolicies"], json!({}));
+    }
 
     #[test]
     fn the_chat_loop_runs_nothing_by_itself_when_settings_cannot_be_read() {

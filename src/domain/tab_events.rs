@@ -7,7 +7,7 @@ use crate::domain::call_log::AllowedBy;
 use crate::domain::float::{ConfirmReason, Setup};
 use crate::domain::outcome::CallOutcome;
 use crate::domain::policy::{self, Target, Verdict};
-use crate::domain::settings::{Settings, ToolPolicy};
+use crate::domain::settings::{Settings, SiteScope, ToolPolicy};
 use crate::domain::tab_state::{Decision, Phase, SetupProblem, TabState, Update, conversation};
 use crate::domain::toolcall::{MalformedCall, ToolCall};
 
@@ -15,8 +15,12 @@ use crate::domain::toolcall::{MalformedCall, ToolCall};
 /// the float, or the end of a wait the runtime carried out of the tab's queue.
 #[derive(Debug)]
 pub enum Event<'a> {
-    /// The page loaded (or reloaded) at `url`.
-    PageReady { url: &'a str },
+    /// The page loaded (or reloaded) at `url`, on `site` (whose choices about tools hold
+    /// in this tab from now on).
+    PageReady {
+        url: &'a str,
+        site: Option<SiteScope>,
+    },
     /// The content script reported the newest answer; `stable_ms` is the site's settle window.
     Update { update: Update<'a>, stable_ms: u32 },
     /// The user wrote a message.
@@ -33,11 +37,13 @@ pub enum Event<'a> {
         by_user: bool,
         target: Result<Target, (CallOutcome, Setup)>,
     },
-    /// The user's answer to the prompt: run or not, and whether to remember it.
+    /// The user's answer to the prompt: run or not, and whether to remember it (on this
+    /// site, or on every site).
     Confirm {
         run: bool,
         always: bool,
         trust: bool,
+        everywhere: bool,
     },
     /// The user's answer about a held call: *Tell the AI* or *Skip*.
     Held { tell_ai: bool },
@@ -129,8 +135,14 @@ pub enum Effect {
     ReportMalformed(MalformedCall),
     /// Show the float at rest.
     ShowReady,
-    /// Save the user's choice for the call's tool.
-    Remember { call: ToolCall, policy: ToolPolicy },
+    /// Save the user's choice for the call's tool, made on `site` (for that site only
+    /// unless `everywhere`; [`Settings::remember`]).
+    Remember {
+        call: ToolCall,
+        policy: ToolPolicy,
+        site: Option<SiteScope>,
+        everywhere: bool,
+    },
     /// Save that the user trusts this server.
     Trust { server: String },
     /// Stop the running call at the bridge (the tab's state says it is cancelled, so its
@@ -142,7 +154,7 @@ pub enum Effect {
 pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Effect> {
     let executed = |key: &str| cx.executed.iter().any(|k| k == key);
     match event {
-        Event::PageReady { url } => {
+        Event::PageReady { url, site } => {
             // A fresh page: forget the previous page's message, keep the round counter and
             // a call still running (its result still comes).
             let phase = match &state.phase {
@@ -162,6 +174,7 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 phase,
                 untrusted,
                 result_trusted: state.result_trusted,
+                site,
                 ..TabState::default()
             };
             Vec::new()
@@ -224,7 +237,12 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 Verdict::Ask(reason) => ask(state, key, call, reason.into()),
             }
         }
-        Event::Confirm { run, always, trust } => {
+        Event::Confirm {
+            run,
+            always,
+            trust,
+            everywhere,
+        } => {
             if !matches!(state.phase, Phase::Detected { .. }) {
                 return Vec::new();
             }
@@ -242,8 +260,12 @@ pub fn step(state: &mut TabState, event: Event<'_>, cx: &Context<'_>) -> Vec<Eff
                 } else {
                     ToolPolicy::Deny
                 };
-                let call = call.clone();
-                effects.push(Effect::Remember { call, policy });
+                effects.push(Effect::Remember {
+                    call: call.clone(),
+                    policy,
+                    site: state.site.clone(),
+                    everywhere,
+                });
             }
             if run {
                 // The user's go also starts a fresh count of automatic rounds.
@@ -582,6 +604,7 @@ mod tests {
             run: false,
             always: false,
             trust: false,
+            everywhere: false,
         };
         let fx = step(&mut once, deny, &cx(&settings, &[]));
         assert_eq!(fx, [Effect::MarkExecuted("k".into()), Effect::ShowReady]);
@@ -591,6 +614,7 @@ mod tests {
             run: true,
             always: true,
             trust: false,
+            everywhere: false,
         };
         let fx = step(&mut state, allow, &cx(&settings, &[]));
         assert!(matches!(
@@ -609,6 +633,7 @@ mod tests {
             run: true,
             always: false,
             trust: false,
+            everywhere: false,
         };
         assert!(step(&mut state, again, &cx(&settings, &[])).is_empty());
     }
@@ -743,7 +768,10 @@ mod tests {
         };
         step(
             &mut state,
-            Event::PageReady { url: URL },
+            Event::PageReady {
+                url: URL,
+                site: None,
+            },
             &cx(&settings, &[]),
         );
         assert_eq!(state.phase, running);
@@ -751,7 +779,10 @@ mod tests {
         state.phase = Phase::Done;
         step(
             &mut state,
-            Event::PageReady { url: URL },
+            Event::PageReady {
+                url: URL,
+                site: None,
+            },
             &cx(&settings, &[]),
         );
         assert_eq!(state.phase, Phase::Idle);

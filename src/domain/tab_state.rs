@@ -8,7 +8,7 @@
 use crate::domain::call_log::AllowedBy;
 use crate::domain::hash::{BASIS, Fnv1a};
 use crate::domain::outcome::{CallOutcome, ErrorDetail, ErrorObject};
-use crate::domain::settings::Settings;
+use crate::domain::settings::{Settings, SiteScope};
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
 use serde::{Deserialize, Serialize};
@@ -189,6 +189,8 @@ pub struct TabState {
     /// What the running call returns can be taken as the user's own content (a trusted
     /// server's closed-world tool); otherwise its result marks the conversation.
     pub result_trusted: bool,
+    /// The chat site of the page, whose choices about tools hold in this tab.
+    pub site: Option<SiteScope>,
 }
 
 /// How long an answer must not have changed once the page says it stopped generating: one

@@ -20,7 +20,7 @@ use crate::domain::policy::without_denied_tools;
 use crate::domain::read_resource::{self, READ_RESOURCE};
 use crate::domain::report::text::Address;
 use crate::domain::report::{self, Lang, ReportOptions};
-use crate::domain::settings::{Settings, ToolPolicy, lang_of};
+use crate::domain::settings::{Settings, SiteScope, ToolPolicy, lang_of};
 use crate::domain::setup::setup_problem;
 use crate::domain::sites::{SiteConfig, host_of};
 use crate::domain::status::Status;
@@ -168,6 +168,22 @@ impl<H: Host> ChatLoop<H> {
         find.await
     }
 
+    /// The site as far as its policies go: one the user turned on themselves (a custom site
+    /// that overrides no shipped one) is [`SiteScope::own`].
+    async fn scope_of(&self, site: &SiteConfig) -> SiteScope {
+        let custom = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let own = custom
+            .0
+            .iter()
+            .any(|c| c.id == site.id && !crate::domain::custom_sites::is_override(c, &builtin));
+        SiteScope {
+            id: site.id.clone(),
+            name: site.name.clone(),
+            own,
+        }
+    }
+
     /// When a shipped config claims this page's host but does not validate, says which file
     /// and field, so the float can tell the user instead of the page silently doing nothing.
     async fn broken_config_for(&self, url: &str, lang: Lang) -> Option<String> {
@@ -253,10 +269,12 @@ impl<H: Host> ChatLoop<H> {
             let off = float::disabled(lang, &float::code(&site.name));
             return Response::page_setup(None, Some("turned off in the options".into()), off);
         }
-        let state = self
-            .event(tab, &settings, Event::PageReady { url })
-            .await
-            .state;
+        let scope = self.scope_of(&site).await;
+        let ready_event = Event::PageReady {
+            url,
+            site: Some(scope),
+        };
+        let state = self.event(tab, &settings, ready_event).await.state;
         let ready = match &state.phase {
             // The page was reloaded while a call ran: keep showing it; the result still comes.
             Phase::Executing {
@@ -329,10 +347,17 @@ impl<H: Host> ChatLoop<H> {
         let _turn = self.queues.enter(tab).await;
         let mut state = self.store.tab(tab).await;
         let read = state.clone();
+        // The choices made on the tab's site come first there.
+        let site = match &event {
+            Event::PageReady { site, .. } => site.clone(),
+            _ => state.site.clone(),
+        };
+        let scoped = settings.on_site(site.as_ref());
+        let settings: &Settings = &scoped;
         // The mark a conversation keeps in storage, for a page that loads or an address
         // this tab did not show before.
         let address = match &event {
-            Event::PageReady { url } => Some(*url),
+            Event::PageReady { url, .. } => Some(*url),
             Event::Update { update, .. }
                 if conversation(update.url) != conversation(&state.url) =>
             {
@@ -381,7 +406,15 @@ impl<H: Host> ChatLoop<H> {
                         let f = float::ready(self.ui(), &host_of(&state.url));
                         self.show(tab, f).await;
                     }
-                    Effect::Remember { call, policy } => self.remember(&call, policy).await,
+                    Effect::Remember {
+                        call,
+                        policy,
+                        site,
+                        everywhere,
+                    } => {
+                        self.remember(&call, policy, site.as_ref(), everywhere)
+                            .await
+                    }
                     Effect::Trust { server } => self.trust(&server).await,
                     Effect::CancelAtBridge { call_id } => {
                         self.client(settings).cancel(&call_id).await;
@@ -584,13 +617,17 @@ impl<H: Host> ChatLoop<H> {
 
     /// Saves the user's choice for a tool, on the server the call runs on (`*` when that
     /// could not be known).
-    async fn remember(&self, call: &ToolCall, policy: ToolPolicy) {
+    async fn remember(
+        &self,
+        call: &ToolCall,
+        policy: ToolPolicy,
+        site: Option<&SiteScope>,
+        everywhere: bool,
+    ) {
         let server = call.server_name.as_deref().unwrap_or("*");
         let key = format!("{server}:{}", call.tool_name);
-        self.change_settings(|s| {
-            s.tool_policies.insert(key, policy);
-        })
-        .await;
+        self.change_settings(|s| s.remember(&key, policy, site, everywhere))
+            .await;
     }
 
     /// Saves that the user trusts `server` (from the consent question).
@@ -1041,8 +1078,18 @@ impl<H: Host> ChatLoop<H> {
             UserAction::Cancel => {
                 self.event(tab, &settings, Event::Cancel).await;
             }
-            UserAction::Confirm { run, always, trust } => {
-                let confirm = Event::Confirm { run, always, trust };
+            UserAction::Confirm {
+                run,
+                always,
+                trust,
+                everywhere,
+            } => {
+                let confirm = Event::Confirm {
+                    run,
+                    always,
+                    trust,
+                    everywhere,
+                };
                 self.event(tab, &settings, confirm).await;
             }
             UserAction::Held { tell_ai } => {

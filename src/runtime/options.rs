@@ -108,7 +108,9 @@ impl<H: Host> OptionsBackend<H> {
                 Ok(data(call_log::view(&log, self.lang())))
             }
             PageRequest::GetTools => self.tools().await.map(data),
-            PageRequest::SetToolPolicy { key, policy } => self.set_policy(key, policy).await,
+            PageRequest::SetToolPolicy { key, policy, site } => {
+                self.set_policy(key, policy, site.as_deref()).await
+            }
             PageRequest::SetToolUnmasked { key, unmasked } => {
                 self.set_unmasked(key, unmasked).await
             }
@@ -214,10 +216,15 @@ impl<H: Host> OptionsBackend<H> {
 
     /// Sets (or, with `None`, clears) one tool's policy and answers the tool's row as it is
     /// now, read again from the bridge, so the page redraws it in place.
-    async fn set_policy(&self, key: String, policy: Option<ToolPolicy>) -> Result<Value, Problem> {
+    async fn set_policy(
+        &self,
+        key: String,
+        policy: Option<ToolPolicy>,
+        site: Option<&str>,
+    ) -> Result<Value, Problem> {
         let lang = self.lang();
         let current = self.load_settings().await?;
-        let updated = views::set_policy(&current, &key, policy, lang)?;
+        let updated = views::set_policy(&current, &key, policy, site, lang)?;
         self.store
             .save_settings(&updated)
             .await

@@ -352,7 +352,7 @@ fn a_tool_that_may_change_things_asks_the_first_time_naming_server_and_arguments
 }
 
 #[test]
-fn always_allow_is_kept_for_the_tool_on_its_server() {
+fn always_allow_is_kept_for_the_tool_on_its_server_and_the_site() {
     let mut w = World::new();
     w.open_chat(1);
     w.answer(1, 1, &call("write_note", json!({})));
@@ -362,7 +362,10 @@ fn always_allow_is_kept_for_the_tool_on_its_server() {
     let stored = w
         .stored(mcp_bridge_core::runtime::host::Area::Local, "settings")
         .unwrap();
-    assert_eq!(stored["toolPolicies"]["demo:write_note"], "allow");
+    assert_eq!(
+        stored["siteToolPolicies"]["deepseek"]["demo:write_note"],
+        "allow"
+    );
     w.answer(1, 2, &call("write_note", json!({"n": 2})));
     assert_eq!(w.executes().len(), 2, "no second prompt");
 }
@@ -393,7 +396,10 @@ fn deny_is_kept_and_the_ai_is_told() {
     let stored = w
         .stored(mcp_bridge_core::runtime::host::Area::Local, "settings")
         .unwrap();
-    assert_eq!(stored["toolPolicies"]["demo:write_note"], "deny");
+    assert_eq!(
+        stored["siteToolPolicies"]["deepseek"]["demo:write_note"],
+        "deny"
+    );
     w.answer(1, 2, &call("write_note", json!({"n": 2})));
     assert!(w.executes().is_empty());
     assert_eq!(w.typed(1).len(), 2, "denied again without a prompt");

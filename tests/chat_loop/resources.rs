@@ -81,7 +81,10 @@ fn reading_a_resource_asks_first_then_reports_its_text() {
         typed[0]
     );
     let stored = w.stored(Area::Local, "settings").unwrap();
-    assert_eq!(stored["toolPolicies"]["docs:read_resource"], "allow");
+    assert_eq!(
+        stored["siteToolPolicies"]["deepseek"]["docs:read_resource"],
+        "allow"
+    );
     // The resource of a server the user does not trust is in this conversation now: the
     // next read here asks, whatever its policy.
     w.answer(1, 2, &call("read_resource", json!({"uri": "docs://guide"})));

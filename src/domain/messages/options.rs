@@ -46,11 +46,14 @@ pub enum PageRequest {
     GetTools,
     /// `key` is `server:tool`; `policy` is the menu's choice: a policy, or
     /// [`DEFAULT_CHOICE`](crate::domain::settings::DEFAULT_CHOICE) (or none) to return the
-    /// tool to its own default. Answered with the tool's row as it is now.
+    /// tool to its own default. Answered with the tool's row as it is now. With `site`,
+    /// the choice kept for that chat site only (the float's), otherwise the every-site one.
     SetToolPolicy {
         key: String,
         #[serde(default, deserialize_with = "crate::domain::settings::policy_choice")]
         policy: Option<ToolPolicy>,
+        #[serde(default)]
+        site: Option<String>,
     },
     /// Let the results of `key` (`server:tool`) through unmasked, or mask them again.
     SetToolUnmasked {
