@@ -458,32 +458,43 @@ for (const name of BROWSERS) {
     });
     after(async () => { await w?.close(); });
 
-    test('"Always allow" in the float is the read_resource row\'s policy, and the row changes it', async () => {
+    test('"Always allow" in the float shows in the read_resource row as the site\'s choice; the row changes both', async () => {
       const session = w.session;
       await openChat(w, 'chat.deepseek.com');
       await userSays(w, 'Read the features document.', [
         `Reading.\n\n${call('read_resource', { uri: 'demo://resource/static/document/features.md' }, 'everything')}`,
         'Read.',
       ]);
-      // It asks the first time; the user allows it for good.
+      // It asks the first time; the user allows it for good, on this site.
       await session.click(elementId(await floatWait(w, 'button[data-id="always-allow"]', 'Always allow')));
       const msgs = await userMessages(w, 2, 60000);
       assert.match(msgs[1], /features\.md/);
 
       await session.navigate(`${w.extensionBase}options/options.html`);
-      assert.equal((await stored(session, 'settings')).toolPolicies['everything:read_resource'], 'allow');
-      const rowCss = '#tool-list tr[data-tool="everything:read_resource"]';
-      await session.waitForScript(`return document.querySelector('${rowCss}[data-policy="allow"] select')`,
-        { timeoutMs: 30000, what: 'the read_resource row' });
+      const key = 'everything:read_resource';
+      assert.equal((await stored(session, 'settings')).siteToolPolicies.deepseek[key], 'allow');
+      const rowCss = `#tool-list tr[data-tool="${key}"]`;
+      await session.waitForScript(`return document.querySelector('${rowCss} .site-choice[data-site="deepseek"]')`,
+        { timeoutMs: 30000, what: 'the read_resource row with the site\'s choice' });
       const row = () => session.exec(`const r = document.querySelector(arguments[0]);
-        return { policy: r.dataset.policy, choice: r.querySelector('select').value, text: r.textContent };`, rowCss);
+        return { policy: r.dataset.policy, choice: r.querySelector('select').value, text: r.textContent,
+                 sites: [...r.querySelectorAll('.site-choice')].map((c) => c.textContent) };`, rowCss);
       const shown = await row();
-      assert.equal(shown.choice, 'allow');
+      assert.equal(shown.choice, 'default', 'the menu is the every-site choice');
       assert.match(shown.text, /Read resources/);
+      assert.equal(shown.sites.length, 1);
+      assert.match(shown.sites[0], /On deepseek only: Allow/);
+      // The menu sets every site; the site's own choice stays beside it.
       await session.exec(`const s = document.querySelector(arguments[0] + ' select');
         s.value = 'deny'; s.dispatchEvent(new Event('change'));`, rowCss);
-      await session.waitForScript(`return document.querySelector('${rowCss}[data-policy="deny"]')`);
-      assert.equal((await stored(session, 'settings')).toolPolicies['everything:read_resource'], 'deny');
+      await session.waitForScript(`return document.querySelector('${rowCss}[data-policy="deny"] .site-choice')`);
+      assert.equal((await stored(session, 'settings')).toolPolicies[key], 'deny');
+      // *Forget* drops the site's choice: the every-site Deny holds there again.
+      // Clicked in the page: the section may redraw its rows between a find and a click.
+      await session.exec('document.querySelector(arguments[0]).click()', `${rowCss} .forget-site-choice`);
+      await session.waitForScript(`const r = document.querySelector('${rowCss}');
+        return r && !r.querySelector('.site-choice')`, { what: 'the site\'s choice forgotten' });
+      assert.equal((await stored(session, 'settings')).siteToolPolicies.deepseek, undefined);
     });
   });
 }

@@ -12,7 +12,7 @@ export const GECKO_ID = 'mcp-bridge@mcp-bridge.dev';
 // Fixed internal UUID so the test knows the extension's moz-extension:// origin.
 const GECKO_UUID = '6c0d6f9e-7c3f-4c63-9d0e-2b1a4e5f0a11';
 
-export const BROWSERS = ['chromium', 'firefox'];
+export const BROWSERS = process.env.ONLY_BROWSER ? [process.env.ONLY_BROWSER] : ['chromium', 'firefox'];
 
 function which(bin) {
   for (const dir of (process.env.PATH || '').split(':')) {
