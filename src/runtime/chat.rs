@@ -48,6 +48,11 @@ mod tools_changed;
 /// an extension worker whose fetch takes ~30 s to answer).
 pub const POLL_WAIT_S: u32 = 20;
 
+/// Seconds the first request of a call may be held: short, so that a call still running
+/// has its id (the one thing a *Cancel* needs at the bridge) within a second, not after a
+/// whole long-poll. Most calls answer within it, so their report comes no later.
+pub const FIRST_WAIT_S: u32 = 1;
+
 /// What the chat loop answers an errand (never sent there: the dispatcher hands errands to
 /// [`super::errands`]).
 const ERRAND_IN_CHAT_LOOP: &str = "answered by the worker's errands";
@@ -821,7 +826,7 @@ impl<H: Host> ChatLoop<H> {
                 let server = call.server_name.as_deref();
                 let (name, args) = (&call.tool_name, &call.arguments);
                 client
-                    .execute_as(name, args, server, Some(POLL_WAIT_S), unmasked)
+                    .execute_as(name, args, server, Some(FIRST_WAIT_S), unmasked)
                     .await
             }
         };
