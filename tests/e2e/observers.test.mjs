@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
-import { sleep } from './support/webdriver.mjs';
 
 const SWAPS = 4;
 
@@ -31,7 +30,10 @@ for (const browser of BROWSERS) {
       assert.notEqual(await w.session.exec('return document.documentElement.dataset.mcpTestObservers ?? null'), null);
       await w.session.navigate(`http://127.0.0.1:${w.fixtures.port}/deepseek/`);
       await w.session.waitForScript('return !!window.fixtureAI', { what: 'the fixture page' });
-      await sleep(1000);
+      // The probe is injected when the content script would be: once it is there, the
+      // content script's moment has passed on this page.
+      await w.session.waitForScript('return document.documentElement.dataset.mcpTestProbe === "injected"',
+        { what: 'the probe content script' });
       assert.equal(await w.session.exec('return document.documentElement.dataset.mcpTestObservers ?? null'), null);
     });
 
@@ -42,20 +44,18 @@ for (const browser of BROWSERS) {
       const counts = () => w.session.exec(
         'const d = document.documentElement.dataset; return { observers: Number(d.mcpTestObservers), intervals: Number(d.mcpTestIntervals) }');
       assert.deepEqual(await counts(), { observers: 1, intervals: 1 });
-      // The content script looks for its area every 2 s: swap more slowly than that, so
-      // every swap is seen, then give a leak time to grow.
+      // After each swap an answer rendered in the new area calls a tool: its report in the
+      // chat proves the content script followed that area, which is when a leaked observer
+      // or timer would have been left behind.
       for (let i = 0; i < SWAPS; i++) {
         await w.session.exec('window.fixtureAI.swapMessageArea()');
-        await sleep(2500);
+        await userSays(w, `Echo ${i}.`, [`Sure.\n${call('echo', { text: `from area ${i}` })}`, 'Done.']);
+        const msgs = await userMessages(w, 2 * (i + 1));
+        assert.match(msgs[2 * i + 1], new RegExp(`from area ${i}`));
       }
-      await sleep(4000);
       const after = await counts();
       console.log(`${browser}: after ${SWAPS} swaps`, after);
       assert.deepEqual(after, { observers: 1, intervals: 1 });
-      // The observer follows the new area: an answer rendered there is seen and its call runs.
-      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'from the new area' })}`, 'Done.']);
-      const msgs = await userMessages(w, 2);
-      assert.match(msgs[1], /from the new area/);
     });
   });
 }

@@ -1,5 +1,6 @@
 // A copy of the built extension with support/hooks.js loaded before the content script, for tests
-// that count what the content script leaves running or measure its float.
+// that count what the content script leaves running or measure its float, and support/probe.js
+// on loopback pages, which shows when the content script would have been injected there.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +51,10 @@ export function instrumentedExtension(browser, { timing = false, hooks = true } 
   if (hooks) {
     fs.copyFileSync(path.join(ROOT, 'tests/e2e/support/hooks.js'), path.join(dir, 'test-hooks.js'));
     for (const cs of manifest.content_scripts) cs.js = ['test-hooks.js', ...cs.js];
+    // The probe: injected when the content script would be, on loopback pages only.
+    fs.copyFileSync(path.join(ROOT, 'tests/e2e/support/probe.js'), path.join(dir, 'test-probe.js'));
+    const runAt = manifest.content_scripts[0].run_at;
+    manifest.content_scripts.push({ matches: ['http://127.0.0.1/*'], js: ['test-probe.js'], run_at: runAt });
     fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
   }
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
