@@ -175,6 +175,20 @@ pub struct ToolInfo {
     pub parameters: Map<String, Value>,
     /// MCP's `annotations` as the server declared them (`readOnlyHint`, …); `{}` for none.
     pub annotations: Value,
+    /// Its MCP App view, when it declares one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ui: Option<ToolUi>,
+}
+
+/// A tool's MCP App view (the `io.modelcontextprotocol/ui` extension): the `ui://` resource
+/// a host shows for its calls, and who may call the tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolUi {
+    pub resource_uri: String,
+    /// `model` (the AI may call it) and/or `app` (its view may); both when the server says
+    /// nothing.
+    pub visibility: Vec<String>,
 }
 
 /// The `202` of `POST /execute` and `GET /calls/{id}`: the call still runs, and what it is
