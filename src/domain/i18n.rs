@@ -650,6 +650,17 @@ mod tests {
     }
 
     #[test]
+    fn the_chinese_names_the_bridge_one_way_everywhere() {
+        // The core's catalog and the pages' catalog both say 桥接服务; a second word for the
+        // same program reads as a second program.
+        let pages = include_str!("../../extension/_locales/zh_CN/messages.json");
+        for (key, z) in entries(Lang::Zh) {
+            assert!(!z.contains("桥接程序"), "zh {key}: {z}");
+        }
+        assert!(!pages.contains("桥接程序"));
+    }
+
+    #[test]
     fn languages_parse_from_settings_and_the_browser() {
         assert_eq!(Lang::parse("en-US"), Lang::En);
         assert_eq!(Lang::parse("zh"), Lang::Zh);
