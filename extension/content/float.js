@@ -163,7 +163,11 @@ const ACTIONS = {
   cancel: () => ({ action: ACTION.CANCEL }), 'open-settings': () => ({ action: ACTION.OPEN_DETAILS }),
   'tell-ai': () => ({ action: ACTION.HELD, tellAi: true }), drop: () => ({ action: ACTION.HELD, tellAi: false }),
   'insert-instructions': () => ({ action: ACTION.INSERT_INSTRUCTIONS }),
+  // About the float's own tool (and its server, when the call named one).
+  'reset-tool': () => ({ action: ACTION.RESET_TOOL, ...ofTool() }),
+  'ask-next-time': () => ({ action: ACTION.ASK_NEXT_TIME, ...ofTool() }),
 };
+const ofTool = () => ({ tool: floatState.tool ?? '', ...(floatState.server ? { server: floatState.server } : {}) });
 function act(id) {
   if (id === 'copy-report') navigator.clipboard.writeText(floatState.report ?? '').catch(() => {});
   else if (ACTIONS[id]) send({ type: TAB.USER_ACTION, action: ACTIONS[id]() });

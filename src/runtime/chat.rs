@@ -879,6 +879,11 @@ impl<H: Host> ChatLoop<H> {
             delivery_problem: problem.as_deref(),
         };
         let mut f = float::finished(self.ui(), r.float, &r.chat_text, how);
+        let bridge = Address {
+            url: settings.base_url(),
+        };
+        let server = call.server_name.as_deref();
+        crate::domain::failure_reason::explain(&mut f, self.ui(), tool, server, outcome, bridge);
         if let CallOutcome::Success { result, .. } = outcome {
             let server = call.server_name.as_deref();
             f.links = crate::domain::prompts_menu::links(&result.content, server);
@@ -1053,6 +1058,26 @@ impl<H: Host> ChatLoop<H> {
                     return Response::error(e);
                 }
             }
+            UserAction::ResetTool { tool, server } => {
+                // The options page's reset of one counter, from the float of the blocked call.
+                let server = server.filter(|s| !s.is_empty());
+                let client = self.client(&settings);
+                if let Err(outcome) = client.reset_history(server.as_deref(), Some(&tool)).await {
+                    let opts = self.report_options(&settings);
+                    let r = self
+                        .report("reset-history", &serde_json::Value::Null, &outcome, &opts, None)
+                        .await;
+                    return Response::error(r.chat_text.to_string());
+                }
+                let done = fill(lang.says().ui_reset_done, &[("tool", &float::code(&tool))]);
+                self.show(tab, float::said(lang, &done)).await;
+            }
+            UserAction::AskNextTime { tool, server } => {
+                self.change_settings(|s| ask_again(s, &tool, server.as_deref()))
+                    .await;
+                let done = fill(lang.says().ui_ask_done, &[("tool", &float::code(&tool))]);
+                self.show(tab, float::said(lang, &done)).await;
+            }
             // `super::errands` answers these; the dispatcher never sends them here.
             UserAction::Menu
             | UserAction::Complete { .. }
@@ -1060,5 +1085,19 @@ impl<H: Host> ChatLoop<H> {
             | UserAction::Picked { .. } => return Response::error(ERRAND_IN_CHAT_LOOP),
         }
         Response::Ack { recheck_ms: None }
+    }
+}
+
+/// *Ask me next time*: every saved *Deny* that refuses `tool` (on `server` when the call
+/// named it, else on any server) becomes *Ask*.
+fn ask_again(settings: &mut Settings, tool: &str, server: Option<&str>) {
+    let applies = |key: &str| match key.rsplit_once(':') {
+        Some((s, t)) => t == tool && (server.is_none() || s == "*" || Some(s) == server),
+        None => false,
+    };
+    for (key, policy) in settings.tool_policies.iter_mut() {
+        if *policy == ToolPolicy::Deny && applies(key) {
+            *policy = ToolPolicy::Ask;
+        }
     }
 }
