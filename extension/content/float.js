@@ -258,6 +258,8 @@ function render(state) {
   const focused = root.activeElement?.dataset?.id;
   const asking = !!state.consent && !float.minimized;
   if (asking && !before?.consent) float.returnTo = root.activeElement ? null : document.activeElement;
+  // After Esc the question stays, but a redraw no longer takes the focus from the chat.
+  if (!state.consent) float.escaped = false;
   wrap.replaceChildren();
   if (float.minimized) {
     const label = `${plain(state.title)} — ${T('floatRestore')}`;
@@ -284,8 +286,16 @@ function render(state) {
   drag(bar, box);
   const body = el('div', { class: 'body' });
   if (state.consent) {
-    // Only the prompt and its choices while asking; Esc declines this one call.
-    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); act('skip'); } });
+    // Only the prompt and its choices while asking. Esc keeps the question (the call waits
+    // for an answer) and gives the focus back to the chat, as leaving a dialog does.
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape') return;
+      e.stopPropagation();
+      const back = float.returnTo?.isConnected ? float.returnTo : parts.input;
+      float.returnTo = null;
+      float.escaped = true;
+      back?.focus();
+    });
     body.append(consentSection(state.consent));
   } else {
     if (state.detail) body.append(el('div', { class: 'detail' }, ...rich(state.detail)));
@@ -348,7 +358,7 @@ function render(state) {
   }
   wrap.append(box);
   placeFloat();
-  if (asking) (root.querySelector(`[data-id="${focused}"]`) || row.querySelector('.primary'))?.focus();
+  if (asking && !float.escaped) (root.querySelector(`[data-id="${focused}"]`) || row.querySelector('.primary'))?.focus();
   else if (before?.consent && float.returnTo) {
     if (float.returnTo.isConnected) float.returnTo.focus();
     float.returnTo = null;

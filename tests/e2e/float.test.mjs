@@ -178,7 +178,7 @@ for (const browser of BROWSERS) {
       }
     });
 
-    test('consent is a dialog: the question first, the arguments as a list, focus in and back, Esc declines', async () => {
+    test('consent is a dialog: the question first, the arguments as a list, focus in and back, Esc keeps the question', async () => {
       await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
       try {
         await openChat(w, 'chat.deepseek.com');
@@ -208,10 +208,15 @@ for (const browser of BROWSERS) {
         assert.ok(got.folded, 'the long value is folded');
         assert.ok(!got.text.includes('hunter2'), 'the secret-named value is masked');
         await key(w, '\uE00C'); // Escape
-        await w.session.waitForScript(`return !document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt to close' });
-        const back = await w.session.exec(`return document.activeElement === document.querySelector('textarea#chat-input')`);
-        assert.ok(back, 'focus is back in the chat input');
+        // The question stays (the call waits for an answer); the focus is back in the chat.
+        await w.session.waitForScript(`return document.activeElement === document.querySelector('textarea#chat-input')`, { what: 'the focus back in the chat input' });
+        const kept = await w.session.exec(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`);
+        assert.ok(kept, 'Esc dropped the question');
         assert.equal(await w.session.exec('return window.fixtureAI.messages().length'), 1, 'nothing was run or sent');
+        // Answered later, the call runs and the AI gets its report: nothing hangs.
+        await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-id=allow-once]').click()`);
+        const msgs = await userMessages(w, 2);
+        assert.match(msgs[1], /word word/);
       } finally {
         await configure(w, { toolPolicies: {} });
       }
