@@ -133,7 +133,9 @@ function placeFloat() {
   }
   node.style.bottom = `${bottom}px`;
   node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
-  node.classList.toggle('docked', node.dataset.status !== 'confirm');
+  // A prompt, and a sentence that introduces a command, read top-down: never docked with
+  // the title bar below them.
+  node.classList.toggle('docked', node.dataset.status !== 'confirm' && !node.querySelector('.cmd.command'));
 }
 
 // Placing the float reads the layout of the input, the send button and the float. From a
@@ -299,7 +301,7 @@ function render(state) {
     body.append(consentSection(state.consent));
   } else {
     if (state.detail) body.append(el('div', { class: 'detail' }, ...rich(state.detail)));
-    if (state.command) body.append(el('div', { class: 'cmd' }, el('code', {}, state.command), copyButton(state.command, 'floatCopyCommand')));
+    if (state.command) body.append(el('div', { class: 'cmd command' }, el('code', {}, state.command), copyButton(state.command, 'floatCopyCommand')));
     if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
     if (state.status === 'executing' && state.startedAtMs) {
       const clock = el('span', { class: 'clock' });

@@ -79,10 +79,12 @@ for (const browser of BROWSERS) {
     before(async () => {
       ext = instrumentedExtension(browser);
       w = await startWorld(browser, { extension: ext.dir });
-      // Not pinned: the float goes where the extension puts it.
-      await w.session.execAsync(`const done = arguments[arguments.length - 1];
-        chrome.storage.local.get(null).then((all) => chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('floatPos:')))).then(() => done(true));`);
+      await unpin();
     });
+    // Not pinned: the float goes where the extension puts it (`configure` pins it; it leaves
+    // the options page open, where this runs).
+    const unpin = () => w.session.execAsync(`const done = arguments[arguments.length - 1];
+      chrome.storage.local.get(null).then((all) => chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('floatPos:')))).then(() => done(true));`);
     after(async () => {
       await w?.close();
       ext?.remove();
@@ -117,6 +119,25 @@ for (const browser of BROWSERS) {
         for (const b of got.buttons) assert.ok(b.fits, `"${b.label}" is cut off`);
       });
     }
+
+    test('with the bridge down, the sentence comes before the command that it introduces', async () => {
+      const { freePort } = await import('./support/bridge.mjs');
+      await configure(w, { bridgeUrl: `http://127.0.0.1:${await freePort()}` });
+      await unpin();
+      try {
+        await openChat(w, 'chat.deepseek.com');
+        await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=unreachable] .cmd code')`, { what: 'the float of a bridge that is not running' });
+        const got = await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+          const r = (e) => e.getBoundingClientRect();
+          const title = root.querySelector('.title'); const cmd = root.querySelector('.cmd code'); const copy = root.querySelector('[data-copy]');
+          return { title: title.textContent, titleBottom: r(title).bottom, cmd: cmd.textContent, cmdTop: r(cmd).top, copyTop: r(copy).top };`);
+        assert.match(got.title, /Start it in a terminal:$/);
+        assert.ok(got.titleBottom <= got.cmdTop && got.titleBottom <= got.copyTop, `the command stands above its sentence: ${JSON.stringify(got)}`);
+      } finally {
+        await configure(w, { bridgeUrl: w.bridge.url });
+        await unpin();
+      }
+    });
 
     test('the title bar keeps its place from ready to an error', async () => {
       await longChat('chat.deepseek.com');
