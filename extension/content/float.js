@@ -3,8 +3,8 @@
 // actions.
 'use strict';
 
-// Colours meet WCAG AA (4.5:1 or more) for all text in both themes; every target is at
-// least 24×24 px. The tone (the core's) colours the dot and the ring.
+// Colours meet WCAG AA (4.5:1 or more) for all text in both themes; no text is under
+// 12 px; every target is at least 24×24 px. The tone (the core's) colours the dot and the ring.
 const FLOAT_CSS = `
 :host{all:initial;--fg:#111;--bg:#fff;--line:#d0d7de;--soft:#f6f8fa;--hover:#eaeef2;--bad:#b91c1c;--link:#1d4ed8}
 @media (prefers-color-scheme:dark){:host{--fg:#e6edf3;--bg:#161b22;--line:#3d444d;--soft:#21262d;--hover:#30363d;--bad:#fca5a5;--link:#93c5fd}}
@@ -22,7 +22,7 @@ const FLOAT_CSS = `
 code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
-.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
+.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
 .row,.tools{display:flex;flex-wrap:wrap;gap:6px;padding:6px 10px;flex:none}
 .tools{border-top:1px solid var(--line)}
 button{font:12px/1.2 system-ui,sans-serif;padding:4px 10px;min-height:28px;min-width:28px;border:1px solid var(--line);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
@@ -38,21 +38,23 @@ button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .args{margin:6px 0 0;display:grid;grid-template-columns:auto 1fr;gap:2px 8px;max-height:200px;overflow:auto}
 .args dt{font-weight:600}.args dd{margin:0}.args dd code{background:none;padding:0}
 .args summary{cursor:pointer;min-height:24px}
-textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
+textarea{width:100%;box-sizing:border-box;height:90px;font:12px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
 .manual{display:flex;gap:4px;padding:4px 10px;flex:none}
 .media{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}
 .item{display:flex;flex-direction:column;align-items:center;gap:2px}
 .item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
 .item audio,.item span{max-width:200px}
 .item a{color:var(--link)}
-.health{margin-top:6px;font-size:11px}
+.health{margin-top:6px;font-size:12px}
+.health summary{cursor:pointer;min-height:24px}
+.health ul{margin:2px 0 0;padding-left:18px}
 .missing{margin-top:4px;font-weight:600;color:var(--bad)}
 .progress progress{width:100%}
 .question{margin-top:6px;padding:6px;border:1px solid var(--line);border-radius:6px;white-space:normal}
 .question .row{padding:4px 0 0}
 .field{display:flex;flex-direction:column;gap:2px;margin-top:4px}
 .field input[type=text],.field input[type=number],.field select{font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 4px;min-height:24px}
-.url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
+.url{font:12px ui-monospace,monospace;word-break:break-all;margin-top:4px}
 .refused{color:var(--bad)}
 .refused:empty{display:none}
 .menu{padding:4px 10px 8px;flex:none;max-height:50vh;overflow:auto}

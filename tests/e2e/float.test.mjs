@@ -44,6 +44,25 @@ const TARGETS = `
   return [...root.querySelectorAll('button, summary, a, input, select')].filter((e) => e.getClientRects().length)
     .map((e) => { const r = e.getBoundingClientRect(); return { what: e.dataset.id || e.dataset.tool || e.className || e.tagName, width: r.width, height: r.height }; });`;
 
+// Runs in the page: every visible text of the float (and its form controls) under 12 px.
+const SMALL_TEXT = `
+  const root = document.querySelector('mcp-bridge-float').shadowRoot;
+  const px = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const small = [];
+  let texts = 0;
+  const walk = (node) => { for (const n of node.childNodes) {
+    if (n.nodeType === 3 && n.textContent.trim()) {
+      const e = n.parentElement;
+      if (!e.checkVisibility()) continue;
+      texts += 1;
+      if (px(e) < 12) small.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + px(e) + 'px: ' + n.textContent.trim().slice(0, 40));
+    } else if (n.nodeType === 1) walk(n); } };
+  walk(root);
+  for (const e of root.querySelectorAll('input, select, textarea, button')) {
+    if (e.checkVisibility() && px(e) < 12) small.push(e.tagName.toLowerCase() + ' ' + px(e) + 'px');
+  }
+  return { texts, small };`;
+
 /** One key press (WebDriver key code). */
 const key = (w, k) => w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'kb', actions: [
   { type: 'keyDown', value: k }, { type: 'keyUp', value: k }] }] });
@@ -244,7 +263,7 @@ for (const browser of BROWSERS) {
     });
 
     for (const theme of ['light', 'dark']) {
-      test(`every float state's text is at least 4.5:1 and every target at least 24×24 in the ${theme} theme`, async () => {
+      test(`every float state's text is at least 4.5:1 and 12 px, and every target at least 24×24, in the ${theme} theme`, async () => {
         await setTheme(w, browser, theme);
         await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
         try {
@@ -259,9 +278,14 @@ for (const browser of BROWSERS) {
             assert.ok(texts.length > 1, `${name}: ${JSON.stringify(texts)}`);
             assert.deepEqual(texts.filter((t) => t.ratio < 4.5), [], `${name}: below 4.5:1`);
             assert.deepEqual(targets.filter((t) => t.width < 24 || t.height < 24), [], `${name}: targets below 24×24`);
+            const sizes = await w.session.exec(SMALL_TEXT);
+            assert.ok(sizes.texts > 1, `${name}: no texts measured`);
+            assert.deepEqual(sizes.small, [], `${name}: text under 12 px`);
           };
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.more').click()`);
-          await check('ready with its tools');
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
+          await check('ready with its tools and the pasted-call box');
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
           await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `hi in the ${theme} theme `.repeat(20) })}`, 'Done.']);
           await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' })
             .catch(async (e) => {
