@@ -213,14 +213,19 @@ const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAn
 const FOUND = { config: 'foundConfig', structure: 'foundStructure', learned: 'foundLearned', missing: 'foundMissing', pending: 'foundPending' };
 const MISSING = { input: 'missingInput', send: 'missingSend', answers: 'missingAnswers' };
 
-/** The float's part of the health record: shown once a part is not the config's. */
+/**
+ * The float's part of the health record, once a part is not the config's: a part the core
+ * counts as missing is said plainly; how each part was found waits behind a details view.
+ */
 function healthSection() {
   const how = parts.how;
   if (!site || PARTS.every(([part]) => how[part] === 'config' || how[part] === 'pending')) return null;
-  const box = el('div', { class: 'health' }, PARTS.map(([part, key]) => `${T(key)}${T('colon')}${T(FOUND[how[part]])}`).join(T('listSep')));
+  const box = el('div', { class: 'health' });
   for (const [part, key] of Object.entries(MISSING)) {
     if (how[part] === 'missing') box.append(el('div', { class: 'missing', 'data-part': part }, T(key)));
   }
+  box.append(el('details', {}, el('summary', {}, T('healthDetails')),
+    el('ul', {}, ...PARTS.map(([part, key]) => el('li', {}, T('partFound', [T(key), T(FOUND[how[part]])]))))));
   return box;
 }
 

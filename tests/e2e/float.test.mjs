@@ -158,6 +158,25 @@ for (const browser of BROWSERS) {
       }
     });
 
+    test('a fresh chat with a welcome above the input raises no missing-part warning', async () => {
+      // Kimi greets a fresh chat above its input; no answer exists yet, so none is missing.
+      await openChat(w, 'www.kimi.com', '/?welcome=1');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'www.kimi.com', '/?welcome=1');
+      // Every missing-part warning the float shows from now on is recorded.
+      await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+        window.sawMissing = [];
+        const look = () => { for (const m of root.querySelectorAll('.missing')) window.sawMissing.push(m.dataset.part + ': ' + m.textContent); };
+        look();
+        new MutationObserver(look).observe(root, { childList: true, subtree: true });`);
+      // The user's first exchange: the page was read before it (the content script reads the
+      // page, then watches the user), and the call in the answer is found and reported.
+      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'welcome gone' })}`, 'Done.'], '.chat-input-editor');
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /welcome gone/);
+      assert.deepEqual(await w.session.exec('return window.sawMissing'), [], 'a warning on a fresh chat');
+    });
+
     test('the title bar keeps its place from ready to an error', async () => {
       await longChat('chat.deepseek.com');
       const before = await measure('deepseek');
