@@ -129,11 +129,18 @@ mod tests {
             detail.as_str(),
             "原因：工具的说明：Error: Access denied - path outside allowed directories: /etc/passwd not in /tmp/x"
         );
-        let secret = format!("failed with key sk-ant-api03-{} {}", "A".repeat(40), "x".repeat(400));
+        let secret = format!(
+            "failed with key sk-ant-api03-{} {}",
+            "A".repeat(40),
+            "x".repeat(400)
+        );
         let f = explained(Lang::En, FloatStatus::Error, &tool_error(&secret));
         let detail = f.detail.unwrap();
         assert!(!detail.as_str().contains("AAAAAAAAAAAAAAAA"), "{detail:?}");
-        assert!(detail.as_str().chars().count() <= LINE_CHARS + 10, "{detail:?}");
+        assert!(
+            detail.as_str().chars().count() <= LINE_CHARS + 10,
+            "{detail:?}"
+        );
         assert!(detail.as_str().ends_with('…'), "{detail:?}");
     }
 
@@ -155,7 +162,11 @@ mod tests {
             !detail.as_str().chars().any(|c| c.is_ascii_alphabetic()),
             "{detail:?}"
         );
-        let f = explained(Lang::En, FloatStatus::Error, &CallOutcome::Timeout { after_ms: 1000 });
+        let f = explained(
+            Lang::En,
+            FloatStatus::Error,
+            &CallOutcome::Timeout { after_ms: 1000 },
+        );
         assert!(f.detail.unwrap().as_str().starts_with("Why: "));
     }
 

@@ -1065,7 +1065,13 @@ impl<H: Host> ChatLoop<H> {
                 if let Err(outcome) = client.reset_history(server.as_deref(), Some(&tool)).await {
                     let opts = self.report_options(&settings);
                     let r = self
-                        .report("reset-history", &serde_json::Value::Null, &outcome, &opts, None)
+                        .report(
+                            "reset-history",
+                            &serde_json::Value::Null,
+                            &outcome,
+                            &opts,
+                            None,
+                        )
                         .await;
                     return Response::error(r.chat_text.to_string());
                 }

@@ -175,6 +175,9 @@ for (const browser of BROWSERS) {
       const msgs = await userMessages(w, 2);
       assert.match(msgs[1], /welcome gone/);
       assert.deepEqual(await w.session.exec('return window.sawMissing'), [], 'a warning on a fresh chat');
+      // The AI's last answer in, the chat is left empty for the tests that follow.
+      await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
+      await w.session.exec('window.fixtureAI.reset()');
     });
 
     test('the title bar keeps its place from ready to an error', async () => {
