@@ -1107,3 +1107,39 @@ fn ask_again(settings: &mut Settings, tool: &str, server: Option<&str>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ask_me_next_time_turns_only_that_tools_denials_to_ask() {
+        let mut s = Settings::default();
+        for (key, policy) in [
+            ("fs:write", ToolPolicy::Deny),
+            ("*:write", ToolPolicy::Deny),
+            ("other:write", ToolPolicy::Deny),
+            ("fs:read", ToolPolicy::Deny),
+            ("fs:write_all", ToolPolicy::Deny),
+            ("demo:write", ToolPolicy::Allow),
+        ] {
+            s.tool_policies.insert(key.into(), policy);
+        }
+        let policy = |s: &Settings, key: &str| s.tool_policies[key];
+        ask_again(&mut s, "write", Some("fs"));
+        assert_eq!(policy(&s, "fs:write"), ToolPolicy::Ask);
+        assert_eq!(policy(&s, "*:write"), ToolPolicy::Ask);
+        assert_eq!(
+            policy(&s, "other:write"),
+            ToolPolicy::Deny,
+            "another server's"
+        );
+        assert_eq!(policy(&s, "fs:read"), ToolPolicy::Deny, "another tool");
+        assert_eq!(policy(&s, "fs:write_all"), ToolPolicy::Deny, "another tool");
+        assert_eq!(policy(&s, "demo:write"), ToolPolicy::Allow, "not a denial");
+        // A call that named no server: the denial in force may be any server's.
+        ask_again(&mut s, "write", None);
+        assert_eq!(policy(&s, "other:write"), ToolPolicy::Ask);
+        assert_eq!(policy(&s, "demo:write"), ToolPolicy::Allow);
+    }
+}
