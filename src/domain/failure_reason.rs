@@ -13,6 +13,8 @@ use crate::domain::report::text::{self, Address};
 
 /// A reason line is at most this many characters (the float is a few lines tall).
 const LINE_CHARS: usize = 160;
+/// A tool's own words are cut to this many characters, inside the line.
+const WORDS_CHARS: usize = 120;
 
 /// Adds to the float of a finished call (`f`, from [`float::finished`]) what the person
 /// needs to know about `outcome`: why it failed, that the tool is blocked, or that their
@@ -60,7 +62,7 @@ pub fn explain(
 }
 
 /// Why, in one line: a situation of our own in the person's words; the tool's own words
-/// where they are the reason (its first line); else what the bridge's error means, by its
+/// where they are the reason (its first line, as code); else what the bridge's error means, by its
 /// category, in the person's words (the bridge writes English for the AI).
 fn reason(lang: Lang, d: &classify::Diagnosis, bridge: Address<'_>) -> String {
     let says = lang.says();
@@ -70,8 +72,10 @@ fn reason(lang: Lang, d: &classify::Diagnosis, bridge: Address<'_>) -> String {
             if d.error_type == "ToolError"
                 || matches!(d.category, Category::Runtime | Category::Logical) =>
         {
+            // Marked as code: data in whatever language the tool wrote, shown as it is.
             let first = words.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            fill(says.ui_reason_said, &[("said", first.trim())])
+            let cut = cut_chars(first.trim(), WORDS_CHARS);
+            fill(says.ui_reason_said, &[("said", &float::code(&cut))])
         }
         Said::Quoted(_) => match d.category {
             Category::Validation => says.ui_reason_validation.into(),
@@ -127,7 +131,7 @@ mod tests {
         let detail = f.detail.unwrap();
         assert_eq!(
             detail.as_str(),
-            "原因：工具的说明：Error: Access denied - path outside allowed directories: /etc/passwd not in /tmp/x"
+            "原因：工具的说明：`Error: Access denied - path outside allowed directories: /etc/passwd not in /tmp/x`"
         );
         let secret = format!(
             "failed with key sk-ant-api03-{} {}",
@@ -141,7 +145,7 @@ mod tests {
             detail.as_str().chars().count() <= LINE_CHARS + 10,
             "{detail:?}"
         );
-        assert!(detail.as_str().ends_with('…'), "{detail:?}");
+        assert!(detail.as_str().ends_with("…`"), "{detail:?}");
     }
 
     #[test]
