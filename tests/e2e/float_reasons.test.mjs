@@ -55,8 +55,13 @@ for (const browser of BROWSERS) {
       await floatStatus(w, 'error');
       const why = await floatText(w, '.detail');
       assert.equal(why, 'Why: the tool says: No records match the query "no such thing"; try a broader query.');
+      // A path outside the folder the tool may read: the reason is the tool's own sentence.
+      await round(w, 2, call('read_text_file', { path: '/home/demo/notes/todo.txt' }));
+      await titleWith(w, 'read_text_file');
+      const outside = await floatText(w, '.detail');
+      assert.match(outside, /^Why: the tool says: .*outside the demo folder/, outside);
       const secret = `sk-ant-api03-${'A'.repeat(40)}`;
-      await round(w, 2, call('fail_runtime', { message: `cannot open the vault with ${secret} ${'and more '.repeat(40)}` }));
+      await round(w, 3, call('fail_runtime', { message: `cannot open the vault with ${secret} ${'and more '.repeat(40)}` }));
       await titleWith(w, 'fail_runtime');
       const said = await floatText(w, '.detail');
       assert.match(said, /^Why: the tool says: cannot open the vault with /, said);
