@@ -24,6 +24,8 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     CONFIRM: 'confirm',
     HELD: 'held',
     OPEN_DETAILS: 'open-details',
+    RESET_TOOL: 'reset-tool',
+    ASK_NEXT_TIME: 'ask-next-time',
     ANSWER: 'answer',
     PICKED: 'picked',
     MENU: 'menu',

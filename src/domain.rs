@@ -9,6 +9,7 @@ pub mod classify;
 pub mod custom_sites;
 pub mod detect;
 pub mod error_log;
+pub mod failure_reason;
 pub mod field_error;
 pub mod float;
 pub mod hash;

@@ -213,7 +213,9 @@ async function detectParts() {
   parts.composer = g ? g.composer : null;
   parts.how.input = !g ? 'missing' : fromConfig ? 'config' : 'structure';
   parts.send = sendCfg || (g && choice.send != null ? g.buttons[choice.send] : null);
-  parts.how.send = sendCfg ? 'config' : !parts.send ? 'missing' : choice.sendLearned ? 'learned' : 'structure';
+  // Whether a send control that nothing found counts as missing is the core's too.
+  parts.how.send = sendCfg ? 'config' : parts.send ? (choice.sendLearned ? 'learned' : 'structure')
+    : choice.sendMissing ? 'missing' : 'pending';
   parts.seenList = g && choice.list != null ? g.lists[choice.list] : null;
   parts.list = parts.seenList && choice.answers ? parts.seenList : null;
   parts.path = parts.list ? choice.answers : null;

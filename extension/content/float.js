@@ -3,8 +3,8 @@
 // actions.
 'use strict';
 
-// Colours meet WCAG AA (4.5:1 or more) for all text in both themes; every target is at
-// least 24×24 px. The tone (the core's) colours the dot and the ring.
+// Colours meet WCAG AA (4.5:1 or more) for all text in both themes; no text is under
+// 12 px; every target is at least 24×24 px. The tone (the core's) colours the dot and the ring.
 const FLOAT_CSS = `
 :host{all:initial;--fg:#111;--bg:#fff;--line:#d0d7de;--soft:#f6f8fa;--hover:#eaeef2;--bad:#b91c1c;--link:#1d4ed8}
 @media (prefers-color-scheme:dark){:host{--fg:#e6edf3;--bg:#161b22;--line:#3d444d;--soft:#21262d;--hover:#30363d;--bad:#fca5a5;--link:#93c5fd}}
@@ -22,7 +22,7 @@ const FLOAT_CSS = `
 code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
-.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:11px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
+.body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
 .row,.tools{display:flex;flex-wrap:wrap;gap:6px;padding:6px 10px;flex:none}
 .tools{border-top:1px solid var(--line)}
 button{font:12px/1.2 system-ui,sans-serif;padding:4px 10px;min-height:28px;min-width:28px;border:1px solid var(--line);border-radius:6px;background:var(--soft);color:var(--fg);cursor:pointer}
@@ -39,21 +39,23 @@ button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .args{margin:6px 0 0;display:grid;grid-template-columns:auto 1fr;gap:2px 8px;max-height:200px;overflow:auto}
 .args dt{font-weight:600}.args dd{margin:0}.args dd code{background:none;padding:0}
 .args summary{cursor:pointer;min-height:24px}
-textarea{width:100%;box-sizing:border-box;height:90px;font:11px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
+textarea{width:100%;box-sizing:border-box;height:90px;font:12px ui-monospace,monospace;color:var(--fg);background:var(--bg)}
 .manual{display:flex;gap:4px;padding:4px 10px;flex:none}
 .media{display:flex;flex-wrap:wrap;gap:6px;margin-top:6px}
 .item{display:flex;flex-direction:column;align-items:center;gap:2px}
 .item img{max-width:96px;max-height:96px;border:1px solid var(--line);border-radius:4px;background:var(--soft)}
 .item audio,.item span{max-width:200px}
 .item a{color:var(--link)}
-.health{margin-top:6px;font-size:11px}
+.health{margin-top:6px;font-size:12px}
+.health summary{cursor:pointer;min-height:24px}
+.health ul{margin:2px 0 0;padding-left:18px}
 .missing{margin-top:4px;font-weight:600;color:var(--bad)}
 .progress progress{width:100%}
 .question{margin-top:6px;padding:6px;border:1px solid var(--line);border-radius:6px;white-space:normal}
 .question .row{padding:4px 0 0}
 .field{display:flex;flex-direction:column;gap:2px;margin-top:4px}
 .field input[type=text],.field input[type=number],.field select{font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;padding:2px 4px;min-height:24px}
-.url{font:11px ui-monospace,monospace;word-break:break-all;margin-top:4px}
+.url{font:12px ui-monospace,monospace;word-break:break-all;margin-top:4px}
 .refused{color:var(--bad)}
 .refused:empty{display:none}
 .menu{padding:4px 10px 8px;flex:none;max-height:50vh;overflow:auto}
@@ -134,7 +136,9 @@ function placeFloat() {
   }
   node.style.bottom = `${bottom}px`;
   node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
-  node.classList.toggle('docked', node.dataset.status !== 'confirm');
+  // A prompt, and a sentence that introduces a command, read top-down: never docked with
+  // the title bar below them.
+  node.classList.toggle('docked', node.dataset.status !== 'confirm' && !node.querySelector('.cmd.command'));
 }
 
 // Placing the float reads the layout of the input, the send button and the float. From a
@@ -166,7 +170,11 @@ const ACTIONS = {
   cancel: () => ({ action: ACTION.CANCEL }), 'open-settings': () => ({ action: ACTION.OPEN_DETAILS }),
   'tell-ai': () => ({ action: ACTION.HELD, tellAi: true }), drop: () => ({ action: ACTION.HELD, tellAi: false }),
   'insert-instructions': () => ({ action: ACTION.INSERT_INSTRUCTIONS }),
+  // About the float's own tool (and its server, when the call named one).
+  'reset-tool': () => ({ action: ACTION.RESET_TOOL, ...ofTool() }),
+  'ask-next-time': () => ({ action: ACTION.ASK_NEXT_TIME, ...ofTool() }),
 };
+const ofTool = () => ({ tool: floatState.tool ?? '', ...(floatState.server ? { server: floatState.server } : {}) });
 function act(id) {
   if (id === 'copy-report') navigator.clipboard.writeText(floatState.report ?? '').catch(() => {});
   else if (ACTIONS[id]) send({ type: TAB.USER_ACTION, action: ACTIONS[id]() });
@@ -211,14 +219,19 @@ const PARTS = [['input', 'partInput'], ['send', 'partSend'], ['answers', 'partAn
 const FOUND = { config: 'foundConfig', structure: 'foundStructure', learned: 'foundLearned', missing: 'foundMissing', pending: 'foundPending' };
 const MISSING = { input: 'missingInput', send: 'missingSend', answers: 'missingAnswers' };
 
-/** The float's part of the health record: shown once a part is not the config's. */
+/**
+ * The float's part of the health record, once a part is not the config's: a part the core
+ * counts as missing is said plainly; how each part was found waits behind a details view.
+ */
 function healthSection() {
   const how = parts.how;
   if (!site || PARTS.every(([part]) => how[part] === 'config' || how[part] === 'pending')) return null;
-  const box = el('div', { class: 'health' }, PARTS.map(([part, key]) => `${T(key)}${T('colon')}${T(FOUND[how[part]])}`).join(T('listSep')));
+  const box = el('div', { class: 'health' });
   for (const [part, key] of Object.entries(MISSING)) {
     if (how[part] === 'missing') box.append(el('div', { class: 'missing', 'data-part': part }, T(key)));
   }
+  box.append(el('details', {}, el('summary', {}, T('healthDetails')),
+    el('ul', {}, ...PARTS.map(([part, key]) => el('li', {}, T('partFound', [T(key), T(FOUND[how[part]])]))))));
   return box;
 }
 
@@ -260,6 +273,8 @@ function render(state) {
   const focused = root.activeElement?.dataset?.id;
   const asking = !!state.consent && !float.minimized;
   if (asking && !before?.consent) float.returnTo = root.activeElement ? null : document.activeElement;
+  // After Esc the question stays, but a redraw no longer takes the focus from the chat.
+  if (!state.consent) float.escaped = false;
   wrap.replaceChildren();
   if (float.minimized) {
     const label = `${plain(state.title)} — ${T('floatRestore')}`;
@@ -286,12 +301,20 @@ function render(state) {
   drag(bar, box);
   const body = el('div', { class: 'body' });
   if (state.consent) {
-    // Only the prompt and its choices while asking; Esc declines this one call.
-    box.addEventListener('keydown', (e) => { if (e.key === 'Escape') { e.stopPropagation(); act('skip'); } });
+    // Only the prompt and its choices while asking. Esc keeps the question (the call waits
+    // for an answer) and gives the focus back to the chat, as leaving a dialog does.
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape') return;
+      e.stopPropagation();
+      const back = float.returnTo?.isConnected ? float.returnTo : parts.input;
+      float.returnTo = null;
+      float.escaped = true;
+      back?.focus();
+    });
     body.append(consentSection(state.consent));
   } else {
     if (state.detail) body.append(el('div', { class: 'detail' }, ...rich(state.detail)));
-    if (state.command) body.append(el('div', { class: 'cmd' }, el('code', {}, state.command), copyButton(state.command, 'floatCopyCommand')));
+    if (state.command) body.append(el('div', { class: 'cmd command' }, el('code', {}, state.command), copyButton(state.command, 'floatCopyCommand')));
     if (state.maskedNote) body.append(el('div', { class: 'masked' }, state.maskedNote));
     if (state.status === 'executing' && state.startedAtMs) {
       const clock = el('span', { class: 'clock' });
@@ -350,7 +373,7 @@ function render(state) {
   }
   wrap.append(box);
   placeFloat();
-  if (asking) (root.querySelector(`[data-id="${focused}"]`) || row.querySelector('.primary'))?.focus();
+  if (asking && !float.escaped) (root.querySelector(`[data-id="${focused}"]`) || row.querySelector('.primary'))?.focus();
   else if (before?.consent && float.returnTo) {
     if (float.returnTo.isConnected) float.returnTo.focus();
     float.returnTo = null;

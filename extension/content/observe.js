@@ -33,7 +33,8 @@ function report(force = false, baseline = false) {
 
 function scheduleReport() {
   lastChange = Date.now();
-  if (lookForAnswers()) redetect();
+  // A send control that a site shows only once text is typed is looked for again then.
+  if (lookForAnswers() || parts.how.send === 'pending') redetect();
   // Whether the page started or stopped generating is looked at in the next frame (at
   // most every 50 ms): a change is reported at once, not after the throttle, so the core
   // knows an answer streams even when it ends within the throttle, and learns its end at

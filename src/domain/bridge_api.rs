@@ -259,6 +259,7 @@ mod tests {
                     description: "The time".into(),
                     parameters: schema.as_object().unwrap().clone(),
                     annotations: json!({"readOnlyHint": true}),
+                    ui: None,
                 }],
             },
         };

@@ -219,10 +219,14 @@ pub struct Choice {
     /// it with every scene.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remember: Option<Memory>,
-    /// The page holds a conversation, its answers were not found, and no answer to a message
-    /// just sent may still be on its way: the float says so.
+    /// Answers should be on the page and were not found: the float says so
+    /// ([`answers_missing`]).
     #[serde(default)]
     pub answers_missing: bool,
+    /// A send control should be there and none was found: the input holds text (many sites
+    /// show their send control only then).
+    #[serde(default)]
+    pub send_missing: bool,
     /// [`ANSWER_WAIT_MS`], for the content script's looking again.
     #[serde(default)]
     pub answer_wait_ms: u32,
@@ -235,22 +239,31 @@ pub struct Choice {
 pub fn choose(scene: &Scene) -> Choice {
     let mut choice = choose_parts(scene);
     choice.answers_missing = answers_missing(scene, &choice);
+    choice.send_missing = send_missing(scene, &choice);
     choice.answer_wait_ms = ANSWER_WAIT_MS;
     choice
 }
 
-/// Answers are missing only on a page with a conversation (a list above an input holds
-/// entries), and not while the first answer to what was just sent may still be on its way.
+/// Answers are missing only once they should be there: a message was sent from this page,
+/// the wait for its answer is over, and nothing holds the answers. What a page shows above
+/// its input before anything is sent (a welcome, suggestions, a chat the site draws its own
+/// way) is no sign that answers should be found among it: a fresh chat has none.
 fn answers_missing(scene: &Scene, choice: &Choice) -> bool {
     let found = choice.input.is_some() && choice.list.is_some() && choice.answers.is_some();
-    let talk = scene
-        .composers
-        .iter()
-        .any(|c| c.lists.iter().any(|l| !l.kids.is_empty()));
     let waited = scene
         .since_sent_ms
-        .is_none_or(|ms| ms > f64::from(ANSWER_WAIT_MS));
-    !found && talk && waited
+        .is_some_and(|ms| ms > f64::from(ANSWER_WAIT_MS));
+    !found && waited
+}
+
+/// A send control is missing only when the chosen input holds text: many sites show theirs
+/// only once something is typed.
+fn send_missing(scene: &Scene, choice: &Choice) -> bool {
+    let typed = choice
+        .input
+        .and_then(|i| scene.composers.get(i as usize))
+        .is_some_and(|c| !c.empty);
+    choice.send.is_none() && typed
 }
 
 fn choose_parts(scene: &Scene) -> Choice {
@@ -392,7 +405,7 @@ mod tests {
     }
 
     #[test]
-    fn answers_count_as_missing_only_in_a_conversation_once_the_wait_is_over() {
+    fn answers_count_as_missing_only_after_a_message_sent_and_the_wait_is_over() {
         let input = Candidate {
             editable: true,
             visible: true,
@@ -435,10 +448,14 @@ mod tests {
             choice.answers_missing
         };
         assert!(
-            missing(&at(talk(), None)),
-            "nothing sent since the page loaded"
+            !missing(&at(talk(), None)),
+            "nothing sent since the page loaded: a welcome is no conversation"
         );
         assert!(missing(&at(talk(), Some(10_001.0))));
+        assert!(
+            missing(&at(vec![], Some(10_001.0))),
+            "sent, waited, and nothing came where answers go"
+        );
         assert!(
             !missing(&at(talk(), Some(2_000.0))),
             "the answer may be on its way"
@@ -451,5 +468,35 @@ mod tests {
             !missing(&at(vec![list(vec![])], None)),
             "an empty list is no conversation"
         );
+    }
+
+    #[test]
+    fn a_send_control_is_missing_only_once_text_is_typed() {
+        let input = Candidate {
+            editable: true,
+            visible: true,
+            tag: "div".into(),
+            rect: Rect(300.0, 800.0, 600.0, 40.0),
+            ..Candidate::default()
+        };
+        // No control beside the input, as on a site that shows its send control only once
+        // there is text to send.
+        let at = |empty: bool| Scene {
+            viewport: (1200.0, 900.0),
+            composers: vec![Composer {
+                input: input.clone(),
+                empty,
+                buttons: vec![],
+                lists: vec![],
+            }],
+            memory: Memory::default(),
+            pressed: None,
+            appeared: None,
+            since_sent_ms: None,
+        };
+        let fresh = choose(&at(true));
+        assert_eq!((fresh.input, fresh.send), (Some(0), None));
+        assert!(!fresh.send_missing, "nothing typed: no send control is due");
+        assert!(choose(&at(false)).send_missing);
     }
 }

@@ -75,6 +75,11 @@ pub enum ActionId {
     OpenSettings,
     InsertInstructions,
     CopyReport,
+    /// Clear the bridge's failure counter of a blocked tool (the float's `tool`, on its
+    /// `server` when known).
+    ResetTool,
+    /// Undo a saved *Deny*: the tool asks again next time.
+    AskNextTime,
 }
 
 /// One button of the float: at most one per state is `primary`.
@@ -150,6 +155,9 @@ pub struct FloatState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consent: Option<Consent>,
     pub tool: Option<String>,
+    /// The tool's server, when the call named it (for *Reset* and *Ask me next time*).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
     /// `Date.now()` when execution started, for the elapsed-time display.
     pub started_at_ms: Option<f64>,
     pub error: Option<FloatError>,
@@ -292,7 +300,7 @@ pub fn code(name: &str) -> String {
     format!("`{}`", name.replace('`', "'"))
 }
 
-fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
+pub(crate) fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
     let says = lang.says();
     let label = match id {
         ActionId::AllowOnce => says.ui_allow_once,
@@ -306,6 +314,8 @@ fn action(lang: Lang, id: ActionId, primary: bool) -> FloatAction {
         ActionId::OpenSettings => says.ui_open_settings,
         ActionId::InsertInstructions => says.ui_insert_instructions,
         ActionId::CopyReport => says.ui_copy_report,
+        ActionId::ResetTool => says.ui_reset_tool,
+        ActionId::AskNextTime => says.ui_ask_next_time,
     };
     FloatAction {
         id,
@@ -425,6 +435,11 @@ pub fn ready(lang: Lang, site_name: &str) -> FloatState {
     );
     s.actions = vec![action(lang, ActionId::InsertInstructions, true)];
     s
+}
+
+/// A settled float that says what a float button just did (`title`), with nothing to press.
+pub fn said(lang: Lang, title: &str) -> FloatState {
+    new(FloatStatus::Ready, title, lang)
 }
 
 /// The extension is off here: the user turned it off, or the site config is broken.

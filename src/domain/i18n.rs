@@ -502,6 +502,26 @@ catalog! {
     log_exception,
     log_unavailable,
     log_limit,
+    // -- the float after a call: why it failed, a blocked tool, a kept denial --
+    /// A tool the bridge's failure counter refuses: `{tool}`.
+    ui_blocked,
+    /// After a refusal by the user's saved *Deny*.
+    ui_denied_kept,
+    /// One short line of why a call failed: `{why}`.
+    ui_why,
+    /// The reasons said in the person's words, by the failure's category.
+    ui_reason_validation,
+    ui_reason_aborted,
+    ui_reason_unavailable,
+    ui_reason_exception,
+    /// The tool's own words, quoted: `{said}`.
+    ui_reason_said,
+    ui_reset_tool,
+    ui_ask_next_time,
+    /// After *Reset*: `{tool}`.
+    ui_reset_done,
+    /// After *Ask me next time*: `{tool}`.
+    ui_ask_done,
 }
 
 /// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English
@@ -625,6 +645,17 @@ mod tests {
             });
             assert!(!english_run, "zh {key} reads as English: {z}");
         }
+    }
+
+    #[test]
+    fn the_chinese_names_the_bridge_one_way_everywhere() {
+        // The core's catalog and the pages' catalog both say 桥接服务; a second word for the
+        // same program reads as a second program.
+        let pages = include_str!("../../extension/_locales/zh_CN/messages.json");
+        for (key, z) in entries(Lang::Zh) {
+            assert!(!z.contains("桥接程序"), "zh {key}: {z}");
+        }
+        assert!(!pages.contains("桥接程序"));
     }
 
     #[test]

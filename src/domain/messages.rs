@@ -110,6 +110,19 @@ pub enum UserAction {
         tell_ai: bool,
     },
     OpenDetails,
+    /// *Reset* on a tool the bridge blocks after repeated failures: clears its failure
+    /// counter (on `server` when the call named one, else on every server).
+    ResetTool {
+        tool: String,
+        #[serde(default)]
+        server: Option<String>,
+    },
+    /// *Ask me next time* after a refusal by a saved *Deny*: the tool asks again.
+    AskNextTime {
+        tool: String,
+        #[serde(default)]
+        server: Option<String>,
+    },
     /// The user's answer to the question a running call's server asks: `accept` (with the
     /// form's `content`), `decline` or `cancel`.
     Answer {

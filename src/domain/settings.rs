@@ -313,6 +313,25 @@ impl Settings {
         }
     }
 
+    /// *Ask me next time*: every saved *Deny* that refuses `tool` (on `server` when the call
+    /// named it, else on any server), on every site and on `site`, becomes *Ask*.
+    pub fn ask_again(&mut self, tool: &str, server: Option<&str>, site: Option<&str>) {
+        let applies = |key: &str| match key.rsplit_once(':') {
+            Some((s, t)) => t == tool && (server.is_none() || s == "*" || Some(s) == server),
+            None => false,
+        };
+        let here = site.and_then(|id| self.site_tool_policies.get_mut(id));
+        let policies = self
+            .tool_policies
+            .iter_mut()
+            .chain(here.into_iter().flatten());
+        for (key, policy) in policies {
+            if *policy == ToolPolicy::Deny && applies(key) {
+                *policy = ToolPolicy::Ask;
+            }
+        }
+    }
+
     pub fn site(&self, id: &str) -> SiteSettings {
         self.sites.get(id).cloned().unwrap_or_default()
     }
@@ -414,6 +433,43 @@ mod tests {
                 .explicit_policy(Some("files"), "rm"),
             Some(ToolPolicy::Allow)
         );
+    }
+
+    #[test]
+    fn ask_me_next_time_turns_only_that_tools_denials_to_ask() {
+        let mut s = Settings::default();
+        for (key, policy) in [
+            ("fs:write", ToolPolicy::Deny),
+            ("*:write", ToolPolicy::Deny),
+            ("other:write", ToolPolicy::Deny),
+            ("fs:read", ToolPolicy::Deny),
+            ("fs:write_all", ToolPolicy::Deny),
+            ("demo:write", ToolPolicy::Allow),
+        ] {
+            s.tool_policies.insert(key.into(), policy);
+        }
+        let (deepseek, kimi) = (scope("deepseek", false), scope("kimi", false));
+        s.remember("fs:write", ToolPolicy::Deny, Some(&deepseek), false);
+        s.remember("fs:write", ToolPolicy::Deny, Some(&kimi), false);
+        let policy = |s: &Settings, key: &str| s.tool_policies[key];
+        s.ask_again("write", Some("fs"), Some("deepseek"));
+        assert_eq!(policy(&s, "fs:write"), ToolPolicy::Ask);
+        assert_eq!(policy(&s, "*:write"), ToolPolicy::Ask);
+        assert_eq!(
+            policy(&s, "other:write"),
+            ToolPolicy::Deny,
+            "another server's"
+        );
+        assert_eq!(policy(&s, "fs:read"), ToolPolicy::Deny, "another tool");
+        assert_eq!(policy(&s, "fs:write_all"), ToolPolicy::Deny, "another tool");
+        assert_eq!(policy(&s, "demo:write"), ToolPolicy::Allow, "not a denial");
+        let on = |s: &Settings, site: &str| s.site_tool_policies[site]["fs:write"];
+        assert_eq!(on(&s, "deepseek"), ToolPolicy::Ask, "this site's");
+        assert_eq!(on(&s, "kimi"), ToolPolicy::Deny, "another site's stays");
+        // A call that named no server: the denial in force may be any server's.
+        s.ask_again("write", None, None);
+        assert_eq!(policy(&s, "other:write"), ToolPolicy::Ask);
+        assert_eq!(policy(&s, "demo:write"), ToolPolicy::Allow);
     }
 
     #[test]

@@ -921,6 +921,11 @@ impl<H: Host> ChatLoop<H> {
             delivery_problem: problem.as_deref(),
         };
         let mut f = float::finished(self.ui(), r.float, &r.chat_text, how);
+        let bridge = Address {
+            url: settings.base_url(),
+        };
+        let server = call.server_name.as_deref();
+        crate::domain::failure_reason::explain(&mut f, self.ui(), tool, server, outcome, bridge);
         if let CallOutcome::Success { result, .. } = outcome {
             let server = call.server_name.as_deref();
             f.links = crate::domain::prompts_menu::links(&result.content, server);
@@ -1104,6 +1109,34 @@ impl<H: Host> ChatLoop<H> {
                 if let Err(e) = self.host.open_options_page().await {
                     return Response::error(e);
                 }
+            }
+            UserAction::ResetTool { tool, server } => {
+                // The options page's reset of one counter, from the float of the blocked call.
+                let server = server.filter(|s| !s.is_empty());
+                let client = self.client(&settings);
+                if let Err(outcome) = client.reset_history(server.as_deref(), Some(&tool)).await {
+                    let opts = self.report_options(&settings);
+                    let r = self
+                        .report(
+                            "reset-history",
+                            &serde_json::Value::Null,
+                            &outcome,
+                            &opts,
+                            None,
+                        )
+                        .await;
+                    return Response::error(r.chat_text.to_string());
+                }
+                let done = fill(lang.says().ui_reset_done, &[("tool", &float::code(&tool))]);
+                self.show(tab, float::said(lang, &done)).await;
+            }
+            UserAction::AskNextTime { tool, server } => {
+                let site = self.store.tab(tab).await.site.map(|site| site.id);
+                let server = server.as_deref();
+                self.change_settings(|s| s.ask_again(&tool, server, site.as_deref()))
+                    .await;
+                let done = fill(lang.says().ui_ask_done, &[("tool", &float::code(&tool))]);
+                self.show(tab, float::said(lang, &done)).await;
             }
             // `super::errands` answers these; the dispatcher never sends them here.
             UserAction::Menu

@@ -44,6 +44,25 @@ const TARGETS = `
   return [...root.querySelectorAll('button, summary, a, input, select')].filter((e) => e.getClientRects().length)
     .map((e) => { const r = e.getBoundingClientRect(); return { what: e.dataset.id || e.dataset.tool || e.className || e.tagName, width: r.width, height: r.height }; });`;
 
+// Runs in the page: every visible text of the float (and its form controls) under 12 px.
+const SMALL_TEXT = `
+  const root = document.querySelector('mcp-bridge-float').shadowRoot;
+  const px = (e) => parseFloat(getComputedStyle(e).fontSize);
+  const small = [];
+  let texts = 0;
+  const walk = (node) => { for (const n of node.childNodes) {
+    if (n.nodeType === 3 && n.textContent.trim()) {
+      const e = n.parentElement;
+      if (!e.checkVisibility()) continue;
+      texts += 1;
+      if (px(e) < 12) small.push(e.tagName.toLowerCase() + (e.className ? '.' + e.className : '') + ' ' + px(e) + 'px: ' + n.textContent.trim().slice(0, 40));
+    } else if (n.nodeType === 1) walk(n); } };
+  walk(root);
+  for (const e of root.querySelectorAll('input, select, textarea, button')) {
+    if (e.checkVisibility() && px(e) < 12) small.push(e.tagName.toLowerCase() + ' ' + px(e) + 'px');
+  }
+  return { texts, small };`;
+
 /** One key press (WebDriver key code). */
 const key = (w, k) => w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'kb', actions: [
   { type: 'keyDown', value: k }, { type: 'keyUp', value: k }] }] });
@@ -79,10 +98,12 @@ for (const browser of BROWSERS) {
     before(async () => {
       ext = instrumentedExtension(browser);
       w = await startWorld(browser, { extension: ext.dir });
-      // Not pinned: the float goes where the extension puts it.
-      await w.session.execAsync(`const done = arguments[arguments.length - 1];
-        chrome.storage.local.get(null).then((all) => chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('floatPos:')))).then(() => done(true));`);
+      await unpin();
     });
+    // Not pinned: the float goes where the extension puts it (`configure` pins it; it leaves
+    // the options page open, where this runs).
+    const unpin = () => w.session.execAsync(`const done = arguments[arguments.length - 1];
+      chrome.storage.local.get(null).then((all) => chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('floatPos:')))).then(() => done(true));`);
     after(async () => {
       await w?.close();
       ext?.remove();
@@ -117,6 +138,47 @@ for (const browser of BROWSERS) {
         for (const b of got.buttons) assert.ok(b.fits, `"${b.label}" is cut off`);
       });
     }
+
+    test('with the bridge down, the sentence comes before the command that it introduces', async () => {
+      const { freePort } = await import('./support/bridge.mjs');
+      await configure(w, { bridgeUrl: `http://127.0.0.1:${await freePort()}` });
+      await unpin();
+      try {
+        await openChat(w, 'chat.deepseek.com');
+        await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=unreachable] .cmd code')`, { what: 'the float of a bridge that is not running' });
+        const got = await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+          const r = (e) => e.getBoundingClientRect();
+          const title = root.querySelector('.title'); const cmd = root.querySelector('.cmd code'); const copy = root.querySelector('[data-copy]');
+          return { title: title.textContent, titleBottom: r(title).bottom, cmd: cmd.textContent, cmdTop: r(cmd).top, copyTop: r(copy).top };`);
+        assert.match(got.title, /Start it in a terminal:$/);
+        assert.ok(got.titleBottom <= got.cmdTop && got.titleBottom <= got.copyTop, `the command stands above its sentence: ${JSON.stringify(got)}`);
+      } finally {
+        await configure(w, { bridgeUrl: w.bridge.url });
+        await unpin();
+      }
+    });
+
+    test('a fresh chat with a welcome above the input raises no missing-part warning', async () => {
+      // Kimi greets a fresh chat above its input; no answer exists yet, so none is missing.
+      await openChat(w, 'www.kimi.com', '/?welcome=1');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'www.kimi.com', '/?welcome=1');
+      // Every missing-part warning the float shows from now on is recorded.
+      await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+        window.sawMissing = [];
+        const look = () => { for (const m of root.querySelectorAll('.missing')) window.sawMissing.push(m.dataset.part + ': ' + m.textContent); };
+        look();
+        new MutationObserver(look).observe(root, { childList: true, subtree: true });`);
+      // The user's first exchange: the page was read before it (the content script reads the
+      // page, then watches the user), and the call in the answer is found and reported.
+      await userSays(w, 'Echo please.', [`Sure.\n${call('echo', { text: 'welcome gone' })}`, 'Done.'], '.chat-input-editor');
+      const msgs = await userMessages(w, 2);
+      assert.match(msgs[1], /welcome gone/);
+      assert.deepEqual(await w.session.exec('return window.sawMissing'), [], 'a warning on a fresh chat');
+      // The AI's last answer in, the chat is left empty for the tests that follow.
+      await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
+      await w.session.exec('window.fixtureAI.reset()');
+    });
 
     test('the title bar keeps its place from ready to an error', async () => {
       await longChat('chat.deepseek.com');
@@ -178,7 +240,7 @@ for (const browser of BROWSERS) {
       }
     });
 
-    test('consent is a dialog: the question first, the arguments as a list, focus in and back, Esc declines', async () => {
+    test('consent is a dialog: the question first, the arguments as a list, focus in and back, Esc keeps the question', async () => {
       await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
       try {
         await openChat(w, 'chat.deepseek.com');
@@ -208,17 +270,22 @@ for (const browser of BROWSERS) {
         assert.ok(got.folded, 'the long value is folded');
         assert.ok(!got.text.includes('hunter2'), 'the secret-named value is masked');
         await key(w, '\uE00C'); // Escape
-        await w.session.waitForScript(`return !document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt to close' });
-        const back = await w.session.exec(`return document.activeElement === document.querySelector('textarea#chat-input')`);
-        assert.ok(back, 'focus is back in the chat input');
+        // The question stays (the call waits for an answer); the focus is back in the chat.
+        await w.session.waitForScript(`return document.activeElement === document.querySelector('textarea#chat-input')`, { what: 'the focus back in the chat input' });
+        const kept = await w.session.exec(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`);
+        assert.ok(kept, 'Esc dropped the question');
         assert.equal(await w.session.exec('return window.fixtureAI.messages().length'), 1, 'nothing was run or sent');
+        // Answered later, the call runs and the AI gets its report: nothing hangs.
+        await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-id=allow-once]').click()`);
+        const msgs = await userMessages(w, 2);
+        assert.match(msgs[1], /word word/);
       } finally {
         await configure(w, { toolPolicies: {} });
       }
     });
 
     for (const theme of ['light', 'dark']) {
-      test(`every float state's text is at least 4.5:1 and every target at least 24×24 in the ${theme} theme`, async () => {
+      test(`every float state's text is at least 4.5:1 and 12 px, and every target at least 24×24, in the ${theme} theme`, async () => {
         await setTheme(w, browser, theme);
         await configure(w, { toolPolicies: { 'demo:echo': 'ask' } });
         try {
@@ -233,9 +300,14 @@ for (const browser of BROWSERS) {
             assert.ok(texts.length > 1, `${name}: ${JSON.stringify(texts)}`);
             assert.deepEqual(texts.filter((t) => t.ratio < 4.5), [], `${name}: below 4.5:1`);
             assert.deepEqual(targets.filter((t) => t.width < 24 || t.height < 24), [], `${name}: targets below 24×24`);
+            const sizes = await w.session.exec(SMALL_TEXT);
+            assert.ok(sizes.texts > 1, `${name}: no texts measured`);
+            assert.deepEqual(sizes.small, [], `${name}: text under 12 px`);
           };
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.more').click()`);
-          await check('ready with its tools');
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
+          await check('ready with its tools and the pasted-call box');
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
           await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `hi in the ${theme} theme `.repeat(20) })}`, 'Done.']);
           await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' })
             .catch(async (e) => {

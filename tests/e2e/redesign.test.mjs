@@ -32,7 +32,8 @@ async function healthText(w, want) {
   return waitFor(async () => {
     const [box] = await floatFind(w, '.health');
     if (!box) return null;
-    const text = await w.session.cmd('GET', `/element/${Object.values(box)[0]}/text`);
+    // How each part was found sits in a closed details view: its text, shown or not.
+    const text = await w.session.cmd('GET', `/element/${Object.values(box)[0]}/property/textContent`);
     return want.test(text) ? text : null;
   }, { what: `the float's health line to match ${want}` });
 }
@@ -61,8 +62,8 @@ for (const browser of BROWSERS) {
         // says how each part was found.
         const hits = await configHits(w, site);
         assert.equal(hits.answers, 0, 'the config still finds the answers: not a redesign');
-        const health = await healthText(w, /AI answers: page structure/);
-        if (hits.send === 0) assert.match(health, /Send button: page structure/);
+        const health = await healthText(w, /AI answers: found from the page's layout/);
+        if (hits.send === 0) assert.match(health, /Send button: found from the page's layout/);
       });
     }
 
@@ -71,7 +72,12 @@ for (const browser of BROWSERS) {
       await openChat(w, host, '/redesign/?send=plain');
       await w.session.exec('window.fixtureAI.reset()');
       await openChat(w, host, '/redesign/?send=plain');
+      // Before anything is typed no send control is due; with text in the input it is.
+      const editor = await w.session.find(inputCss);
+      await w.session.click(editor);
+      await w.session.type(editor, 'x');
       const missing = await floatWait(w, '.missing[data-part="send"]', 'note that the send button is missing');
+      await w.session.type(editor, '\uE003'); // Backspace: the input is empty again
       const words = await w.session.cmd('GET', `/element/${Object.values(missing)[0]}/text`);
       assert.match(words, /cannot find the send button/);
       assert.equal((await configHits(w, 'kimi')).send, 0);
