@@ -14,6 +14,7 @@ export async function refreshHealth() {
   const answer = await ask({ type: PAGE.GET_STATUS });
   const out = $('bridge-health');
   const detail = $('bridge-detail');
+  needsBridge(answer?.type === RESPONSE.DATA && answer.data.state === 'connected');
   if (answer?.type !== RESPONSE.DATA) {
     out.dataset.state = 'down';
     say(out, `${t('bridgeDown')}${t('colon')}${answer?.message ?? ''}`);
@@ -31,6 +32,15 @@ export async function refreshHealth() {
     $('token').value = settings.data.token ?? '';
   }
   return status;
+}
+
+/**
+ * The Servers and Tools sections' buttons ask the bridge: while it does not answer they are
+ * off, and one line in each section says why.
+ */
+function needsBridge(connected) {
+  for (const control of document.querySelectorAll('[data-needs-bridge]')) control.disabled = !connected;
+  for (const line of document.querySelectorAll('.needs-bridge')) line.hidden = connected;
 }
 
 // ---- connection -----------------------------------------------------------------------
@@ -65,12 +75,13 @@ $('save-connection').addEventListener('click', async () => {
   out.dataset.state = 'checking';
   out.textContent = t('checking');
   const answer = await ask({ type: PAGE.SAVE_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
+  // The header and the buttons that need the bridge follow before the result is written.
+  if (answer?.type === RESPONSE.DATA) await refreshHealth();
   const data = report($('connection'), out, answer, '');
   if (!data) return;
   fillSettings(data.settings);
   say(out, data.message);
   if (!data.connected) out.dataset.state = 'warn';
-  refreshHealth();
 });
 
 // ---- settings -------------------------------------------------------------------------

@@ -15,18 +15,6 @@ import { loadErrors } from './errors.js';
 
 $('core-version').textContent = core.version();
 
-// ---- menu -----------------------------------------------------------------------------
-
-// The menu marks the section in view.
-const links = [...document.querySelectorAll('#menu a')];
-const seen = new IntersectionObserver((entries) => {
-  for (const entry of entries) {
-    if (!entry.isIntersecting) continue;
-    for (const a of links) a.setAttribute('aria-current', String(a.hash === `#${entry.target.id}`));
-  }
-}, { rootMargin: '0px 0px -70% 0px' });
-for (const section of document.querySelectorAll('main > section')) seen.observe(section);
-
 // ---- start ----------------------------------------------------------------------------
 
 const settings = await ask({ type: PAGE.GET_SETTINGS });

@@ -155,7 +155,7 @@ $('enable-site').addEventListener('click', () => {
       return;
     }
     const answer = await ask({ type: PAGE.ENABLE_SITE, url });
-    const data = report($('custom-sites'), $('enable-result'), answer, '');
+    const data = report($('enable-any'), $('enable-result'), answer, '');
     if (data) {
       say($('enable-result'), t(data.already ? 'siteAlready' : 'siteEnabled', [data.site.hosts.map(tick).join(t('comma'))]));
       loadSites();

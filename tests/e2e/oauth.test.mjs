@@ -16,6 +16,7 @@ import { freePort, startBridge } from './support/bridge.mjs';
 import { startFixtures } from './support/fixtures.mjs';
 import { call, configure, floatHtml, openChat, userMessages, userSays } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
+import { optionsUrl } from './support/options.mjs';
 
 const EXAMPLE = path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js');
 assert.ok(fs.existsSync(EXAMPLE), `${EXAMPLE} is missing: run ./build.sh setup`);
@@ -53,7 +54,7 @@ describe('signing in to a remote server in chromium', () => {
     bridge = await startBridge({ config: { mcpServers: { sdk: { url: sdk.url } } } });
     browser = await launch('chromium', { fixtures });
     session = browser.session;
-    options = `${browser.extensionBase}options/options.html`;
+    options = optionsUrl(browser.extensionBase, 'servers');
     await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en', toolPolicies: { 'sdk:greet': 'allow' }, exemptAfterUntrusted: ['sdk:greet'] });
     await session.navigate(options);
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
