@@ -27,4 +27,5 @@ const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors(),
   ask({ type: PAGE.GET_SITE_LIST }).then(showSiteList)]);
 // The everyday sections fill themselves: servers and their tools as soon as the bridge answers.
 if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers(), loadTools()]);
+document.addEventListener('bridge-connected', () => Promise.all([loadHistory(), loadServers(), loadTools()]));
 document.body.dataset.ready = 'true';
