@@ -588,14 +588,19 @@ for (const name of BROWSERS) {
         return { main, before: !!(url.compareDocumentPosition(json) & Node.DOCUMENT_POSITION_FOLLOWING),
                  folded: json.closest('details')?.open === false, jsonSeen: json.checkVisibility(), urlSeen: url.checkVisibility() };`);
       assert.deepEqual(got, { main: ['enable-site'], before: true, folded: true, jsonSeen: false, urlSeen: true });
-      // Site names are words for people: not code, and never cut mid-word (one line each),
-      // in a wide window and a phone-sized one.
+      // Site names are words for people: not code, and never cut mid-word (each word on one
+      // line), in a wide window and a phone-sized one.
       for (const width of [1280, 390]) {
         await session.cmd('POST', '/window/rect', { width, height: 900 });
         await session.waitForScript(`return window.outerWidth === ${width} || window.innerWidth <= ${width}`);
         const names = await session.exec(`return [...document.querySelectorAll('#site-table tbody td:first-child')].map((td) =>
-          ({ name: td.textContent, code: !!td.querySelector('code'), lines: td.querySelector('bdi').getClientRects().length }))
-          .filter((n) => n.code || n.lines !== 1);`);
+          ({ name: td.textContent, code: !!td.querySelector('code'), cut: [...td.querySelector('bdi').textContent.matchAll(/\\S+/g)].filter((m) => {
+            const range = document.createRange();
+            range.setStart(td.querySelector('bdi').firstChild, m.index);
+            range.setEnd(td.querySelector('bdi').firstChild, m.index + m[0].length);
+            return range.getClientRects().length !== 1;
+          }).map((m) => m[0]) }))
+          .filter((n) => n.code || n.cut.length);`);
         assert.deepEqual(names, [], `site names as code or broken at ${width}px`);
       }
       await session.cmd('POST', '/window/rect', { width: 1280, height: 900 });

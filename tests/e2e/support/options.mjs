@@ -7,14 +7,16 @@ export const optionsUrl = (base, section) => `${base}options/options.html${secti
 /** Opens the options page at `section` and waits until it has loaded. */
 export async function openOptions(session, base, section) {
   await session.navigate(optionsUrl(base, section));
-  await session.waitForScript(`return document.body.dataset.ready === "true" && document.body.dataset.section === ${JSON.stringify(section ?? 'connection')}`,
+  // A hash-only change reloads nothing: the page's section follows once `hashchange` ran.
+  await session.waitForScript(`const shown = document.body.dataset.section;
+    return document.body.dataset.ready === "true" && (shown === undefined || shown === ${JSON.stringify(section ?? 'connection')})`,
     { timeoutMs: 30000, what: 'the options page' });
 }
 
 /** Shows `section` of the open options page, as following its menu link does. */
 export async function showSection(session, section) {
   await session.exec('location.hash = arguments[0]', section);
-  await session.waitForScript(`return !document.getElementById(${JSON.stringify(section)}).hidden`, { what: `section ${section}` });
+  await session.waitForScript(`return !document.getElementById(${JSON.stringify(section)}).hidden && location.hash === ${JSON.stringify(`#${section}`)}`, { what: `section ${section}` });
 }
 
 /**
