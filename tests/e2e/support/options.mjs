@@ -6,7 +6,10 @@ export const optionsUrl = (base, section) => `${base}options/options.html${secti
 
 /** Opens the options page at `section` and waits until it has loaded. */
 export async function openOptions(session, base, section) {
-  await session.navigate(optionsUrl(base, section));
+  const url = optionsUrl(base, section);
+  // From the page itself, a new hash alone would not load it again: leave it first.
+  if ((await session.url().catch(() => '')).split('#')[0] === url.split('#')[0]) await session.navigate('about:blank');
+  await session.navigate(url);
   // A hash-only change reloads nothing: the page's section follows once `hashchange` ran.
   await session.waitForScript(`const shown = document.body.dataset.section;
     return document.body.dataset.ready === "true" && (shown === undefined || shown === ${JSON.stringify(section ?? 'connection')})`,
