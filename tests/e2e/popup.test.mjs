@@ -145,7 +145,7 @@ async function popupButtons(w, host) {
       if (!view) return { error: 'the popup did not open' };
       const buttons = [...view.document.querySelectorAll('.buttons button')].filter((b) => !b.hidden);
       const read = { shown: buttons.map((b) => b.id), primary: buttons.filter((b) => b.classList.contains('primary')).map((b) => b.id),
-        site: view.document.getElementById('site').textContent };
+        site: view.document.getElementById('site')?.textContent ?? '' };
       view.close();
       return read;
     })().then(done, (e) => done({ error: String(e) }));`);
