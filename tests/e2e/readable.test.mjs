@@ -42,6 +42,10 @@ for (const browser of BROWSERS) {
             ? await w.session.exec(`for (const d of document.querySelectorAll('details')) d.open = true;
                 return [...document.querySelectorAll('#menu a')].map((a) => a.hash.slice(1))`)
             : [null];
+          // Over its own tab the popup offers Settings alone: its other buttons and the
+          // page's parts are shown too, to be measured.
+          if (page.startsWith('popup')) await w.session.exec(`for (const e of document.querySelectorAll('[hidden]')) e.hidden = false;
+            document.getElementById('parts').append(Object.assign(document.createElement('li'), { textContent: 'Chat input' }));`);
           for (const section of sections) {
             if (section) await showSection(w.session, section);
             const got = await w.session.exec(MEASURE);

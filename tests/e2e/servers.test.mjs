@@ -16,7 +16,7 @@ import { startBridge } from './support/bridge.mjs';
 let bridgeUrl = '';
 import { startFixtures } from './support/fixtures.mjs';
 import { call, configure, openChat, userMessages, userSays } from './support/chat.mjs';
-import { optionsUrl, reveal, showSection } from './support/options.mjs';
+import { openOptions as openAt, reveal } from './support/options.mjs';
 
 const TIME = path.join(ROOT, '.tools/venv/bin/mcp-server-time');
 const timeServer = (args = ['--local-timezone', 'UTC']) => ({ command: TIME, args });
@@ -62,12 +62,8 @@ for (const name of BROWSERS) {
     let bridge;
     let browser;
     let session;
-    let page;
 
-    const openOptions = async () => {
-      await session.navigate(page);
-      await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
-    };
+    const openOptions = () => openAt(session, browser.extensionBase, 'servers');
     /** Opens the editor of a listed server and saves `definition` in it. */
     const saveEdited = async (server, definition) => {
       await clickInRow(session, `${row(server)} button[data-action="edit"]`);
@@ -94,7 +90,6 @@ for (const name of BROWSERS) {
       bridgeUrl = bridge.url;
       browser = await launch(name, { fixtures });
       session = browser.session;
-      page = optionsUrl(browser.extensionBase, 'servers');
       await configure(browser, { bridgeUrl, token: bridge.token, language: 'en', toolPolicies: { 'time:get_current_time': 'allow' } });
       await openOptions();
     });
@@ -271,7 +266,7 @@ describe('the first server of one\'s own, in chromium', () => {
     browser = await launch('chromium');
     session = browser.session;
     await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
-    await session.navigate(optionsUrl(browser.extensionBase, 'servers'));
+    await openAt(session, browser.extensionBase, 'servers');
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
   });
 
@@ -323,7 +318,7 @@ for (const name of BROWSERS) {
       browser = await launch(name);
       session = browser.session;
       await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
-      await session.navigate(optionsUrl(browser.extensionBase, 'servers'));
+      await openAt(session, browser.extensionBase, 'servers');
       await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
     });
 
