@@ -80,6 +80,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     REMOVE_CUSTOM_SITE: 'remove-custom-site',
     LIST_SITES: 'list-sites',
     ENABLE_SITE: 'enable-site',
+    SITE_STATE: 'site-state',
     EXPORT_CUSTOM_SITES: 'export-custom-sites',
     IMPORT_CUSTOM_SITES: 'import-custom-sites',
     GET_SITE_LIST: 'get-site-list',

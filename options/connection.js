@@ -10,10 +10,11 @@ import { $, PAGE, RESPONSE, named, quoted, report, tick } from './shared.js';
  * token rejected, connected), after it paired through the native host where that helps.
  * Pairing may have stored a new address and token: the form shows what is stored now.
  */
-export async function refreshHealth() {
+export async function refreshHealth({ form = true } = {}) {
   const answer = await ask({ type: PAGE.GET_STATUS });
   const out = $('bridge-health');
   const detail = $('bridge-detail');
+  needsBridge(answer?.type === RESPONSE.DATA && answer.data.state === 'connected');
   if (answer?.type !== RESPONSE.DATA) {
     out.dataset.state = 'down';
     say(out, `${t('bridgeDown')}${t('colon')}${answer?.message ?? ''}`);
@@ -25,6 +26,8 @@ export async function refreshHealth() {
   out.dataset.status = status.state;
   say(out, status.title);
   say(detail, status.detail ?? '');
+  // The form is left alone by the checks made in the background: the user may be typing.
+  if (!form) return status;
   const settings = await ask({ type: PAGE.GET_SETTINGS });
   if (settings?.type === RESPONSE.DATA && !$('connection').contains(document.activeElement)) {
     $('bridge-url').value = settings.data.bridgeUrl ?? '';
@@ -32,6 +35,24 @@ export async function refreshHealth() {
   }
   return status;
 }
+
+/**
+ * The Servers and Tools sections' buttons ask the bridge: while it does not answer they are
+ * off, and one line in each section says why.
+ */
+let bridgeOn = null;
+function needsBridge(connected) {
+  for (const control of document.querySelectorAll('[data-needs-bridge]')) control.disabled = !connected;
+  for (const line of document.querySelectorAll('.needs-bridge')) line.hidden = connected;
+  // A bridge that comes (back) fills the sections that need it (options.js listens).
+  if (connected && bridgeOn === false) document.dispatchEvent(new Event('bridge-connected'));
+  bridgeOn = connected;
+}
+// While the bridge does not answer and the page is visible, its status is asked again, so
+// the buttons come on by themselves once it runs.
+setInterval(() => {
+  if (bridgeOn === false && document.visibilityState === 'visible') refreshHealth({ form: false });
+}, 3000);
 
 // ---- connection -----------------------------------------------------------------------
 
@@ -65,12 +86,13 @@ $('save-connection').addEventListener('click', async () => {
   out.dataset.state = 'checking';
   out.textContent = t('checking');
   const answer = await ask({ type: PAGE.SAVE_CONNECTION, bridgeUrl: $('bridge-url').value, token: $('token').value });
+  // The header and the buttons that need the bridge follow before the result is written.
+  if (answer?.type === RESPONSE.DATA) await refreshHealth();
   const data = report($('connection'), out, answer, '');
   if (!data) return;
   fillSettings(data.settings);
   say(out, data.message);
   if (!data.connected) out.dataset.state = 'warn';
-  refreshHealth();
 });
 
 // ---- settings -------------------------------------------------------------------------

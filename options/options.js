@@ -15,18 +15,6 @@ import { loadErrors } from './errors.js';
 
 $('core-version').textContent = core.version();
 
-// ---- menu -----------------------------------------------------------------------------
-
-// The menu marks the section in view.
-const links = [...document.querySelectorAll('#menu a')];
-const seen = new IntersectionObserver((entries) => {
-  for (const entry of entries) {
-    if (!entry.isIntersecting) continue;
-    for (const a of links) a.setAttribute('aria-current', String(a.hash === `#${entry.target.id}`));
-  }
-}, { rootMargin: '0px 0px -70% 0px' });
-for (const section of document.querySelectorAll('main > section')) seen.observe(section);
-
 // ---- start ----------------------------------------------------------------------------
 
 const settings = await ask({ type: PAGE.GET_SETTINGS });
@@ -39,4 +27,5 @@ const [status] = await Promise.all([refreshHealth(), loadSites(), loadErrors(),
   ask({ type: PAGE.GET_SITE_LIST }).then(showSiteList)]);
 // The everyday sections fill themselves: servers and their tools as soon as the bridge answers.
 if (status?.state === 'connected') await Promise.all([loadHistory(), loadServers(), loadTools()]);
+document.addEventListener('bridge-connected', () => Promise.all([loadHistory(), loadServers(), loadTools()]));
 document.body.dataset.ready = 'true';

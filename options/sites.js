@@ -31,7 +31,8 @@ export async function loadSites() {
     const insert = el('td');
     insert.append(checkbox('autoInsert', s.autoInsert));
     const site = el('td');
-    site.append(named(s.name, false), s.builtin ? '' : ' ★');
+    // A site's name is a name for people, not code: plain text, broken only between words.
+    site.append(el('bdi', s.name), s.builtin ? '' : ' ★');
     const hosts = el('td');
     hosts.append(...s.hosts.flatMap((h, i) => (i ? [t('comma'), named(h, false)] : [named(h, false)])));
     tr.append(site, hosts, enabled, insert);
@@ -49,7 +50,9 @@ export async function loadSites() {
         loadSites();
       }
     });
-    li.append(named(s.name), t('openParen'), named(s.id, false), t('closeParen'), ' ', named(s.hosts.join(', '), false),
+    const name = el('strong');
+    name.append(el('bdi', s.name));
+    li.append(name, t('openParen'), named(s.id, false), t('closeParen'), ' ', named(s.hosts.join(', '), false),
       el('span', s.overrides ? ` · ${t('overrides')} ` : ' '), edit, remove);
     return li;
   }));
@@ -155,7 +158,7 @@ $('enable-site').addEventListener('click', () => {
       return;
     }
     const answer = await ask({ type: PAGE.ENABLE_SITE, url });
-    const data = report($('custom-sites'), $('enable-result'), answer, '');
+    const data = report($('enable-any'), $('enable-result'), answer, '');
     if (data) {
       say($('enable-result'), t(data.already ? 'siteAlready' : 'siteEnabled', [data.site.hosts.map(tick).join(t('comma'))]));
       loadSites();

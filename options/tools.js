@@ -39,6 +39,9 @@ function toolRow(tool) {
     line.append(' ', forget);
     cell.append(line);
   }
+  // The rarer, riskier switches wait in the tool's details, each with its risk beside it.
+  const more = el('details', null, { class: 'tool-more' });
+  more.append(el('summary', t('toolDetails')));
   // The user alone chooses to let this tool's results through with secrets unmasked.
   const unmasked = el('input', null, { type: 'checkbox', class: 'unmasked' });
   unmasked.checked = tool.unmasked;
@@ -48,7 +51,7 @@ function toolRow(tool) {
   });
   const label = el('label', null, { class: 'unmasked-label' });
   label.append(unmasked, ` ${t('unmaskedLabel')}`);
-  cell.append(label);
+  more.append(label, el('small', t('unmaskedRisk'), { class: 'risk' }));
   // Off by default: after a chat read untrusted content, this tool still runs unasked when
   // its policy allows it; the risk is said beside the switch.
   const exempt = el('input', null, { type: 'checkbox', class: 'exempt' });
@@ -59,7 +62,10 @@ function toolRow(tool) {
   });
   const exemptLabel = el('label', null, { class: 'exempt-label' });
   exemptLabel.append(exempt, ` ${t('exemptLabel')}`);
-  cell.append(exemptLabel);
+  more.append(exemptLabel);
+  // A switch already on keeps the details open, so what is in force is seen.
+  more.open = tool.unmasked || tool.exempt;
+  cell.append(more);
   tr.append(name, quoted('td', tool.description), cell);
   return tr;
 }

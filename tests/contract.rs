@@ -335,6 +335,17 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
     );
     assert!(down.get("failed").is_none(), "{down}");
 
+    // The popup's main button follows `site-state`.
+    let site = serde_json::to_value(mcp_bridge_core::domain::options_views::answers::SiteState {
+        on: true,
+        name: Some("DeepSeek".into()),
+        can_enable: false,
+    })
+    .unwrap();
+    let read = read_in("extension/popup/popup.js", "site");
+    assert!(read.contains("canEnable"), "{read:?}");
+    check_shape("site state", &site, &read);
+
     // `fillSettings(s)` reads the settings answer.
     let settings = serde_json::to_value(mcp_bridge_core::domain::options_views::settings_answer(
         &Settings::default(),

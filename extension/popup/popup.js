@@ -1,5 +1,7 @@
 // The toolbar popup: the connection's status as the core judges it (the same verdict as the
-// options header and the float), "Insert instructions" into the active chat tab, "Settings".
+// options header and the float), and one main action for the active tab's site, as the core
+// tells whether MCP Bridge runs there: "Insert instructions" (and "Pick page parts") where
+// it does, "Turn on for this site" where it could, else "Settings".
 // It only draws: the status comes from the page build of the core through `pages.js`, as on
 // the options page; inserting is the chat tab's own action.
 import { ask, core, el, ready, say, t, translate } from '../pages.js';
@@ -98,5 +100,17 @@ async function showHealth() {
   $('health').hidden = false;
 }
 
-await Promise.all([show(), showHealth()]);
+/** The buttons for the active tab's site: what the core says of it, one of them the main. */
+async function showSite() {
+  const answer = activeTab?.url ? await ask({ type: PAGE.SITE_STATE, url: activeTab.url }) : null;
+  const site = answer?.type === RESPONSE.DATA ? answer.data : { on: false, canEnable: false };
+  $('insert').hidden = !site.on;
+  $('pick').hidden = !site.on;
+  $('enable').hidden = !site.canEnable;
+  const main = site.on ? 'insert' : site.canEnable ? 'enable' : 'settings';
+  for (const id of ['insert', 'enable', 'pick', 'settings']) $(id).classList.toggle('primary', id === main);
+  if (site.on) $('site').textContent = t('popupOn', [site.name]);
+}
+
+await Promise.all([show(), showHealth(), showSite()]);
 document.body.dataset.ready = 'true';

@@ -14,7 +14,7 @@ use crate::domain::i18n::fill;
 use crate::domain::messages::{PageRequest, Response};
 use crate::domain::options_views::answers::{
     Cleared, Download, ExemptSet, PolicySet, ServerChecked, SiteChecked, SiteRemoved, SiteRow,
-    SiteRows, SiteSaved, SitesImported, TrustedSet, UnmaskedSet,
+    SiteRows, SiteSaved, SiteState, SitesImported, TrustedSet, UnmaskedSet,
 };
 use crate::domain::options_views::{self as views, Lang, Problem};
 use crate::domain::outcome::CallOutcome;
@@ -135,6 +135,7 @@ impl<H: Host> OptionsBackend<H> {
             PageRequest::RemoveCustomSite { id } => self.remove_site(&id).await,
             PageRequest::ListSites => self.list_sites().await,
             PageRequest::EnableSite { url } => self.enable_site(&url).await,
+            PageRequest::SiteState { url } => Ok(data(self.site_state(&url).await)),
             PageRequest::ExportCustomSites => {
                 let sites = self.store.custom_sites().await;
                 Ok(data(Download {
@@ -441,6 +442,25 @@ impl<H: Host> OptionsBackend<H> {
     /// Turns MCP Bridge on for the page at `url` with no selectors. A host the extension
     /// already runs on (shipped, or the user's) is answered with its config, unchanged; a
     /// host only the subscribed list knows gets its script, and the list's config applies.
+    /// Whether the page at `url` runs MCP Bridge already, found as `enable_site` finds it,
+    /// without changing anything.
+    async fn site_state(&self, url: &str) -> SiteState {
+        let host = crate::domain::sites::host_of(url);
+        let custom = self.store.custom_sites().await;
+        let builtin = self.store.builtin_sites().await;
+        let runs = crate::domain::sites::for_host(&custom.0, &host)
+            .or_else(|| crate::domain::sites::for_host(&builtin, &host));
+        let site = match runs {
+            Some(_) => self.store.site_for_host(&host).await,
+            None => None,
+        };
+        SiteState {
+            on: site.is_some(),
+            name: site.map(|s| s.name),
+            can_enable: runs.is_none() && custom_sites::for_address(url).is_some(),
+        }
+    }
+
     async fn enable_site(&self, url: &str) -> Result<Value, Problem> {
         let host = crate::domain::sites::host_of(url);
         let custom = self.store.custom_sites().await;

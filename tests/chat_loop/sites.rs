@@ -327,3 +327,28 @@ fn any_site_is_turned_on_with_no_selectors_once_its_host_is_granted() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn the_popup_learns_whether_a_site_is_on_without_changing_anything() {
+    let mut w = World::new();
+    // A shipped site is on; nothing is offered there.
+    let r = data(w.page(json!({"type": "site-state", "url": URL})));
+    assert_eq!(r["on"], true, "{r}");
+    assert_eq!(r["canEnable"], false, "{r}");
+    assert_eq!(r["name"], "DeepSeek", "{r}");
+    // A page with no config could be turned on; asking stores and registers nothing.
+    let url = "https://copilot.example.com/chats/7";
+    let r = data(w.page(json!({"type": "site-state", "url": url})));
+    assert_eq!(r, json!({"on": false, "name": null, "canEnable": true}));
+    assert!(w.stored(Area::Local, "customSites").is_none());
+    assert!(w.host.0.registered.borrow().is_empty());
+    // Once turned on, it says so.
+    data(w.page(json!({"type": "enable-site", "url": url})));
+    assert_eq!(
+        data(w.page(json!({"type": "site-state", "url": url})))["on"],
+        true
+    );
+    // A page the extension cannot run on is neither on nor offered.
+    let r = data(w.page(json!({"type": "site-state", "url": "chrome://extensions"})));
+    assert_eq!(r, json!({"on": false, "name": null, "canEnable": false}));
+}

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { BROWSERS } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatFind, floatWait, elementId } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
+import { optionsUrl } from './support/options.mjs';
 
 const SERVERS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/injection_servers.mjs');
 
@@ -72,7 +73,7 @@ for (const browser of BROWSERS) {
       assert.equal(fs.readFileSync(notes, 'utf8'), 'exfiltrated\n');
       assert.equal(executes(w.bridge), 2);
       // The options page lists what left this computer, newest first, with what let each run.
-      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      await w.session.navigate(optionsUrl(w.extensionBase, 'activity'));
       const listed = await w.session.waitForScript(`const items = [...document.querySelectorAll('#call-list li')];
         return items.length >= 2 ? items.map((li) => li.textContent) : null`, { what: 'the call log' });
       assert.equal(listed.length, 2, JSON.stringify(listed));

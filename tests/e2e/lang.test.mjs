@@ -19,6 +19,7 @@ import { startWorld, openChat, userSays, userMessages, call, configure } from '.
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { freePort } from './support/bridge.mjs';
 import { BROWSERS } from './support/browsers.mjs';
+import { showSection } from './support/options.mjs';
 
 // Names of products and formats, written the same in Chinese (longest first).
 const NAMES = ['MCP Bridge', 'Claude Desktop', 'VS Code', 'Cursor', 'Node.js', 'Python', 'MCP', 'JSON', 'HTTP'];
@@ -140,10 +141,15 @@ for (const browser of BROWSERS) for (const [locale, ui, report] of LANGS) {
     test('the options page speaks the interface language', async () => {
       await w.session.navigate(`${w.extensionBase}options/options.html`);
       await w.session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000, what: 'the options page' });
-      // Every section, the error log's entries open.
+      // Every section, one at a time as the page shows them, with their details open (the
+      // error log's entries, the tools' switches, the sites' advanced part).
       await w.session.exec(`for (const d of document.querySelectorAll('details')) d.open = true`);
-      await check('options', 'page');
+      for (const section of await w.session.exec(`return [...document.querySelectorAll('#menu a')].map((a) => a.hash.slice(1))`)) {
+        await showSection(w.session, section);
+        await check(`options, ${section}`, 'page');
+      }
       // The editor of a first server, which says what happens to the built-in demo server.
+      await showSection(w.session, 'servers');
       await w.session.exec(`document.getElementById('add-server').click()`);
       await w.session.waitForScript(`const r = document.getElementById('editor-result');
         return !document.getElementById('server-editor').hidden && r.dataset.state === 'ok'`, { what: 'the server editor' });

@@ -16,6 +16,7 @@ import { freePort, startBridge } from './support/bridge.mjs';
 import { startFixtures } from './support/fixtures.mjs';
 import { call, configure, floatHtml, openChat, userMessages, userSays } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
+import { openOptions } from './support/options.mjs';
 
 const EXAMPLE = path.join(ROOT, 'node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/simpleStreamableHttp.js');
 assert.ok(fs.existsSync(EXAMPLE), `${EXAMPLE} is missing: run ./build.sh setup`);
@@ -43,7 +44,6 @@ describe('signing in to a remote server in chromium', () => {
   let bridge;
   let browser;
   let session;
-  let options;
   let optionsTab;
   let chatTab;
 
@@ -53,10 +53,8 @@ describe('signing in to a remote server in chromium', () => {
     bridge = await startBridge({ config: { mcpServers: { sdk: { url: sdk.url } } } });
     browser = await launch('chromium', { fixtures });
     session = browser.session;
-    options = `${browser.extensionBase}options/options.html`;
     await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en', toolPolicies: { 'sdk:greet': 'allow' }, exemptAfterUntrusted: ['sdk:greet'] });
-    await session.navigate(options);
-    await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+    await openOptions(session, browser.extensionBase, 'servers');
     optionsTab = await session.cmd('GET', '/window');
   });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
 import { startBridge } from './support/bridge.mjs';
 import { startWorld, openChat, userSays, userMessages, call, floatWait, elementId } from './support/chat.mjs';
+import { openOptions, optionsUrl, reveal, showSection } from './support/options.mjs';
 
 /** The address of this file's bridge (a free port, set when it starts). */
 let bridgeUrl = '';
@@ -18,7 +19,11 @@ const setValue = (session, id, value) => session.exec(
   `const e = document.getElementById(arguments[0]);
    if (e.type === 'checkbox') e.checked = arguments[1]; else e.value = arguments[1];
    e.dispatchEvent(new Event('input', { bubbles: true }));`, id, value);
-const click = async (session, css) => session.click(await session.find(css));
+/** Clicks `css` as a person would: its section shown and any details around it open first. */
+const click = async (session, css) => {
+  await reveal(session, css);
+  return session.click(await session.find(css));
+};
 const text = (session, id) => session.exec('return document.getElementById(arguments[0]).textContent', id);
 /** Waits until `#id` has data-state `state` and returns its text. */
 const resultOf = (session, id, state = 'down') => session.waitForScript(
@@ -470,7 +475,7 @@ for (const name of BROWSERS) {
       const msgs = await userMessages(w, 2, 60000);
       assert.match(msgs[1], /features\.md/);
 
-      await session.navigate(`${w.extensionBase}options/options.html`);
+      await session.navigate(optionsUrl(w.extensionBase, 'tools'));
       const key = 'everything:read_resource';
       assert.equal((await stored(session, 'settings')).siteToolPolicies.deepseek[key], 'allow');
       const rowCss = `#tool-list tr[data-tool="${key}"]`;
@@ -495,6 +500,111 @@ for (const name of BROWSERS) {
       await session.waitForScript(`const r = document.querySelector('${rowCss}');
         return r && !r.querySelector('.site-choice')`, { what: 'the site\'s choice forgotten' });
       assert.equal((await stored(session, 'settings')).siteToolPolicies.deepseek, undefined);
+    });
+  });
+}
+
+// One section at a time, as a dashboard shows them: the menu and the address's hash choose
+// it; the Servers and Tools sections' buttons wait for a bridge; the risky switches of a
+// tool sit in its details; the Sites section leads with turning a site on.
+for (const name of BROWSERS) {
+  describe(`the options page's sections in ${name}`, () => {
+    let bridge;
+    let browser;
+    let session;
+    /** Which sections are shown, and which menu links are marked as the current one. */
+    const shown = () => session.exec(`return {
+      sections: [...document.querySelectorAll('main > section')].filter((s) => s.checkVisibility()).map((s) => s.id),
+      current: [...document.querySelectorAll('#menu a[aria-current="page"]')].map((a) => a.hash.slice(1)),
+      hash: location.hash };`);
+    /** The Servers and Tools controls that ask the bridge: disabled or not, and the line saying why. */
+    const needs = () => session.exec(`return {
+      disabled: ['server-template', 'add-server', 'import-servers', 'refresh-servers', 'load-tools'].filter((id) => document.getElementById(id).disabled),
+      why: [...document.querySelectorAll('main > section:not([hidden]) .needs-bridge')].filter((p) => p.checkVisibility()).map((p) => p.textContent) };`);
+
+    before(async () => {
+      bridge = await startBridge();
+      browser = await launch(name);
+      session = browser.session;
+    });
+    after(async () => {
+      await browser?.close();
+      await bridge?.stop();
+    });
+
+    test('with no bridge, the Servers and Tools buttons are off and one line says why; connecting turns them on', async () => {
+      await openOptions(session, browser.extensionBase, 'servers');
+      const why = 'No bridge is connected, so these buttons are off: connect it under Connection first.';
+      assert.deepEqual(await needs(), { disabled: ['server-template', 'add-server', 'import-servers', 'refresh-servers', 'load-tools'], why: [why] });
+      await showSection(session, 'tools');
+      assert.deepEqual((await needs()).why, [why]);
+      await showSection(session, 'connection');
+      await setValue(session, 'bridge-url', bridge.url);
+      await setValue(session, 'token', bridge.token);
+      await click(session, '#save-connection');
+      await resultOf(session, 'connection-result', 'ok');
+      await showSection(session, 'servers');
+      assert.deepEqual(await needs(), { disabled: [], why: [] });
+    });
+
+    test('one section is shown at a time; the menu marks it after a click and after a reload', async () => {
+      await openOptions(session, browser.extensionBase);
+      assert.deepEqual(await shown(), { sections: ['connection'], current: ['connection'], hash: '' });
+      for (const id of ['tools', 'sites', 'activity']) {
+        await session.click(await session.find(`#menu a[href="#${id}"]`));
+        await session.waitForScript(`return location.hash === '#${id}'`);
+        assert.deepEqual(await shown(), { sections: [id], current: [id], hash: `#${id}` });
+      }
+      await session.cmd('POST', '/refresh', {});
+      await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
+      assert.deepEqual(await shown(), { sections: ['activity'], current: ['activity'], hash: '#activity' });
+      await openOptions(session, browser.extensionBase, 'tools');
+      assert.deepEqual(await shown(), { sections: ['tools'], current: ['tools'], hash: '#tools' });
+    });
+
+    test('a tool\'s "Pass results unmasked" is inside its details, with its risk beside it', async () => {
+      await session.waitForScript(`return document.querySelectorAll('#tool-list tr[data-tool]').length > 2`, { timeoutMs: 20000, what: 'the tools' });
+      const got = await session.exec(`const rows = [...document.querySelectorAll('#tool-list tr[data-tool]')];
+        return rows.map((r) => {
+          const box = r.querySelector('input.unmasked');
+          const details = box.closest('details.tool-more');
+          return { tool: r.dataset.tool, inDetails: !!details, open: details?.open ?? null, seen: box.checkVisibility(),
+                   risk: details?.querySelector('.risk')?.textContent ?? null };
+        });`);
+      for (const row of got) {
+        assert.deepEqual(row, { tool: row.tool, inDetails: true, open: false, seen: false,
+          risk: "Risk: keys, tokens and passwords in this tool's results go to the chat site and the AI as they are." });
+      }
+      // Opened, the switch is there and works.
+      await click(session, '#tool-list tr[data-tool="demo:echo"] input.unmasked');
+      await resultOf(session, 'tools-result', 'ok');
+      assert.deepEqual((await stored(session, "settings")).unmaskedResults, ["demo:echo"]);
+    });
+
+    test('Sites leads with "Turn on for any site", has one main button, and folds the JSON editor away', async () => {
+      await openOptions(session, browser.extensionBase, 'sites');
+      const got = await session.exec(`const main = [...document.querySelectorAll('#sites button.primary')].map((b) => b.id);
+        const url = document.getElementById('enable-url'), json = document.getElementById('site-json');
+        return { main, before: !!(url.compareDocumentPosition(json) & Node.DOCUMENT_POSITION_FOLLOWING),
+                 folded: json.closest('details')?.open === false, jsonSeen: json.checkVisibility(), urlSeen: url.checkVisibility() };`);
+      assert.deepEqual(got, { main: ['enable-site'], before: true, folded: true, jsonSeen: false, urlSeen: true });
+      // Site names are words for people: not code, and never cut mid-word (each word on one
+      // line), in a wide window and a phone-sized one.
+      for (const width of [1280, 390]) {
+        await session.cmd('POST', '/window/rect', { width, height: 900 });
+        // Firefox keeps a window somewhat wider than 390 px: as narrow as it goes.
+        await session.waitForScript(`return window.outerWidth === ${width} || window.innerWidth <= ${Math.max(width, 600)}`);
+        const names = await session.exec(`return [...document.querySelectorAll('#site-table tbody td:first-child')].map((td) =>
+          ({ name: td.textContent, code: !!td.querySelector('code'), cut: [...td.querySelector('bdi').textContent.matchAll(/\\S+/g)].filter((m) => {
+            const range = document.createRange();
+            range.setStart(td.querySelector('bdi').firstChild, m.index);
+            range.setEnd(td.querySelector('bdi').firstChild, m.index + m[0].length);
+            return range.getClientRects().length !== 1;
+          }).map((m) => m[0]) }))
+          .filter((n) => n.code || n.cut.length);`);
+        assert.deepEqual(names, [], `site names as code or broken at ${width}px`);
+      }
+      await session.cmd('POST', '/window/rect', { width: 1280, height: 900 });
     });
   });
 }

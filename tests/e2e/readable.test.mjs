@@ -7,6 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
 import { startWorld } from './support/chat.mjs';
+import { showSection } from './support/options.mjs';
 
 /** The body's font size and every visible text or control under 12 px, read in the page. */
 const MEASURE = `
@@ -36,10 +37,22 @@ for (const browser of BROWSERS) {
         test(`${page}: body ≥ 13 px, nothing under 12 px`, async () => {
           await w.session.navigate(`${w.extensionBase}${page}`);
           await w.session.waitForScript('return document.body.dataset.ready === "true"', { what: `${page} ready` });
-          const got = await w.session.exec(MEASURE);
-          assert.ok(got.texts > 5, `only ${got.texts} texts were found on ${page}`);
-          assert.ok(got.body >= 13, `the body's text is ${got.body} px`);
-          assert.deepEqual(got.small, [], `text under 12 px on ${page}`);
+          // The options page shows one section at a time: each is measured, its details open.
+          const sections = page.startsWith('options')
+            ? await w.session.exec(`for (const d of document.querySelectorAll('details')) d.open = true;
+                return [...document.querySelectorAll('#menu a')].map((a) => a.hash.slice(1))`)
+            : [null];
+          // Over its own tab the popup offers Settings alone: its other buttons and the
+          // page's parts are shown too, to be measured.
+          if (page.startsWith('popup')) await w.session.exec(`for (const e of document.querySelectorAll('[hidden]')) e.hidden = false;
+            document.getElementById('parts').append(Object.assign(document.createElement('li'), { textContent: 'Chat input' }));`);
+          for (const section of sections) {
+            if (section) await showSection(w.session, section);
+            const got = await w.session.exec(MEASURE);
+            assert.ok(got.texts > 5, `only ${got.texts} texts were found on ${page} ${section ?? ''}`);
+            assert.ok(got.body >= 13, `the body's text is ${got.body} px`);
+            assert.deepEqual(got.small, [], `text under 12 px on ${page} ${section ?? ''}`);
+          }
         });
       }
     });

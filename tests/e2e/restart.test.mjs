@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { BROWSERS, launch } from './support/browsers.mjs';
 import { configure } from './support/chat.mjs';
+import { optionsUrl } from './support/options.mjs';
 
 for (const browser of BROWSERS) {
   test(`settings survive a restart of ${browser}`, async () => {
@@ -20,7 +21,7 @@ for (const browser of BROWSERS) {
       }
       b = await launch(browser, { profile });
       try {
-        await b.session.navigate(`${b.extensionBase}options/options.html`);
+        await b.session.navigate(optionsUrl(b.extensionBase, 'advanced'));
         const stored = await b.session.execAsync(
           'const done = arguments[arguments.length - 1]; chrome.storage.local.get("settings").then((s) => done(s.settings));');
         assert.equal(stored?.token, 'kept-across-restarts');

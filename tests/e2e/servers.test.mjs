@@ -16,6 +16,7 @@ import { startBridge } from './support/bridge.mjs';
 let bridgeUrl = '';
 import { startFixtures } from './support/fixtures.mjs';
 import { call, configure, openChat, userMessages, userSays } from './support/chat.mjs';
+import { openOptions as openAt, reveal } from './support/options.mjs';
 
 const TIME = path.join(ROOT, '.tools/venv/bin/mcp-server-time');
 const timeServer = (args = ['--local-timezone', 'UTC']) => ({ command: TIME, args });
@@ -25,7 +26,11 @@ const setValue = (session, id, value) => session.exec(
   `const e = document.getElementById(arguments[0]);
    if (e.type === 'checkbox') e.checked = arguments[1]; else e.value = arguments[1];
    e.dispatchEvent(new Event(e.tagName === 'SELECT' || e.type === 'checkbox' ? 'change' : 'input', { bubbles: true }));`, id, value);
-const click = async (session, css) => session.click(await session.find(css));
+/** Clicks `css` as a person would: its section shown and any details around it open first. */
+const click = async (session, css) => {
+  await reveal(session, css);
+  return session.click(await session.find(css));
+};
 /** Waits until `css` matches and returns the element's text. */
 const textOf = (session, css, opts = {}) => session.waitForScript(
   `const e = document.querySelector(${JSON.stringify(css)}); return e ? e.textContent : null;`,
@@ -57,12 +62,8 @@ for (const name of BROWSERS) {
     let bridge;
     let browser;
     let session;
-    let page;
 
-    const openOptions = async () => {
-      await session.navigate(page);
-      await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
-    };
+    const openOptions = () => openAt(session, browser.extensionBase, 'servers');
     /** Opens the editor of a listed server and saves `definition` in it. */
     const saveEdited = async (server, definition) => {
       await clickInRow(session, `${row(server)} button[data-action="edit"]`);
@@ -89,7 +90,6 @@ for (const name of BROWSERS) {
       bridgeUrl = bridge.url;
       browser = await launch(name, { fixtures });
       session = browser.session;
-      page = `${browser.extensionBase}options/options.html`;
       await configure(browser, { bridgeUrl, token: bridge.token, language: 'en', toolPolicies: { 'time:get_current_time': 'allow' } });
       await openOptions();
     });
@@ -266,7 +266,7 @@ describe('the first server of one\'s own, in chromium', () => {
     browser = await launch('chromium');
     session = browser.session;
     await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
-    await session.navigate(`${browser.extensionBase}options/options.html`);
+    await openAt(session, browser.extensionBase, 'servers');
     await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
   });
 
@@ -318,7 +318,7 @@ for (const name of BROWSERS) {
       browser = await launch(name);
       session = browser.session;
       await configure(browser, { bridgeUrl: bridge.url, token: bridge.token, language: 'en' });
-      await session.navigate(`${browser.extensionBase}options/options.html`);
+      await openAt(session, browser.extensionBase, 'servers');
       await session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
     });
 

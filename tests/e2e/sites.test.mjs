@@ -15,6 +15,7 @@ import { BROWSERS, ROOT, launch } from './support/browsers.mjs';
 import { call, clickAt, elementId, floatWait, openChat, startWorld, userMessages, userSays } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
 import { publicKeyB64, sign } from '../../tools/sign_sites.mjs';
+import { openOptions, reveal } from './support/options.mjs';
 
 // The files a custom site gets: the built-in sites' content script.
 const manifestScripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).content_scripts[0].js;
@@ -57,7 +58,11 @@ const stored = (session, key) => session.execAsync(
 const setValue = (session, id, value) => session.exec(
   `const e = document.getElementById(arguments[0]); e.value = arguments[1];
    e.dispatchEvent(new Event('input', { bubbles: true }));`, id, value);
-const click = async (session, css) => session.click(await session.find(css));
+/** Clicks `css` as a person would: its section shown and any details around it open first. */
+const click = async (session, css) => {
+  await reveal(session, css);
+  return session.click(await session.find(css));
+};
 
 for (const name of BROWSERS) {
   describe(`site lists in ${name}`, () => {
@@ -72,7 +77,7 @@ for (const name of BROWSERS) {
       server = await listServer(() => served);
       dir = extensionWithKey(name, publicKeyB64(privateKey));
       browser = await launch(name, { extension: dir });
-      await browser.session.navigate(`${browser.extensionBase}options/options.html`);
+      await openOptions(browser.session, browser.extensionBase, 'sites');
       await browser.session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
     });
     after(async () => {
@@ -202,7 +207,7 @@ for (const name of BROWSERS) {
       assert.match(w.bridge.log(), /tool call succeeded server=demo tool="echo"/);
 
       // What was saved: the picked selectors first, the old ones behind them.
-      await w.session.navigate(`${w.extensionBase}options/options.html`);
+      await openOptions(w.session, w.extensionBase, 'sites');
       await w.session.waitForScript('return document.body.dataset.ready === "true"', { timeoutMs: 30000 });
       const [saved] = await stored(w.session, 'customSites');
       assert.equal(saved.id, 'deepseek');

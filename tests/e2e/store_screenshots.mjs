@@ -62,8 +62,9 @@ try {
   await sleep(1500);
   await save('2-error-report.png');
 
-  await w.session.navigate(`${w.extensionBase}options/options.html`);
-  await w.session.waitForScript("return document.readyState === 'complete'", { what: 'the options page' });
+  // The Tools section, the one people come back to: each tool's policy and why.
+  await w.session.navigate(`${w.extensionBase}options/options.html#tools`);
+  await w.session.waitForScript("return document.readyState === 'complete' && document.body.dataset.tools === 'loaded'", { what: 'the options page with its tools' });
   await fit();
   await sleep(1500);
   await save('3-options.png');

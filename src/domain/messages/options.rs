@@ -101,6 +101,11 @@ pub enum PageRequest {
     EnableSite {
         url: String,
     },
+    /// Read only: whether MCP Bridge already runs on the site of the page at `url` (a
+    /// shipped or custom site config holds its host), and whether it could be turned on there.
+    SiteState {
+        url: String,
+    },
     /// Every custom site as one JSON file: `{filename, json}`.
     ExportCustomSites,
     /// Add the sites of an exported file (all or none). With `check`, only validate: the

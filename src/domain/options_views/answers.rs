@@ -25,6 +25,19 @@ pub struct SiteSaved {
     pub already: bool,
 }
 
+/// Whether MCP Bridge runs on a page's site: the popup offers to turn it on only when
+/// `can_enable`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteState {
+    /// A site config (shipped, from the site list or the user's) holds the page's host.
+    pub on: bool,
+    /// That site's name, when `on`.
+    pub name: Option<String>,
+    /// Not on, and the address is a web page the extension could run on.
+    pub can_enable: bool,
+}
+
 /// The sites of an exported file, checked or added, and the origins they need.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SitesImported {
