@@ -111,7 +111,7 @@ pub mod tool_failure {
 /// One item of a 422's `detail` list, in FastAPI's shape `{type, loc, msg, input, ctx?}`, so
 /// that clients written for the Python bridge read the bridge's validation errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FieldError {
+pub struct InvalidField {
     /// What is wrong (`missing`, `string_type`, …).
     #[serde(rename = "type")]
     pub kind: String,
@@ -125,7 +125,7 @@ pub struct FieldError {
     pub ctx: Option<Value>,
 }
 
-/// One step of a [`FieldError`]'s `loc`.
+/// One step of an [`InvalidField`]'s `loc`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Loc {
@@ -152,10 +152,10 @@ impl From<usize> for Loc {
     }
 }
 
-impl FieldError {
+impl InvalidField {
     /// An error whose `input` is `null`.
     pub fn new<L: Into<Loc>>(kind: &str, loc: impl IntoIterator<Item = L>, msg: &str) -> Self {
-        FieldError {
+        InvalidField {
             kind: kind.to_owned(),
             loc: loc.into_iter().map(Into::into).collect(),
             msg: msg.to_owned(),

@@ -14,7 +14,7 @@ use mcp_bridge_protocol::rpc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::outcome::{CallOutcome, ErrorDetail, ToolResult, cut_chars, display_value};
+use crate::domain::outcome::{CallOutcome, ErrorDetail, ToolOutput, cut_chars, display_value};
 
 pub use advice::Advice;
 pub use said::{BridgeSaid, Note, Said};
@@ -235,7 +235,7 @@ impl Draft {
     }
 }
 
-fn tool_error(result: &ToolResult) -> Draft {
+fn tool_error(result: &ToolOutput) -> Draft {
     let mut message = result.text();
     if message.trim().is_empty()
         && let Some(v) = &result.structured_content

@@ -131,7 +131,7 @@ pub enum BridgeSaid {
 impl BridgeSaid {
     /// Reads the facts our bridge sends with an error of type `error_type`; `None` when the
     /// error has no facts (another bridge, or words that are not the bridge's own).
-    pub fn read(error_type: &str, error: &crate::domain::outcome::ErrorObject) -> Option<Self> {
+    pub fn read(error_type: &str, error: &crate::domain::outcome::ErrorFields) -> Option<Self> {
         let facts = Facts::read(error_type, error.extra.get("facts")?)?;
         let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
         let server = error.server.clone().unwrap_or_default();

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::{MASK_SLACK, Rendered, ReportOptions, fit, mask_prefix_counted, wrap};
 use crate::domain::float::FloatStatus;
 use crate::domain::i18n::{Lang, fill};
-use crate::domain::outcome::{Content, Page, ToolResult, cut_chars, display_value};
+use crate::domain::outcome::{Content, Page, ToolOutput, cut_chars, display_value};
 use crate::domain::redact::Masked;
 
 /// The most a report holding one page of a large result may grow to: the bridge bounds the
@@ -17,7 +17,7 @@ const PAGED_REPORT_CAP: usize = 64 * 1024;
 
 pub(super) fn render_success(
     tool: &str,
-    result: &ToolResult,
+    result: &ToolOutput,
     page: Option<&Page>,
     masked_by_bridge: u32,
     opts: &ReportOptions,
@@ -165,7 +165,7 @@ fn progress_line(p: &Page, lang: Lang) -> String {
 }
 
 /// The result as text: text items joined, JSON pretty-printed, binary items summarised.
-pub fn result_text(r: &ToolResult, lang: Lang) -> String {
+pub fn result_text(r: &ToolOutput, lang: Lang) -> String {
     let says = lang.says();
     let mut parts: Vec<String> = Vec::new();
     for c in &r.content {
