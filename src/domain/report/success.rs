@@ -219,8 +219,7 @@ pub fn result_text(r: &ToolOutput, lang: Lang) -> String {
     }
     if parts.iter().all(|p| p.trim().is_empty()) {
         if let Some(s) = &r.structured_content {
-            return serde_json::to_string_pretty(&crate::domain::outcome::sorted(s))
-                .unwrap_or_else(|_| display_value(s));
+            return serde_json::to_string_pretty(s).unwrap_or_else(|_| display_value(s));
         }
         return lang.says().empty_result.to_string();
     }
@@ -234,8 +233,7 @@ pub fn result_text(r: &ToolOutput, lang: Lang) -> String {
             _ => false,
         })
     {
-        let json = serde_json::to_string_pretty(&crate::domain::outcome::sorted(s))
-            .unwrap_or_else(|_| display_value(s));
+        let json = serde_json::to_string_pretty(s).unwrap_or_else(|_| display_value(s));
         parts.push(format!("{}\n{json}", says.structured_content));
     }
     parts.join("\n")
@@ -246,7 +244,7 @@ fn pretty_if_json(t: &str) -> String {
     if trimmed.len() < 256 * 1024
         && (trimmed.starts_with('{') || trimmed.starts_with('['))
         && let Ok(v) = serde_json::from_str::<Value>(trimmed)
-        && let Ok(p) = serde_json::to_string_pretty(&crate::domain::outcome::sorted(&v))
+        && let Ok(p) = serde_json::to_string_pretty(&v)
     {
         return p;
     }
