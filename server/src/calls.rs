@@ -2,11 +2,11 @@
 //! can run in the background — `POST /execute` with `wait` answers `202 {pending, call_id}`,
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
-pub mod activity;
+pub(crate) mod activity;
 pub(crate) mod counter;
-pub mod masking;
+pub(crate) mod masking;
 pub(crate) mod results;
-pub mod schema;
+pub(crate) mod schema;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -98,7 +98,7 @@ impl PendingCall {
     /// progress or question changes — or at once when a question waits that the client has not
     /// seen: `seen` is the id of the question it already shows (a question asked between two
     /// polls would otherwise wait for the next change).
-    pub async fn wait_or_activity(
+    pub(crate) async fn wait_or_activity(
         &self,
         wait: Duration,
         seen: Option<&str>,

@@ -42,7 +42,7 @@ pub(crate) fn known_locations() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The largest MCP client config read (they are a few KiB).
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// What an HTTP caller is told when a file it named could not be imported from, whatever the
 /// reason: the same words for a missing file, one it may not read, a FIFO, a device, a file too
@@ -52,7 +52,7 @@ pub const UNREADABLE_GIVEN_FILE: &str = "no MCP servers could be imported from t
 
 /// Why a config file was not read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("it is not a regular file")]
     NotAFile,
     #[error("it is larger than {} KiB, more than any MCP client config", MAX_CONFIG_BYTES / 1024)]
@@ -66,7 +66,7 @@ pub enum ReadError {
 /// The text of the config file at `path`, if it is a regular file of at most
 /// [`MAX_CONFIG_BYTES`]. It is opened without blocking (a FIFO with no writer would otherwise
 /// hold the thread) and checked as opened, so a file swapped in after a check is caught too.
-pub fn read_config_file(path: &Path) -> Result<String, ReadError> {
+pub(crate) fn read_config_file(path: &Path) -> Result<String, ReadError> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]

@@ -85,7 +85,7 @@ pub(super) fn with_server(item: impl serde::Serialize, server: &Server) -> Map<S
     entry
 }
 
-pub async fn list(
+pub(crate) async fn list(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<Prompts>, BridgeError> {
@@ -129,7 +129,7 @@ fn get_body(map: &Map<String, Value>) -> Result<GetPrompt<'_>, BridgeError> {
     })
 }
 
-pub async fn get(
+pub(crate) async fn get(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, BridgeError> {
@@ -277,7 +277,7 @@ fn complete_body(map: &Map<String, Value>) -> Result<Complete<'_>, BridgeError> 
     })
 }
 
-pub async fn complete(
+pub(crate) async fn complete(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, BridgeError> {
