@@ -22,7 +22,7 @@ pub enum ServerStatus {
 }
 
 impl ServerStatus {
-    pub const ALL: [ServerStatus; 5] = [
+    pub(crate) const ALL: [ServerStatus; 5] = [
         ServerStatus::Starting,
         ServerStatus::Running,
         ServerStatus::Crashed,
