@@ -7,7 +7,7 @@
 // An `CallOutcome` is the answer itself, made once per request: boxing the error side buys nothing.
 #![allow(clippy::result_large_err)]
 
-use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
+use super::host::{Host, HttpFailure, HttpRequest, HttpResponse, Method};
 use crate::domain::outcome::{self, CallOutcome};
 use crate::domain::proof::{self, Claim};
 use mcp_bridge_protocol::errors::{ErrorAnswer, ErrorType};
@@ -106,8 +106,8 @@ impl<'h, H: Host> BridgeApiClient<'h, H> {
             timeout_ms,
         };
         self.host.http(request).await.map_err(|t| match t {
-            Transport::TimedOut => CallOutcome::timeout(u64::from(timeout_ms)),
-            Transport::Unreachable(why) => CallOutcome::unreachable(why),
+            HttpFailure::TimedOut => CallOutcome::timeout(u64::from(timeout_ms)),
+            HttpFailure::Unreachable(why) => CallOutcome::unreachable(why),
         })
     }
 

@@ -30,7 +30,7 @@ pub(crate) fn current() -> Option<Arc<CallActivity>> {
 /// answer goes.
 #[derive(Debug, Clone, Serialize)]
 #[serde(transparent)]
-pub(crate) struct Question {
+pub(crate) struct PendingQuestion {
     pub asked: Elicitation,
     #[serde(skip)]
     pending: Arc<PendingAnswer>,
@@ -52,7 +52,7 @@ impl PendingAnswer {
     }
 }
 
-impl Question {
+impl PendingQuestion {
     /// A question and the receiver its answer arrives on.
     pub(crate) fn new(
         server: &str,
@@ -63,7 +63,7 @@ impl Question {
         answer_timeout_seconds: f64,
     ) -> (Self, oneshot::Receiver<ElicitResult>) {
         let (sender, receiver) = oneshot::channel();
-        let question = Question {
+        let question = PendingQuestion {
             asked: Elicitation {
                 id: uuid::Uuid::new_v4().simple().to_string(),
                 server: server.to_owned(),
@@ -89,7 +89,7 @@ pub(crate) struct Snapshot {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub elicitation: Option<Question>,
+    pub elicitation: Option<PendingQuestion>,
 }
 
 /// The live state of one call.
@@ -155,7 +155,7 @@ impl CallActivity {
     }
 
     /// Show `question` on this call.
-    pub(crate) fn ask(&self, question: Question) {
+    pub(crate) fn ask(&self, question: PendingQuestion) {
         self.snapshot
             .send_modify(|snapshot| snapshot.elicitation = Some(question));
     }
@@ -204,7 +204,7 @@ mod tests {
     async fn a_question_is_answered_once() {
         let activity = CallActivity::default();
         let (question, receiver) =
-            Question::new("s", ElicitationMode::Form, "Name?".into(), None, None, 60.0);
+            PendingQuestion::new("s", ElicitationMode::Form, "Name?".into(), None, None, 60.0);
         let id = question.asked.id.clone();
         activity.ask(question.clone());
         assert!(asking(&activity));

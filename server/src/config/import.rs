@@ -104,7 +104,7 @@ pub(crate) struct SourceFile {
 
 /// One server found in another client's config.
 #[derive(Debug, Clone)]
-pub(crate) struct Candidate {
+pub(crate) struct FoundServer {
     pub(crate) name: String,
     pub(crate) client: String,
     pub(crate) path: PathBuf,
@@ -115,7 +115,7 @@ pub(crate) struct Candidate {
     pub(crate) problem: Option<String>,
 }
 
-impl Candidate {
+impl FoundServer {
     pub(crate) fn addable(&self) -> bool {
         self.clash.is_none() && self.problem.is_none()
     }
@@ -125,7 +125,7 @@ impl Candidate {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Found {
     pub(crate) sources: Vec<SourceFile>,
-    pub(crate) servers: Vec<Candidate>,
+    pub(crate) servers: Vec<FoundServer>,
 }
 
 /// The servers of an MCP client's config text: `mcpServers` (Claude Desktop, Cursor) or
@@ -296,7 +296,7 @@ pub(crate) fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found 
                         )
                     })
                     .or_else(|| problem(&name, &definition, &path));
-                    found.servers.push(Candidate {
+                    found.servers.push(FoundServer {
                         name,
                         client: client.to_owned(),
                         path: path.clone(),
@@ -353,7 +353,7 @@ impl Found {
         let mut clashes = Vec::new();
         let mut invalid = Vec::new();
         let mut not_found = Vec::new();
-        let refused = |c: &Candidate| ImportRefused {
+        let refused = |c: &FoundServer| ImportRefused {
             name: c.name.clone(),
             client: c.client.clone(),
             path: path_text(&c.path),
@@ -392,7 +392,7 @@ fn path_text(path: &Path) -> String {
 }
 
 /// Add the `picked` servers that are not in `servers` yet; the names added come back.
-pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Vec<String> {
+pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&FoundServer]) -> Vec<String> {
     let mut added = Vec::new();
     for candidate in picked {
         if servers.contains_key(&candidate.name) {
@@ -459,7 +459,7 @@ mod tests {
         let report = serde_json::to_value(found.report::<()>(&names)).unwrap();
         assert_eq!(report["clashes"][0]["name"], "time");
         assert_eq!(report["not_found"][0], "nope");
-        let picked: Vec<&Candidate> = found.servers.iter().filter(|c| c.addable()).collect();
+        let picked: Vec<&FoundServer> = found.servers.iter().filter(|c| c.addable()).collect();
         assert_eq!(add(&mut existing, &picked), ["fetch"]);
         assert_eq!(existing["time"]["command"], "other");
     }

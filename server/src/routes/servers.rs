@@ -414,7 +414,7 @@ pub(crate) async fn import(
         })
         .into_response());
     };
-    let picked: Vec<&import::Candidate> = names
+    let picked: Vec<&import::FoundServer> = names
         .iter()
         .filter_map(|name| {
             found

@@ -21,7 +21,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
 use rmcp::{ClientHandler, Peer};
 
-use crate::calls::activity::{CallActivity, Question, decline};
+use crate::calls::activity::{CallActivity, PendingQuestion, decline};
 use crate::servers::spec::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
 use mcp_bridge_protocol::answers::ElicitationMode;
 
@@ -311,7 +311,7 @@ impl Shared {
             }
         };
         let (question, answer) =
-            Question::new(&self.name, mode, message, schema, url, limit.as_secs_f64());
+            PendingQuestion::new(&self.name, mode, message, schema, url, limit.as_secs_f64());
         for call in &calls {
             call.ask(question.clone());
         }
