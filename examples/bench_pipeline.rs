@@ -68,7 +68,7 @@ fn main() {
     let outcome = CallOutcome::HttpError {
         status: 500,
         detail: mcp_bridge_core::domain::outcome::ErrorDetail::Object {
-            error: mcp_bridge_core::domain::outcome::ErrorObject {
+            error: mcp_bridge_core::domain::outcome::ErrorFields {
                 message: "Invalid date format: 2025-13-45".into(),
                 error_type: Some("ValueError".into()),
                 traceback: Some(tb.clone()),

@@ -15,12 +15,19 @@ chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
   return true; // the answer is sent asynchronously
 });
 
-// The subscribed site list is checked at most once a day: this alarm wakes the worker every
-// few hours and the core decides whether a check is due.
-const SITE_LIST_ALARM = 'site-list';
+// The core's alarms (their names and periods are the core's): each one missing is created,
+// and each one that goes off is handed to the core, which decides what is due.
 chrome.alarms.onAlarm.addListener((alarm) => {
   ready.then(() => core.handleAlarm(alarm.name)).catch((e) => console.warn(String(e)));
 });
-chrome.alarms.get(SITE_LIST_ALARM).then((found) => {
-  if (!found) chrome.alarms.create(SITE_LIST_ALARM, { delayInMinutes: 1, periodInMinutes: 180 });
-});
+ready
+  .then(() =>
+    Promise.all(
+      JSON.parse(core.alarms()).map(({ name, delayInMinutes, periodInMinutes }) =>
+        chrome.alarms.get(name).then((found) => {
+          if (!found) chrome.alarms.create(name, { delayInMinutes, periodInMinutes });
+        }),
+      ),
+    ),
+  )
+  .catch((e) => console.warn(String(e)));

@@ -56,6 +56,14 @@ pub async fn handle_alarm(name: String) {
     web::handle_alarm(&name).await
 }
 
+/// The worker's alarms (`runtime::errands::ALARMS`) as JSON text: `background.js` creates
+/// each one that is missing, by name, first delay and period in minutes.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen]
+pub fn alarms() -> String {
+    serde_json::to_string(&runtime::errands::ALARMS).unwrap_or_else(|_| "[]".into())
+}
+
 /// Talc instead of the default dlmalloc: the same job in 2.9 KB less gzipped wasm, and
 /// faster on wasm by talc's own benchmarks.
 #[cfg(target_arch = "wasm32")]

@@ -231,9 +231,7 @@ fn float_json(r: &Rendered) -> String {
             m["data"] = json!(format!("<{len} base64 characters>"));
         }
     }
-    // Keys sorted whether or not serde_json preserves insertion order (a workspace build
-    // switches `preserve_order` on through the bridge's dependencies).
-    serde_json::to_string_pretty(&mcp_bridge_core::domain::outcome::sorted(&v)).unwrap() + "\n"
+    serde_json::to_string_pretty(&v).unwrap() + "\n"
 }
 
 #[test]

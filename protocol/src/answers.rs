@@ -22,7 +22,7 @@ pub enum ServerStatus {
 }
 
 impl ServerStatus {
-    pub const ALL: [ServerStatus; 5] = [
+    pub(crate) const ALL: [ServerStatus; 5] = [
         ServerStatus::Starting,
         ServerStatus::Running,
         ServerStatus::Crashed,
@@ -261,7 +261,7 @@ impl ElicitationMode {
 
 /// `page` of a large result: which part this answer holds; `read_result` gives the rest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Page {
+pub struct ResultPage {
     /// What `read_result` asks for; `None` when the bridge keeps no more of it.
     pub result_id: Option<String>,
     pub offset: usize,
@@ -330,7 +330,7 @@ pub struct ToolAnswer {
     pub success: bool,
     pub result: ToolResult,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub page: Option<Page>,
+    pub page: Option<ResultPage>,
     /// How many secrets were masked in it, when any were.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masked: Option<usize>,
@@ -384,7 +384,7 @@ pub struct PromptRendered<'a> {
     pub description: Option<String>,
     pub messages: Value,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub page: Option<Page>,
+    pub page: Option<ResultPage>,
 }
 
 /// One message of a paged prompt.
@@ -429,7 +429,7 @@ pub struct ResourceRead<'a> {
     pub uri: &'a str,
     pub contents: Vec<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub page: Option<Page>,
+    pub page: Option<ResultPage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub masked: Option<usize>,
     /// Blobs over the large-result threshold, each replaced by a note.

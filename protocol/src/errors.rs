@@ -36,7 +36,7 @@ pub enum ErrorType {
 }
 
 impl ErrorType {
-    pub const ALL: [ErrorType; 23] = [
+    pub(crate) const ALL: [ErrorType; 23] = [
         ErrorType::NotFound,
         ErrorType::MethodNotAllowed,
         ErrorType::RequestValidationError,
@@ -111,7 +111,7 @@ pub mod tool_failure {
 /// One item of a 422's `detail` list, in FastAPI's shape `{type, loc, msg, input, ctx?}`, so
 /// that clients written for the Python bridge read the bridge's validation errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FieldError {
+pub struct InvalidField {
     /// What is wrong (`missing`, `string_type`, …).
     #[serde(rename = "type")]
     pub kind: String,
@@ -125,7 +125,7 @@ pub struct FieldError {
     pub ctx: Option<Value>,
 }
 
-/// One step of a [`FieldError`]'s `loc`.
+/// One step of an [`InvalidField`]'s `loc`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Loc {
@@ -152,10 +152,10 @@ impl From<usize> for Loc {
     }
 }
 
-impl FieldError {
+impl InvalidField {
     /// An error whose `input` is `null`.
     pub fn new<L: Into<Loc>>(kind: &str, loc: impl IntoIterator<Item = L>, msg: &str) -> Self {
-        FieldError {
+        InvalidField {
             kind: kind.to_owned(),
             loc: loc.into_iter().map(Into::into).collect(),
             msg: msg.to_owned(),
@@ -325,62 +325,62 @@ mod shape {
     use super::*;
 
     #[derive(Serialize, Deserialize)]
-    pub struct Token {
+    pub(crate) struct Token {
         pub reason: TokenProblem,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct Refused {
+    pub(crate) struct Refused {
         pub refused: super::Refused,
         #[serde(default)]
         pub value: String,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct Limit {
+    pub(crate) struct Limit {
         #[serde(default)]
         pub limit: u64,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct NoServer {
+    pub(crate) struct NoServer {
         #[serde(default)]
         pub available: Vec<String>,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct NoTool {
+    pub(crate) struct NoTool {
         #[serde(default)]
         pub closest: Vec<Closest>,
         #[serde(default)]
         pub services: Vec<ServerTools>,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct TimedOut {
+    pub(crate) struct TimedOut {
         pub seconds: f64,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct CallLimit {
+    pub(crate) struct CallLimit {
         #[serde(default)]
         pub failures: u64,
         #[serde(default)]
         pub limit: u64,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct Cancelled {
+    pub(crate) struct Cancelled {
         pub by: CancelledBy,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct Nothing {}
+    pub(crate) struct Nothing {}
     #[derive(Serialize, Deserialize)]
-    pub struct NoCall {
+    pub(crate) struct NoCall {
         #[serde(default)]
         pub call_id: String,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct NoResult {
+    pub(crate) struct NoResult {
         pub reason: ResultGone,
         #[serde(default)]
         pub limit: u64,
     }
     #[derive(Serialize, Deserialize)]
-    pub struct PastEnd {
+    pub(crate) struct PastEnd {
         #[serde(default)]
         pub offset: u64,
         #[serde(default)]

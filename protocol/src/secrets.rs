@@ -228,7 +228,7 @@ mod tests {
     }
 
     /// One example of every shape that is a credential on its own, and its secret part.
-    pub const SHAPES: &[(&str, &str)] = &[
+    pub(crate) const SHAPES: &[(&str, &str)] = &[
         (
             "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
             "b3BlbnNzaC1rZXktdjEAAAAA",
@@ -266,7 +266,7 @@ mod tests {
     ];
 
     /// Key-value shapes, and their secret part.
-    pub const KEY_VALUES: &[(&str, &str)] = &[
+    pub(crate) const KEY_VALUES: &[(&str, &str)] = &[
         ("password=hunter2x", "hunter2x"),
         ("password: hunter2x", "hunter2x"),
         (r#""password": "hunter2x""#, "hunter2x"),

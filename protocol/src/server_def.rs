@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// The kind of value a key takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Text,
     /// A list of strings.
     TextList,
@@ -22,7 +22,7 @@ pub enum Kind {
 
 impl Kind {
     /// The JSON kind a value of this key must be: `string`, `array`, `object`, `bool`, `number`.
-    pub fn json_kind(self) -> &'static str {
+    pub(crate) fn json_kind(self) -> &'static str {
         match self {
             Kind::Text => "string",
             Kind::TextList => "array",
@@ -86,7 +86,7 @@ pub fn key_names() -> impl Iterator<Item = &'static str> {
 
 /// Whether `given` reads as a misspelling of `known`: the same once case, `_`, `-` and blanks
 /// are ignored, or at most two edits apart, or very alike (Jaro-Winkler ≥ 0.9).
-pub fn close_to(given: &str, known: &str) -> bool {
+pub(crate) fn close_to(given: &str, known: &str) -> bool {
     let normalize = |s: &str| s.to_ascii_lowercase().replace(['_', '-', ' '], "");
     let (a, b) = (normalize(given), normalize(known));
     a == b || strsim::jaro_winkler(&a, &b) >= 0.9 || strsim::damerau_levenshtein(&a, &b) <= 2

@@ -2,11 +2,11 @@
 //! can run in the background — `POST /execute` with `wait` answers `202 {pending, call_id}`,
 //! `GET /calls/{id}?wait=S` fetches the result, `DELETE /calls/{id}` cancels.
 
-pub mod activity;
+pub(crate) mod activity;
 pub(crate) mod counter;
-pub mod masking;
+pub(crate) mod masking;
 pub(crate) mod results;
-pub mod schema;
+pub(crate) mod schema;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -26,13 +26,13 @@ pub(crate) const RETAIN_FINISHED: Duration = Duration::from_secs(600);
 
 /// The final answer of a call, rendered exactly as `/execute` would have answered.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CallOutcome {
+pub(crate) struct FinalAnswer {
     pub(crate) status: StatusCode,
     pub(crate) body: Value,
     pub(crate) trace_id: String,
 }
 
-impl IntoResponse for CallOutcome {
+impl IntoResponse for FinalAnswer {
     fn into_response(self) -> Response {
         let mut response = (self.status, Json(self.body)).into_response();
         if let Ok(value) = HeaderValue::from_str(&self.trace_id) {
@@ -49,7 +49,7 @@ pub(crate) struct PendingCall {
     pub(crate) server: Option<String>,
     pub(crate) tool: String,
     pub(crate) trace_id: String,
-    outcome: watch::Sender<Option<CallOutcome>>,
+    outcome: watch::Sender<Option<FinalAnswer>>,
     /// Its progress and the question it asks the user, while it runs.
     pub activity: Arc<activity::CallActivity>,
     task: Mutex<Option<AbortHandle>>,
@@ -58,7 +58,7 @@ pub(crate) struct PendingCall {
 
 impl PendingCall {
     /// Set the outcome unless there already is one; whether it was set.
-    fn finish(&self, outcome: CallOutcome) -> bool {
+    fn finish(&self, outcome: FinalAnswer) -> bool {
         let set = self.outcome.send_if_modified(|slot| {
             if slot.is_some() {
                 return false;
@@ -75,7 +75,7 @@ impl PendingCall {
         set
     }
 
-    pub(crate) fn outcome(&self) -> Option<CallOutcome> {
+    pub(crate) fn outcome(&self) -> Option<FinalAnswer> {
         self.outcome.borrow().clone()
     }
 
@@ -86,7 +86,7 @@ impl PendingCall {
 
     /// Wait up to `wait` for the outcome.
     #[cfg(test)]
-    pub(crate) async fn wait(&self, wait: Duration) -> Option<CallOutcome> {
+    pub(crate) async fn wait(&self, wait: Duration) -> Option<FinalAnswer> {
         let mut receiver = self.outcome.subscribe();
         match tokio::time::timeout(wait, receiver.wait_for(Option::is_some)).await {
             Ok(Ok(outcome)) => outcome.clone(),
@@ -98,11 +98,11 @@ impl PendingCall {
     /// progress or question changes — or at once when a question waits that the client has not
     /// seen: `seen` is the id of the question it already shows (a question asked between two
     /// polls would otherwise wait for the next change).
-    pub async fn wait_or_activity(
+    pub(crate) async fn wait_or_activity(
         &self,
         wait: Duration,
         seen: Option<&str>,
-    ) -> Option<CallOutcome> {
+    ) -> Option<FinalAnswer> {
         let mut receiver = self.outcome.subscribe();
         let mut activity = self.activity.subscribe();
         let unseen = activity
@@ -154,7 +154,7 @@ impl CallRegistry {
         work: F,
     ) -> Arc<PendingCall>
     where
-        F: Future<Output = CallOutcome> + Send + 'static,
+        F: Future<Output = FinalAnswer> + Send + 'static,
     {
         let call = Arc::new(PendingCall {
             id: uuid::Uuid::new_v4().simple().to_string(),
@@ -203,7 +203,7 @@ impl CallRegistry {
     pub(crate) fn cancel(
         &self,
         id: &str,
-        cancelled: impl FnOnce(&PendingCall) -> CallOutcome,
+        cancelled: impl FnOnce(&PendingCall) -> FinalAnswer,
     ) -> Option<bool> {
         let call = self.get(id)?;
         let outcome = cancelled(&call);
@@ -241,8 +241,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn outcome(body: Value) -> CallOutcome {
-        CallOutcome {
+    fn outcome(body: Value) -> FinalAnswer {
+        FinalAnswer {
             status: StatusCode::OK,
             body,
             trace_id: "t".into(),

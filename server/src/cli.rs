@@ -17,14 +17,14 @@ use crate::options::ServeArgs;
 )]
 pub struct Cli {
     #[command(subcommand)]
-    pub(crate) command: Option<Command>,
+    pub(crate) command: Option<CliCommand>,
 
     #[command(flatten)]
     pub(crate) serve: ServeArgs,
 }
 
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {
+pub(crate) enum CliCommand {
     /// Run the built-in demo MCP server on stdin/stdout (the bridge starts it when there is no
     /// config file; it is also the test server).
     DemoServer {
@@ -60,12 +60,12 @@ pub(crate) enum Command {
 /// Run what the command line asks for; the process exit code comes back.
 pub fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Some(Command::DemoServer { root }) => run_demo_server(root),
-        Some(Command::Watchdog) => crate::servers::watchdog::run(),
-        Some(Command::Install { extension_ids }) => crate::pairing::run_install(&extension_ids),
-        Some(Command::Uninstall) => crate::pairing::run_uninstall(),
-        Some(Command::Status) => crate::pairing::run_status(),
-        Some(Command::Config { action }) => {
+        Some(CliCommand::DemoServer { root }) => run_demo_server(root),
+        Some(CliCommand::Watchdog) => crate::servers::watchdog::run(),
+        Some(CliCommand::Install { extension_ids }) => crate::pairing::run_install(&extension_ids),
+        Some(CliCommand::Uninstall) => crate::pairing::run_uninstall(),
+        Some(CliCommand::Status) => crate::pairing::run_status(),
+        Some(CliCommand::Config { action }) => {
             crate::config::command::run(action, cli.serve.config.as_deref())
         }
         None => {
@@ -176,7 +176,7 @@ mod tests {
         let cli = Cli::try_parse_from(["mcp-bridge", "demo-server"]).unwrap();
         assert!(matches!(
             cli.command,
-            Some(Command::DemoServer { root: None })
+            Some(CliCommand::DemoServer { root: None })
         ));
     }
 
@@ -185,7 +185,7 @@ mod tests {
         let cli = Cli::try_parse_from(["mcp-bridge", "config", "check", "x.json"]).unwrap();
         assert!(matches!(
             cli.command,
-            Some(Command::Config {
+            Some(CliCommand::Config {
                 action: crate::config::command::ConfigCommand::Check { file: Some(_) }
             })
         ));
@@ -193,7 +193,7 @@ mod tests {
             .unwrap();
         assert!(matches!(
             cli.command,
-            Some(Command::Config {
+            Some(CliCommand::Config {
                 action: crate::config::command::ConfigCommand::Import { yes: true, .. }
             })
         ));
@@ -205,9 +205,9 @@ mod tests {
         for (word, expected) in [("install", 0), ("uninstall", 1), ("status", 2)] {
             let cli = Cli::try_parse_from(["mcp-bridge", word]).unwrap();
             let index = match cli.command {
-                Some(Command::Install { .. }) => 0,
-                Some(Command::Uninstall) => 1,
-                Some(Command::Status) => 2,
+                Some(CliCommand::Install { .. }) => 0,
+                Some(CliCommand::Uninstall) => 1,
+                Some(CliCommand::Status) => 2,
                 other => panic!("{word}: {other:?}"),
             };
             assert_eq!(index, expected);
@@ -221,7 +221,7 @@ mod tests {
             "fork@example.org",
         ])
         .unwrap();
-        let Some(Command::Install { extension_ids }) = cli.command else {
+        let Some(CliCommand::Install { extension_ids }) = cli.command else {
             panic!("{:?}", cli.command);
         };
         assert_eq!(extension_ids.len(), 2);

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 pub use crate::servers::spec::{RootSpec, ServerSpec, SignInSettings, Transport};
 pub(crate) use check::reads_env;
-pub(crate) use file::{Source, config_dir, config_path, load};
+pub(crate) use file::{ConfigSource, config_dir, config_path, load};
 pub(crate) use parse::parse;
 
 /// The environment variable that moves the config directory (tests use temporary ones).

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::redact::{mask_json, mask_patterns};
 
-pub(crate) use mcp_bridge_protocol::errors::FieldError;
+pub(crate) use mcp_bridge_protocol::errors::InvalidField;
 pub(crate) use mcp_bridge_protocol::errors::Refused;
 use mcp_bridge_protocol::errors::{
     CancelledBy, Closest, ErrorAnswer, ErrorObject, ErrorType, Facts, ResultGone, ServerTools,
@@ -22,8 +22,8 @@ pub(crate) fn field_error<L: Into<mcp_bridge_protocol::errors::Loc>>(
     loc: impl IntoIterator<Item = L>,
     msg: &str,
     input: Value,
-) -> FieldError {
-    FieldError::new(kind, loc, msg).with_input(input)
+) -> InvalidField {
+    InvalidField::new(kind, loc, msg).with_input(input)
 }
 
 /// A typed answer as JSON (the answers are plain data: this cannot fail).
@@ -48,7 +48,7 @@ pub(crate) enum BridgeError {
     MethodNotAllowed,
     /// A malformed request: FastAPI's 422 list of `{type, loc, msg, input, ctx?}`.
     #[error("request validation failed: {0:?}")]
-    InvalidRequest(Vec<FieldError>),
+    InvalidRequest(Vec<InvalidField>),
     /// No token, or not this bridge's (`missing` tells which).
     #[error("{message}")]
     Unauthorized { missing: bool, message: String },
@@ -193,7 +193,7 @@ pub(crate) enum BridgeError {
 enum Detail {
     Text(&'static str),
     Owned(String),
-    List(Vec<FieldError>),
+    List(Vec<InvalidField>),
     Object,
 }
 
@@ -579,7 +579,7 @@ mod tests {
         );
         let item = json!({"type": "missing", "loc": ["body", "name"], "msg": "Field required", "input": {}});
         let error =
-            FieldError::new("missing", ["body", "name"], "Field required").with_input(json!({}));
+            InvalidField::new("missing", ["body", "name"], "Field required").with_input(json!({}));
         let (status, body) = BridgeError::InvalidRequest(vec![error]).render("t");
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
         assert_eq!(body, json!({"detail": [item]}));

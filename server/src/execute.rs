@@ -12,7 +12,7 @@ use axum::http::StatusCode;
 use mcp_bridge_protocol::answers::ToolAnswer;
 use rmcp::model::CallToolResult;
 
-use crate::calls::CallOutcome;
+use crate::calls::FinalAnswer;
 use crate::error::BridgeError;
 use crate::servers::{Server, Status};
 use crate::state::AppState;
@@ -161,12 +161,12 @@ fn check_output(
 }
 
 /// Render an `/execute` answer for a background call.
-pub(crate) fn outcome(result: Result<ToolAnswer, BridgeError>, trace_id: &str) -> CallOutcome {
+pub(crate) fn outcome(result: Result<ToolAnswer, BridgeError>, trace_id: &str) -> FinalAnswer {
     let (status, body) = match result {
         Ok(body) => (StatusCode::OK, crate::error::to_value(body)),
         Err(err) => err.render(trace_id),
     };
-    CallOutcome {
+    FinalAnswer {
         status,
         body,
         trace_id: trace_id.to_owned(),

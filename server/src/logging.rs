@@ -33,14 +33,14 @@ use tracing_subscriber::fmt::format::Writer;
 use crate::options::LogFormat;
 
 /// The size at which the log file is rotated.
-pub const LOG_FILE_CAP: u64 = 1024 * 1024;
+pub(crate) const LOG_FILE_CAP: u64 = 1024 * 1024;
 /// How many rotated files are kept beside the current one.
-pub const LOG_FILES_KEPT: u32 = 3;
+pub(crate) const LOG_FILES_KEPT: u32 = 3;
 
 static FILE: OnceLock<Mutex<Rotating>> = OnceLock::new();
 
 /// How many lines may wait for the writer thread before new ones are dropped.
-pub const QUEUE_LINES: usize = 4096;
+pub(crate) const QUEUE_LINES: usize = 4096;
 
 /// Lines dropped since the writer last wrote.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
@@ -132,7 +132,7 @@ fn send(stream: Stream, bytes: Vec<u8>) {
 
 /// Wait at most `limit` for the lines queued so far to be written: before the process ends,
 /// so its last words are not lost, without letting a stalled stream hold up the exit.
-pub fn finish(limit: Duration) {
+pub(crate) fn finish(limit: Duration) {
     let deadline = Instant::now() + limit;
     let (done, written) = sync_channel(WRITERS.len());
     let mut asked = 0;
@@ -192,17 +192,17 @@ pub(crate) fn init(format: LogFormat, file: Option<&Path>) -> std::io::Result<()
 }
 
 /// Whether output goes to a log file (then the token is never written: see [`say`]).
-pub fn to_file() -> bool {
+pub(crate) fn to_file() -> bool {
     FILE.get().is_some()
 }
 
 /// A line for the user: on stdout, or in the log file. Never fails, never blocks.
-pub fn say(line: &str) {
+pub(crate) fn say(line: &str) {
     send(Stream::Stdout, format!("{line}\n").into_bytes());
 }
 
 /// An error line for the user: on stderr, or in the log file. Never fails, never blocks.
-pub fn complain(line: &str) {
+pub(crate) fn complain(line: &str) {
     send(Stream::Stderr, format!("{line}\n").into_bytes());
 }
 
@@ -369,7 +369,7 @@ fn escaped(c: char) -> bool {
 /// `text` with every control character written as an escape (`\n`, `\r`, `\t`, `\u{1b}`), so
 /// that it stays on one line and never drives the terminal. JSON logs need no such step: JSON
 /// strings escape them already.
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str) -> Cow<'_, str> {
     if !text.chars().any(escaped) {
         return Cow::Borrowed(text);
     }
@@ -390,7 +390,7 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
 
 /// The text format's fields: `name=value`, the message bare, each value with its control
 /// characters escaped.
-pub fn text_fields() -> impl for<'w> FormatFields<'w> + Send + Sync + 'static {
+pub(crate) fn text_fields() -> impl for<'w> FormatFields<'w> + Send + Sync + 'static {
     tracing_subscriber::fmt::format::debug_fn(
         |writer: &mut Writer<'_>, field: &tracing::field::Field, value: &dyn std::fmt::Debug| {
             let text = format!("{value:?}");

@@ -3,14 +3,14 @@
 //! hides part of itself, or drives the terminal or page that shows it.
 
 /// The longest name a new server may have, in characters.
-pub const MAX_SERVER_NAME: usize = 64;
+pub(crate) const MAX_SERVER_NAME: usize = 64;
 
 /// Why `name` may not name a new server, if it may not: a new name is 1 to
 /// [`MAX_SERVER_NAME`] ASCII letters, digits, `-`, `_` and `.`, does not start with `.` or hold
 /// `..`, and does not differ from one of `others` (the names in the config) only in case.
 /// Anything else could pass for another name (a Cyrillic `а`, a case variant), hide part of
 /// itself (bidi controls, zero-width characters, a trailing space) or read as a path.
-pub fn new_server_name_problem<'a>(
+pub(crate) fn new_server_name_problem<'a>(
     name: &str,
     others: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
@@ -46,7 +46,7 @@ pub fn new_server_name_problem<'a>(
 
 /// The warning for a server already in a config file whose name a new entry could not have
 /// (`others`: every name in the file); such a server is loaded all the same.
-pub fn odd_server_name<'a>(
+pub(crate) fn odd_server_name<'a>(
     name: &str,
     others: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
@@ -61,7 +61,7 @@ pub fn odd_server_name<'a>(
 
 /// Why a server's tool named `name` is not listed, if it is not: an empty name, or one with a
 /// control character (a line break, ESC, NUL) or an invisible formatting one.
-pub fn tool_name_problem(name: &str) -> Option<String> {
+pub(crate) fn tool_name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".to_owned());
     }
@@ -97,7 +97,7 @@ fn character(c: char) -> String {
 
 /// `name` with every character but printable ASCII written as its escape (`\u{435}`), so that
 /// a look-alike or invisible character shows; a name this long is cut (its length said).
-pub fn escaped(name: &str) -> String {
+pub(crate) fn escaped(name: &str) -> String {
     match mcp_bridge_protocol::server_def::escaped_name(name) {
         (shown, Some(count)) => format!("{shown}… ({count} characters)"),
         (shown, None) => shown,

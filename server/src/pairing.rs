@@ -53,7 +53,7 @@ pub(crate) fn record_endpoint(dir: &Path, url: &str, source: TokenSource) {
 
 /// Removes the endpoint file at exit when it is still this process's (another bridge may have
 /// recorded itself since), so that no one is pointed at an address nothing proves any more.
-pub fn forget_endpoint(dir: &Path) {
+pub(crate) fn forget_endpoint(dir: &Path) {
     let path = dir.join(ENDPOINT_FILE_NAME);
     let ours = std::fs::read_to_string(&path)
         .ok()

@@ -14,7 +14,7 @@ use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
 
-pub use mcp_bridge_protocol::health::{CHALLENGE_PARAM, challenge_path, valid_nonce};
+pub(crate) use mcp_bridge_protocol::health::{CHALLENGE_PARAM, challenge_path, valid_nonce};
 
 fn mac(token: &str, port: u16, nonce: &str) -> HmacSha256 {
     // HMAC takes a key of any length: this cannot fail.
@@ -24,7 +24,7 @@ fn mac(token: &str, port: u16, nonce: &str) -> HmacSha256 {
 }
 
 /// The proof for `nonce` from a bridge on `port` holding `token`, in lowercase hex.
-pub fn answer(token: &str, port: u16, nonce: &str) -> String {
+pub(crate) fn answer(token: &str, port: u16, nonce: &str) -> String {
     hex(&mac(token, port, nonce).finalize().into_bytes())
 }
 

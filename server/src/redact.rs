@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use mcp_bridge_protocol::secrets::{self, Mask, Redaction, Rules};
 
 mod known;
-pub use known::mask_known_in;
+pub(crate) use known::mask_known_in;
 
 /// Shorter values (`"1"`, `"true"`, `"UTC"`) are too common to mask without mangling text.
 pub(crate) const MIN_SECRET_LEN: usize = secrets::MIN_KNOWN_LEN;
@@ -69,7 +69,7 @@ pub fn mask_result<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
 
 /// Only the values known to be secret masked in `text` (a result the user lets through: its
 /// shapes pass, the bridge's token and the server's configured secrets never do).
-pub fn mask_known<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
+pub(crate) fn mask_known<'a>(text: &'a str, known: &[&str]) -> Redaction<'a> {
     secrets::mask_known(text, known, MASK)
 }
 

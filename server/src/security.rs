@@ -64,7 +64,7 @@ impl Security {
 
     /// The answer to a client's challenge (`crate::proof`): `None` for a `--no-auth` bridge,
     /// which has no token to prove.
-    pub fn prove(&self, nonce: &str) -> Option<String> {
+    pub(crate) fn prove(&self, nonce: &str) -> Option<String> {
         self.token
             .as_deref()
             .map(|token| crate::proof::answer(token, self.port, nonce))

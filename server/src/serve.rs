@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::config::{self, Source};
+use crate::config::{self, ConfigSource};
 use crate::oauth::SignIns;
 use crate::options::ServeArgs;
 use crate::security::Security;
@@ -145,7 +145,7 @@ fn resolve_token(args: &ServeArgs) -> Result<Option<String>, String> {
 async fn serve(
     args: ServeArgs,
     specs: Vec<config::ServerSpec>,
-    source: Source,
+    source: ConfigSource,
     token: Option<String>,
 ) -> ExitCode {
     if !args.host.is_loopback() {
@@ -176,10 +176,10 @@ async fn serve(
     tokio::spawn(watch_signals(stop.clone()));
 
     match &source {
-        Source::File(path) => {
+        ConfigSource::File(path) => {
             tracing::info!(config = %path.display(), servers = specs.len(), "config loaded")
         }
-        Source::Demo { missing, .. } => tracing::info!(
+        ConfigSource::Demo { missing, .. } => tracing::info!(
             missing = %missing.display(),
             "no config file; running the built-in demo server"
         ),
@@ -227,8 +227,8 @@ async fn serve(
 
     let security = Security::new(token.clone(), port, Some(args.host));
     let manager = match source {
-        Source::File(path) => crate::config::manage::Manager::new(path, registry.clone()),
-        Source::Demo { missing, keep } => {
+        ConfigSource::File(path) => crate::config::manage::Manager::new(path, registry.clone()),
+        ConfigSource::Demo { missing, keep } => {
             crate::config::manage::Manager::new(missing, registry.clone())
                 .with_builtin(crate::servers::spec::DEMO_SERVER_NAME, keep)
         }
@@ -279,7 +279,7 @@ async fn serve(
         crate::pairing::record_endpoint(&dir, &format!("http://{shown_host}:{port}"), token_source);
     }
 
-    let limits = crate::serve::listen::Limits {
+    let limits = crate::serve::listen::ConnectionLimits {
         max_connections: args.max_connections,
         header_timeout: args.header_timeout(),
     };

@@ -10,10 +10,10 @@ pub(crate) mod demo;
 mod lifecycle;
 pub(crate) mod masked;
 pub(crate) mod program;
-pub mod reaper;
+pub(crate) mod reaper;
 mod registry;
 pub(crate) mod revisions;
-pub mod spec;
+pub(crate) mod spec;
 pub(crate) mod stderr;
 pub(crate) mod watchdog;
 
@@ -31,7 +31,7 @@ use crate::redact::redact;
 use connect::Client;
 pub(crate) use registry::Changes;
 pub use registry::Registry;
-pub use spec::{ServerSpec, Transport};
+pub(crate) use spec::{ServerSpec, Transport};
 use stderr::StderrTail;
 
 /// The longest pause between restart attempts.
@@ -167,7 +167,7 @@ impl Server {
 
     /// The values masked wherever this server's words are shown: its configured secrets and the
     /// bridge's own.
-    pub fn secrets(&self) -> &[String] {
+    pub(crate) fn secrets(&self) -> &[String] {
         &self.secrets
     }
 
@@ -219,18 +219,18 @@ impl Server {
     }
 
     /// Its tools, prompts, resources and resource templates, as last fetched.
-    pub fn lists(&self) -> client::Lists {
+    pub(crate) fn lists(&self) -> client::Lists {
         self.shared.lists()
     }
 
     /// How many times the server announced that a list changed (each reloaded the list).
-    pub fn list_changes(&self) -> u64 {
+    pub(crate) fn list_changes(&self) -> u64 {
         self.shared.changes()
     }
 
     /// What the AI is told about this server: the instructions of its initialize answer, then
     /// those of its config entry; empty when there are none.
-    pub fn instructions(&self) -> String {
+    pub(crate) fn instructions(&self) -> String {
         let own = self
             .instructions
             .read()

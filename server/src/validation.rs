@@ -6,7 +6,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use serde_json::{Map, Value};
 
-use crate::error::{BridgeError, FieldError};
+use crate::error::{BridgeError, InvalidField};
 use mcp_bridge_protocol::errors::Loc;
 use mcp_bridge_protocol::requests::{Execute, ResetHistory};
 
@@ -29,7 +29,7 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                         limit: crate::security::BODY_LIMIT,
                     }
                 } else {
-                    BridgeError::InvalidRequest(vec![FieldError::new(
+                    BridgeError::InvalidRequest(vec![InvalidField::new(
                         "body_read_error",
                         ["body"],
                         &rejection.body_text(),
@@ -55,7 +55,7 @@ pub(crate) fn parse_json(bytes: &[u8]) -> Result<Option<Value>, BridgeError> {
         let mut ctx = Map::new();
         ctx.insert("error".to_owned(), Value::String(message));
         BridgeError::InvalidRequest(vec![
-            FieldError::new(
+            InvalidField::new(
                 "json_invalid",
                 [Loc::from("body"), Loc::from(position)],
                 "JSON decode error",
@@ -110,7 +110,7 @@ fn bound(name: &str, value: Value) -> Value {
 pub(crate) struct Fields<'a> {
     map: &'a Map<String, Value>,
     location: &'static str,
-    errors: Vec<FieldError>,
+    errors: Vec<InvalidField>,
 }
 
 impl<'a> Fields<'a> {

@@ -156,10 +156,8 @@ pub fn params(schema: &Value) -> Vec<Param> {
         .filter_map(|r| props.get_key_value(*r))
         .map(|(name, p)| param(name, p, true))
         .collect();
-    // The map's own order depends on serde_json's features: sort the optional ones.
-    let optional = crate::domain::outcome::sorted_keys(props)
-        .into_iter()
-        .filter(|k| !required.contains(&k.as_str()));
+    // The optional ones by name: the map keeps its keys in order.
+    let optional = props.keys().filter(|k| !required.contains(&k.as_str()));
     out.extend(optional.map(|k| param(k, &props[k], false)));
     out
 }

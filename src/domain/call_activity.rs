@@ -13,12 +13,12 @@ use crate::domain::redact::Masked;
 /// A call's progress and pending question, as the bridge reported them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Activity {
-    pub progress: Option<Progress>,
+    pub progress: Option<CallProgress>,
     pub question: Option<Question>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Progress {
+pub struct CallProgress {
     pub progress: f64,
     pub total: Option<f64>,
     pub message: Option<String>,
@@ -38,7 +38,7 @@ pub struct Question {
 /// The activity in a `202` body (`progress`, `elicitation`); `None` when there is neither.
 pub fn from_pending(body: &Value) -> Option<Activity> {
     let progress = body.get("progress").and_then(|p| {
-        Some(Progress {
+        Some(CallProgress {
             progress: p.get("progress")?.as_f64()?,
             total: p.get("total").and_then(Value::as_f64),
             message: p.get("message").and_then(Value::as_str).map(str::to_owned),
@@ -105,7 +105,7 @@ pub struct FloatQuestion {
 }
 
 /// The progress line: `3 / 12 (25%) — message`.
-pub fn float_progress(p: &Progress, lang: Lang) -> FloatProgress {
+pub fn float_progress(p: &CallProgress, lang: Lang) -> FloatProgress {
     // One decimal at most, without float formatting (which would grow the wasm).
     let number = |n: f64| {
         let tenths = (n * 10.0).round() as i64;
@@ -365,7 +365,7 @@ mod tests {
         assert_eq!(by_name("fish").options[0].label.as_str(), "Tuna");
         assert!(from_pending(&json!({"pending": true, "call_id": "c"})).is_none());
         let zh = float_progress(
-            &Progress {
+            &CallProgress {
                 progress: 2.5,
                 total: None,
                 message: None,

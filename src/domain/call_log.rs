@@ -31,7 +31,7 @@ pub enum AllowedBy {
 /// One call that left for the bridge.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Entry {
+pub struct LoggedCall {
     pub id: u64,
     pub time_ms: f64,
     /// The conversation: the chat page's address without its fragment.
@@ -46,7 +46,7 @@ pub struct Entry {
     pub allowed_by: AllowedBy,
 }
 
-impl Entry {
+impl LoggedCall {
     /// The record of a call, its arguments masked here, so nothing unmasked is ever stored.
     /// `id` is the caller's, unique within the log.
     pub fn new(
@@ -56,13 +56,13 @@ impl Entry {
         site: &str,
         call: &ToolCall,
         allowed_by: AllowedBy,
-    ) -> Entry {
+    ) -> LoggedCall {
         let text = redact::redact_owned(&call.arguments.to_string());
         let arguments = match text.char_indices().nth(ARGUMENTS_CHARS) {
             Some((at, _)) => format!("{}…", &text[..at]),
             None => text,
         };
-        Entry {
+        LoggedCall {
             id,
             time_ms,
             conversation: conversation.to_string(),
@@ -80,12 +80,12 @@ impl Entry {
 #[serde(rename_all = "camelCase")]
 pub struct CallLog {
     #[serde(default)]
-    pub entries: Vec<Entry>,
+    pub entries: Vec<LoggedCall>,
 }
 
 impl CallLog {
     /// Adds a call; past [`CAP`] the oldest entries go.
-    pub fn push(&mut self, entry: Entry) {
+    pub fn push(&mut self, entry: LoggedCall) {
         self.entries.push(entry);
         let excess = self.entries.len().saturating_sub(CAP);
         self.entries.drain(..excess);
@@ -120,7 +120,7 @@ impl CallLog {
 pub struct Conversation {
     pub conversation: String,
     pub site: String,
-    pub calls: Vec<Entry>,
+    pub calls: Vec<LoggedCall>,
 }
 
 /// The options page's view of the log: the conversations, and what each verdict says in the
@@ -166,9 +166,16 @@ mod tests {
         let secret = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
         let c = "https://a.test/c/1";
         let send = call("send", json!({"key": secret}));
-        log.push(Entry::new(0, 1.0, c, "a.test", &send, AllowedBy::User));
+        log.push(LoggedCall::new(0, 1.0, c, "a.test", &send, AllowedBy::User));
         let write = call("write", json!({"text": "x".repeat(5000)}));
-        log.push(Entry::new(1, 2.0, c, "a.test", &write, AllowedBy::Policy));
+        log.push(LoggedCall::new(
+            1,
+            2.0,
+            c,
+            "a.test",
+            &write,
+            AllowedBy::Policy,
+        ));
         assert!(
             !log.entries[0].arguments.contains(secret),
             "{}",
@@ -189,7 +196,7 @@ mod tests {
             let conversation = format!("https://a.test/c/{}", i % 2);
             let t = call("t", json!({"i": i}));
             let id = i as u64;
-            log.push(Entry::new(
+            log.push(LoggedCall::new(
                 id,
                 i as f64,
                 &conversation,
@@ -235,7 +242,7 @@ mod tests {
     fn the_stored_shape_reads_back_and_an_empty_value_is_an_empty_log() {
         let mut log = CallLog::default();
         let t = call("t", json!({}));
-        log.push(Entry::new(
+        log.push(LoggedCall::new(
             7,
             5.0,
             "https://a.test/",

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 pub enum CallOutcome {
     /// `200 {success:true, result}` with a result that is not an error.
     Success {
-        result: ToolResult,
+        result: ToolOutput,
         trace_id: Option<String>,
         /// For a large result, which part this is; the bridge keeps the rest.
         #[serde(default)]
@@ -27,7 +27,7 @@ pub enum CallOutcome {
     },
     /// The tool ran and reported failure (`isError`/`is_error: true`).
     ToolError {
-        result: ToolResult,
+        result: ToolOutput,
         trace_id: Option<String>,
     },
     /// A JSON error body (any status, or a 2xx with `success:false`).
@@ -86,7 +86,7 @@ pub enum ErrorDetail {
     Text { message: String },
     /// `{"detail": {error, type, traceback, code, retryable, trace_id, server}}`, or a
     /// JSON-RPC style `{"error": {code, message, data}}`.
-    Object { error: ErrorObject },
+    Object { error: ErrorFields },
     /// FastAPI request validation (HTTP 422) list.
     Validation { items: Vec<ValidationItem> },
     /// Any other JSON.
@@ -96,7 +96,7 @@ pub enum ErrorDetail {
 /// The bridge's structured error; every field optional, extra keys kept.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ErrorObject {
+pub struct ErrorFields {
     pub message: String,
     pub error_type: Option<String>,
     pub traceback: Option<String>,
@@ -124,7 +124,7 @@ pub struct ValidationItem {
 /// An MCP `CallToolResult`, from either serialisation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolResult {
+pub struct ToolOutput {
     pub content: Vec<Content>,
     pub is_error: bool,
     pub structured_content: Option<Value>,
@@ -332,7 +332,7 @@ fn success_body(status: u16, json: Value, trace_id: Option<String>) -> CallOutco
             };
         }
     };
-    let result = ToolResult::from_value(result);
+    let result = ToolOutput::from_value(result);
     if result.is_error {
         CallOutcome::ToolError { result, trace_id }
     } else {
@@ -363,18 +363,18 @@ pub struct Page {
     pub next_offset: Option<u64>,
 }
 
-impl ToolResult {
+impl ToolOutput {
     /// Reads an MCP `CallToolResult` (camelCase or snake_case). A value that is not one
     /// (a plain string, some JSON) becomes a text item or structured content.
-    pub fn from_value(v: &Value) -> ToolResult {
+    pub fn from_value(v: &Value) -> ToolOutput {
         let Value::Object(o) = v else {
             return match v {
-                Value::String(s) => ToolResult {
+                Value::String(s) => ToolOutput {
                     content: vec![Content::Text { text: s.clone() }],
                     ..Default::default()
                 },
-                Value::Null => ToolResult::default(),
-                other => ToolResult {
+                Value::Null => ToolOutput::default(),
+                other => ToolOutput {
                     structured_content: Some(other.clone()),
                     ..Default::default()
                 },
@@ -400,13 +400,13 @@ impl ToolResult {
         };
         if content.is_empty() && structured.is_none() && !o.contains_key("content") {
             // Not a CallToolResult at all: keep the whole object as the result.
-            return ToolResult {
+            return ToolOutput {
                 content,
                 is_error,
                 structured_content: Some(v.clone()),
             };
         }
-        ToolResult {
+        ToolOutput {
             content,
             is_error,
             structured_content: structured,
@@ -546,7 +546,7 @@ pub fn error_detail(json: &Value) -> ErrorDetail {
     ErrorDetail::Other { json: json.clone() }
 }
 
-fn merge_top(e: &mut ErrorObject, top: &Map<String, Value>) {
+fn merge_top(e: &mut ErrorFields, top: &Map<String, Value>) {
     if e.trace_id.is_none() {
         e.trace_id = top.get("trace_id").and_then(value_string);
     }
@@ -555,7 +555,7 @@ fn merge_top(e: &mut ErrorObject, top: &Map<String, Value>) {
     }
 }
 
-fn error_object(m: &Map<String, Value>) -> ErrorObject {
+fn error_object(m: &Map<String, Value>) -> ErrorFields {
     const KNOWN: &[&str] = &[
         "error",
         "message",
@@ -612,7 +612,7 @@ fn error_object(m: &Map<String, Value>) -> ErrorObject {
     for (k, v) in m.iter().filter(|(k, _)| !KNOWN.contains(&k.as_str())) {
         extra.insert(k.clone(), v.clone());
     }
-    ErrorObject {
+    ErrorFields {
         message,
         error_type,
         traceback: traceback.filter(|t| !t.trim().is_empty()),
@@ -643,32 +643,7 @@ pub(crate) fn display_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Null => String::new(),
-        other => sorted(other).to_string(),
-    }
-}
-
-/// An object's keys in order.
-pub fn sorted_keys(m: &Map<String, Value>) -> Vec<&String> {
-    let mut keys: Vec<&String> = m.keys().collect();
-    keys.sort_unstable();
-    keys
-}
-
-/// The value with object keys in sorted order, whatever map serde_json was built with
-/// (another crate of the workspace may switch on its `preserve_order` feature), so the same
-/// answer always reads the same.
-pub fn sorted(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            // One by one rather than `collect()`, which sorts again.
-            let mut out = Map::new();
-            for k in sorted_keys(m) {
-                out.insert(k.clone(), sorted(&m[k]));
-            }
-            Value::Object(out)
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-        other => other.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -780,7 +755,7 @@ fn html_text(t: &str) -> String {
 }
 
 fn json_snippet(v: &Value) -> String {
-    cut_chars(&sorted(v).to_string(), SNIPPET)
+    cut_chars(&v.to_string(), SNIPPET)
 }
 
 /// At most `n` characters, with `…` when cut.
@@ -795,6 +770,19 @@ pub(crate) fn cut_chars(s: &str, n: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The core is tested with serde_json as the extension's wasm has it: without the
+    /// bridge's `preserve_order` (`./build.sh test` runs `cargo test -p mcp-bridge-core` on its
+    /// own, so the workspace's features do not unify into it), so a map reads in key order and
+    /// nothing re-sorts it by hand.
+    #[test]
+    fn json_objects_read_in_key_order_as_in_the_extension() {
+        let v = json!({"b": 1, "a": {"d": 2, "c": [{"f": 3, "e": 4}]}});
+        assert_eq!(
+            display_value(&v),
+            r#"{"a":{"c":[{"e":4,"f":3}],"d":2},"b":1}"#
+        );
+    }
 
     #[test]
     fn the_bridges_own_pending_answer_reads_back_whole() {
@@ -831,8 +819,8 @@ mod tests {
         };
         assert_eq!(call_id, "c7");
         let read = *activity.unwrap();
-        use crate::domain::call_activity::{Progress, Question};
-        let progress = Progress {
+        use crate::domain::call_activity::{CallProgress, Question};
+        let progress = CallProgress {
             progress: 3.0,
             total: Some(12.0),
             message: Some("copying".into()),
@@ -880,7 +868,7 @@ mod tests {
 
     #[test]
     fn content_kinds() {
-        let r = ToolResult::from_value(&json!({"content":[
+        let r = ToolOutput::from_value(&json!({"content":[
             {"type":"image","data":"AAAA","mimeType":"image/png"},
             {"type":"resource","resource":{"uri":"file:///a","mime_type":"text/plain","text":"hi"}},
             {"type":"resource_link","uri":"file:///b","name":"b"},

@@ -429,7 +429,7 @@ pub fn import_view(mut body: Value, lang: Lang) -> Value {
 /// The Servers section's answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ServerList {
+pub struct ServersView {
     pub config_path: Option<String>,
     /// Whether the config file validates as it is now.
     pub config_valid: bool,
@@ -441,7 +441,7 @@ pub struct ServerList {
 /// `GET /servers` as the page shows it: each server's status and tool count in words, what
 /// to install when its program is missing, and a fingerprint of the names, statuses and tool
 /// counts; when it changes, the tools list is read again.
-pub fn list_view(body: &Value, lang: Lang) -> ServerList {
+pub fn list_view(body: &Value, lang: Lang) -> ServersView {
     let mut fingerprint = String::new();
     let list = body["servers"].as_array().into_iter().flatten();
     let servers = list
@@ -468,7 +468,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServerList {
             }
         })
         .collect();
-    ServerList {
+    ServersView {
         config_path: body["config_path"].as_str().map(str::to_string),
         config_valid: body["config_valid"].as_bool().unwrap_or(true),
         servers,

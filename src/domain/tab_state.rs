@@ -7,7 +7,7 @@
 
 use crate::domain::call_log::AllowedBy;
 use crate::domain::hash::{BASIS, Fnv1a};
-use crate::domain::outcome::{CallOutcome, ErrorDetail, ErrorObject};
+use crate::domain::outcome::{CallOutcome, ErrorDetail, ErrorFields};
 use crate::domain::settings::{Settings, SiteScope};
 use crate::domain::toolcall::{MalformedCall, ToolCall, find_last_call};
 use mcp_bridge_protocol::errors::ErrorType;
@@ -140,11 +140,11 @@ impl SetupProblem {
             } => CallOutcome::HttpError {
                 status: *status,
                 detail: ErrorDetail::Object {
-                    error: ErrorObject {
+                    error: ErrorFields {
                         message: message.clone(),
                         error_type: error_type.clone(),
                         server: server.clone(),
-                        ..ErrorObject::default()
+                        ..ErrorFields::default()
                     },
                 },
                 trace_id: None,

@@ -46,13 +46,14 @@ impl ToolCall {
     }
 }
 
-/// JSON with object keys sorted, independent of map implementation.
+/// JSON with object keys sorted (serde_json's map keeps them in order: the core is built
+/// without its `preserve_order`).
 fn canonical_json(v: &Value) -> String {
     match v {
         Value::Object(m) => {
-            let items: Vec<String> = crate::domain::outcome::sorted_keys(m)
-                .into_iter()
-                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical_json(&m[k])))
+            let items: Vec<String> = m
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), canonical_json(v)))
                 .collect();
             format!("{{{}}}", items.join(","))
         }

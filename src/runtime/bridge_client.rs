@@ -7,7 +7,7 @@
 // An `CallOutcome` is the answer itself, made once per request: boxing the error side buys nothing.
 #![allow(clippy::result_large_err)]
 
-use super::host::{Host, HttpRequest, HttpResponse, Method, Transport};
+use super::host::{Host, HttpFailure, HttpRequest, HttpResponse, Method};
 use crate::domain::outcome::{self, CallOutcome};
 use crate::domain::proof::{self, Claim};
 use mcp_bridge_protocol::errors::{ErrorAnswer, ErrorType};
@@ -106,8 +106,8 @@ impl<'h, H: Host> BridgeApiClient<'h, H> {
             timeout_ms,
         };
         self.host.http(request).await.map_err(|t| match t {
-            Transport::TimedOut => CallOutcome::timeout(u64::from(timeout_ms)),
-            Transport::Unreachable(why) => CallOutcome::unreachable(why),
+            HttpFailure::TimedOut => CallOutcome::timeout(u64::from(timeout_ms)),
+            HttpFailure::Unreachable(why) => CallOutcome::unreachable(why),
         })
     }
 
@@ -307,18 +307,18 @@ impl<'h, H: Host> BridgeApiClient<'h, H> {
         method: Method,
         path: &str,
         body: Option<Value>,
-    ) -> Result<Value, Refused> {
+    ) -> Result<Value, OfferRefused> {
         let r = self
             .send(method, path, body, UNPOLLED_TIMEOUT_MS)
             .await
-            .map_err(|o| Refused::NoAnswer(Box::new(o)))?;
+            .map_err(|o| OfferRefused::NoAnswer(Box::new(o)))?;
         let json = outcome::json_body(&r.body);
         match json {
             Some(json) if (200..300).contains(&r.status) => Ok(json),
-            _ if matches!(r.status, 401 | 403) => Err(Refused::NoAnswer(Box::new(
+            _ if matches!(r.status, 401 | 403) => Err(OfferRefused::NoAnswer(Box::new(
                 outcome::from_http(r.status, r.trace_id.as_deref(), &r.body),
             ))),
-            _ => Err(Refused::Said(
+            _ => Err(OfferRefused::Said(
                 crate::domain::call_activity::refusal(&r.body)
                     .unwrap_or_else(|| format!("HTTP {}", r.status)),
             )),
@@ -367,7 +367,7 @@ impl<'h, H: Host> BridgeApiClient<'h, H> {
 
 /// Why a route of [`BridgeApiClient::offered`] gave nothing.
 #[derive(Debug, Clone)]
-pub enum Refused {
+pub enum OfferRefused {
     /// The bridge (or the server behind it) said why, in its words.
     Said(String),
     /// The request did not reach the bridge, or the bridge refused the extension or its token.

@@ -707,7 +707,8 @@ impl<H: Host> ChatLoop<H> {
             Some(allowed) if resume.is_none() && call.tool_name != LIST_TOOLS => {
                 let id = (started as u64) * 1000 + u64::from(tab.unsigned_abs() % 1000);
                 let here = conversation(&url);
-                let entry = call_log::Entry::new(id, started, here, &host_of(&url), &call, allowed);
+                let entry =
+                    call_log::LoggedCall::new(id, started, here, &host_of(&url), &call, allowed);
                 self.store
                     .change_call_log(CallLogChange::Add(Box::new(entry)))
                     .await;

@@ -20,9 +20,26 @@ mod menu;
 /// What the errands answer a request that is the chat loop's (the dispatcher never sends one).
 const NOT_AN_ERRAND: &str = "not one of the worker's errands";
 
-/// The name of the worker's alarm that checks the subscribed site list (`background.js`
-/// creates it and hands it to the core; the core decides whether a check is due).
+/// The name of the worker's alarm that checks the subscribed site list (the core decides,
+/// each time it goes off, whether a check is due).
 pub const SITE_LIST_ALARM: &str = "site-list";
+
+/// An alarm the worker keeps, as `chrome.alarms.create` takes it: `background.js` creates
+/// each one of [`ALARMS`] that is missing and hands the core every one that goes off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Alarm {
+    pub name: &'static str,
+    pub delay_in_minutes: u32,
+    pub period_in_minutes: u32,
+}
+
+/// The worker's alarms: the site list's, every three hours (a check is due once a day).
+pub const ALARMS: [Alarm; 1] = [Alarm {
+    name: SITE_LIST_ALARM,
+    delay_in_minutes: 1,
+    period_in_minutes: 180,
+}];
 
 /// The errands of one worker, over the chat loop's store.
 pub struct Errands<H: Host> {
@@ -176,5 +193,18 @@ impl<H: Host> Errands<H> {
         sites.upsert(cfg.clone());
         self.store.save_custom_sites(&sites).await?;
         Ok(cfg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_alarms_read_as_chrome_alarms_create_takes_them() {
+        assert_eq!(
+            serde_json::to_string(&ALARMS).unwrap(),
+            r#"[{"name":"site-list","delayInMinutes":1,"periodInMinutes":180}]"#
+        );
     }
 }

@@ -48,7 +48,7 @@ pub struct HttpResponse {
 
 /// Why a request got no answer at all.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Transport {
+pub enum HttpFailure {
     /// The time limit ran out.
     TimedOut,
     /// No connection (bridge not running, wrong port) or a refused request, in words.
@@ -77,7 +77,7 @@ pub trait Host: Clone + 'static {
     async fn tab_command(&self, tab: i32, command: &Command) -> Result<CommandResult, String>;
 
     /// One HTTP request to the bridge.
-    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport>;
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, HttpFailure>;
 
     /// The text of one of the extension's own files (`sites/index.json` …).
     async fn own_file(&self, path: &str) -> Option<String>;

@@ -3,7 +3,7 @@
 //! `domain::site_list`'s; this module fetches, asks the host to check the signature, and
 //! stores what came of it (a refusal keeps the configs in force).
 
-use super::host::{Host, HttpRequest, Method, Transport};
+use super::host::{Host, HttpFailure, HttpRequest, Method};
 use super::store::Store;
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::site_list::{self, Refusal, SiteListVerdict, Subscription};
@@ -109,8 +109,8 @@ async fn fetch_and_judge<H: Host>(
         .await
         .map_err(|t| {
             Refusal::Fetch(match t {
-                Transport::TimedOut => format!("no answer in {} s", FETCH_TIMEOUT_MS / 1000),
-                Transport::Unreachable(why) => why,
+                HttpFailure::TimedOut => format!("no answer in {} s", FETCH_TIMEOUT_MS / 1000),
+                HttpFailure::Unreachable(why) => why,
             })
         })?;
     if answer.status != 200 {

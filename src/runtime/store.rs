@@ -60,7 +60,7 @@ const EXECUTED_CAP: usize = 2000;
 
 /// One change to the stored call log.
 pub enum CallLogChange {
-    Add(Box<call_log::Entry>),
+    Add(Box<call_log::LoggedCall>),
     Remove(u64),
 }
 

@@ -3,7 +3,7 @@
 //! in MV3, so one binding serves both browsers.
 
 use crate::domain::messages::{Command, CommandResult};
-use crate::runtime::host::{Area, Host, HttpRequest, HttpResponse, Level, Method, Transport};
+use crate::runtime::host::{Area, Host, HttpFailure, HttpRequest, HttpResponse, Level, Method};
 use gloo_net::http::{Request, RequestBuilder};
 use serde_json::Value;
 use std::future::Future;
@@ -192,7 +192,7 @@ impl Host for WebHost {
         }
     }
 
-    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport> {
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
         let url = &request.url;
         let builder = match request.method {
             Method::Get => Request::get(url),
@@ -212,7 +212,7 @@ impl Host for WebHost {
             None => builder.build(),
         };
         let resp = built
-            .map_err(|e| Transport::Unreachable(e.to_string()))?
+            .map_err(|e| HttpFailure::Unreachable(e.to_string()))?
             .send()
             .await
             .map_err(|e| transport_failure(&e))?;
@@ -374,11 +374,11 @@ fn hex(bytes: &[u8]) -> String {
 /// no connection (bridge not running, wrong port). The only signal attached is the timeout
 /// signal, so both abort names mean "timed out"; a user's stop is a `DELETE /calls/{id}` by
 /// the chat loop, not an aborted fetch.
-fn transport_failure(e: &gloo_net::Error) -> Transport {
+fn transport_failure(e: &gloo_net::Error) -> HttpFailure {
     match e {
         gloo_net::Error::JsError(js) if js.name == "TimeoutError" || js.name == "AbortError" => {
-            Transport::TimedOut
+            HttpFailure::TimedOut
         }
-        other => Transport::Unreachable(other.to_string()),
+        other => HttpFailure::Unreachable(other.to_string()),
     }
 }

@@ -126,7 +126,7 @@ fn a_bridge_that_does_not_answer_in_time_is_a_timeout_report() {
     let mut w = World::new();
     w.bridge(|req| {
         if req.url.ends_with("/execute") {
-            Answer::Now(Err(mcp_bridge_core::runtime::host::Transport::TimedOut))
+            Answer::Now(Err(mcp_bridge_core::runtime::host::HttpFailure::TimedOut))
         } else {
             healthy_bridge(req)
         }

@@ -2,7 +2,7 @@
 //! unmasked record kept in the extension and never a result lost when typing fails.
 
 use super::world::*;
-use mcp_bridge_core::runtime::host::{Area, Level, Transport};
+use mcp_bridge_core::runtime::host::{Area, HttpFailure, Level};
 use serde_json::json;
 
 fn tool_error(req: &mcp_bridge_core::runtime::host::HttpRequest) -> Answer {
@@ -159,7 +159,7 @@ fn reports_name_the_configured_bridge_address() {
     let mut w = World::new();
     w.settings(json!({"bridgeUrl": "http://127.0.0.1:4000"}));
     w.open_chat(1);
-    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("connection refused".into()))));
+    w.bridge(|_| Answer::Now(Err(HttpFailure::Unreachable("connection refused".into()))));
     w.answer(1, 1, &call("get_current_time", json!({})));
     let held = w.last_float(1)["command"].as_str().unwrap().to_string();
     assert!(held == "mcp-bridge --port 4000", "{held}");

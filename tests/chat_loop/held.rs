@@ -3,13 +3,13 @@
 //! and reaches the AI only if the user says so.
 
 use super::world::*;
-use mcp_bridge_core::runtime::host::{HttpRequest, Transport};
+use mcp_bridge_core::runtime::host::{HttpFailure, HttpRequest};
 use serde_json::json;
 use std::cell::Cell;
 use std::rc::Rc;
 
 fn down(_: &HttpRequest) -> Answer {
-    Answer::Now(Err(Transport::Unreachable("connection refused".into())))
+    Answer::Now(Err(HttpFailure::Unreachable("connection refused".into())))
 }
 
 /// A bridge that is down until `up` is set, then healthy.
@@ -283,7 +283,7 @@ fn the_page_check_answered_late_leaves_the_held_call_in_the_float() {
         assert_eq!(w.held().len(), 1, "the page's check waits for the bridge");
         w.answer(1, 1, &call("get_current_time", json!({})));
         assert_eq!(w.last_float(1)["status"], "held");
-        let refused = Transport::Unreachable("connection refused".into());
+        let refused = HttpFailure::Unreachable("connection refused".into());
         w.release(0, Answer::Now(Err(refused)));
         // The call is still held, and the float still offers what to do with it.
         assert_eq!(

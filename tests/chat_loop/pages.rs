@@ -3,7 +3,7 @@
 
 use super::world::*;
 use mcp_bridge_core::domain::messages::{Origin, Response};
-use mcp_bridge_core::runtime::host::Transport;
+use mcp_bridge_core::runtime::host::HttpFailure;
 use serde_json::{Value, json};
 
 fn setup(r: Response) -> Value {
@@ -41,7 +41,7 @@ fn a_site_turned_off_in_the_options_stays_off() {
 #[test]
 fn a_bridge_that_is_down_shows_in_the_float_when_the_page_opens() {
     let mut w = World::new();
-    w.bridge(|_| Answer::Now(Err(Transport::Unreachable("refused".into()))));
+    w.bridge(|_| Answer::Now(Err(HttpFailure::Unreachable("refused".into()))));
     w.page_ready(1, URL);
     assert_eq!(w.last_float(1)["status"], "unreachable");
 }
@@ -102,9 +102,9 @@ fn insert_instructions_without_a_bridge_says_what_to_run_not_the_ais_report() {
     w.settings(json!({"bridgeUrl": "http://127.0.0.1:4100"}));
     w.open_chat(1);
     w.bridge(|_| {
-        Answer::Now(Err(mcp_bridge_core::runtime::host::Transport::Unreachable(
-            "connection refused".into(),
-        )))
+        Answer::Now(Err(
+            mcp_bridge_core::runtime::host::HttpFailure::Unreachable("connection refused".into()),
+        ))
     });
     w.action(1, json!({"action": "insert-instructions"}));
     assert!(w.typed(1).is_empty());

@@ -4,7 +4,7 @@
 //! the status say the two ways to connect.
 
 use super::world::*;
-use mcp_bridge_core::runtime::host::{Area, HttpRequest, Transport};
+use mcp_bridge_core::runtime::host::{Area, HttpFailure, HttpRequest};
 use serde_json::{Value, json};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -95,7 +95,7 @@ fn without_a_host_the_float_gives_the_command_that_starts_the_bridge_in_the_user
     for lang in ["en-US", "zh-CN"] {
         let mut w = World::new();
         w.ui_language(lang);
-        w.bridge(|_: &HttpRequest| Answer::Now(Err(Transport::Unreachable("refused".into()))));
+        w.bridge(|_: &HttpRequest| Answer::Now(Err(HttpFailure::Unreachable("refused".into()))));
         w.open_chat(1);
         assert_eq!(w.host.0.native_asks.get(), 1);
         let f = w.last_float(1);
@@ -116,7 +116,7 @@ fn without_a_host_the_float_gives_the_command_that_starts_the_bridge_in_the_user
 #[test]
 fn a_host_that_cannot_start_the_bridge_gives_the_command() {
     let mut w = World::new();
-    w.bridge(|_: &HttpRequest| Answer::Now(Err(Transport::Unreachable("refused".into()))));
+    w.bridge(|_: &HttpRequest| Answer::Now(Err(HttpFailure::Unreachable("refused".into()))));
     *w.host.0.native.borrow_mut() = Some(json!({
         "type": "unavailable", "reason": "cannot start /opt/mcp-bridge: denied",
         "command": "/opt/mcp-bridge"
@@ -162,7 +162,7 @@ fn the_status_names_each_state() {
     assert_eq!(w.host.0.native_asks.get(), asked);
 
     // Not running.
-    w.bridge(|_: &HttpRequest| Answer::Now(Err(Transport::Unreachable("refused".into()))));
+    w.bridge(|_: &HttpRequest| Answer::Now(Err(HttpFailure::Unreachable("refused".into()))));
     assert_eq!(status(&mut w)["state"], "not-running");
 
     // A server that failed to start is named.

@@ -5,7 +5,7 @@
 
 use super::world::*;
 use mcp_bridge_core::domain::messages::Response;
-use mcp_bridge_core::runtime::host::{HttpRequest, Method, Transport};
+use mcp_bridge_core::runtime::host::{HttpFailure, HttpRequest, Method};
 use serde_json::json;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -40,7 +40,7 @@ fn going_away(up: Rc<Cell<bool>>) -> impl FnMut(&HttpRequest) -> Answer {
             up.set(false);
         }
         if !up.get() {
-            return Answer::Now(Err(Transport::Unreachable("connection refused".into())));
+            return Answer::Now(Err(HttpFailure::Unreachable("connection refused".into())));
         }
         if sent && !held_one && req.method == Method::Get && route(req) == "tools" {
             held_one = true;

@@ -8,7 +8,7 @@ use futures::task::LocalSpawnExt;
 use mcp_bridge_core::domain::messages::{Command, CommandResult, Origin, Response};
 use mcp_bridge_core::runtime::dispatch::{Background, Pages};
 use mcp_bridge_core::runtime::host::{
-    Area, Host, HttpRequest, HttpResponse, Level, Method, Transport,
+    Area, Host, HttpFailure, HttpRequest, HttpResponse, Level, Method,
 };
 use serde_json::{Value, json};
 use std::cell::{Cell, RefCell};
@@ -18,7 +18,7 @@ use std::rc::Rc;
 
 /// What a scripted bridge does with one request.
 pub enum Answer {
-    Now(Result<HttpResponse, Transport>),
+    Now(Result<HttpResponse, HttpFailure>),
     /// Parked until the test answers it with [`World::release`].
     Hold,
 }
@@ -43,7 +43,7 @@ pub enum Prover {
 pub type Answered = Rc<RefCell<Option<Response>>>;
 
 /// Where a held request's answer goes.
-type Reply = oneshot::Sender<Result<HttpResponse, Transport>>;
+type Reply = oneshot::Sender<Result<HttpResponse, HttpFailure>>;
 
 pub struct Inner {
     storage: RefCell<BTreeMap<(Area, String), Value>>,
@@ -80,7 +80,7 @@ pub struct Inner {
 
 impl MemoryHost {
     /// The proof the scripted bridge adds to its `/health` answer for `request`, if asked.
-    fn prove(&self, request: &HttpRequest, answer: &mut Result<HttpResponse, Transport>) {
+    fn prove(&self, request: &HttpRequest, answer: &mut Result<HttpResponse, HttpFailure>) {
         let Some((_, nonce)) = request.url.split_once("/health?challenge=") else {
             return;
         };
@@ -188,7 +188,7 @@ impl Host for MemoryHost {
         })
     }
 
-    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, Transport> {
+    async fn http(&self, request: HttpRequest) -> Result<HttpResponse, HttpFailure> {
         self.0.requests.borrow_mut().push(request.clone());
         // Scripts answer a plain `/health`; the proof is added below.
         let mut scripted = request.clone();

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-pub use mcp_bridge_protocol::answers::Progress;
+pub(crate) use mcp_bridge_protocol::answers::Progress;
 use mcp_bridge_protocol::answers::{Elicitation, ElicitationMode};
 use rmcp::model::{ElicitResult, ElicitationAction};
 use serde::Serialize;
@@ -17,12 +17,12 @@ tokio::task_local! {
 }
 
 /// Run `work` with `activity` as the activity of the call it makes.
-pub async fn scope<F: Future>(activity: Arc<CallActivity>, work: F) -> F::Output {
+pub(crate) async fn scope<F: Future>(activity: Arc<CallActivity>, work: F) -> F::Output {
     CURRENT.scope(activity, work).await
 }
 
 /// The activity of the call being made in this task, if it runs in the background.
-pub fn current() -> Option<Arc<CallActivity>> {
+pub(crate) fn current() -> Option<Arc<CallActivity>> {
     CURRENT.try_with(Arc::clone).ok()
 }
 
@@ -30,7 +30,7 @@ pub fn current() -> Option<Arc<CallActivity>> {
 /// answer goes.
 #[derive(Debug, Clone, Serialize)]
 #[serde(transparent)]
-pub struct Question {
+pub(crate) struct PendingQuestion {
     pub asked: Elicitation,
     #[serde(skip)]
     pending: Arc<PendingAnswer>,
@@ -38,11 +38,11 @@ pub struct Question {
 
 /// Where the user's answer goes; shared by every call a question is shown on.
 #[derive(Debug, Default)]
-pub struct PendingAnswer(Mutex<Option<oneshot::Sender<ElicitResult>>>);
+pub(crate) struct PendingAnswer(Mutex<Option<oneshot::Sender<ElicitResult>>>);
 
 impl PendingAnswer {
     /// Deliver `answer`; `false` when the question was already answered or given up.
-    pub fn answer(&self, answer: ElicitResult) -> bool {
+    pub(crate) fn answer(&self, answer: ElicitResult) -> bool {
         let sender = self
             .0
             .lock()
@@ -52,9 +52,9 @@ impl PendingAnswer {
     }
 }
 
-impl Question {
+impl PendingQuestion {
     /// A question and the receiver its answer arrives on.
-    pub fn new(
+    pub(crate) fn new(
         server: &str,
         mode: ElicitationMode,
         message: String,
@@ -63,7 +63,7 @@ impl Question {
         answer_timeout_seconds: f64,
     ) -> (Self, oneshot::Receiver<ElicitResult>) {
         let (sender, receiver) = oneshot::channel();
-        let question = Question {
+        let question = PendingQuestion {
             asked: Elicitation {
                 id: uuid::Uuid::new_v4().simple().to_string(),
                 server: server.to_owned(),
@@ -78,23 +78,23 @@ impl Question {
         (question, receiver)
     }
 
-    pub fn pending(&self) -> &PendingAnswer {
+    pub(crate) fn pending(&self) -> &PendingAnswer {
         &self.pending
     }
 }
 
 /// What `GET /calls/{id}` shows of a running call.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub elicitation: Option<Question>,
+    pub elicitation: Option<PendingQuestion>,
 }
 
 /// The live state of one call.
 #[derive(Debug)]
-pub struct CallActivity {
+pub(crate) struct CallActivity {
     snapshot: watch::Sender<Snapshot>,
     started: Instant,
     /// Whether a client can see it: a background call's activity is shown by `GET /calls/{id}`,
@@ -115,7 +115,7 @@ impl Default for CallActivity {
 impl CallActivity {
     /// The activity of a blocking call: its progress still resets its timeout, but nobody
     /// sees it, so a question asked during it is declined at once.
-    pub fn unseen() -> Self {
+    pub(crate) fn unseen() -> Self {
         CallActivity {
             visible: false,
             ..CallActivity::default()
@@ -123,26 +123,26 @@ impl CallActivity {
     }
 
     /// Whether a client can see this call's progress and question.
-    pub fn visible(&self) -> bool {
+    pub(crate) fn visible(&self) -> bool {
         self.visible
     }
 
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         self.snapshot.borrow().clone()
     }
 
     /// Seconds since the call started.
-    pub fn elapsed_seconds(&self) -> f64 {
+    pub(crate) fn elapsed_seconds(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
     }
 
     /// A receiver that sees every change.
-    pub fn subscribe(&self) -> watch::Receiver<Snapshot> {
+    pub(crate) fn subscribe(&self) -> watch::Receiver<Snapshot> {
         self.snapshot.subscribe()
     }
 
     /// Record a progress notification.
-    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+    pub(crate) fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         self.snapshot.send_modify(|snapshot| {
             let updates = snapshot.progress.as_ref().map_or(0, |p| p.updates) + 1;
             snapshot.progress = Some(Progress {
@@ -155,13 +155,13 @@ impl CallActivity {
     }
 
     /// Show `question` on this call.
-    pub fn ask(&self, question: Question) {
+    pub(crate) fn ask(&self, question: PendingQuestion) {
         self.snapshot
             .send_modify(|snapshot| snapshot.elicitation = Some(question));
     }
 
     /// Take question `id` off this call (answered, or given up).
-    pub fn settle(&self, id: &str) {
+    pub(crate) fn settle(&self, id: &str) {
         self.snapshot.send_if_modified(|snapshot| {
             if snapshot
                 .elicitation
@@ -174,21 +174,21 @@ impl CallActivity {
             false
         });
     }
-
-    /// Whether a question is waiting for the user.
-    pub fn asking(&self) -> bool {
-        self.snapshot.borrow().elicitation.is_some()
-    }
 }
 
 /// The answer that declines a question (no answer in time, or no one to ask).
-pub fn decline() -> ElicitResult {
+pub(crate) fn decline() -> ElicitResult {
     ElicitResult::new(ElicitationAction::Decline)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether a question is waiting for the user.
+    fn asking(activity: &CallActivity) -> bool {
+        activity.snapshot.borrow().elicitation.is_some()
+    }
 
     #[test]
     fn progress_counts_updates_and_keeps_the_latest() {
@@ -204,16 +204,16 @@ mod tests {
     async fn a_question_is_answered_once() {
         let activity = CallActivity::default();
         let (question, receiver) =
-            Question::new("s", ElicitationMode::Form, "Name?".into(), None, None, 60.0);
+            PendingQuestion::new("s", ElicitationMode::Form, "Name?".into(), None, None, 60.0);
         let id = question.asked.id.clone();
         activity.ask(question.clone());
-        assert!(activity.asking());
+        assert!(asking(&activity));
         assert!(question.pending().answer(decline()));
         assert!(!question.pending().answer(decline()));
         assert_eq!(receiver.await.unwrap().action, ElicitationAction::Decline);
         activity.settle("other");
-        assert!(activity.asking());
+        assert!(asking(&activity));
         activity.settle(&id);
-        assert!(!activity.asking());
+        assert!(!asking(&activity));
     }
 }

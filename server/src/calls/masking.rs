@@ -17,7 +17,7 @@ use crate::redact;
 
 /// What is masked in one successful result.
 #[derive(Debug, Clone)]
-pub struct Masking {
+pub(crate) struct Masking {
     /// The values known to be secret (the bridge's token, the server's configured secrets):
     /// always masked.
     pub known: Arc<[String]>,
@@ -26,7 +26,7 @@ pub struct Masking {
 }
 
 /// Mask `result` in place; returns how many secrets were masked.
-pub fn mask_result(result: &mut CallToolResult, masking: &Masking) -> usize {
+pub(crate) fn mask_result(result: &mut CallToolResult, masking: &Masking) -> usize {
     let known: Vec<&str> = masking.known.iter().map(String::as_str).collect();
     let shapes = masking.shapes;
     let mut count = 0;
@@ -100,7 +100,7 @@ const BROKEN_BLOCK: &str =
 
 /// Mask the text contents of a resource that was read, as a tool's result is; returns how many
 /// secrets were masked.
-pub fn mask_resource(contents: &mut [ResourceContents], known: &[String]) -> usize {
+pub(crate) fn mask_resource(contents: &mut [ResourceContents], known: &[String]) -> usize {
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     contents
         .iter_mut()

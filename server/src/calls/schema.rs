@@ -9,13 +9,16 @@ use serde_json::{Map, Value};
 
 /// The first place `value` does not match `schema`: the field's path (`$` is the whole value,
 /// `$.a.b[2]` a nested field) and what is wrong there.
-pub fn mismatch(schema: &Value, value: &Value) -> Option<(String, String)> {
+pub(crate) fn mismatch(schema: &Value, value: &Value) -> Option<(String, String)> {
     check(schema, value, "$")
 }
 
 /// [`mismatch`] with the schema as an object (a tool's `outputSchema` as the server listed it,
 /// not copied into a `Value` for each call).
-pub fn mismatch_object(schema: &Map<String, Value>, value: &Value) -> Option<(String, String)> {
+pub(crate) fn mismatch_object(
+    schema: &Map<String, Value>,
+    value: &Value,
+) -> Option<(String, String)> {
     check_map(schema, value, "$")
 }
 

@@ -25,7 +25,7 @@ pub(crate) fn config_path(explicit: Option<&Path>) -> Result<PathBuf, ConfigErro
 
 /// Where the servers come from: a config file, or the demo server when there is none.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Source {
+pub(crate) enum ConfigSource {
     File(PathBuf),
     /// No file at this (default) path: the demo server runs. `keep` is the entry that keeps
     /// it once the file is written ([`ServerSpec::demo_entry`]).
@@ -40,7 +40,7 @@ pub(crate) enum Source {
 pub(crate) fn load(
     explicit: Option<&Path>,
     exe: &Path,
-) -> Result<(Vec<ServerSpec>, Source), ConfigError> {
+) -> Result<(Vec<ServerSpec>, ConfigSource), ConfigError> {
     let dir = match explicit {
         Some(_) => None,
         None => Some(config_dir()?),
@@ -51,12 +51,12 @@ pub(crate) fn load(
         (None, None) => return Err(ConfigError::NoConfigDir),
     };
     match std::fs::read_to_string(&path) {
-        Ok(text) => Ok((parse(&text, &path)?, Source::File(path))),
+        Ok(text) => Ok((parse(&text, &path)?, ConfigSource::File(path))),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound && dir.is_some() => {
             let root = dir.unwrap_or_default().join(DEMO_FOLDER_NAME);
             Ok((
                 vec![ServerSpec::demo(exe, &root)],
-                Source::Demo {
+                ConfigSource::Demo {
                     missing: path,
                     keep: ServerSpec::demo_entry(exe, &root),
                 },

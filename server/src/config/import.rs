@@ -42,7 +42,7 @@ pub(crate) fn known_locations() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// The largest MCP client config read (they are a few KiB).
-pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 
 /// What an HTTP caller is told when a file it named could not be imported from, whatever the
 /// reason: the same words for a missing file, one it may not read, a FIFO, a device, a file too
@@ -52,7 +52,7 @@ pub const UNREADABLE_GIVEN_FILE: &str = "no MCP servers could be imported from t
 
 /// Why a config file was not read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("it is not a regular file")]
     NotAFile,
     #[error("it is larger than {} KiB, more than any MCP client config", MAX_CONFIG_BYTES / 1024)]
@@ -66,7 +66,7 @@ pub enum ReadError {
 /// The text of the config file at `path`, if it is a regular file of at most
 /// [`MAX_CONFIG_BYTES`]. It is opened without blocking (a FIFO with no writer would otherwise
 /// hold the thread) and checked as opened, so a file swapped in after a check is caught too.
-pub fn read_config_file(path: &Path) -> Result<String, ReadError> {
+pub(crate) fn read_config_file(path: &Path) -> Result<String, ReadError> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -104,7 +104,7 @@ pub(crate) struct SourceFile {
 
 /// One server found in another client's config.
 #[derive(Debug, Clone)]
-pub(crate) struct Candidate {
+pub(crate) struct FoundServer {
     pub(crate) name: String,
     pub(crate) client: String,
     pub(crate) path: PathBuf,
@@ -115,7 +115,7 @@ pub(crate) struct Candidate {
     pub(crate) problem: Option<String>,
 }
 
-impl Candidate {
+impl FoundServer {
     pub(crate) fn addable(&self) -> bool {
         self.clash.is_none() && self.problem.is_none()
     }
@@ -125,7 +125,7 @@ impl Candidate {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Found {
     pub(crate) sources: Vec<SourceFile>,
-    pub(crate) servers: Vec<Candidate>,
+    pub(crate) servers: Vec<FoundServer>,
 }
 
 /// The servers of an MCP client's config text: `mcpServers` (Claude Desktop, Cursor) or
@@ -296,7 +296,7 @@ pub(crate) fn find(from: Option<&Path>, existing: &Map<String, Value>) -> Found 
                         )
                     })
                     .or_else(|| problem(&name, &definition, &path));
-                    found.servers.push(Candidate {
+                    found.servers.push(FoundServer {
                         name,
                         client: client.to_owned(),
                         path: path.clone(),
@@ -353,7 +353,7 @@ impl Found {
         let mut clashes = Vec::new();
         let mut invalid = Vec::new();
         let mut not_found = Vec::new();
-        let refused = |c: &Candidate| ImportRefused {
+        let refused = |c: &FoundServer| ImportRefused {
             name: c.name.clone(),
             client: c.client.clone(),
             path: path_text(&c.path),
@@ -392,7 +392,7 @@ fn path_text(path: &Path) -> String {
 }
 
 /// Add the `picked` servers that are not in `servers` yet; the names added come back.
-pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&Candidate]) -> Vec<String> {
+pub(crate) fn add(servers: &mut Map<String, Value>, picked: &[&FoundServer]) -> Vec<String> {
     let mut added = Vec::new();
     for candidate in picked {
         if servers.contains_key(&candidate.name) {
@@ -459,7 +459,7 @@ mod tests {
         let report = serde_json::to_value(found.report::<()>(&names)).unwrap();
         assert_eq!(report["clashes"][0]["name"], "time");
         assert_eq!(report["not_found"][0], "nope");
-        let picked: Vec<&Candidate> = found.servers.iter().filter(|c| c.addable()).collect();
+        let picked: Vec<&FoundServer> = found.servers.iter().filter(|c| c.addable()).collect();
         assert_eq!(add(&mut existing, &picked), ["fetch"]);
         assert_eq!(existing["time"]["command"], "other");
     }

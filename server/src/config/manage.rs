@@ -37,7 +37,7 @@ pub fn lock_path(path: &Path) -> PathBuf {
 /// An exclusive lock on a config file's [`lock_path`], released when dropped (the operating
 /// system releases it too when the process ends, however it ends).
 #[derive(Debug)]
-pub struct ConfigLock {
+pub(crate) struct ConfigLock {
     _file: std::fs::File,
 }
 
@@ -57,14 +57,14 @@ fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
 
 impl ConfigLock {
     /// Wait for the lock as long as it takes (the command line's edits).
-    pub fn wait(path: &Path) -> std::io::Result<Self> {
+    pub(crate) fn wait(path: &Path) -> std::io::Result<Self> {
         let file = open_lock_file(path)?;
         file.lock()?;
         Ok(ConfigLock { _file: file })
     }
 
     /// Wait for the lock at most `limit`, without holding an async thread.
-    pub async fn wait_at_most(path: &Path, limit: Duration) -> std::io::Result<Self> {
+    pub(crate) async fn wait_at_most(path: &Path, limit: Duration) -> std::io::Result<Self> {
         let file = open_lock_file(path)?;
         let deadline = tokio::time::Instant::now() + limit;
         loop {
@@ -238,7 +238,7 @@ fn edit_locked<T>(
 /// `args` with the secret-looking ones masked: the value of a flag named like a secret
 /// (`--api-key=…`, `--token …`, `-p …` is not guessed), `KEY=value` pairs with such a key, and
 /// any argument holding a credential shape (`sk-…`, a JWT, `https://user:pw@host`).
-pub fn mask_args(args: &[Value]) -> Vec<Value> {
+pub(crate) fn mask_args(args: &[Value]) -> Vec<Value> {
     let mut masked = Vec::with_capacity(args.len());
     let mut value_is_secret = false;
     for arg in args {
@@ -362,7 +362,7 @@ impl Manager {
 
     /// The same manager, knowing that `name` runs built in (the file is missing) and that
     /// `entry` keeps it once the file is written.
-    pub fn with_builtin(mut self, name: &str, entry: Value) -> Self {
+    pub(crate) fn with_builtin(mut self, name: &str, entry: Value) -> Self {
         self.builtin = Some((name.to_owned(), entry));
         self
     }

@@ -21,7 +21,7 @@ pub const FIREFOX_EXTENSION_ID: &str = "mcp-bridge@mcp-bridge.dev";
 /// has no `key` (the store refuses one), so the store assigns the ID at the first upload and
 /// an unpacked load of that zip gets a random one; either is allowed with
 /// `mcp-bridge install --extension-id ID` until the store's is listed here.
-pub const CHROMIUM_EXTENSION_IDS: &[&str] = &[CHROMIUM_EXTENSION_ID];
+pub(crate) const CHROMIUM_EXTENSION_IDS: &[&str] = &[CHROMIUM_EXTENSION_ID];
 
 /// Which kind of browser an extension ID belongs to, told by its shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub enum ExtensionId {
 
 impl ExtensionId {
     /// Parses an ID given on the command line, or says what an ID looks like.
-    pub fn parse(text: &str) -> Result<ExtensionId, String> {
+    pub(crate) fn parse(text: &str) -> Result<ExtensionId, String> {
         let text = text.trim();
         let chromium = text.len() == 32 && text.bytes().all(|b| (b'a'..=b'p').contains(&b));
         let firefox_email = text.split_once('@').is_some_and(|(name, domain)| {
@@ -216,7 +216,7 @@ pub(crate) fn manifest(browser: Browser, exe: &Path, extra: &[ExtensionId]) -> V
 
 /// The IDs a manifest written by [`manifest`] allows beyond the built-in ones: what an
 /// earlier `install --extension-id` added, kept by the next `install`.
-pub fn extra_ids(manifest: &Value) -> Vec<ExtensionId> {
+pub(crate) fn extra_ids(manifest: &Value) -> Vec<ExtensionId> {
     let origins = manifest["allowed_origins"].as_array().into_iter().flatten();
     let chromium = origins
         .filter_map(|origin| {

@@ -140,7 +140,7 @@ impl std::io::Write for Seeker<'_> {
 /// field whose type wants one of a few fixed words, `"status": "failed"`) is masked again
 /// leaving such whole words as they are; `Err` when even that does not hold together, and the
 /// caller then must not pass it on.
-pub fn mask_known_in<T: Serialize + DeserializeOwned>(
+pub(crate) fn mask_known_in<T: Serialize + DeserializeOwned>(
     message: &mut T,
     known: &[&str],
 ) -> Result<usize, serde_json::Error> {

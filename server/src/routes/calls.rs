@@ -12,14 +12,14 @@ use axum::extract::{Path, Query, State};
 use axum::response::{IntoResponse, Response};
 use mcp_bridge_protocol::answers::CallCancelled;
 
-use crate::error::{BridgeError, FieldError};
+use crate::error::{BridgeError, InvalidField};
 use crate::state::AppState;
 use crate::validation::wait_query;
 
 /// The call id from the path (a malformed one is a 422, in JSON like every error).
 pub(super) fn call_id(path: Result<Path<String>, PathRejection>) -> Result<String, BridgeError> {
     path.map(|Path(id)| id).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![FieldError::new(
+        BridgeError::InvalidRequest(vec![InvalidField::new(
             "string_type",
             ["path", "call_id"],
             &rejection.body_text(),

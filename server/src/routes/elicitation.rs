@@ -23,7 +23,7 @@ fn invalid(field: &str, kind: &str, message: &str, input: Value) -> BridgeError 
     BridgeError::InvalidRequest(vec![error(kind, ["body", field], message, input)])
 }
 
-pub async fn answer(
+pub(crate) async fn answer(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
     JsonBody(body): JsonBody,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::{Query, State};
-use mcp_bridge_protocol::errors::FieldError;
+use mcp_bridge_protocol::errors::InvalidField;
 use mcp_bridge_protocol::health::{Auth, Health};
 
 use crate::error::BridgeError;
@@ -25,7 +25,7 @@ pub(crate) async fn health(
     let mut body = Health::new(timestamp, crate::VERSION, state.servers.summary());
     if let Some(nonce) = query.get(CHALLENGE_PARAM) {
         if !valid_nonce(nonce) {
-            return Err(BridgeError::InvalidRequest(vec![FieldError::new(
+            return Err(BridgeError::InvalidRequest(vec![InvalidField::new(
                 "value_error",
                 ["query", CHALLENGE_PARAM],
                 "must be 16 to 128 characters of A-Z, a-z, 0-9, `-` and `_`",

@@ -12,7 +12,7 @@ use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse as _, Response};
-use mcp_bridge_protocol::answers::{Completion, Page, PromptRendered, Prompts, RoleContent};
+use mcp_bridge_protocol::answers::{Completion, PromptRendered, Prompts, ResultPage, RoleContent};
 use mcp_bridge_protocol::requests::{Complete, Completed, GetPrompt};
 use rmcp::model::{
     ArgumentInfo, CallToolResult, ClientRequest, CompleteRequest, CompleteRequestParams,
@@ -21,7 +21,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use crate::error::{BridgeError, FieldError, to_value};
+use crate::error::{BridgeError, InvalidField, to_value};
 use crate::servers::Server;
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object, error};
@@ -31,7 +31,7 @@ pub(super) type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
 /// The query's parameters (a malformed query is a 422).
 pub(super) fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
     query.map(|Query(map)| map).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![FieldError::new(
+        BridgeError::InvalidRequest(vec![InvalidField::new(
             "query_invalid",
             ["query"],
             &rejection.body_text(),
@@ -85,7 +85,7 @@ pub(super) fn with_server(item: impl serde::Serialize, server: &Server) -> Map<S
     entry
 }
 
-pub async fn list(
+pub(crate) async fn list(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<Prompts>, BridgeError> {
@@ -129,7 +129,7 @@ fn get_body(map: &Map<String, Value>) -> Result<GetPrompt<'_>, BridgeError> {
     })
 }
 
-pub async fn get(
+pub(crate) async fn get(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, BridgeError> {
@@ -194,7 +194,7 @@ pub async fn get(
 async fn paged_messages(
     state: &AppState,
     messages: Vec<PromptMessage>,
-) -> Result<(Value, Option<Page>), BridgeError> {
+) -> Result<(Value, Option<ResultPage>), BridgeError> {
     let text_bytes: usize = messages
         .iter()
         .map(|message| match &message.content {
@@ -277,7 +277,7 @@ fn complete_body(map: &Map<String, Value>) -> Result<Complete<'_>, BridgeError> 
     })
 }
 
-pub async fn complete(
+pub(crate) async fn complete(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Response, BridgeError> {

@@ -19,7 +19,7 @@ use crate::error::{BridgeError, to_value};
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object};
 
-pub async fn list(
+pub(crate) async fn list(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<Resources>, BridgeError> {
@@ -36,7 +36,7 @@ pub async fn list(
     }))
 }
 
-pub async fn templates(
+pub(crate) async fn templates(
     State(state): State<AppState>,
     query: Params,
 ) -> Result<Json<ResourceTemplates>, BridgeError> {
@@ -72,7 +72,7 @@ fn read_body(map: &Map<String, Value>) -> Result<ReadResource<'_>, BridgeError> 
     })
 }
 
-pub async fn read(
+pub(crate) async fn read(
     State(state): State<AppState>,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Value>, BridgeError> {
@@ -86,7 +86,7 @@ pub async fn read(
 
 /// Read `uri` from the server named `server_name`: `{success, server, uri, contents}`, with
 /// `page` when its text was large (then the text contents hold the first page).
-pub async fn read_resource(
+pub(crate) async fn read_resource(
     state: &AppState,
     server_name: &str,
     uri: &str,

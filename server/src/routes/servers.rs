@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 use crate::config;
 use crate::config::import;
 use crate::config::manage::{Manager, mask_definition, servers_of, unmask_with};
-use crate::error::{BridgeError, FieldError, Refused};
+use crate::error::{BridgeError, InvalidField, Refused};
 use crate::names::{escaped, new_server_name_problem, odd_server_name};
 use crate::servers::{Changes, Server};
 use crate::state::AppState;
@@ -79,7 +79,7 @@ fn body_error(loc: &str, msg: &str, given: &Value) -> BridgeError {
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
     };
-    BridgeError::InvalidRequest(vec![FieldError::new(
+    BridgeError::InvalidRequest(vec![InvalidField::new(
         "value_error",
         ["body", loc],
         &format!("{msg}; it was {kind}"),
@@ -296,7 +296,7 @@ pub(crate) async fn put(
         None | Some("false") => false,
         Some("true") => true,
         Some(_) => {
-            return Err(BridgeError::InvalidRequest(vec![FieldError::new(
+            return Err(BridgeError::InvalidRequest(vec![InvalidField::new(
                 "value_error",
                 ["query", "keep_builtin"],
                 "`keep_builtin` must be true or false",
@@ -313,7 +313,7 @@ pub(crate) async fn put(
     if !existing.contains(&name)
         && let Some(why) = new_server_name_problem(&name, existing.iter().map(String::as_str))
     {
-        return Err(BridgeError::InvalidRequest(vec![FieldError::new(
+        return Err(BridgeError::InvalidRequest(vec![InvalidField::new(
             "value_error",
             ["path", "name"],
             &format!(
@@ -414,7 +414,7 @@ pub(crate) async fn import(
         })
         .into_response());
     };
-    let picked: Vec<&import::Candidate> = names
+    let picked: Vec<&import::FoundServer> = names
         .iter()
         .filter_map(|name| {
             found

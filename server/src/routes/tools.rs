@@ -15,7 +15,7 @@ use mcp_bridge_protocol::answers::{
     ServerToolList, ServiceInfo, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList, ToolUi,
 };
 
-use crate::error::{BridgeError, FieldError};
+use crate::error::{BridgeError, InvalidField};
 use crate::execute::tool_not_found;
 use crate::servers::Status;
 use crate::state::AppState;
@@ -25,7 +25,7 @@ type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
 
 fn params(query: Params) -> Result<HashMap<String, String>, BridgeError> {
     query.map(|Query(map)| map).map_err(|rejection| {
-        BridgeError::InvalidRequest(vec![FieldError::new(
+        BridgeError::InvalidRequest(vec![InvalidField::new(
             "query_invalid",
             ["query"],
             &rejection.body_text(),

@@ -26,14 +26,14 @@ pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// The limits on connections.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
+pub(crate) struct ConnectionLimits {
     pub(crate) max_connections: usize,
     pub(crate) header_timeout: Duration,
 }
 
-impl Default for Limits {
+impl Default for ConnectionLimits {
     fn default() -> Self {
-        Limits {
+        ConnectionLimits {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
         }
@@ -62,7 +62,7 @@ impl Draining {
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
-    limits: Limits,
+    limits: ConnectionLimits,
     stop: CancellationToken,
 ) -> Draining {
     let open = Arc::new(Semaphore::new(limits.max_connections));

@@ -21,13 +21,13 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
 use rmcp::{ClientHandler, Peer};
 
-use crate::calls::activity::{CallActivity, Question, decline};
+use crate::calls::activity::{CallActivity, PendingQuestion, decline};
 use crate::servers::spec::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
 use mcp_bridge_protocol::answers::ElicitationMode;
 
 /// A server's lists, as last fetched.
 #[derive(Debug, Clone, Default)]
-pub struct Lists {
+pub(crate) struct Lists {
     pub tools: Arc<Vec<Tool>>,
     pub prompts: Arc<Vec<Prompt>>,
     pub resources: Arc<Vec<Resource>>,
@@ -36,7 +36,7 @@ pub struct Lists {
 
 /// Which list a `list_changed` notification is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListKind {
+pub(crate) enum ListKind {
     Tools,
     Prompts,
     Resources,
@@ -62,7 +62,7 @@ enum Reload {
 /// What one server's connections share with the bridge; it outlives a connection (a restarted
 /// server keeps its lists until the new ones arrive).
 #[derive(Debug)]
-pub struct Shared {
+pub(crate) struct Shared {
     name: String,
     lists: RwLock<Lists>,
     /// The fetches of each list started so far, and the latest one stored: an older fetch that
@@ -83,7 +83,7 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(spec: &ServerSpec) -> Self {
+    pub(crate) fn new(spec: &ServerSpec) -> Self {
         Shared {
             name: spec.name.clone(),
             lists: RwLock::new(Lists::default()),
@@ -108,7 +108,7 @@ impl Shared {
         }
     }
 
-    pub fn lists(&self) -> Lists {
+    pub(crate) fn lists(&self) -> Lists {
         self.lists
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -116,7 +116,7 @@ impl Shared {
     }
 
     /// How many list changes the server announced (and the bridge reloaded) so far.
-    pub fn changes(&self) -> u64 {
+    pub(crate) fn changes(&self) -> u64 {
         self.changes.load(Ordering::SeqCst)
     }
 
@@ -129,7 +129,7 @@ impl Shared {
     }
 
     /// A ticket for a fetch of `kind` about to start.
-    pub fn ticket(&self, kind: ListKind) -> u64 {
+    pub(crate) fn ticket(&self, kind: ListKind) -> u64 {
         self.tickets[Self::slot(kind)].fetch_add(1, Ordering::SeqCst) + 1
     }
 
@@ -149,7 +149,7 @@ impl Shared {
 
     /// Store a fetched tool list, without the tools no client should be shown: a name with a
     /// control or invisible character, or one listed before (the first of a name is kept).
-    pub fn set_tools(&self, ticket: u64, tools: Vec<Tool>) {
+    pub(crate) fn set_tools(&self, ticket: u64, tools: Vec<Tool>) {
         let mut seen = std::collections::HashSet::new();
         let tools = tools
             .into_iter()
@@ -172,7 +172,11 @@ impl Shared {
 
     /// Fetch the list `kind` from `peer` and store it; a server without that capability has
     /// an empty list.
-    pub async fn reload(&self, peer: &Peer<RoleClient>, kind: ListKind) -> Result<(), ListFailure> {
+    pub(crate) async fn reload(
+        &self,
+        peer: &Peer<RoleClient>,
+        kind: ListKind,
+    ) -> Result<(), ListFailure> {
         let ticket = self.ticket(kind);
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let offers = |kind: ListKind| {
@@ -227,7 +231,11 @@ impl Shared {
     }
 
     /// Follow the progress of a call whose request carries `token`, until the guard drops.
-    pub fn track(self: &Arc<Self>, token: ProgressToken, activity: Arc<CallActivity>) -> Tracked {
+    pub(crate) fn track(
+        self: &Arc<Self>,
+        token: ProgressToken,
+        activity: Arc<CallActivity>,
+    ) -> Tracked {
         self.calls
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -303,7 +311,7 @@ impl Shared {
             }
         };
         let (question, answer) =
-            Question::new(&self.name, mode, message, schema, url, limit.as_secs_f64());
+            PendingQuestion::new(&self.name, mode, message, schema, url, limit.as_secs_f64());
         for call in &calls {
             call.ask(question.clone());
         }
@@ -350,7 +358,7 @@ impl Shared {
 }
 
 /// The longest URL a question may ask the user to open.
-pub const MAX_QUESTION_URL: usize = 8 * 1024;
+pub(crate) const MAX_QUESTION_URL: usize = 8 * 1024;
 
 /// Why a browser should not be asked to open a question's `url`, if it should not: only an
 /// absolute `http(s)` URL with a host, of at most [`MAX_QUESTION_URL`] bytes and with nothing a
@@ -387,7 +395,7 @@ impl Drop for Waiting<'_> {
 }
 
 /// A call followed for progress and questions; dropping it stops that.
-pub struct Tracked {
+pub(crate) struct Tracked {
     shared: Arc<Shared>,
     token: ProgressToken,
 }
@@ -404,12 +412,12 @@ impl Drop for Tracked {
 
 /// The handler of one connection (one generation of one server).
 #[derive(Debug, Clone)]
-pub struct BridgeClient {
+pub(crate) struct BridgeClient {
     shared: Arc<Shared>,
 }
 
 impl BridgeClient {
-    pub fn new(shared: Arc<Shared>) -> Self {
+    pub(crate) fn new(shared: Arc<Shared>) -> Self {
         BridgeClient { shared }
     }
 
@@ -462,7 +470,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// Why a list could not be read: the message, and the server's sign-in challenge when it
 /// answered that the request needs a (wider) sign-in.
 #[derive(Debug)]
-pub struct ListFailure {
+pub(crate) struct ListFailure {
     pub message: String,
     pub challenge: Option<String>,
 }
@@ -483,7 +491,7 @@ impl std::fmt::Display for ListFailure {
 }
 
 /// What the bridge tells every server it can do.
-pub fn capabilities() -> ClientCapabilities {
+pub(crate) fn capabilities() -> ClientCapabilities {
     let mut capabilities = ClientCapabilities::default();
     let mut elicitation = ElicitationCapability::default();
     elicitation.form = Some(FormElicitationCapability::default());

@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
-use super::masked::{Known, Masked};
+use super::masked::{Known, MaskingTransport};
 use super::spec::{ServerSpec, Transport};
 use super::stderr::StderrTail;
 use crate::oauth::SignIns;
@@ -339,7 +339,7 @@ where
 {
     let limit = spec.startup_timeout;
     // Every connection, local or remote, masks what the server sends in one place.
-    let transport = Masked::new(transport.into_transport(), known.clone(), &spec.name);
+    let transport = MaskingTransport::new(transport.into_transport(), known.clone(), &spec.name);
     let work = async {
         let client = BridgeClient::new(shared.clone())
             .serve(transport)

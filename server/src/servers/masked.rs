@@ -71,15 +71,15 @@ impl Known {
 }
 
 /// A server's transport, with the known values masked in what it receives.
-pub(crate) struct Masked<T> {
+pub(crate) struct MaskingTransport<T> {
     inner: T,
     known: Known,
     name: String,
 }
 
-impl<T> Masked<T> {
+impl<T> MaskingTransport<T> {
     pub(crate) fn new(inner: T, known: Known, name: &str) -> Self {
-        Masked {
+        MaskingTransport {
             inner,
             known,
             name: name.to_owned(),
@@ -87,7 +87,7 @@ impl<T> Masked<T> {
     }
 }
 
-impl<T: Transport<RoleClient>> Transport<RoleClient> for Masked<T> {
+impl<T: Transport<RoleClient>> Transport<RoleClient> for MaskingTransport<T> {
     type Error = T::Error;
 
     fn send(

@@ -15,12 +15,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that tags a server's processes.
-pub const TAG_VAR: &str = "MCPBRIDGE_SERVER_TAG";
+pub(crate) const TAG_VAR: &str = "MCPBRIDGE_SERVER_TAG";
 
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// A tag for the next server process, unique in this bridge.
-pub fn new_tag() -> String {
+pub(crate) fn new_tag() -> String {
     format!(
         "{}-{}",
         std::process::id(),
@@ -29,7 +29,7 @@ pub fn new_tag() -> String {
 }
 
 /// Make this process the subreaper of its descendants (Linux; elsewhere nothing).
-pub fn become_subreaper() {
+pub(crate) fn become_subreaper() {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: prctl with PR_SET_CHILD_SUBREAPER only sets a flag of this process.
@@ -46,7 +46,7 @@ pub fn become_subreaper() {
 /// Kill every descendant of the bridge tagged `tag` (Linux; elsewhere nothing) and reap the
 /// ones the bridge adopted. `keep` is left to its owner (the server's own process, which the
 /// MCP client waits for).
-pub fn kill_tagged(tag: &str, keep: Option<u32>) {
+pub(crate) fn kill_tagged(tag: &str, keep: Option<u32>) {
     #[cfg(target_os = "linux")]
     {
         let wanted = format!("{TAG_VAR}={tag}");
@@ -62,7 +62,7 @@ pub fn kill_tagged(tag: &str, keep: Option<u32>) {
 }
 
 /// Kill every descendant of the bridge but `spare` (the watchdog), and reap those it adopted.
-pub fn kill_all_but(spare: &[u32]) {
+pub(crate) fn kill_all_but(spare: &[u32]) {
     #[cfg(target_os = "linux")]
     {
         let found: Vec<u32> = linux::descendants(std::process::id())
@@ -79,7 +79,7 @@ pub fn kill_all_but(spare: &[u32]) {
 #[cfg(target_os = "linux")]
 mod linux {
     /// Every descendant of `root` with its parent, from /proc.
-    pub fn descendants(root: u32) -> Vec<(u32, u32)> {
+    pub(crate) fn descendants(root: u32) -> Vec<(u32, u32)> {
         let mut parents = Vec::new();
         if let Ok(entries) = std::fs::read_dir("/proc") {
             for entry in entries.flatten() {
@@ -112,7 +112,7 @@ mod linux {
     }
 
     /// Whether the process started with `entry` (`NAME=value`) in its environment.
-    pub fn environ_has(pid: u32, entry: &str) -> bool {
+    pub(crate) fn environ_has(pid: u32, entry: &str) -> bool {
         std::fs::read(format!("/proc/{pid}/environ"))
             .map(|environ| {
                 environ
@@ -122,7 +122,7 @@ mod linux {
             .unwrap_or(false)
     }
 
-    pub fn kill_and_reap(pids: &[u32]) {
+    pub(crate) fn kill_and_reap(pids: &[u32]) {
         let me = std::process::id();
         for &pid in pids {
             if let Ok(pid) = libc::pid_t::try_from(pid)

@@ -79,13 +79,13 @@ pub enum RootSpec {
 }
 
 impl RootSpec {
-    pub fn uri(&self) -> &str {
+    pub(crate) fn uri(&self) -> &str {
         match self {
             RootSpec::Uri(uri) | RootSpec::Named { uri, .. } => uri,
         }
     }
 
-    pub fn name(&self) -> Option<&str> {
+    pub(crate) fn name(&self) -> Option<&str> {
         match self {
             RootSpec::Uri(_) => None,
             RootSpec::Named { name, .. } => name.as_deref(),
@@ -95,9 +95,9 @@ impl RootSpec {
 
 /// The longest a call may run when progress keeps resetting its timeout, unless the server's
 /// `max_call_time` says otherwise.
-pub const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(30 * 60);
+pub(crate) const DEFAULT_MAX_CALL_TIME: Duration = Duration::from_secs(30 * 60);
 /// How long the user has to answer a server's question, unless `answer_timeout` says otherwise.
-pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+pub(crate) const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 impl ServerSpec {
     /// The built-in demo server, run by `exe demo-server --root ROOT`; it reads files in `root`.
@@ -126,7 +126,7 @@ impl ServerSpec {
     /// The `mcpServers` entry that runs the built-in demo server as a server of the config
     /// file (parsed, it gives [`ServerSpec::demo`]): what keeps the demo when the user adds
     /// a server of their own.
-    pub fn demo_entry(exe: &Path, root: &Path) -> serde_json::Value {
+    pub(crate) fn demo_entry(exe: &Path, root: &Path) -> serde_json::Value {
         let spec = ServerSpec::demo(exe, root);
         let Transport::Stdio { command, args, .. } = spec.transport else {
             unreachable!("the demo server runs as a local program")

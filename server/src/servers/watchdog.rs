@@ -21,7 +21,7 @@ static PIPE: Mutex<Option<ChildStdin>> = Mutex::new(None);
 static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
 
 /// The watchdog's pid, once started.
-pub fn pid() -> Option<u32> {
+pub(crate) fn pid() -> Option<u32> {
     PID.get().copied()
 }
 

@@ -5,10 +5,10 @@
 use mcp_bridge_protocol::errors::{Refused, ResultGone};
 use serde_json::Value;
 
-use crate::domain::classify::{Advice, BridgeSaid, Category, Note, Said, arg_path, python_repr};
+use crate::domain::classify::{Advice, BridgeSaid, Category, Note, Said};
 pub use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
-use crate::domain::outcome::{BodyKind, ValidationItem, display_value};
+use crate::domain::outcome::{BodyKind, ValidationItem, cut_chars, display_value};
 
 /// Where the bridge is, as the reports name it.
 #[derive(Debug, Clone, Copy)]
@@ -361,6 +361,42 @@ pub fn validation_line(item: &ValidationItem, lang: Lang) -> String {
             &[("path", &path), ("expected", &expected), ("got", &g)],
         ),
         _ => fill(says.arg_plain, &[("path", &path), ("what", &expected)]),
+    }
+}
+
+/// `["body", "arguments", "items", 0, "qty"]` → `items[0].qty`.
+fn arg_path(loc: &[Value]) -> String {
+    let mut parts = loc;
+    if parts
+        .first()
+        .and_then(Value::as_str)
+        .is_some_and(|s| matches!(s, "body" | "query" | "path" | "header"))
+    {
+        parts = &parts[1..];
+    }
+    if parts.len() > 1 && parts.first().and_then(Value::as_str) == Some("arguments") {
+        parts = &parts[1..];
+    }
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            Value::Number(n) => out.push_str(&format!("[{n}]")),
+            other => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&display_value(other));
+            }
+        }
+    }
+    if out.is_empty() { "(body)".into() } else { out }
+}
+
+/// Python-like repr of an input value: strings in single quotes, others as JSON.
+fn python_repr(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("'{}'", cut_chars(s, 80)),
+        other => cut_chars(&other.to_string(), 80),
     }
 }
 

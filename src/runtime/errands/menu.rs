@@ -12,7 +12,7 @@ use crate::domain::prompts_menu::{self as menu, PROMPT, RESOURCE, TEMPLATE};
 use crate::domain::redact::redact_owned;
 use crate::domain::settings::Settings;
 use crate::domain::setup::setup_problem;
-use crate::runtime::bridge_client::{Refused, body, encode};
+use crate::runtime::bridge_client::{OfferRefused, body, encode};
 use crate::runtime::host::{Host, Method};
 use mcp_bridge_protocol::requests::{self, Completed};
 
@@ -29,12 +29,12 @@ pub struct Use {
 
 impl<H: Host> Errands<H> {
     /// Why a route gave nothing, in the user's words.
-    fn refused(&self, why: Refused, settings: &Settings) -> String {
+    fn refused(&self, why: OfferRefused, settings: &Settings) -> String {
         let ui = self.ui();
         let says = ui.says();
         let text = match why {
-            Refused::Said(why) => fill(says.menu_refused, &[("why", &why)]),
-            Refused::NoAnswer(outcome) => match setup_problem(&outcome, settings) {
+            OfferRefused::Said(why) => fill(says.menu_refused, &[("why", &why)]),
+            OfferRefused::NoAnswer(outcome) => match setup_problem(&outcome, settings) {
                 Some(setup) => match setup.say(ui) {
                     (sentence, Some(command)) => format!("{sentence} `{command}`"),
                     (sentence, None) => sentence,
@@ -52,11 +52,11 @@ impl<H: Host> Errands<H> {
         for path in ["/prompts", "/resources", "/resource-templates"] {
             match client.offered(Method::Get, path, None).await {
                 Ok(body) => bodies.push(body),
-                Err(Refused::NoAnswer(o)) => {
-                    return Response::error(self.refused(Refused::NoAnswer(o), settings));
+                Err(OfferRefused::NoAnswer(o)) => {
+                    return Response::error(self.refused(OfferRefused::NoAnswer(o), settings));
                 }
                 // An older bridge without the route, or one listing that failed: left out.
-                Err(Refused::Said(_)) => bodies.push(Value::Null),
+                Err(OfferRefused::Said(_)) => bodies.push(Value::Null),
             }
         }
         Response::Menu {

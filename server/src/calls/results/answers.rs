@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_bridge_protocol::answers::{Page as PageInfo, ToolAnswer, ToolResult};
+use mcp_bridge_protocol::answers::{ResultPage, ToolAnswer, ToolResult};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Map, Value};
 
@@ -307,7 +307,7 @@ pub(super) fn page_answer(
     let page = document.page(offset, max_chars)?;
     let next = offset + page.chars;
     let next_offset = (next < document.total_chars()).then_some(next);
-    let page_of = PageInfo {
+    let page_of = ResultPage {
         result_id: result_id.map(str::to_owned),
         offset,
         returned_chars: page.chars,

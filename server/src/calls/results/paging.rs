@@ -85,7 +85,7 @@ pub(super) fn looks_like_json(text: &str) -> bool {
 
 /// One page: where it starts and ends (bytes), and its characters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Page {
+pub(crate) struct PageSpan {
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) chars: usize,
@@ -166,7 +166,7 @@ impl Document {
 
     /// The page starting at character `offset` with at most `max_chars` characters (at least
     /// one); `None` when `offset` is at or past the end.
-    pub(crate) fn page(&self, offset: usize, max_chars: usize) -> Option<Page> {
+    pub(crate) fn page(&self, offset: usize, max_chars: usize) -> Option<PageSpan> {
         if offset >= self.total_chars {
             return None;
         }
@@ -177,7 +177,7 @@ impl Document {
             .nth(max_chars)
             .map_or(self.text.len(), |(at, _)| start + at);
         if limit == self.text.len() {
-            return Some(Page {
+            return Some(PageSpan {
                 start,
                 end: limit,
                 chars: (self.total_chars - offset).min(max_chars),
@@ -203,11 +203,11 @@ impl Document {
         } else {
             count_chars(&self.text.as_bytes()[start..end])
         };
-        Some(Page { start, end, chars })
+        Some(PageSpan { start, end, chars })
     }
 
     /// The text of `page`.
-    pub(crate) fn slice(&self, page: Page) -> &str {
+    pub(crate) fn slice(&self, page: PageSpan) -> &str {
         &self.text[page.start..page.end]
     }
 }
