@@ -842,6 +842,19 @@ async fn every_mcp_feature_route_answers_as_its_snapshot_says() {
     let (status, _) = ask_page(&app, &mut seen, "GET /oauth/callback (signed in)", &back).await;
     assert_eq!(status, StatusCode::OK);
     ask_page(&app, &mut seen, "GET /oauth/callback (used again)", &back).await;
+    // The first sign-in settles (the server restarts with its tokens) before the second
+    // begins, so what the second's denial leaves is not a race with that restart.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let listed = app.get("/servers").await;
+        let servers = listed.body["servers"].as_array().unwrap().clone();
+        let wiki = servers.iter().find(|s| s["name"] == "wiki").unwrap();
+        if wiki["sign_in"]["state"] == "signed_in" && wiki["status"] == "running" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{wiki}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let begun = app.post("/servers/wiki/sign-in", json!({})).await;
     let url = begun.body["authorization_url"].as_str().unwrap();
     oauth.behaviour.lock().unwrap().deny = true;
