@@ -18,6 +18,7 @@ const FLOAT_CSS = `
 .dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;font-weight:600;overflow:hidden;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;word-break:break-word}
 .bar button{flex:none;width:28px;height:28px;padding:0}
+.narrow .bar{flex-wrap:wrap}.narrow .title{flex:1 1 calc(100% - 24px)}.narrow .bar button:first-of-type{margin-left:auto}
 .bar button.prompts{width:auto;padding:0 8px}
 code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
@@ -111,7 +112,9 @@ function drag(handle, box) {
 const EDGE = 16;
 const CLEAR = 8;
 const WIDTH = 360;
-const MIN_WIDTH = 220;
+const MIN_WIDTH = 200;
+// Under this width the title takes a line of its own, the title bar's buttons the next.
+const NARROW = 300;
 // The window's width without its scroll bar: what `right: 16px` is measured from.
 const viewWidth = () => document.documentElement.clientWidth || innerWidth;
 function placeFloat() {
@@ -140,6 +143,7 @@ function placeFloat() {
   if (!ring) {
     // What it needs, at the width it gets.
     node.style.width = `${width}px`;
+    node.classList.toggle('narrow', width < NARROW);
     float.need = { height: readableHeight(node) };
   }
   let band = null;
@@ -177,7 +181,7 @@ function placeFloat() {
 
 /** The vertical bands of the window (within EDGE) that none of `rects` (padded by CLEAR) crosses, top first. */
 function freeBands(rects) {
-  const spans = rects.map((r) => [r.top - CLEAR, r.bottom + CLEAR]).sort((a, b) => a[0] - b[0]);
+  const spans = rects.filter((r) => r.bottom > r.top).map((r) => [r.top - CLEAR, r.bottom + CLEAR]).sort((a, b) => a[0] - b[0]);
   const out = [];
   let top = EDGE;
   for (const [from, to] of spans) {
@@ -213,15 +217,16 @@ function readableHeight(box) {
   return Math.ceil(h);
 }
 
-/** The visible part of the newest answer on the page, or null (read only, no detection). */
+/** The newest answer's columns and its visible rows (none when out of view), or null (read only, no detection). */
 function newestAnswerRect() {
   if (!site) return null;
   const els = queryAll(site.selectors?.assistantMessage).filter((e) => !ours(e));
   const last = els.length ? els[els.length - 1] : parts.list?.isConnected ? parts.list.lastElementChild : null;
   if (!last) return null;
   const r = last.getBoundingClientRect();
-  const top = Math.max(0, r.top), bottom = Math.min(innerHeight, r.bottom);
-  if (r.width <= 0 || bottom <= top) return null;
+  if (r.width <= 0) return null;
+  // Scrolled out of view, it still tells where the chat column ends; it is clear at the window's edge.
+  const top = Math.max(0, r.top), bottom = Math.max(top, Math.min(innerHeight, r.bottom));
   return { left: r.left, right: r.right, top, bottom };
 }
 
