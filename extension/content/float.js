@@ -16,11 +16,11 @@ const FLOAT_CSS = `
 .box.docked{flex-direction:column-reverse}
 .box.docked .bar{border-bottom:0;border-top:1px solid var(--line)}
 .dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--c)}
-.title{flex:1;font-weight:600;overflow:hidden;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;word-break:break-word}
+.title{flex:1;min-width:0;font-weight:600;overflow-wrap:break-word}
 .bar button{flex:none;width:28px;height:28px;padding:0}
 .narrow .bar{flex-wrap:wrap}.narrow .title{flex:1 1 calc(100% - 24px)}.narrow .bar button:first-of-type{margin-left:auto}
 .bar button.prompts{width:auto;padding:0 8px}
-code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
+code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;overflow-wrap:anywhere}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
 .body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
@@ -31,7 +31,6 @@ button:hover{background:var(--hover)}
 button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff;font-weight:600}
 button.primary:hover{background:#1e40af}
 button[data-id=deny]{color:var(--bad);border-color:var(--bad);background:var(--bg)}
-button.link{border:0;background:none;padding:4px 0;color:var(--link);text-decoration:underline}
 button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .cmd{display:flex;align-items:center;gap:6px;margin-top:6px}
 .cmd code{flex:1;padding:4px 6px}
@@ -426,7 +425,7 @@ function render(state) {
     if (float.attached !== null) body.append(el('div', {}, T(float.attached ? 'floatAttached' : 'floatNotAttached')));
     if (state.report) {
       // The report is the AI's text, in the report language: shown only when asked for.
-      const toggle = el('button', { type: 'button', class: 'link', 'data-tool': 'report', 'aria-expanded': String(float.report),
+      const toggle = el('button', { type: 'button', 'data-tool': 'report', 'aria-expanded': String(float.report),
         onclick: () => { float.report = !float.report; render(floatState); } }, T(float.report ? 'floatHideReport' : 'floatShowReport'));
       const line = el('div', { class: 'cmd' }, toggle);
       if (!state.actions?.some((a) => a.id === 'copy-report')) line.append(copyButton(state.report, 'floatCopy'));

@@ -210,6 +210,14 @@ for (const browser of BROWSERS) {
       await openChat(w, 'www.kimi.com');
       await userSays(w, 'Fail.', [`Trying.\n${call('fail_runtime', { message: 'boom' })}`, 'It failed.']);
       await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the error float' });
+      // Show report and Copy report are buttons of one kind; the title is read whole.
+      const look = await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+        const kind = (e) => { const s = getComputedStyle(e); return [s.borderTopWidth, s.backgroundColor, s.textDecorationLine].join(' '); };
+        const title = root.querySelector('.title');
+        return { show: kind(root.querySelector('[data-tool=report]')), copy: kind(root.querySelector('[data-id=copy-report], [data-copy=floatCopy]')),
+          titleCut: title.scrollHeight > title.clientHeight + 1 };`);
+      assert.equal(look.show, look.copy, 'Show report and Copy report differ in kind');
+      assert.ok(!look.titleCut, 'the title is cut');
       await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.bar button.min').click()`);
       await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring[data-tone=bad]')`, { what: 'the ring' });
       await sleep(2500); // the float is placed again: it stays minimised, and off the input
