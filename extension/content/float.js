@@ -16,10 +16,11 @@ const FLOAT_CSS = `
 .box.docked{flex-direction:column-reverse}
 .box.docked .bar{border-bottom:0;border-top:1px solid var(--line)}
 .dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--c)}
-.title{flex:1;font-weight:600;overflow:hidden;display:-webkit-box;-webkit-line-clamp:3;-webkit-box-orient:vertical;word-break:break-word}
+.title{flex:1;min-width:0;font-weight:600;overflow-wrap:break-word}
 .bar button{flex:none;width:28px;height:28px;padding:0}
+.narrow .bar{flex-wrap:wrap}.narrow .title{flex:1 1 calc(100% - 24px)}.narrow .bar button:first-of-type{margin-left:auto}
 .bar button.prompts{width:auto;padding:0 8px}
-code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;word-break:break-all}
+code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;overflow-wrap:anywhere}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
 .body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
@@ -30,7 +31,6 @@ button:hover{background:var(--hover)}
 button.primary{background:#1d4ed8;border-color:#1d4ed8;color:#fff;font-weight:600}
 button.primary:hover{background:#1e40af}
 button[data-id=deny]{color:var(--bad);border-color:var(--bad);background:var(--bg)}
-button.link{border:0;background:none;padding:4px 0;color:var(--link);text-decoration:underline}
 button:focus-visible{outline:2px solid #2563eb;outline-offset:1px}
 .cmd{display:flex;align-items:center;gap:6px;margin-top:6px}
 .cmd code{flex:1;padding:4px 6px}
@@ -58,7 +58,7 @@ textarea{width:100%;box-sizing:border-box;height:90px;font:12px ui-monospace,mon
 .url{font:12px ui-monospace,monospace;word-break:break-all;margin-top:4px}
 .refused{color:var(--bad)}
 .refused:empty{display:none}
-.menu{padding:4px 10px 8px;flex:none;max-height:50vh;overflow:auto}
+.menu{padding:4px 10px 8px;flex:0 1 auto;min-height:0;max-height:50vh;overflow:auto}
 .menu select,.menu input{width:100%;box-sizing:border-box;font:12px system-ui,sans-serif;color:var(--fg);background:var(--bg);border:1px solid var(--line);border-radius:4px;min-height:24px}
 .menu .row{padding:4px 0 0}
 .desc{margin-top:4px;opacity:.85}
@@ -98,14 +98,24 @@ function drag(handle, box) {
   });
 }
 
-// Where the float goes unless the user dragged it: at the right edge, never over the chat
-// input or its send button. Sites put those at the bottom, often reaching the right edge,
-// so the float docks just above them (or below, where there is more room), its title bar
-// and buttons on the edge nearest to them so they keep their place while the details
-// above grow or shrink. Where the user put it (open or minimised), it stays, but moves up
-// clear of the input and the send button when it would cover them.
+// Where the float goes unless the user dragged it: never over the chat input or its send
+// button, and never below a readable height (its title bar and buttons whole). Beside the
+// chat where there is room at the right (as wide as fits, down to MIN_WIDTH); else at the
+// right edge, in the free band nearest the bottom that is clear of the input, the send
+// button and the newest answer. Where no band is tall enough it becomes the ring, which
+// opens on demand; a float that needs the user (a prompt), or that the user opened, may
+// then cover the answer, never the input. Its title bar and buttons sit on the edge
+// nearest the input so they keep their place while the details grow or shrink. Where the
+// user put it (open or minimised), it stays, but moves up clear of the input and the send
+// button when it would cover them.
 const EDGE = 16;
 const CLEAR = 8;
+const WIDTH = 360;
+const MIN_WIDTH = 200;
+// Under this width the title takes a line of its own, the title bar's buttons the next.
+const NARROW = 300;
+// The window's width without its scroll bar: what `right: 16px` is measured from.
+const viewWidth = () => document.documentElement.clientWidth || innerWidth;
 function placeFloat() {
   const node = float?.wrap.firstElementChild;
   if (!node) return;
@@ -114,7 +124,7 @@ function placeFloat() {
   if (float.pos) {
     node.style.maxHeight = `${Math.max(120, innerHeight - 2 * EDGE)}px`;
     const { width, height } = node.getBoundingClientRect();
-    const left = Math.max(0, Math.min(float.pos.left, innerWidth - width));
+    const left = Math.max(0, Math.min(float.pos.left, viewWidth() - width));
     let top = Math.max(0, Math.min(float.pos.top, innerHeight - height));
     const hit = keep.filter((r) => left < r.right && r.left < left + width && top < r.bottom && r.top < top + height);
     if (hit.length) top = Math.max(0, Math.min(...hit.map((r) => r.top)) - CLEAR - height);
@@ -122,23 +132,101 @@ function placeFloat() {
     node.classList.remove('docked');
     return;
   }
-  const width = node.getBoundingClientRect().width;
-  const left = innerWidth - EDGE - width;
-  const rects = keep.filter((r) => r.right > left && r.left < innerWidth - EDGE);
-  let bottom = EDGE;
-  let room = innerHeight - 2 * EDGE;
-  if (rects.length) {
-    const top = Math.min(...rects.map((r) => r.top));
-    const below = innerHeight - EDGE - (Math.max(...rects.map((r) => r.bottom)) + CLEAR);
-    const above = top - CLEAR - EDGE;
-    if (below >= above) room = below;
-    else { bottom = innerHeight - top + CLEAR; room = above; }
+  const ring = node.classList.contains('ring');
+  const answer = newestAnswerRect();
+  const mayCover = !ring && (float.opened || floatState?.opens);
+  const chatRight = Math.max(0, ...[...keep, ...(answer ? [answer] : [])].map((r) => r.right));
+  const beside = viewWidth() - EDGE - (chatRight + CLEAR);
+  const width = ring ? node.getBoundingClientRect().width
+    : beside >= MIN_WIDTH ? Math.min(WIDTH, beside) : Math.min(WIDTH, viewWidth() - 2 * EDGE);
+  if (!ring) {
+    // What it needs, at the width it gets.
+    node.style.width = `${width}px`;
+    node.classList.toggle('narrow', width < NARROW);
+    float.need = { height: readableHeight(node) };
   }
-  node.style.bottom = `${bottom}px`;
-  node.style.maxHeight = `${Math.max(0, Math.min(room, innerHeight * 0.6))}px`;
+  let band = null;
+  if (!ring && beside >= MIN_WIDTH) {
+    band = { top: EDGE, bottom: innerHeight - EDGE };
+  } else {
+    const left = viewWidth() - EDGE - width;
+    const across = (r) => r.right > left && r.left < viewWidth() - EDGE;
+    const need = ring ? width : float.need?.height ?? 0;
+    const bands = (obstacles) => freeBands(obstacles.filter(across)).filter((b) => b.bottom - b.top >= need);
+    const found = bands(answer && !mayCover && !ring ? [...keep, answer] : keep);
+    band = found[found.length - 1] ?? null;
+    if (!band && mayCover) {
+      // No band clear of the input is tall enough: the float keeps its readable height and
+      // the window's bottom edge, over the input's top rather than shrunk.
+      band = { top: EDGE, bottom: innerHeight - EDGE };
+    }
+  }
+  // No room and not needed now: the ring, until there is room again or the user opens it.
+  const auto = !band && !ring;
+  const back = ring && float.auto && band && fitsAgain(keep, answer);
+  if (auto || back) {
+    float.auto = auto;
+    render(floatState);
+    return;
+  }
+  if (!band) band = { top: EDGE, bottom: innerHeight - EDGE };
+  node.style.bottom = `${innerHeight - band.bottom}px`;
+  const room = band.bottom - band.top;
+  node.style.maxHeight = ring ? '' : `${Math.min(room, Math.max(float.need?.height ?? 0, innerHeight * 0.6))}px`;
   // A prompt, and a sentence that introduces a command, read top-down: never docked with
   // the title bar below them.
-  node.classList.toggle('docked', node.dataset.status !== 'confirm' && !node.querySelector('.cmd.command'));
+  node.classList.toggle('docked', !ring && node.dataset.status !== 'confirm' && !node.querySelector('.cmd.command'));
+}
+
+/** The vertical bands of the window (within EDGE) that none of `rects` (padded by CLEAR) crosses, top first. */
+function freeBands(rects) {
+  const spans = rects.filter((r) => r.bottom > r.top).map((r) => [r.top - CLEAR, r.bottom + CLEAR]).sort((a, b) => a[0] - b[0]);
+  const out = [];
+  let top = EDGE;
+  for (const [from, to] of spans) {
+    if (from > top) out.push({ top, bottom: Math.min(from, innerHeight - EDGE) });
+    top = Math.max(top, to);
+  }
+  if (top < innerHeight - EDGE) out.push({ top, bottom: innerHeight - EDGE });
+  return out.filter((b) => b.bottom > b.top);
+}
+
+/** Whether the open float, at the size it last needed, would find room again. */
+function fitsAgain(keep, answer) {
+  const need = float.need?.height ?? Infinity;
+  const chatRight = Math.max(0, ...[...keep, ...(answer ? [answer] : [])].map((r) => r.right));
+  if (viewWidth() - EDGE - (chatRight + CLEAR) >= MIN_WIDTH) return true;
+  const left = viewWidth() - EDGE - Math.min(WIDTH, viewWidth() - 2 * EDGE);
+  const across = (r) => r.right > left && r.left < viewWidth() - EDGE;
+  return freeBands([...keep, ...(answer ? [answer] : [])].filter(across)).some((b) => b.bottom - b.top >= need);
+}
+
+/**
+ * The height at which the float is still readable: its title bar, action row and menus
+ * whole, and the first lines of its details (they scroll).
+ */
+function readableHeight(box) {
+  const style = getComputedStyle(box);
+  let h = parseFloat(style.borderTopWidth) + parseFloat(style.borderBottomWidth);
+  for (const part of box.children) {
+    if (part.classList.contains('body')) h += Math.min(part.scrollHeight, 72);
+    else if (part.classList.contains('menu')) h += Math.min(part.scrollHeight, 160);
+    else h += part.getBoundingClientRect().height;
+  }
+  return Math.ceil(h);
+}
+
+/** The newest answer's columns and its visible rows (none when out of view), or null (read only, no detection). */
+function newestAnswerRect() {
+  if (!site) return null;
+  const els = queryAll(site.selectors?.assistantMessage).filter((e) => !ours(e));
+  const last = els.length ? els[els.length - 1] : parts.list?.isConnected ? parts.list.lastElementChild : null;
+  if (!last) return null;
+  const r = last.getBoundingClientRect();
+  if (r.width <= 0) return null;
+  // Scrolled out of view, it still tells where the chat column ends; it is clear at the window's edge.
+  const top = Math.max(0, r.top), bottom = Math.max(top, Math.min(innerHeight, r.bottom));
+  return { left: r.left, right: r.right, top, bottom };
 }
 
 // Placing the float reads the layout of the input, the send button and the float. From a
@@ -265,6 +353,7 @@ function render(state) {
     // A state that needs the user (the core's `opens`) opens the float; they can minimise it again.
     if (state.opens) float.minimized = false;
     float.report = false;
+    float.opened = false;
   }
   const missing = state.status !== 'disabled' && Object.values(parts.how).includes('missing');
   if (missing && !float.toldMissing) float.minimized = false;
@@ -276,10 +365,11 @@ function render(state) {
   // After Esc the question stays, but a redraw no longer takes the focus from the chat.
   if (!state.consent) float.escaped = false;
   wrap.replaceChildren();
-  if (float.minimized) {
+  // Minimised by the user, or (placeFloat's `auto`) for want of room while nothing needs them.
+  if (float.minimized || (float.auto && !state.opens && !float.opened)) {
     const label = `${plain(state.title)} — ${T('floatRestore')}`;
     const ring = el('button', { class: 'ring', type: 'button', 'data-tone': state.tone, title: label, 'aria-label': label, onclick: () => {
-      float.minimized = false; render(floatState); root.querySelector('.bar button')?.focus();
+      float.minimized = false; float.opened = true; render(floatState); root.querySelector('.bar button')?.focus();
     } });
     wrap.append(ring);
     placeFloat();
@@ -297,7 +387,7 @@ function render(state) {
     // The Prompts menu sits in the title bar, so the action row keeps its size in every state.
     barButton('prompts', 'floatPrompts', T('floatPrompts'), openMenu, { 'data-action': 'floatPrompts', 'aria-expanded': String(!!float.prompts) });
   }
-  barButton('min', 'floatMinimize', '–', () => { float.minimized = true; render(floatState); root.querySelector('.ring')?.focus(); });
+  barButton('min', 'floatMinimize', '–', () => { float.minimized = true; float.opened = false; render(floatState); root.querySelector('.ring')?.focus(); });
   drag(bar, box);
   const body = el('div', { class: 'body' });
   if (state.consent) {
@@ -335,7 +425,7 @@ function render(state) {
     if (float.attached !== null) body.append(el('div', {}, T(float.attached ? 'floatAttached' : 'floatNotAttached')));
     if (state.report) {
       // The report is the AI's text, in the report language: shown only when asked for.
-      const toggle = el('button', { type: 'button', class: 'link', 'data-tool': 'report', 'aria-expanded': String(float.report),
+      const toggle = el('button', { type: 'button', 'data-tool': 'report', 'aria-expanded': String(float.report),
         onclick: () => { float.report = !float.report; render(floatState); } }, T(float.report ? 'floatHideReport' : 'floatShowReport'));
       const line = el('div', { class: 'cmd' }, toggle);
       if (!state.actions?.some((a) => a.id === 'copy-report')) line.append(copyButton(state.report, 'floatCopy'));

@@ -124,11 +124,19 @@ for (const browser of BROWSERS) {
     };
 
     for (const [site, host] of CHAT_SITES) {
-      test(`${site}: the open float covers neither the input nor the send button, and its labels fit`, async () => {
+      test(`${site}: the float covers neither the input nor the send button, and its labels fit`, async () => {
         await longChat(host);
+        // Beside the chat where there is room; else, the answer filling the window, the ring,
+        // opened on demand.
+        const ring = await w.session.exec(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring')`);
+        if (ring) {
+          const shut = await measure(site);
+          assert.ok(!overlap(shut.ring, shut.others[0]) && !overlap(shut.ring, shut.others[1]), `the ring covers the input: ${JSON.stringify(shut)}`);
+          await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring').click()`);
+        }
         await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float')?.shadowRoot?.querySelector('.box')`, { what: 'the open float' });
         const got = await measure(site);
-        console.log(`${browser} ${site}: window ${got.window.width}×${got.window.height}, float`, got.box, 'input', got.others[0], 'send', got.others[1]);
+        console.log(`${browser} ${site}: window ${got.window.width}×${got.window.height}, float`, got.box, ring ? '(opened from the ring)' : '', 'input', got.others[0], 'send', got.others[1]);
         assert.ok(got.box, 'no open float');
         assert.ok(got.others[0] && got.others[1], 'input or send button not found');
         assert.ok(got.others[0].bottom > got.window.height / 2, `the input is not at the bottom: ${JSON.stringify(got.others[0])}`);
@@ -181,14 +189,15 @@ for (const browser of BROWSERS) {
     });
 
     test('the title bar keeps its place from ready to an error', async () => {
-      await longChat('chat.deepseek.com');
-      const before = await measure('deepseek');
+      // ChatGPT's column leaves room beside it at 1280 px: the float is open there.
+      await longChat('chatgpt.com');
+      const before = await measure('chatgpt');
       assert.equal(before.status, 'ready');
       await userSays(w, 'Run the failing tool.', [`Trying.\n${call('fail_runtime', { message: 'boom' })}`, 'It failed.']);
       await userMessages(w, 2);
       await w.session.waitForScript('return window.fixtureAI.answers().length >= 2', { what: 'the second answer' });
       await sleep(2500); // the input is empty again and the float has been placed
-      const after = await measure('deepseek');
+      const after = await measure('chatgpt');
       assert.equal(after.status, 'error');
       // A longer title may take a second line; the edge by the input stays.
       for (const k of ['left', 'right', 'bottom']) {
@@ -201,6 +210,14 @@ for (const browser of BROWSERS) {
       await openChat(w, 'www.kimi.com');
       await userSays(w, 'Fail.', [`Trying.\n${call('fail_runtime', { message: 'boom' })}`, 'It failed.']);
       await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the error float' });
+      // Show report and Copy report are buttons of one kind; the title is read whole.
+      const look = await w.session.exec(`const root = document.querySelector('mcp-bridge-float').shadowRoot;
+        const kind = (e) => { const s = getComputedStyle(e); return [s.borderTopWidth, s.backgroundColor, s.textDecorationLine].join(' '); };
+        const title = root.querySelector('.title');
+        return { show: kind(root.querySelector('[data-tool=report]')), copy: kind(root.querySelector('[data-id=copy-report], [data-copy=floatCopy]')),
+          titleCut: title.scrollHeight > title.clientHeight + 1 };`);
+      assert.equal(look.show, look.copy, 'Show report and Copy report differ in kind');
+      assert.ok(!look.titleCut, 'the title is cut');
       await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.bar button.min').click()`);
       await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.ring[data-tone=bad]')`, { what: 'the ring' });
       await sleep(2500); // the float is placed again: it stays minimised, and off the input
