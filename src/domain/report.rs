@@ -420,11 +420,12 @@ mod tests {
     use crate::domain::outcome::from_http;
     use serde_json::json;
 
-    fn zh() -> ReportOptions {
+    /// Report options in Chinese (the default) and in English, for the report modules' tests.
+    pub(super) fn zh() -> ReportOptions {
         ReportOptions::default()
     }
 
-    fn en() -> ReportOptions {
+    pub(super) fn en() -> ReportOptions {
         ReportOptions {
             lang: Lang::En,
             ..Default::default()

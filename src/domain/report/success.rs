@@ -270,18 +270,8 @@ mod tests {
     use super::super::render;
     use super::*;
     use crate::domain::outcome::from_http;
+    use crate::domain::report::tests::{en, zh};
     use serde_json::json;
-
-    fn zh() -> ReportOptions {
-        ReportOptions::default()
-    }
-
-    fn en() -> ReportOptions {
-        ReportOptions {
-            lang: Lang::En,
-            ..Default::default()
-        }
-    }
 
     /// The text between the two fence lines of a report.
     fn fenced(report: &str) -> (String, String) {

@@ -163,18 +163,8 @@ pub(super) fn params_text(schema: &Value, lang: Lang) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::report::tests::{en, zh};
     use serde_json::json;
-
-    fn zh() -> ReportOptions {
-        ReportOptions::default()
-    }
-
-    fn en() -> ReportOptions {
-        ReportOptions {
-            lang: Lang::En,
-            ..Default::default()
-        }
-    }
 
     #[test]
     fn tool_list() {
