@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, call, floatFind, floatWait, elementId } from './support/chat.mjs';
+import { startWorld, freshChat, userSays, call, floatFind, floatWait, elementId } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
 
 const SERVERS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support/injection_servers.mjs');
@@ -21,9 +21,7 @@ for (const browser of BROWSERS) {
     const written = () => (fs.existsSync(notes) ? fs.readFileSync(notes, 'utf8').split('\n').filter(Boolean) : []);
     /** The AI on a fresh chat at `host` writes `text`; resolves once the float asks or the note is written. */
     const aiWrites = async (host, text) => {
-      await openChat(w, host);
-      await w.session.exec('window.fixtureAI.reset()');
-      await openChat(w, host);
+      await freshChat(w, null, host);
       await userSays(w, `Note ${text}`, [`Sure.\n${call('write_note', { text }, 'notes')}`, 'Done.']);
       return waitFor(async () => {
         if (written().includes(text)) return 'ran';

@@ -6,16 +6,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { BROWSERS } from './support/browsers.mjs';
-import { startWorld, openChat, userSays, userMessages, call, configure, floatStatus, floatFind, floatWait, clickAt } from './support/chat.mjs';
+import { freshChat, startWorld, userSays, userMessages, call, configure, floatStatus, floatFind, floatWait, clickAt } from './support/chat.mjs';
 
 const HOST = 'chat.deepseek.com';
 
-async function fresh(w, settings) {
-  if (settings) await configure(w, settings);
-  await openChat(w, HOST);
-  await w.session.exec('window.fixtureAI.reset()');
-  await openChat(w, HOST);
-}
+const fresh = (w, settings) => freshChat(w, settings, HOST);
 
 /** One round: the user asks, the AI answers with `toolCall`; resolves to the report. */
 async function round(w, n, toolCall) {

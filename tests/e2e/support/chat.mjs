@@ -84,6 +84,17 @@ export async function openChat(b, host, path = '/') {
 }
 
 /**
+ * A fresh conversation at `host` (settings stored first, when given): the page is opened,
+ * the fixture's saved conversation cleared, and the page opened again.
+ */
+export async function freshChat(b, settings, host = 'chat.deepseek.com') {
+  if (settings) await configure(b, settings);
+  await openChat(b, host);
+  await b.session.exec('window.fixtureAI.reset()');
+  await openChat(b, host);
+}
+
+/**
  * Queues AI answers, then sends `text` as the user would (real key presses and click).
  * `inputCss` finds the chat input where the fixture's usual one does not (a redesigned page).
  */
