@@ -56,7 +56,7 @@ pub struct SiteConfig {
 /// the built-in sites; a site the user adds gets the same (rooted: Firefox resolves these
 /// paths against the calling page, so from the options page plain names pointed at files
 /// that do not exist).
-pub const CONTENT_SCRIPTS: [&str; 8] = [
+pub const CONTENT_SCRIPTS: [&str; 9] = [
     "/contract.js",
     "/content/base.js",
     "/content/detect.js",
@@ -64,6 +64,7 @@ pub const CONTENT_SCRIPTS: [&str; 8] = [
     "/content/typing.js",
     "/content/forms.js",
     "/content/float.js",
+    "/content/place.js",
     "/content/main.js",
 ];
 

@@ -36,6 +36,8 @@ pub mod keys {
     pub const CALL_LOG: &str = "callLog";
     /// Local: the schema version the stored values were written in.
     pub const SCHEMA_VERSION: &str = "schemaVersion";
+    /// Local: the content script's files custom sites were last registered with.
+    pub const CONTENT_SCRIPTS: &str = "contentScripts";
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
     pub const TAB_PREFIX: &str = "tab:";
     /// Session: prefix of the tools' fingerprint as a tab's AI last got them in its
@@ -49,7 +51,9 @@ pub mod keys {
 /// stores the same shapes, records its number, and registers custom sites' content scripts
 /// with the message names they need; version 3 registers them again with rooted file paths
 /// (Firefox had resolved the plain ones against the options page's folder); version 4 with
-/// the content script's files (`sites::CONTENT_SCRIPTS`: it became several).
+/// the content script's files (`sites::CONTENT_SCRIPTS`: it became several). Since then the
+/// list the scripts were registered with is stored beside the version, and a build whose
+/// list differs registers them again without a new version.
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// How many marked conversations are kept (the oldest go first).
@@ -145,12 +149,22 @@ impl<H: Host> Store<H> {
                 return;
             }
         };
-        if version >= u64::from(SCHEMA_VERSION) {
+        let files = crate::domain::sites::CONTENT_SCRIPTS;
+        let registered_with = self.get(Area::Local, keys::CONTENT_SCRIPTS).await;
+        let registered_with = registered_with.ok().flatten();
+        let same_files = registered_with
+            .as_ref()
+            .and_then(|v| v.as_array())
+            .is_some_and(|v| {
+                v.len() == files.len() && v.iter().zip(files).all(|(a, b)| a.as_str() == Some(b))
+            });
+        if version >= u64::from(SCHEMA_VERSION) && same_files {
             return;
         }
-        // 1 → 2 → 3 → 4: the stored shapes did not change, but the content script of a
-        // custom site now needs the message names loaded before it, from rooted paths, and
-        // is several files: register each one again. An override of a shipped site has none (the manifest's runs).
+        // 1 → 2 → 3 → 4 and any change of the file list: the stored shapes did not change,
+        // but the content script of a custom site needs the message names loaded before it,
+        // from rooted paths, as today's files: register each one again. An override of a
+        // shipped site has none (the manifest's runs).
         let builtin = self.builtin_sites().await;
         for site in self.custom_sites().await.0 {
             if crate::domain::custom_sites::is_override(&site, &builtin) {
@@ -163,11 +177,15 @@ impl<H: Host> Store<H> {
                 self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
             }
         }
-        if let Err(e) = self
-            .set(Area::Local, keys::SCHEMA_VERSION, &SCHEMA_VERSION)
-            .await
-        {
-            self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+        // A newer build's version is kept (a downgrade only registers its own files).
+        let version = version.max(u64::from(SCHEMA_VERSION));
+        for (key, value) in [
+            (keys::SCHEMA_VERSION, serde_json::json!(version)),
+            (keys::CONTENT_SCRIPTS, serde_json::json!(files)),
+        ] {
+            if let Err(e) = self.set(Area::Local, key, &value).await {
+                self.host.log(Level::Warn, &format!("[MCP Bridge] {e}"));
+            }
         }
     }
 

@@ -130,3 +130,31 @@ fn custom_sites_of_the_previous_build_get_their_content_script_again() {
         vec!["https://chat.example.org/*".to_string()]
     );
 }
+
+#[test]
+fn custom_sites_are_registered_again_when_the_content_scripts_files_change() {
+    let mut w = World::new();
+    // The current schema, registered with a file list this build no longer has.
+    w.store(Area::Local, "schemaVersion", json!(SCHEMA_VERSION));
+    w.store(
+        Area::Local,
+        "contentScripts",
+        json!(["/contract.js", "/content/base.js", "/content/float.js"]),
+    );
+    let custom = json!([{"id": "mychat", "name": "My chat", "hosts": ["chat.example.org"],
+        "editor": "textarea", "selectors": {"input": ["textarea"], "send": ["button"],
+        "assistantMessage": [".m"], "generating": [".g"]}}]);
+    w.store(Area::Local, "customSites", custom);
+    w.page(json!({"type": "get-settings"}));
+    let registered = w.host.0.registered.borrow().clone();
+    assert_eq!(registered.len(), 1, "{registered:?}");
+    assert_eq!(
+        w.stored(Area::Local, "contentScripts"),
+        Some(json!(mcp_bridge_core::domain::sites::CONTENT_SCRIPTS))
+    );
+    // The same list again: nothing is registered a second time.
+    w.host.0.registered.borrow_mut().clear();
+    w.restart_worker();
+    w.page(json!({"type": "get-settings"}));
+    assert!(w.host.0.registered.borrow().is_empty());
+}
