@@ -10,6 +10,9 @@ const { response: RESPONSE } = globalThis.MCP_BRIDGE;
 /** The text of `key` in the browser's language (the key itself when it is missing). */
 export const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
 
+/** The language of the catalog the browser picked, which the core speaks too: dates follow it. */
+export const uiLocale = t('catalogLanguage');
+
 /** Fills `[data-i18n]`, `[data-i18n-aria-label]` and `[data-i18n-placeholder]` from the catalog. */
 export function translate(root = document) {
   for (const node of root.querySelectorAll('[data-i18n]')) {

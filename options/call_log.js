@@ -1,11 +1,11 @@
 // The options page's list of what left this machine: the calls sent to the bridge, per
 // conversation, newest first, each with its masked arguments and what let it run. The core
 // keeps and words them (`get-call-log`); this draws them as text.
-import { ask, el, t } from '../pages.js';
+import { ask, el, t, uiLocale } from '../pages.js';
 
 const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
 const list = document.getElementById('call-list');
-const when = new Intl.DateTimeFormat(chrome.i18n.getUILanguage(), { dateStyle: 'short', timeStyle: 'medium' });
+const when = new Intl.DateTimeFormat(uiLocale, { dateStyle: 'short', timeStyle: 'medium' });
 
 function conversationNode(c, verdicts) {
   const box = el('details', null, { class: 'call-conversation' });

@@ -1,6 +1,6 @@
 // The chat sites: which are on, the user's own sites (checked, saved with the permission
 // their origins need) and the signed site list.
-import { ask, core, el, say, t } from '../pages.js';
+import { ask, core, el, say, t, uiLocale } from '../pages.js';
 import { $, PAGE, RESPONSE, named, report, saveJson, tick } from './shared.js';
 import { fillSettings } from './connection.js';
 
@@ -185,7 +185,7 @@ export function showSiteList(answer) {
     out.textContent = t('siteListNone');
     return;
   }
-  const checked = list.checkedMs ? new Date(list.checkedMs).toLocaleString() : t('siteListNever');
+  const checked = list.checkedMs ? new Date(list.checkedMs).toLocaleString(uiLocale) : t('siteListNever');
   const state = list.version
     ? t('siteListState', [String(list.version), String(list.sites.length), checked])
     : t('siteListNoVersion', [checked]);

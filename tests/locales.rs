@@ -147,3 +147,18 @@ fn the_float_and_the_popup_take_every_word_from_the_catalog() {
         "{html}"
     );
 }
+
+/// The core speaks the language of the catalog the browser picked (`catalogLanguage`, read by
+/// the web host): each catalog names its own language, one the core reads as that language.
+#[test]
+fn each_catalog_names_its_own_language_as_the_core_reads_it() {
+    use mcp_bridge_core::domain::i18n::Lang;
+    for (dir, lang) in [("en", Lang::En), ("zh_CN", Lang::Zh)] {
+        let tag = catalog(dir)["catalogLanguage"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert_eq!(Lang::of_ui(&tag), lang, "{dir}: {tag}");
+        assert_eq!(tag, lang.locale(), "{dir}: dates are written in it too");
+    }
+}

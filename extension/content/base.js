@@ -54,8 +54,8 @@ const readInput = (el) => (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' ?
 const isDisabled = (btn) => btn.disabled || btn.getAttribute('aria-disabled') === 'true'
   || !!btn.closest('.disabled,[disabled]');
 
-// The interface language's words (chrome.i18n follows the browser, as the core's float
-// text does); a key missing from a catalog shows as nothing, and tests/locales.rs fails.
+// The interface language's words: the catalog the browser picked, whose language the core's
+// float text follows too; a key missing from a catalog shows as nothing, and tests/locales.rs fails.
 const T = (key, subs) => chrome.i18n.getMessage(key, subs);
 
 function el(tag, attrs = {}, ...children) {

@@ -20,6 +20,8 @@ extern "C" {
 
     #[wasm_bindgen(js_namespace = ["chrome", "i18n"], js_name = getUILanguage)]
     fn ui_language() -> String;
+    #[wasm_bindgen(js_namespace = ["chrome", "i18n"], js_name = getMessage)]
+    fn i18n_message(key: &str) -> String;
 
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get, catch)]
     async fn storage_local_get(keys: JsValue) -> Result<JsValue, JsValue>;
@@ -348,8 +350,16 @@ impl Host for WebHost {
         date_now()
     }
 
+    /// The language of the catalog the browser picked for the pages' labels
+    /// (`catalogLanguage`), so that the core's sentences and the labels beside them follow
+    /// one fallback rule, the browser's: a `zh-TW` or `fr` browser, which has no catalog of
+    /// its own, gets the default (English) throughout rather than Chinese from the core
+    /// beside English labels.
     fn ui_language(&self) -> String {
-        ui_language()
+        match i18n_message("catalogLanguage") {
+            tag if tag.is_empty() => ui_language(),
+            tag => tag,
+        }
     }
 
     fn spawn(&self, task: impl Future<Output = ()> + 'static) {

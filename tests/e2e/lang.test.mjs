@@ -53,11 +53,16 @@ const WRONG = `
     : (t) => { const s = ${JSON.stringify(NAMES)}.reduce((s, n) => s.replaceAll(n, ''), t); const n = s.replace(/\\d[.:]\\d/g, ''); return /[A-Za-z]/.test(n) || /[,;:?!()]/.test(n) || /\\.(?!\\d)/.test(n); };
   return { count: texts.length, wrong: texts.filter(bad) };`;
 
-const LANGS = [['en-US', 'en', 'zh'], ['zh-CN', 'zh', 'en']];
+// A browser language with no catalog of its own (Traditional Chinese) gets the default
+// catalog, English, from the browser; the core's words follow the same choice, not a
+// Chinese of their own beside English labels. Chromium alone (Firefox here has only the
+// zh-CN language pack), with the short set of states.
+const LANGS = [['en-US', 'en', 'zh'], ['zh-CN', 'zh', 'en'], ['zh-TW', 'en', 'zh', 'chromium']];
 
-for (const browser of BROWSERS) for (const [locale, ui, report] of LANGS) {
-  const full = browser === 'chromium';
-  describe(`the ${ui} interface (reports in ${report}) in ${browser}`, () => {
+for (const browser of BROWSERS) for (const [locale, ui, report, only] of LANGS) {
+  if (only && only !== browser) continue;
+  const full = browser === 'chromium' && !only;
+  describe(`the ${ui} interface of a ${locale} browser (reports in ${report}) in ${browser}`, () => {
     let w;
     let ext;
     const root = `document.querySelector('mcp-bridge-float').shadowRoot`;
@@ -75,7 +80,7 @@ for (const browser of BROWSERS) for (const [locale, ui, report] of LANGS) {
         settings: { language: report, toolPolicies: { 'demo:echo': 'ask', 'demo:crash': 'deny' } },
       });
       const ui2 = await w.session.exec('return chrome.i18n.getUILanguage()');
-      assert.ok(ui2.startsWith(ui), `the browser runs in ${ui2}`);
+      assert.ok(ui2.startsWith(locale.slice(0, 2)), `the browser runs in ${ui2}`);
     });
     after(async () => {
       await w?.close();
