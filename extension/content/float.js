@@ -23,6 +23,8 @@ const FLOAT_CSS = `
 code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;overflow-wrap:anywhere}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
+.report{margin:6px 0 0;padding:6px 8px;background:var(--soft);border-radius:6px;white-space:normal;max-height:240px;overflow:auto}
+.report p{margin:0 0 4px}.report .h{font-weight:600}.body .report pre{max-height:none;background:var(--bg)}
 .body pre{margin:6px 0 0;padding:6px;background:var(--soft);border-radius:6px;font:12px/1.4 ui-monospace,monospace;white-space:pre-wrap;max-height:180px;overflow:auto}
 .row,.tools{display:flex;flex-wrap:wrap;gap:6px;padding:6px 10px;flex:none}
 .tools{border-top:1px solid var(--line)}
@@ -96,6 +98,33 @@ function drag(handle, box) {
     addEventListener('pointermove', move);
     addEventListener('pointerup', up);
   });
+}
+
+// The report as a person reads it: its heading and labels in bold, its code and the
+// result's fenced text as code, the markers meant for the AI (`<tool_result>`, the fence
+// and the sentence naming it) left out. *Copy* still copies the AI's text as it is.
+function readableReport(text) {
+  const box = el('div', { class: 'report' });
+  let code = null; // { close: how its closing line starts, lines }
+  for (const line of String(text).split('\n')) {
+    if (code) {
+      if (line.trim().startsWith(code.close)) { box.append(el('pre', {}, code.lines.join('\n'))); code = null; } else code.lines.push(line);
+      continue;
+    }
+    if (/^\s*<\/?tool_result>\s*$/.test(line) || !line.trim()) continue;
+    // The result's fence (the core's `⟦DATA-…⟧` lines, for the AI, named in the sentence
+    // before it) or a code fence: what is between them is shown as code.
+    const fence = /^\s*(```|⟦DATA-[0-9a-f]+⟧\s*$)/.exec(line);
+    if (fence) { code = { close: fence[1].trim(), lines: [] }; continue; }
+    if (line.includes('⟦DATA-')) continue;
+    const heading = /^#+\s+(.*)$/.exec(line);
+    const labelled = /^\*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
+    if (heading) box.append(el('p', { class: 'h' }, heading[1]));
+    else if (labelled) box.append(el('p', {}, el('strong', {}, labelled[1]), ' ', ...rich(labelled[2])));
+    else box.append(el('p', {}, ...rich(line.replace(/^-\s+/, '• '))));
+  }
+  if (code) box.append(el('pre', {}, code.lines.join('\n')));
+  return box;
 }
 
 // A running call's progress, as the core worded it.
@@ -289,7 +318,7 @@ function render(state) {
       const line = el('div', { class: 'cmd' }, toggle);
       if (!state.actions?.some((a) => a.id === 'copy-report')) line.append(copyButton(state.report, 'floatCopy'));
       body.append(line);
-      if (float.report) body.append(el('pre', { class: 'report' }, state.report));
+      if (float.report) body.append(readableReport(state.report));
     }
     const healthBox = healthSection();
     if (healthBox) body.append(healthBox);

@@ -340,7 +340,7 @@ for (const browser of BROWSERS) {
           await userMessages(w, 3);
           await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=error]')`, { what: 'the error float' });
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-tool=report]').click()`);
-          await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('pre.report')`, { what: 'the report' });
+          await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.report')`, { what: 'the report' });
           await check('error with its report');
           console.log(`${browser} ${theme}: float contrast`, JSON.stringify(states));
         } finally {

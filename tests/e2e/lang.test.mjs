@@ -29,7 +29,7 @@ const NAMES = ['MCP Bridge', 'Claude Desktop', 'VS Code', 'Cursor', 'Node.js', '
 const WRONG = `
   const [where, lang] = arguments;
   const scope = where === 'float' ? document.querySelector('mcp-bridge-float').shadowRoot : document.body;
-  const exempt = (e) => !!e.closest('code, bdi, pre.report, textarea, script, style, [data-lang-exempt]');
+  const exempt = (e) => !!e.closest('code, bdi, .report, textarea, script, style, [data-lang-exempt]');
   const shownEl = (e) => { const cs = getComputedStyle(e); return cs.display !== 'none' && cs.visibility !== 'hidden' && e.getClientRects().length > 0; };
   // An attribute (a tooltip, a label) cannot mark code: the names the float shows as code
   // are taken out of it first.
@@ -104,7 +104,10 @@ for (const browser of BROWSERS) for (const [locale, ui, report, only] of LANGS) 
       await waitStatus('success');
       seen.success = await check('success');
       await w.session.exec(`${root}.querySelector('[data-tool=report]').click()`);
-      const text = await w.session.exec(`return ${root}.querySelector('pre.report').textContent`);
+      const text = await w.session.exec(`return ${root}.querySelector('.report').textContent`);
+      // Shown for a person: the heading set apart, no markup or markers meant for the AI.
+      assert.ok(await w.session.exec(`return !!${root}.querySelector('.report .h')`), 'the report has its heading');
+      assert.doesNotMatch(text, /<\/?tool_result>|\*\*|^#/m, `the report is shown without markup: ${text.slice(0, 200)}`);
       const chinese = /[\u4e00-\u9fff]/.test(text.replace(/hello/g, ''));
       assert.equal(chinese, report === 'zh', `the report is in ${report}: ${text.slice(0, 200)}`);
       seen.report = await check('success, its report open');
