@@ -437,6 +437,20 @@ pub struct ResourceRead<'a> {
     pub blobs_left_out: Option<usize>,
 }
 
+/// `POST /views`: the one-time address an MCP App view is served from (`GET /views/{id}`),
+/// for a sandboxed frame; it works once, within `expires_in_seconds`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ViewAddress<'a> {
+    pub success: bool,
+    pub server: &'a str,
+    pub uri: &'a str,
+    pub url: String,
+    pub expires_in_seconds: u64,
+    /// Whether the view asks the host for a border and background (`_meta.ui.prefersBorder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefers_border: Option<bool>,
+}
+
 /// A text of a paged resource.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -22,6 +22,7 @@ mod state;
 mod token;
 mod trace;
 mod validation;
+mod views;
 
 pub use calls::results::Limits as ResultLimits;
 pub use state::AppState;

@@ -11,6 +11,7 @@ mod resources;
 mod servers;
 mod sign_in;
 mod tools;
+mod views;
 
 use axum::Router;
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -38,6 +39,8 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/resources", get(resources::list))
         .route("/resource-templates", get(resources::templates))
         .route("/resources/read", post(resources::read))
+        .route("/views", post(views::keep))
+        .route("/views/{id}", get(views::serve))
         .route("/reset-history", post(history::reset))
         .route("/history", get(history::show))
         .route("/servers", get(servers::list))

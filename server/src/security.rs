@@ -70,6 +70,11 @@ impl Security {
             .map(|token| crate::proof::answer(token, self.port, nonce))
     }
 
+    /// The port the bridge listens on.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
     pub(crate) fn host_allowed(&self, host: &str) -> bool {
         self.allowed_hosts
             .iter()
@@ -133,10 +138,12 @@ impl Security {
         {
             return Err(BridgeError::PayloadTooLarge { limit: BODY_LIMIT });
         }
-        // The sign-in callback is reached by navigation, without the token (`routes::sign_in`).
+        // The sign-in callback and a view's one-time address are reached by navigation,
+        // without the token (`routes::sign_in`, `routes::views`).
         let path = request.uri().path();
+        let navigated = path == crate::oauth::CALLBACK_PATH || path.starts_with(VIEWS_PATH);
         let open = path == OPEN_PATH
-            || (path == crate::oauth::CALLBACK_PATH && request.method() == Method::GET)
+            || (navigated && request.method() == Method::GET)
             || request.method() == Method::OPTIONS;
         if let (Some(expected), false) = (&self.token, open) {
             let given = headers
@@ -199,6 +206,9 @@ fn refused(request: &Request, refusal: BridgeError) -> BridgeError {
     );
     refusal
 }
+
+/// Where views are served (`routes::views`): `{VIEWS_PATH}{id}`.
+pub(crate) const VIEWS_PATH: &str = "/views/";
 
 /// Middleware outside CORS: a preflight (`OPTIONS`) from a web origin, to a foreign host or
 /// with doubled headers is refused before the CORS layer could answer it.

@@ -10,6 +10,7 @@ use crate::calls::results::{Limits, ResultStore};
 use crate::config::manage::Manager;
 use crate::security::Security;
 use crate::servers::Registry;
+use crate::views::Views;
 
 /// The application state, cheap to clone.
 #[derive(Clone)]
@@ -24,6 +25,8 @@ pub struct AppState {
     pub(crate) call_timeout: Duration,
     /// The config file, for the routes that manage servers (none: they are unavailable).
     pub(crate) manager: Option<Arc<Manager>>,
+    /// MCP App views waiting for their frames.
+    pub(crate) views: Arc<Views>,
 }
 
 impl AppState {
@@ -36,6 +39,7 @@ impl AppState {
             security: Arc::new(security),
             call_timeout,
             manager: None,
+            views: Arc::new(Views::default()),
         }
     }
 

@@ -19,6 +19,9 @@ async fn the_token_is_required_everywhere_but_health() {
         (Method::POST, "/reset-history"),
         (Method::GET, "/history"),
         (Method::GET, "/calls/abc"),
+        (Method::POST, "/views"),
+        // A view's address is open to a frame's navigation (GET) only.
+        (Method::POST, "/views/abc"),
         (Method::GET, "/no-such-route"),
     ] {
         let reply = app

@@ -54,7 +54,7 @@ pub(crate) async fn templates(
 }
 
 /// `{serverName, uri}`, both strings.
-fn read_body(map: &Map<String, Value>) -> Result<ReadResource<'_>, BridgeError> {
+pub(super) fn read_body(map: &Map<String, Value>) -> Result<ReadResource<'_>, BridgeError> {
     let mut fields = Fields::new(map, "body");
     let server = fields.required_str("serverName");
     let uri = fields.required_str("uri");
