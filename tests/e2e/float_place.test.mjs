@@ -1,5 +1,5 @@
 // Where the unmoved float goes once the chat input has grown tall (a long message typed or
-// the instructions put in), at 1280 and 390 px wide: its box whole inside the window and
+// the instructions put in), at 1280 and 390 px wide, in English and Chinese: its box whole inside the window and
 // readable (title bar and buttons not cut), off the newest answer's text and the input;
 // where there is no room, the ring, which opens on demand still whole and readable; the
 // Prompts menu inside the window, and beside the chat off the newest answer.
@@ -47,13 +47,14 @@ function unreadable(got) {
   return cut.length ? `cut off: ${cut.map((p) => p.what).join(', ')}` : '';
 }
 
-for (const browser of BROWSERS) {
-  describe(`the float's place with a tall input in ${browser}`, () => {
+// In both interface languages: the Chinese float's words wrap differently.
+for (const browser of BROWSERS) for (const lang of ['en-US', 'zh-CN']) {
+  describe(`the float's place with a tall input in ${browser}, ${lang}`, () => {
     let w;
     let ext;
     before(async () => {
       ext = instrumentedExtension(browser);
-      w = await startWorld(browser, { extension: ext.dir });
+      w = await startWorld(browser, { extension: ext.dir, lang });
       // Not pinned: the float goes where the extension puts it (`startWorld` pins it; it
       // leaves the options page open, where this runs).
       await w.session.execAsync(`const done = arguments[arguments.length - 1];
