@@ -325,7 +325,8 @@ function render(state) {
   }
   const row = el('div', { class: 'row' });
   for (const a of state.actions || []) {
-    row.append(el('button', { type: 'button', 'data-id': a.id, class: a.primary ? 'primary' : '', onclick: () => act(a.id) }, a.label));
+    const main = a.primary && !(float.prompts?.pick != null && !state.consent);
+    row.append(el('button', { type: 'button', 'data-id': a.id, class: main ? 'primary' : '', onclick: () => act(a.id) }, a.label));
   }
   const images = (state.media || []).filter((m) => m.mimeType.startsWith('image/'));
   if (images.length && site?.imagePaste) {

@@ -118,8 +118,14 @@ function menuSection(m) {
   }
   if (!m.items.length && !m.error) box.append(el('div', {}, T('floatMenuEmpty')));
   if (!m.items.length) return box;
+  // Prompts and resources in groups of their own, each named.
+  const group = (kind, key) => {
+    const options = m.items.map((it, i) => [it, i]).filter(([it]) => it.kind === kind)
+      .map(([it, i]) => el('option', { value: String(i) }, it.line));
+    return options.length ? el('optgroup', { label: T(key) }, ...options) : null;
+  };
   const select = el('select', { 'aria-label': T('floatPrompts') }, el('option', { value: '' }, T('floatMenuChoose')),
-    ...m.items.map((it, i) => el('option', { value: String(i) }, it.line)));
+    group('prompt', 'floatMenuPromptsGroup'), group('resource', 'floatMenuResourcesGroup'));
   select.value = m.pick == null ? '' : String(m.pick);
   select.addEventListener('change', () => { m.pick = select.value === '' ? null : Number(select.value); m.values = {}; m.error = ''; render(floatState); });
   box.prepend(select);
@@ -142,7 +148,8 @@ function menuSection(m) {
     if (reply?.type === RESPONSE.ERROR) m.error = reply.message; else float.prompts = null;
     render(floatState);
   };
-  box.append(form, el('div', { class: 'row' }, el('button', { type: 'button', 'data-action': 'floatMenuUse', onclick: go },
+  // The menu's action is the main one while an item is chosen (the float's own row steps back).
+  box.append(form, el('div', { class: 'row' }, el('button', { type: 'button', 'data-action': 'floatMenuUse', class: 'primary', onclick: go },
     it.kind === 'prompt' ? T('floatMenuUse') : T('floatMenuAttach'))));
   return box;
 }

@@ -1,7 +1,8 @@
 // The float's Prompts menu end to end: the real bridge running the real
 // `@modelcontextprotocol/server-everything`, the fixture chat page. The user picks a prompt,
 // is told which required argument is empty, fills it, and its text lands after what they had
-// typed, unsent; a field offers the server's completions; a resource is attached as a quoted
+// typed, unsent (prompts and resources listed as two named groups, the menu's action the main
+// button); a field offers the server's completions; a resource is attached as a quoted
 // block naming its URI; a `resource_link` of a tool's result is attached the same way.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,6 +52,17 @@ for (const browser of BROWSERS) {
       await pick(w, 'Arguments Prompt');
       await floatWait(w, '.field[data-field="city"] input', 'city field');
       assert.match(await textOf(w, await floatWait(w, '.field[data-field="city"] label')), /city \*/, 'required is marked');
+      // Prompts and resources are named groups; the menu's action is the one main button.
+      const attr = (ref, name) => w.session.cmd('GET', `/element/${elementId(ref)}/attribute/${name}`);
+      const groups = [];
+      for (const g of await floatFind(w, '.menu optgroup')) {
+        const options = await w.session.cmd('POST', `/element/${elementId(g)}/elements`, { using: 'css selector', value: 'option' });
+        groups.push([await attr(g, 'label'), await Promise.all(options.map((o) => w.session.cmd('GET', `/element/${elementId(o)}/property/textContent`)))]);
+      }
+      assert.deepEqual(groups.map(([label]) => label), ['Prompts', 'Resources'], JSON.stringify(groups));
+      assert.ok(groups[0][1].some((t) => t.includes('Arguments Prompt')) && groups[1][1].length > 0, JSON.stringify(groups));
+      const main = await Promise.all((await floatFind(w, 'button.primary')).map((b) => attr(b, 'data-action')));
+      assert.deepEqual(main, ['floatMenuUse']);
       await w.session.click(elementId(await floatWait(w, 'button[data-action="floatMenuUse"]')));
       const refused = await waitFor(async () => {
         const [r] = await floatFind(w, '.menu .refused');
