@@ -1,0 +1,47 @@
+"""An MCP server of protocol revision 2026-07-28 for the bridge's tests only (never shipped),
+built on the Python SDK: its tool `ask` answers its first call with an `InputRequiredResult`
+(a form question, and a request state), and the retry that carries the answer with the
+answer's action and content and the state it got back, as JSON text. `seen` returns the
+protocol version the request's `_meta` named.
+"""
+
+import json
+
+import mcp_types as types
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("mrtr-server")
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}},
+    "required": ["name"],
+}
+
+
+@server.tool()
+async def ask(ctx: Context):
+    """Ask the user's name, then tell what they answered."""
+    answers = ctx.input_responses
+    if not answers:
+        question = types.ElicitRequest(
+            params=types.ElicitRequestFormParams(
+                mode="form", message="What is your name?", requested_schema=SCHEMA
+            )
+        )
+        return types.InputRequiredResult(
+            input_requests={"name": question}, request_state="asked-once"
+        )
+    answer = answers["name"]
+    if hasattr(answer, "model_dump"):
+        answer = answer.model_dump(mode="json", exclude_none=True)
+    return json.dumps({"answer": answer, "state": ctx.request_state})
+
+
+@server.tool()
+async def seen(ctx: Context) -> str:
+    """The protocol version of this request."""
+    return str(ctx.protocol_version)
+
+
+server.run()
