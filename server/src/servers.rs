@@ -7,6 +7,7 @@ pub(crate) mod challenge;
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+mod input_required;
 mod lifecycle;
 pub(crate) mod masked;
 pub(crate) mod program;
