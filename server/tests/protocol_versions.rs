@@ -38,6 +38,19 @@ async fn initialize_names_the_newest_revision_that_has_an_initialize() {
     app.stop().await;
 }
 
+/// A server of an older revision that answers `server/discover`, a method it does not know,
+/// with an empty result instead of an error is spoken to with `initialize` all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_answering_discover_with_an_empty_result_gets_an_initialize() {
+    let app = TestApp::start(vec![probe(Some("lenient"))]).await;
+    let reply = app
+        .execute(json!({"name": "seen", "serverName": "probe", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "2025-11-25");
+    app.stop().await;
+}
+
 fn support(file: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/support")
@@ -144,7 +157,14 @@ async fn poll(app: &TestApp, id: &str, check: impl Fn(StatusCode, &Value) -> boo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_input_required_result_asks_the_user_and_the_retry_carries_the_answer() {
-    let app = TestApp::start(vec![mrtr_spec()]).await;
+    // The call timeout is shorter than the time the user takes: it stops while they answer.
+    let call_timeout = Duration::from_secs(2);
+    let app = TestApp::start_with(
+        vec![mrtr_spec()],
+        Some(common::TOKEN.to_owned()),
+        call_timeout,
+    )
+    .await;
     let started = app
         .execute(json!({"name": "ask", "serverName": "mrtr", "arguments": {}, "wait": 0}))
         .await;
@@ -159,6 +179,24 @@ async fn an_input_required_result_asks_the_user_and_the_retry_carries_the_answer
     assert_eq!(asked["server"], "mrtr", "{pending}");
     assert_eq!(asked["message"], "What is your name?", "{pending}");
     assert_eq!(asked["requested_schema"]["required"], json!(["name"]));
+    // Still waiting for the answer once the call's timeout has passed.
+    let later = app
+        .get(&format!(
+            "/calls/{id}?wait=3&seen={}",
+            asked["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(later.status, StatusCode::ACCEPTED, "{}", later.body);
+    assert!(
+        later.body["elapsed_seconds"].as_f64().unwrap() > call_timeout.as_secs_f64(),
+        "{}",
+        later.body
+    );
+    assert_eq!(
+        later.body["elicitation"]["id"], asked["id"],
+        "{}",
+        later.body
+    );
     let answered = app
         .post(
             &format!("/calls/{id}/elicitation"),
@@ -174,6 +212,53 @@ async fn an_input_required_result_asks_the_user_and_the_retry_carries_the_answer
     assert_eq!(told["answer"]["action"], "accept", "{told}");
     assert_eq!(told["answer"]["content"]["name"], "Ada", "{told}");
     assert_eq!(told["state"], "asked-once", "{told}");
+    app.stop().await;
+}
+
+/// A 2026-07-28 server tells of a changed list only to a client that listens
+/// (`subscriptions/listen`): the bridge does, and lists the new tool.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_servers_changed_list_reaches_the_bridge_through_subscriptions_listen() {
+    let app = TestApp::start(vec![mrtr_spec()]).await;
+    let names = |body: &Value| -> Vec<String> {
+        body["tools"]["tools"]
+            .as_array()
+            .map(|tools| {
+                tools
+                    .iter()
+                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let before = app.get("/tools?serverName=mrtr").await;
+    assert!(
+        names(&before.body).contains(&"grow".to_owned()),
+        "{}",
+        before.body
+    );
+    assert!(
+        !names(&before.body).contains(&"grown".to_owned()),
+        "{}",
+        before.body
+    );
+    let reply = app
+        .execute(json!({"name": "grow", "serverName": "mrtr", "arguments": {}}))
+        .await;
+    assert_eq!(reply.text(), "added");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = app.get("/tools?serverName=mrtr").await;
+        if names(&listed.body).contains(&"grown".to_owned()) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the new tool was never listed: {}",
+            listed.body
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     app.stop().await;
 }
 

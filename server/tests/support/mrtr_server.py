@@ -2,7 +2,8 @@
 built on the Python SDK: its tool `ask` answers its first call with an `InputRequiredResult`
 (a form question, and a request state), and the retry that carries the answer with the
 answer's action and content and the state it got back, as JSON text. `seen` returns the
-protocol version the request's `_meta` named.
+protocol version the request's `_meta` named. `grow` adds a tool, `grown`, and announces the
+change to the clients that listen (`subscriptions/listen`).
 """
 
 import json
@@ -42,6 +43,19 @@ async def ask(ctx: Context):
 async def seen(ctx: Context) -> str:
     """The protocol version of this request."""
     return str(ctx.protocol_version)
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Add the tool `grown`."""
+
+    def grown() -> str:
+        """Added by `grow`."""
+        return "grown"
+
+    server.add_tool(grown)
+    await ctx.notify_tools_changed()
+    return "added"
 
 
 server.run()
