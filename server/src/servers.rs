@@ -9,6 +9,7 @@ mod connect;
 pub(crate) mod demo;
 mod input_required;
 mod lifecycle;
+mod listen;
 pub(crate) mod masked;
 pub(crate) mod program;
 pub(crate) mod reaper;

@@ -477,7 +477,7 @@ impl BridgeClient {
 
     /// Reload list `kind` after the server announced a change: at once when no reload of it
     /// runs, else once more after the running one, however many changes came meanwhile.
-    fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
+    pub(crate) fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
         let slot = Shared::slot(kind);
         {
             let mut reloads = lock(&self.shared.reloads);

@@ -16,6 +16,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use self::discover_probe::DiscoverProbe;
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
 use super::masked::{Known, MaskingTransport};
@@ -25,6 +26,7 @@ use crate::oauth::SignIns;
 use crate::redact::redact;
 use rmcp::transport::auth::AuthClient;
 
+mod discover_probe;
 mod stdio_decode;
 
 /// The client side of one connection; [`BridgeClient`] answers the handshake and the server.
@@ -351,7 +353,11 @@ where
 {
     let limit = spec.startup_timeout;
     // Every connection, local or remote, masks what the server sends in one place.
-    let transport = MaskingTransport::new(transport.into_transport(), known.clone(), &spec.name);
+    let transport = MaskingTransport::new(
+        DiscoverProbe::new(transport.into_transport()),
+        known.clone(),
+        &spec.name,
+    );
     let work = async {
         let client = BridgeClient::new(shared.clone())
             .serve_with_lifecycle(transport, lifecycle())
@@ -394,6 +400,7 @@ where
                 tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");
             }
         }
+        super::listen::follow(client.service(), client.peer(), &spec.name);
         let instructions = client
             .peer_info()
             .and_then(|info| info.instructions.clone());
