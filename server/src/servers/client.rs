@@ -364,7 +364,7 @@ impl Shared {
             // The server gave up its question (its call was cancelled, say).
             _ = withdrawn.cancelled() => Ok(Ok(decline())),
         };
-        let result = match answered {
+        match answered {
             Ok(Ok(answer)) => answer,
             _ => {
                 tracing::info!(server = %self.name, "the question got no answer in time; declined");
@@ -372,8 +372,7 @@ impl Shared {
                 question.pending().answer(decline());
                 decline()
             }
-        };
-        result
+        }
     }
 }
 
