@@ -265,6 +265,7 @@ impl Server {
         mut request: ClientRequest,
         call: Option<&Arc<CallActivity>>,
     ) -> Result<ServerResult, ServiceError> {
+        let mut without_questions = 0;
         for _ in 0..input_required::MAX_ROUNDS {
             let handle = live
                 .peer
@@ -287,6 +288,12 @@ impl Server {
             let retry = input_required::answer(&self.shared, call, asked)
                 .await
                 .map_err(ServiceError::McpError)?;
+            if retry.responses.is_none() {
+                input_required::pause(without_questions).await;
+                without_questions += 1;
+            } else {
+                without_questions = 0;
+            }
             if !input_required::carry(&mut request, retry) {
                 return Err(ServiceError::UnexpectedResponse);
             }

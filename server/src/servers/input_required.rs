@@ -36,9 +36,17 @@ pub(crate) async fn answer(
     call: Option<&Arc<CallActivity>>,
     asked: InputRequiredResult,
 ) -> Result<Retry, ErrorData> {
+    let requests = asked.input_requests.unwrap_or_default();
+    if requests.is_empty() && asked.request_state.is_none() {
+        // A retry could carry nothing the first request did not.
+        return Err(ErrorData::internal_error(
+            "the server asked for more input but named nothing to give it",
+            None,
+        ));
+    }
     let mut responses = InputResponses::new();
     // One at a time: a call shows one question at a time.
-    for (key, request) in asked.input_requests.unwrap_or_default() {
+    for (key, request) in requests {
         let response = match request {
             InputRequest::Elicitation(request) => {
                 let answer = match call {
@@ -100,6 +108,14 @@ pub(crate) fn carry(request: &mut ClientRequest, retry: Retry) -> bool {
     true
 }
 
+/// Before the retry of a round that asked nothing (only its request state came back: the
+/// server is not done yet), a pause growing with each such round in a row — 50, 100, 200, then
+/// 250 ms — so that a server working on its answer is not asked again at once.
+pub(crate) async fn pause(rounds_without_questions: u32) {
+    let millis = (50u64 << rounds_without_questions.min(3)).min(250);
+    tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+}
+
 /// The error for a server still asking after [`MAX_ROUNDS`].
 pub(crate) fn too_many_rounds() -> ErrorData {
     ErrorData::internal_error(
@@ -108,4 +124,72 @@ pub(crate) fn too_many_rounds() -> ErrorData {
         ),
         None,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::servers::spec::ServerSpec;
+    use rmcp::model::{
+        CallToolRequest, CallToolRequestParams, InputRequests, ListRootsRequest, PingRequest,
+    };
+
+    fn shared() -> Shared {
+        Shared::new(&ServerSpec::demo(
+            std::path::Path::new("x"),
+            std::path::Path::new("y"),
+        ))
+    }
+
+    fn asked(requests: InputRequests, state: Option<&str>) -> InputRequiredResult {
+        serde_json::from_value(serde_json::json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": state,
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn roots_are_answered_and_the_state_goes_back_as_given() {
+        let mut requests = InputRequests::new();
+        requests.insert(
+            "roots".to_owned(),
+            InputRequest::ListRoots(ListRootsRequest::default()),
+        );
+        let retry = answer(&shared(), None, asked(requests, Some("s-1")))
+            .await
+            .unwrap();
+        assert_eq!(retry.state.as_deref(), Some("s-1"));
+        let responses = retry.responses.unwrap();
+        assert_eq!(responses["roots"], serde_json::json!({"roots": []}));
+    }
+
+    #[tokio::test]
+    async fn a_result_asking_nothing_and_keeping_no_state_is_an_error() {
+        let failed = answer(&shared(), None, asked(InputRequests::new(), None)).await;
+        assert!(failed.is_err());
+        // Only a state: a retry carries it, and no answers.
+        let retry = answer(&shared(), None, asked(InputRequests::new(), Some("s")))
+            .await
+            .unwrap();
+        assert!(retry.responses.is_none());
+    }
+
+    #[test]
+    fn only_requests_that_may_be_answered_so_carry_a_retry() {
+        let retry = || Retry {
+            responses: None,
+            state: Some("s".to_owned()),
+        };
+        let mut call =
+            ClientRequest::CallToolRequest(CallToolRequest::new(CallToolRequestParams::new("t")));
+        assert!(carry(&mut call, retry()));
+        let ClientRequest::CallToolRequest(call) = call else {
+            unreachable!()
+        };
+        assert_eq!(call.params.request_state.as_deref(), Some("s"));
+        let mut ping = ClientRequest::PingRequest(PingRequest::default());
+        assert!(!carry(&mut ping, retry()));
+    }
 }
