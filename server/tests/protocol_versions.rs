@@ -215,6 +215,27 @@ async fn an_input_required_result_asks_the_user_and_the_retry_carries_the_answer
     app.stop().await;
 }
 
+/// A prompt's questions (an `InputRequiredResult` to `prompts/get`) have no call a client could
+/// show them in: they are declined, and the retry carries the decline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompts_question_is_declined_and_the_retry_renders_it() {
+    let app = TestApp::start(vec![mrtr_spec()]).await;
+    let rendered = app
+        .post(
+            "/prompts/get",
+            json!({"serverName": "mrtr", "name": "greeting"}),
+        )
+        .await;
+    assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.body);
+    let text = rendered.body["messages"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", rendered.body));
+    let told: Value = serde_json::from_str(text).unwrap_or_else(|_| panic!("{text}"));
+    assert_eq!(told["answer"]["action"], "decline", "{told}");
+    assert_eq!(told["state"], "prompted", "{told}");
+    app.stop().await;
+}
+
 /// A 2026-07-28 server tells of a changed list only to a client that listens
 /// (`subscriptions/listen`): the bridge does, and lists the new tool.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3,7 +3,8 @@ built on the Python SDK: its tool `ask` answers its first call with an `InputReq
 (a form question, and a request state), and the retry that carries the answer with the
 answer's action and content and the state it got back, as JSON text. `seen` returns the
 protocol version the request's `_meta` named. `grow` adds a tool, `grown`, and announces the
-change to the clients that listen (`subscriptions/listen`).
+change to the clients that listen (`subscriptions/listen`). The prompt `greeting` asks the same
+question in an `InputRequiredResult`, and renders the answer and the state it got back.
 """
 
 import json
@@ -20,23 +21,38 @@ SCHEMA = {
 }
 
 
-@server.tool()
-async def ask(ctx: Context):
-    """Ask the user's name, then tell what they answered."""
-    answers = ctx.input_responses
-    if not answers:
-        question = types.ElicitRequest(
-            params=types.ElicitRequestFormParams(
-                mode="form", message="What is your name?", requested_schema=SCHEMA
-            )
+def asking(state: str) -> types.InputRequiredResult:
+    """The user's name asked for, with `state` to be given back."""
+    question = types.ElicitRequest(
+        params=types.ElicitRequestFormParams(
+            mode="form", message="What is your name?", requested_schema=SCHEMA
         )
-        return types.InputRequiredResult(
-            input_requests={"name": question}, request_state="asked-once"
-        )
-    answer = answers["name"]
+    )
+    return types.InputRequiredResult(input_requests={"name": question}, request_state=state)
+
+
+def told(ctx: Context) -> str:
+    """The answer to the question and the state given back, as JSON text."""
+    answer = ctx.input_responses["name"]
     if hasattr(answer, "model_dump"):
         answer = answer.model_dump(mode="json", exclude_none=True)
     return json.dumps({"answer": answer, "state": ctx.request_state})
+
+
+@server.tool()
+async def ask(ctx: Context):
+    """Ask the user's name, then tell what they answered."""
+    if not ctx.input_responses:
+        return asking("asked-once")
+    return told(ctx)
+
+
+@server.prompt()
+async def greeting(ctx: Context):
+    """Ask the user's name, then render what they answered."""
+    if not ctx.input_responses:
+        return asking("prompted")
+    return told(ctx)
 
 
 @server.tool()
