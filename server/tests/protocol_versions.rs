@@ -51,6 +51,22 @@ async fn a_server_answering_discover_with_an_empty_result_gets_an_initialize() {
     app.stop().await;
 }
 
+/// A server that never answers `server/discover` gets an `initialize` once rmcp stops waiting
+/// (10 s), within the start-up timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_silent_to_discover_gets_an_initialize_after_10_s() {
+    let started = Instant::now();
+    let app = TestApp::start(vec![probe(Some("silent"))]).await;
+    let reply = app
+        .execute(json!({"name": "seen", "serverName": "probe", "arguments": {}}))
+        .await;
+    let took = started.elapsed();
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.text(), "2025-11-25");
+    assert!(took >= Duration::from_secs(10), "{took:?}");
+    app.stop().await;
+}
+
 fn support(file: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/support")

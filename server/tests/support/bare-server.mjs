@@ -4,7 +4,8 @@
 // it does not know (a server of a revision before 2026-07-28), unless the first argument is
 // `discover=V1,V2`: then it answers `server/discover` naming those versions; or `lenient`: then
 // it answers every method it does not know, `server/discover` included, with an empty result
-// (as some servers of older revisions do). It lists one tool,
+// (as some servers of older revisions do); or `silent`: then it never answers `server/discover`.
+// It lists one tool,
 // `seen`, whose result is the protocolVersion the client's `initialize` named, and one tool,
 // `ask`, that asks the client a form question whose fields all have defaults and returns the
 // answer's content as JSON.
@@ -13,6 +14,7 @@ import { createInterface } from "node:readline";
 const answer = process.argv[2];
 const discovered = answer?.startsWith("discover=") ? answer.slice("discover=".length).split(",") : null;
 const lenient = answer === "lenient";
+const silent = answer === "silent";
 let seen = null;
 let nextId = 1;
 const waiting = new Map();
@@ -35,7 +37,7 @@ async function handle(request) {
     case "initialize":
       seen = request.params.protocolVersion;
       return {
-        protocolVersion: answer === undefined || lenient || discovered ? seen : answer,
+        protocolVersion: answer === undefined || lenient || silent || discovered ? seen : answer,
         capabilities: { tools: {} },
         serverInfo: { name: "bare-server", version: "1.0.0" },
       };
@@ -82,6 +84,7 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
     return;
   }
   if (message.id === undefined) return;
+  if (silent && message.method === "server/discover") return;
   try {
     send({ id: message.id, result: await handle(message) });
   } catch (error) {
