@@ -327,10 +327,11 @@ fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
     }
 }
 
-/// How the bridge starts speaking with a server (see docs/ARCHITECTURE.md, "Protocol
-/// revisions"): `server/discover` asking for 2026-07-28; a server that answers it with an error
-/// (it does not know the method: a server of an older revision) is sent the `initialize` of the
-/// newest revision that has one, as is a server that does not answer it within rmcp's 10 s.
+/// How the bridge starts speaking with a server (docs/BRIDGE.md, "Protocol revisions"):
+/// `server/discover` asking for 2026-07-28; a server that answers it with an error (it does not
+/// know the method: a server of an older revision) or with no `DiscoverResult`
+/// (`discover_probe.rs`) is sent, on the same connection, the `initialize` of the newest
+/// revision that has one, as is a server that does not answer it within rmcp's 10 s.
 fn lifecycle() -> ClientLifecycleMode {
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
