@@ -16,6 +16,7 @@ use rmcp::service::PeerRequestOptions;
 use tokio::time::Instant;
 
 use super::challenge;
+use super::input_required;
 use super::lifecycle::dispose;
 use super::{CRASH_STDERR_WAIT, Live, Server, Status, Transport, lock};
 use crate::calls::activity::CallActivity;
@@ -143,8 +144,8 @@ impl Server {
                     code: code::INTERNAL_ERROR,
                     error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
                     message: format!(
-                        "Tool `{tool}` asked for more input or started a background task; \
-                         the bridge cannot answer either, so the call was not completed."
+                        "Tool `{tool}` started a background task, which the bridge does not \
+                         follow, so the call was not completed."
                     ),
                     traceback: String::new(),
                     input_schema: None,
@@ -212,41 +213,22 @@ impl Server {
             .max(timeout);
         let mut cap = Instant::now() + most;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = match tokio::time::timeout_at(
-            deadline,
-            live.peer
-                .send_request_with_option(request, PeerRequestOptions::no_options()),
-        )
-        .await
-        {
-            Err(_) => return None,
-            Ok(Err(err)) => return Some(Err(err)),
-            Ok(Ok(handle)) => handle,
-        };
-        let _tracked = self
-            .shared
-            .track(handle.progress_token.clone(), activity.clone());
-        let mut abandon = CancelOnDrop {
-            peer: live.peer.clone(),
-            id: Some(handle.id.clone()),
-        };
         let mut changes = activity.subscribe();
         let mut seen = changes
             .borrow_and_update()
             .progress
             .as_ref()
             .map_or(0, |p| p.updates);
-        let response = handle.await_response();
+        // Every round of the call: a 2026-07-28 server's questions come in its result, and
+        // while the user answers them the clock stops as for any question.
+        let response = self.exchange(live, request, Some(activity));
         tokio::pin!(response);
         // The time that was left when the user was asked a question.
         let mut paused: Option<(Duration, Instant)> = None;
         loop {
             let until = deadline.min(cap);
             tokio::select! {
-                result = &mut response => {
-                    abandon.id = None;
-                    return Some(result);
-                }
+                result = &mut response => return Some(result),
                 _ = tokio::time::sleep_until(until), if paused.is_none() => return None,
                 changed = changes.changed() => {
                     if changed.is_err() {
@@ -273,6 +255,52 @@ impl Server {
         }
     }
 
+    /// Send `request` and wait for its answer, cancelling it (`notifications/cancelled`) when
+    /// dropped first. An `InputRequiredResult` is answered (`super::input_required`) — its
+    /// questions asked through `call` — and the request sent again with the answers, up to
+    /// [`input_required::MAX_ROUNDS`] times; the answer is never an `InputRequiredResult`.
+    async fn exchange(
+        &self,
+        live: &Live,
+        mut request: ClientRequest,
+        call: Option<&Arc<CallActivity>>,
+    ) -> Result<ServerResult, ServiceError> {
+        let mut without_questions = 0;
+        for _ in 0..input_required::MAX_ROUNDS {
+            let handle = live
+                .peer
+                .send_request_with_option(request.clone(), PeerRequestOptions::no_options())
+                .await?;
+            let _tracked = call.map(|call| {
+                self.shared
+                    .track(handle.progress_token.clone(), call.clone())
+            });
+            let mut abandon = CancelOnDrop {
+                peer: live.peer.clone(),
+                id: Some(handle.id.clone()),
+            };
+            let result = handle.await_response().await;
+            abandon.id = None;
+            let asked = match result? {
+                ServerResult::InputRequiredResult(asked) => asked,
+                answer => return Ok(answer),
+            };
+            let retry = input_required::answer(&self.shared, call, asked)
+                .await
+                .map_err(ServiceError::McpError)?;
+            if retry.responses.is_none() {
+                input_required::pause(without_questions).await;
+                without_questions += 1;
+            } else {
+                without_questions = 0;
+            }
+            if !input_required::carry(&mut request, retry) {
+                return Err(ServiceError::UnexpectedResponse);
+            }
+        }
+        Err(ServiceError::McpError(input_required::too_many_rounds()))
+    }
+
     /// Send an MCP request other than `tools/call` (`prompts/get`, `resources/read`,
     /// `completion/complete`) under `timeout`, starting the server if needed. `method` names it
     /// in errors.
@@ -285,19 +313,7 @@ impl Server {
         let deadline = Instant::now() + timeout;
         let live = self.ensure_live(deadline).await?;
         let mark = live.stderr.mark();
-        let sent = async {
-            let handle = live
-                .peer
-                .send_request_with_option(request, PeerRequestOptions::no_options())
-                .await?;
-            let mut abandon = CancelOnDrop {
-                peer: live.peer.clone(),
-                id: Some(handle.id.clone()),
-            };
-            let result = handle.await_response().await;
-            abandon.id = None;
-            result
-        };
+        let sent = self.exchange(&live, request, None);
         match tokio::time::timeout_at(deadline, sent).await {
             Err(_) => Err(BridgeError::Timeout {
                 server: self.spec.name.clone(),

@@ -267,8 +267,18 @@ impl Shared {
         }
     }
 
-    /// Ask the user `request` through the calls in flight on this server that a client can
-    /// see; their answer, or a decline when there is no such call or nobody answers in time.
+    /// The server's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The roots configured for the server, which `roots/list` answers.
+    pub(crate) fn roots(&self) -> &[Root] {
+        &self.roots
+    }
+
+    /// Ask the user `request`, a question a server sent as a request of its own, through the
+    /// calls in flight on this server that a client can see (such a request names no call).
     async fn ask(
         &self,
         request: ElicitRequestParams,
@@ -279,6 +289,34 @@ impl Shared {
             .into_iter()
             .filter(|call| call.visible())
             .collect();
+        self.ask_through(calls, request, withdrawn).await
+    }
+
+    /// Ask the user `request`, a question in the result of `call`'s own request (a 2026-07-28
+    /// server's `InputRequiredResult`), through that call alone.
+    pub(crate) async fn ask_for_call(
+        &self,
+        call: &Arc<CallActivity>,
+        request: ElicitRequestParams,
+    ) -> ElicitResult {
+        let calls = if call.visible() {
+            vec![call.clone()]
+        } else {
+            Vec::new()
+        };
+        // Nothing withdraws it but dropping the call, which drops this question with it.
+        let withdrawn = tokio_util::sync::CancellationToken::new();
+        self.ask_through(calls, request, withdrawn).await
+    }
+
+    /// Ask the user `request` through `calls`; their answer, or a decline when there is no
+    /// call or nobody answers in time.
+    async fn ask_through(
+        &self,
+        calls: Vec<Arc<CallActivity>>,
+        request: ElicitRequestParams,
+        withdrawn: tokio_util::sync::CancellationToken,
+    ) -> ElicitResult {
         if calls.is_empty() {
             tracing::info!(server = %self.name, "a question came with no call in flight that a client can show it for; declined");
             return decline();
@@ -315,13 +353,18 @@ impl Shared {
         for call in &calls {
             call.ask(question.clone());
         }
+        // The question leaves the calls however this ends, dropped with its call included.
+        let _shown = Shown {
+            calls: &calls,
+            id: question.asked.id.clone(),
+        };
         tracing::info!(server = %self.name, mode = mode.word(), calls = calls.len(), "the server asks the user a question");
         let answered = tokio::select! {
             answered = tokio::time::timeout(limit, answer) => answered,
             // The server gave up its question (its call was cancelled, say).
             _ = withdrawn.cancelled() => Ok(Ok(decline())),
         };
-        let result = match answered {
+        match answered {
             Ok(Ok(answer)) => answer,
             _ => {
                 tracing::info!(server = %self.name, "the question got no answer in time; declined");
@@ -329,11 +372,21 @@ impl Shared {
                 question.pending().answer(decline());
                 decline()
             }
-        };
-        for call in &calls {
-            call.settle(&question.asked.id);
         }
-        result
+    }
+}
+
+/// A question shown in calls: it is taken from them when this drops.
+struct Shown<'a> {
+    calls: &'a [Arc<CallActivity>],
+    id: String,
+}
+
+impl Drop for Shown<'_> {
+    fn drop(&mut self) {
+        for call in self.calls {
+            call.settle(&self.id);
+        }
     }
 }
 
@@ -423,7 +476,7 @@ impl BridgeClient {
 
     /// Reload list `kind` after the server announced a change: at once when no reload of it
     /// runs, else once more after the running one, however many changes came meanwhile.
-    fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
+    pub(crate) fn reload_on_change(&self, peer: Peer<RoleClient>, kind: ListKind) {
         let slot = Shared::slot(kind);
         {
             let mut reloads = lock(&self.shared.reloads);

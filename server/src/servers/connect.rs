@@ -8,13 +8,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::ServiceExt as _;
-use rmcp::model::{ClientJsonRpcMessage, ErrorData};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData, ProtocolVersion};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
+use self::discover_probe::DiscoverProbe;
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
 use super::masked::{Known, MaskingTransport};
@@ -24,6 +26,7 @@ use crate::oauth::SignIns;
 use crate::redact::redact;
 use rmcp::transport::auth::AuthClient;
 
+mod discover_probe;
 mod stdio_decode;
 
 /// The client side of one connection; [`BridgeClient`] answers the handshake and the server.
@@ -324,6 +327,18 @@ fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
     }
 }
 
+/// How the bridge starts speaking with a server (docs/BRIDGE.md, "Protocol revisions"):
+/// `server/discover` asking for 2026-07-28; a server that answers it with an error (it does not
+/// know the method: a server of an older revision) or with no `DiscoverResult`
+/// (`discover_probe.rs`) is sent, on the same connection, the `initialize` of the newest
+/// revision that has one, as is a server that does not answer it within rmcp's 10 s.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+    }
+}
+
 /// The MCP handshake, then the server's lists: its tools (which it must list), its prompts and
 /// resources (a failure there is logged, and the list stays empty).
 async fn handshake<T, E, A>(
@@ -339,12 +354,22 @@ where
 {
     let limit = spec.startup_timeout;
     // Every connection, local or remote, masks what the server sends in one place.
-    let transport = MaskingTransport::new(transport.into_transport(), known.clone(), &spec.name);
+    let transport = MaskingTransport::new(
+        DiscoverProbe::new(transport.into_transport()),
+        known.clone(),
+        &spec.name,
+    );
     let work = async {
         let client = BridgeClient::new(shared.clone())
-            .serve(transport)
+            .serve_with_lifecycle(transport, lifecycle())
             .await
             .map_err(|err| {
+                if let ClientInitializeError::NoCompatibleProtocolVersion {
+                    server_supported, ..
+                } = &err
+                {
+                    return HandshakeFailure::from(super::revisions::none_shared(server_supported));
+                }
                 if err.is_authorization_required() {
                     let challenge = err.auth_challenge().unwrap_or_default().to_owned();
                     return HandshakeFailure {
@@ -376,6 +401,7 @@ where
                 tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");
             }
         }
+        super::listen::follow(client.service(), client.peer(), &spec.name);
         let instructions = client
             .peer_info()
             .and_then(|info| info.instructions.clone());

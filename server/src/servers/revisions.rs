@@ -21,6 +21,23 @@ pub(crate) fn check(version: &ProtocolVersion) -> Result<(), String> {
     ))
 }
 
+/// Why a server whose `server/discover` answer names none of the revisions the bridge asks
+/// for is refused.
+pub(crate) fn none_shared(supported: &[ProtocolVersion]) -> String {
+    let theirs: Vec<String> = supported.iter().map(|v| format!("`{v}`")).collect();
+    let names: Vec<&str> = spoken().iter().map(ProtocolVersion::as_str).collect();
+    format!(
+        "its server/discover answer names MCP protocol versions {}, and none is one the bridge speaks \
+         without `initialize`; the bridge speaks {}",
+        if theirs.is_empty() {
+            "(none)".to_owned()
+        } else {
+            theirs.join(", ")
+        },
+        names.join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

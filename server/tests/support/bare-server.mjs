@@ -1,12 +1,20 @@
 // A bare MCP server over stdio for the bridge's tests only (never shipped), written without an
 // SDK so that it can say what no SDK lets a server say. It answers `initialize` with the
-// protocol version given as its first argument (the client's own when none), lists one tool,
+// protocol version given as its first argument (the client's own when none); `server/discover`
+// it does not know (a server of a revision before 2026-07-28), unless the first argument is
+// `discover=V1,V2`: then it answers `server/discover` naming those versions; or `lenient`: then
+// it answers every method it does not know, `server/discover` included, with an empty result
+// (as some servers of older revisions do); or `silent`: then it never answers `server/discover`.
+// It lists one tool,
 // `seen`, whose result is the protocolVersion the client's `initialize` named, and one tool,
 // `ask`, that asks the client a form question whose fields all have defaults and returns the
 // answer's content as JSON.
 import { createInterface } from "node:readline";
 
 const answer = process.argv[2];
+const discovered = answer?.startsWith("discover=") ? answer.slice("discover=".length).split(",") : null;
+const lenient = answer === "lenient";
+const silent = answer === "silent";
 let seen = null;
 let nextId = 1;
 const waiting = new Map();
@@ -29,9 +37,22 @@ async function handle(request) {
     case "initialize":
       seen = request.params.protocolVersion;
       return {
-        protocolVersion: answer === undefined ? seen : answer,
+        protocolVersion: answer === undefined || lenient || silent || discovered ? seen : answer,
         capabilities: { tools: {} },
         serverInfo: { name: "bare-server", version: "1.0.0" },
+      };
+    case "server/discover":
+      if (discovered === null) {
+        if (lenient) return {};
+        throw { code: -32601, message: `no method ${request.method}` };
+      }
+      return {
+        resultType: "complete",
+        supportedVersions: discovered,
+        ttlMs: 0,
+        cacheScope: "private",
+        capabilities: { tools: {} },
+        _meta: { "io.modelcontextprotocol/serverInfo": { name: "bare-server", version: "1.0.0" } },
       };
     case "tools/list":
       return {
@@ -51,6 +72,7 @@ async function handle(request) {
     case "ping":
       return {};
     default:
+      if (lenient) return {};
       throw { code: -32601, message: `no method ${request.method}` };
   }
 }
@@ -62,6 +84,7 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
     return;
   }
   if (message.id === undefined) return;
+  if (silent && message.method === "server/discover") return;
   try {
     send({ id: message.id, result: await handle(message) });
   } catch (error) {

@@ -707,6 +707,22 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_call_answered_with_input_required_is_rmcps() {
+        // A 2026-07-28 server's questions in the result of a call: no `CallToolResult`.
+        let value = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required",
+            "inputRequests": {"name": {"method": "elicitation/create", "params": {"mode": "form",
+                "message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}}},
+            "requestState": "s"}});
+        let calls = calling(1);
+        let decoded = message(decode_with(line(&value), &calls, 10));
+        assert!(matches!(
+            decoded.into_response(),
+            Some((ServerResult::InputRequiredResult(_), _))
+        ));
+        assert_eq!(calls.len(), 0);
+    }
+
+    #[test]
     fn a_notification_decodes() {
         let value = json!({"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": 1, "progress": 5}});
