@@ -92,6 +92,17 @@ pub struct Behaviour {
     refresh_tokens: HashSet<String>,
     pub refreshes: u32,
     issued: u32,
+    /// The client id and secret its client credentials grant takes (HTTP Basic or the form).
+    pub machine_client: Option<(String, String)>,
+    /// The client id and public key (PEM) whose signed JWTs its client credentials grant
+    /// takes (`private_key_jwt`).
+    pub machine_key: Option<(String, String)>,
+    /// The `Authorization` header of each request its token endpoint got (`""` when none).
+    pub token_authorizations: Vec<String>,
+    /// Its metadata says it takes Client ID Metadata Documents as client ids.
+    pub cimd: bool,
+    /// Registrations it got (RFC 7591).
+    pub registrations: u32,
 }
 
 pub struct OAuthServer {
@@ -317,6 +328,9 @@ async fn server_metadata(
     if behaviour.announce_iss {
         metadata["authorization_response_iss_parameter_supported"] = json!(true);
     }
+    if behaviour.cimd {
+        metadata["client_id_metadata_document_supported"] = json!(true);
+    }
     axum::Json(metadata).into_response()
 }
 
@@ -334,7 +348,8 @@ async fn revoke(
     StatusCode::OK
 }
 
-async fn register(axum::Json(body): axum::Json<Value>) -> Response {
+async fn register(State(ctx): State<Ctx>, axum::Json(body): axum::Json<Value>) -> Response {
+    ctx.behaviour.lock().unwrap().registrations += 1;
     let mut answer = body.clone();
     answer["client_id"] = json!("registered-client");
     (StatusCode::CREATED, axum::Json(answer)).into_response()
@@ -389,6 +404,7 @@ async fn authorize(
 
 async fn token(
     State(ctx): State<Ctx>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<HashMap<String, String>>,
 ) -> Response {
     let mut behaviour = ctx.behaviour.lock().unwrap();
@@ -402,8 +418,46 @@ async fn token(
     };
     behaviour.token_requests += 1;
     behaviour.token_forms.push(form.clone());
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    behaviour.token_authorizations.push(authorization.clone());
     if behaviour.token_error {
         return refused("invalid_grant");
+    }
+    if form.get("grant_type").map(String::as_str) == Some("client_credentials") {
+        if form.get("resource") != Some(&format!("{}/mcp", ctx.base)) {
+            return refused("invalid_target");
+        }
+        let by_secret = behaviour.machine_client.as_ref().is_some_and(|(id, secret)| {
+            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+            authorization == format!("Basic {basic}")
+                || (form.get("client_id") == Some(id) && form.get("client_secret") == Some(secret))
+        });
+        let by_key = behaviour.machine_key.as_ref().is_some_and(|(id, public)| {
+            let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+            validation.set_audience(&[&ctx.base]);
+            validation.set_issuer(&[id]);
+            validation.sub = Some(id.clone());
+            form.get("client_assertion_type").map(String::as_str)
+                == Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+                && jsonwebtoken::decode::<Value>(
+                    form.get("client_assertion").map(String::as_str).unwrap_or_default(),
+                    &jsonwebtoken::DecodingKey::from_ec_pem(public.as_bytes()).unwrap(),
+                    &validation,
+                )
+                .is_ok()
+        });
+        if !by_secret && !by_key {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({ "error": "invalid_client" })),
+            )
+                .into_response();
+        }
+        return issue(&mut behaviour);
     }
     if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
         if behaviour.refresh_error {

@@ -1,0 +1,178 @@
+//! Signing in without the browser (`auth.grant`), and the bridge's Client ID Metadata
+//! Document, against the tests' own authorization server (`common/oauth_server.rs`) and the
+//! real bridge binary: client credentials with a secret sent as the provider's metadata says
+//! (HTTP Basic when it offers only that), with a JWT signed by a key from a file, a new token
+//! after the server refuses the old one, a secret refused by the provider said as a start
+//! failure, and `client_metadata_url` used as the client id where the provider takes it.
+
+mod common;
+#[path = "common/https.rs"]
+mod https;
+#[path = "common/oauth_server.rs"]
+mod oauth_server;
+
+use std::time::Duration;
+
+use axum::http::Method;
+use oauth_server::OAuthServer;
+use serde_json::{Value, json};
+
+fn launch(config: Value, env: &[(&str, &str)], key: Option<&str>) -> common::BridgeProcess {
+    let write_key = |dir: &std::path::Path| {
+        if let Some(key) = key {
+            std::fs::write(dir.join("client-key.pem"), key).unwrap();
+        }
+    };
+    let bridge = common::BridgeProcess::launch(common::Launch {
+        config: Some(config),
+        args: &["--token", common::TOKEN],
+        env,
+        prepare: Some(&write_key),
+    });
+    bridge.wait_started(Duration::from_secs(30));
+    common::http_ready();
+    bridge
+}
+
+async fn shout(bridge: &common::BridgeProcess, text: &str) -> (u16, Value) {
+    bridge
+        .execute(json!({"name": "shout", "serverName": "wiki", "arguments": {"text": text}}))
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_401() {
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.auth_methods = Some(vec!["client_secret_basic".to_owned()]);
+        behaviour.machine_client = Some(("robot".to_owned(), "robot-secret-value".to_owned()));
+    }
+    let bridge = launch(
+        json!({"mcpServers": {"wiki": {
+            "url": server.mcp_url(),
+            "client_id": "robot",
+            "client_secret_env": "WIKI_ROBOT_SECRET",
+            "auth": {"grant": "client_credentials"},
+        }}}),
+        &[("WIKI_ROBOT_SECRET", "robot-secret-value")],
+        None,
+    );
+
+    let (status, answer) = shout(&bridge, "hi").await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.to_string().contains("HI"), "{answer}");
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        assert_eq!(behaviour.token_requests, 1);
+        let form = &behaviour.token_forms[0];
+        assert_eq!(form["grant_type"], "client_credentials");
+        assert_eq!(form["resource"], server.mcp_url());
+        assert!(!form.contains_key("client_secret"), "{form:?}");
+        assert!(
+            behaviour.token_authorizations[0].starts_with("Basic "),
+            "{:?}",
+            behaviour.token_authorizations
+        );
+    }
+
+    // The server forgets the token (revoked, or its key rotated): the next call is refused
+    // with 401 once, and the bridge gets a new token and sends the call again.
+    server.behaviour.lock().unwrap().tokens.clear();
+    let (status, answer) = shout(&bridge, "again").await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.to_string().contains("AGAIN"), "{answer}");
+    assert_eq!(server.behaviour.lock().unwrap().token_requests, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_with_a_jwt_signed_by_a_key_from_a_file() {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.auth_methods = Some(vec!["private_key_jwt".to_owned()]);
+        behaviour.machine_key = Some(("robot".to_owned(), key.public_key_pem()));
+    }
+    let bridge = launch(
+        json!({"mcpServers": {"wiki": {
+            "url": server.mcp_url(),
+            "client_id": "robot",
+            "auth": {"grant": "client_credentials", "private_key_file": "client-key.pem"},
+        }}}),
+        &[],
+        Some(&key.serialize_pem()),
+    );
+
+    let (status, answer) = shout(&bridge, "signed").await;
+    assert_eq!(status, 200, "{answer}");
+    let behaviour = server.behaviour.lock().unwrap();
+    let form = &behaviour.token_forms[0];
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert!(!form.contains_key("client_secret"), "{form:?}");
+    assert_eq!(behaviour.token_authorizations[0], "");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_the_provider_refuses_is_said_and_never_shown() {
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.auth_methods = Some(vec!["client_secret_post".to_owned()]);
+        behaviour.machine_client = Some(("robot".to_owned(), "the-right-secret".to_owned()));
+    }
+    let bridge = launch(
+        json!({"mcpServers": {"wiki": {
+            "url": server.mcp_url(),
+            "client_id": "robot",
+            "client_secret_env": "WIKI_ROBOT_SECRET",
+            "auth": {"grant": "client_credentials"},
+        }}}),
+        &[("WIKI_ROBOT_SECRET", "a-wrong-secret-value")],
+        None,
+    );
+
+    let (status, answer) = shout(&bridge, "hi").await;
+    assert_eq!(status, 503, "{answer}");
+    let text = answer.to_string();
+    assert!(text.contains("could not be signed in to"), "{text}");
+    assert!(!text.contains("a-wrong-secret-value"), "{text}");
+    let behaviour = server.behaviour.lock().unwrap();
+    assert_eq!(behaviour.token_forms[0]["client_secret"], "a-wrong-secret-value");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_metadata_document_is_the_client_id_where_the_provider_takes_one() {
+    const DOCUMENT: &str = "https://bridge.example/client-metadata.json";
+    let server = OAuthServer::start().await;
+    server.behaviour.lock().unwrap().cimd = true;
+    let other = OAuthServer::start().await;
+    let bridge = launch(
+        json!({"mcpServers": {
+            "wiki": {"url": server.mcp_url(), "client_metadata_url": DOCUMENT},
+            "other": {"url": other.mcp_url(), "client_metadata_url": DOCUMENT},
+        }}),
+        &[],
+        None,
+    );
+
+    let begin = |name: &'static str| {
+        let bridge = &bridge;
+        async move {
+            let (status, answer) = bridge
+                .request(Method::POST, &format!("/servers/{name}/sign-in"), None)
+                .await;
+            assert_eq!(status, 200, "{answer}");
+            let url = url::Url::parse(answer["authorization_url"].as_str().unwrap()).unwrap();
+            url.query_pairs()
+                .find(|(key, _)| key == "client_id")
+                .map(|(_, value)| value.into_owned())
+                .unwrap()
+        }
+    };
+    assert_eq!(begin("wiki").await, DOCUMENT);
+    assert_eq!(server.behaviour.lock().unwrap().registrations, 0);
+    // A provider that does not take documents: the bridge registers, as before.
+    assert_eq!(begin("other").await, "registered-client");
+    assert_eq!(other.behaviour.lock().unwrap().registrations, 1);
+}
