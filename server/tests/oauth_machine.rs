@@ -138,7 +138,10 @@ async fn a_secret_the_provider_refuses_is_said_and_never_shown() {
     assert!(text.contains("could not be signed in to"), "{text}");
     assert!(!text.contains("a-wrong-secret-value"), "{text}");
     let behaviour = server.behaviour.lock().unwrap();
-    assert_eq!(behaviour.token_forms[0]["client_secret"], "a-wrong-secret-value");
+    assert_eq!(
+        behaviour.token_forms[0]["client_secret"],
+        "a-wrong-secret-value"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -669,3 +669,81 @@ impl OAuthHttpClient for Http {
 }
 
 pub(crate) mod client;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grant(auth: &[(&str, &str)], secret: Option<&str>) -> Result<Grant, (String, String)> {
+        let auth: BTreeMap<String, String> = auth
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        grant_from_config(
+            &auth,
+            Some("robot"),
+            secret,
+            Some(std::path::Path::new("/cfg")),
+        )
+    }
+
+    #[test]
+    fn a_grant_takes_its_secrets_by_name_and_refuses_what_does_not_fit() {
+        assert_eq!(grant(&[], None), Ok(Grant::AuthorizationCode));
+        assert_eq!(
+            grant(&[("grant", "client_credentials")], Some("ROBOT_SECRET")),
+            Ok(Grant::ClientCredentials { key: None })
+        );
+        assert_eq!(
+            grant(
+                &[
+                    ("grant", "client_credentials"),
+                    ("private_key_file", "key.pem")
+                ],
+                None
+            ),
+            Ok(Grant::ClientCredentials {
+                key: Some(SigningKey {
+                    source: Source::File(PathBuf::from("/cfg/key.pem")),
+                    algorithm: None,
+                })
+            })
+        );
+        let field = |result: Result<Grant, (String, String)>| result.unwrap_err().0;
+        // Neither a secret nor a key, or both.
+        assert_eq!(
+            field(grant(&[("grant", "client_credentials")], None)),
+            "client_secret_env"
+        );
+        assert_eq!(
+            field(grant(
+                &[("grant", "client_credentials"), ("private_key_env", "KEY")],
+                Some("S")
+            )),
+            "client_secret_env"
+        );
+        // The bridge's own variables are never a secret's source.
+        assert_eq!(
+            field(grant(
+                &[
+                    ("grant", "client_credentials"),
+                    ("private_key_env", "MCP_BRIDGE_TOKEN")
+                ],
+                None
+            )),
+            "auth.private_key_env"
+        );
+        assert_eq!(field(grant(&[("grant", "password")], None)), "auth.grant");
+        assert_eq!(
+            field(grant(&[("client_secret", "x")], None)),
+            "auth.client_secret"
+        );
+        assert_eq!(
+            field(grant(
+                &[("grant", "cross_app_access"), ("idp_issuer", "https://idp")],
+                None
+            )),
+            "auth.idp_token_endpoint"
+        );
+    }
+}

@@ -431,11 +431,16 @@ async fn token(
         if form.get("resource") != Some(&format!("{}/mcp", ctx.base)) {
             return refused("invalid_target");
         }
-        let by_secret = behaviour.machine_client.as_ref().is_some_and(|(id, secret)| {
-            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
-            authorization == format!("Basic {basic}")
-                || (form.get("client_id") == Some(id) && form.get("client_secret") == Some(secret))
-        });
+        let by_secret = behaviour
+            .machine_client
+            .as_ref()
+            .is_some_and(|(id, secret)| {
+                let basic =
+                    base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+                authorization == format!("Basic {basic}")
+                    || (form.get("client_id") == Some(id)
+                        && form.get("client_secret") == Some(secret))
+            });
         let by_key = behaviour.machine_key.as_ref().is_some_and(|(id, public)| {
             let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
             validation.set_audience(&[&ctx.base]);
@@ -444,7 +449,9 @@ async fn token(
             form.get("client_assertion_type").map(String::as_str)
                 == Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
                 && jsonwebtoken::decode::<Value>(
-                    form.get("client_assertion").map(String::as_str).unwrap_or_default(),
+                    form.get("client_assertion")
+                        .map(String::as_str)
+                        .unwrap_or_default(),
                     &jsonwebtoken::DecodingKey::from_ec_pem(public.as_bytes()).unwrap(),
                     &validation,
                 )
