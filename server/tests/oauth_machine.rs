@@ -3,7 +3,9 @@
 //! real bridge binary: client credentials with a secret sent as the provider's metadata says
 //! (HTTP Basic when it offers only that), with a JWT signed by a key from a file, a new token
 //! after the server refuses the old one, a secret refused by the provider said as a start
-//! failure, and `client_metadata_url` used as the client id where the provider takes it.
+//! failure, cross-app access (an ID token from a file exchanged for an ID-JAG, then for the
+//! token; the file re-read for each new token), and `client_metadata_url` used as the client
+//! id where the provider takes it.
 
 mod common;
 #[path = "common/https.rs"]
@@ -17,17 +19,18 @@ use axum::http::Method;
 use oauth_server::OAuthServer;
 use serde_json::{Value, json};
 
-fn launch(config: Value, env: &[(&str, &str)], key: Option<&str>) -> common::BridgeProcess {
-    let write_key = |dir: &std::path::Path| {
-        if let Some(key) = key {
-            std::fs::write(dir.join("client-key.pem"), key).unwrap();
+/// The bridge with `config`, `env`, and `files` (name, text) in its config folder.
+fn launch(config: Value, env: &[(&str, &str)], files: &[(&str, &str)]) -> common::BridgeProcess {
+    let write_files = |dir: &std::path::Path| {
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
         }
     };
     let bridge = common::BridgeProcess::launch(common::Launch {
         config: Some(config),
         args: &["--token", common::TOKEN],
         env,
-        prepare: Some(&write_key),
+        prepare: Some(&write_files),
     });
     bridge.wait_started(Duration::from_secs(30));
     common::http_ready();
@@ -56,7 +59,7 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
             "auth": {"grant": "client_credentials"},
         }}}),
         &[("WIKI_ROBOT_SECRET", "robot-secret-value")],
-        None,
+        &[],
     );
 
     let (status, answer) = shout(&bridge, "hi").await;
@@ -83,6 +86,13 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
     assert_eq!(status, 200, "{answer}");
     assert!(answer.to_string().contains("AGAIN"), "{answer}");
     assert_eq!(server.behaviour.lock().unwrap().token_requests, 2);
+
+    // No browser sign-in is begun for it.
+    let (status, answer) = bridge
+        .request(Method::POST, "/servers/wiki/sign-in", None)
+        .await;
+    assert_eq!(status, 422, "{answer}");
+    assert!(answer.to_string().contains("auth.grant"), "{answer}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -101,7 +111,7 @@ async fn client_credentials_with_a_jwt_signed_by_a_key_from_a_file() {
             "auth": {"grant": "client_credentials", "private_key_file": "client-key.pem"},
         }}}),
         &[],
-        Some(&key.serialize_pem()),
+        &[("client-key.pem", &key.serialize_pem())],
     );
 
     let (status, answer) = shout(&bridge, "signed").await;
@@ -129,7 +139,7 @@ async fn a_secret_the_provider_refuses_is_said_and_never_shown() {
             "auth": {"grant": "client_credentials"},
         }}}),
         &[("WIKI_ROBOT_SECRET", "a-wrong-secret-value")],
-        None,
+        &[],
     );
 
     let (status, answer) = shout(&bridge, "hi").await;
@@ -156,7 +166,7 @@ async fn the_client_metadata_document_is_the_client_id_where_the_provider_takes_
             "other": {"url": other.mcp_url(), "client_metadata_url": DOCUMENT},
         }}),
         &[],
-        None,
+        &[],
     );
 
     let begin = |name: &'static str| {
@@ -178,4 +188,58 @@ async fn the_client_metadata_document_is_the_client_id_where_the_provider_takes_
     // A provider that does not take documents: the bridge registers, as before.
     assert_eq!(begin("other").await, "registered-client");
     assert_eq!(other.behaviour.lock().unwrap().registrations, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_app_access_exchanges_the_id_token_from_its_file_each_time() {
+    let server = OAuthServer::start().await;
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.auth_methods = Some(vec!["client_secret_basic".to_owned()]);
+        behaviour.machine_client = Some(("robot".to_owned(), "robot-secret-value".to_owned()));
+        behaviour.idp_id_token = Some("first-id-token".to_owned());
+    }
+    let bridge = launch(
+        json!({"mcpServers": {"wiki": {
+            "url": server.mcp_url(),
+            "client_id": "robot",
+            "client_secret_env": "WIKI_ROBOT_SECRET",
+            "auth": {
+                "grant": "cross_app_access",
+                "idp_issuer": format!("{}/idp", server.base),
+                "idp_token_endpoint": format!("{}/idp/token", server.base),
+                "idp_client_id": "idp-client",
+                "id_token_file": "id-token",
+            },
+        }}}),
+        &[("WIKI_ROBOT_SECRET", "robot-secret-value")],
+        &[("id-token", "first-id-token\n")],
+    );
+
+    let (status, answer) = shout(&bridge, "hi").await;
+    assert_eq!(status, 200, "{answer}");
+    {
+        let behaviour = server.behaviour.lock().unwrap();
+        let form = &behaviour.idp_forms[0];
+        assert_eq!(form["audience"], server.base);
+        assert_eq!(form["resource"], server.mcp_url());
+        assert_eq!(form["client_id"], "idp-client");
+        let grant = behaviour.token_forms.last().unwrap();
+        assert_eq!(
+            grant["grant_type"],
+            "urn:ietf:params:oauth:grant-type:jwt-bearer"
+        );
+    }
+
+    // The user's ID token was renewed in its file, and the server forgot the access token:
+    // the next token is got with the new ID token.
+    std::fs::write(bridge.dir.path().join("id-token"), "second-id-token").unwrap();
+    {
+        let mut behaviour = server.behaviour.lock().unwrap();
+        behaviour.idp_id_token = Some("second-id-token".to_owned());
+        behaviour.tokens.clear();
+    }
+    let (status, answer) = shout(&bridge, "again").await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(server.behaviour.lock().unwrap().idp_forms.len(), 2);
 }
