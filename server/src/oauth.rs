@@ -716,6 +716,44 @@ fn without_repeats(url: &str) -> String {
 mod tests {
     use super::*;
 
+    /// The document a publisher serves (with its `client_id` set to its address) names the
+    /// bridge's callback, a public client, and the grants a browser sign-in uses.
+    #[test]
+    fn the_client_metadata_document_names_the_callback_and_a_public_client() {
+        let document: serde_json::Value =
+            serde_json::from_str(include_str!("../../docs/client-metadata.json")).unwrap();
+        let callback = format!(
+            "http://127.0.0.1:{}{CALLBACK_PATH}",
+            crate::options::DEFAULT_PORT
+        );
+        let redirects = document["redirect_uris"].as_array().unwrap();
+        assert!(
+            redirects.iter().any(|uri| *uri == callback.as_str()),
+            "{document}"
+        );
+        assert_eq!(document["token_endpoint_auth_method"], "none");
+        assert_eq!(document["client_name"], CLIENT_NAME);
+        assert_eq!(
+            document["grant_types"],
+            serde_json::json!(["authorization_code", "refresh_token"])
+        );
+        assert_eq!(document["response_types"], serde_json::json!(["code"]));
+        assert!(
+            document["client_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://")
+        );
+        assert!(check_metadata_url("https://bridge.example/client-metadata.json").is_ok());
+        for bad in [
+            "http://bridge.example/doc.json",
+            "https://bridge.example/",
+            "not a url",
+        ] {
+            assert!(check_metadata_url(bad).is_err(), "{bad}");
+        }
+    }
+
     #[test]
     fn a_parameter_the_endpoint_already_carries_is_sent_once_with_the_requests_value() {
         let url = "https://as.example/authorize?tenant=acme&state=theirs&redirect_uri=https%3A%2F%2Fevil.example&response_type=code&state=ours&redirect_uri=http%3A%2F%2F127.0.0.1%3A3849%2Foauth%2Fcallback";

@@ -152,7 +152,9 @@ pub(super) fn resolve(
                             .map_err(|message| fail("client_metadata_url", message))?;
                         Some(document)
                     }
-                    None => crate::oauth::CLIENT_METADATA_URL.map(str::to_owned),
+                    None => crate::oauth::CLIENT_METADATA_URL
+                        .filter(|document| !document.is_empty())
+                        .map(str::to_owned),
                 };
                 let ca_file = raw.ca_file.map(|file| match path.parent() {
                     Some(dir) if file.is_relative() => dir.join(file),
