@@ -217,6 +217,23 @@ mod tests {
     }
 
     #[test]
+    fn the_variables_a_machine_sign_in_reads_are_named() {
+        let entry = serde_json::json!({
+            "url": "https://x.example/mcp",
+            "client_id": "c",
+            "client_secret_env": "WIKI_SECRET",
+            "auth": {
+                "grant": "cross_app_access",
+                "idp_client_secret_env": "IDP_SECRET",
+                "id_token_env": "ID_TOKEN",
+            },
+        });
+        assert_eq!(reads_env(&entry), ["WIKI_SECRET", "IDP_SECRET", "ID_TOKEN"]);
+        let keyed = serde_json::json!({"auth": {"private_key_env": "ROBOT_KEY"}});
+        assert_eq!(reads_env(&keyed), ["ROBOT_KEY"]);
+    }
+
+    #[test]
     fn client_secret_env_never_names_the_bridges_own_variables() {
         for variable in [
             "MCP_BRIDGE_TOKEN",
