@@ -74,7 +74,7 @@ pub(crate) const KEYS: [(&str, Kind); 24] = [
     // How the bridge signs in: `grant` (`authorization_code`, the default, in the browser;
     // `client_credentials` or `cross_app_access`, by the bridge alone) and what that grant
     // needs, its secrets by environment variable or file, never inline.
-    ("auth", Kind::TextMap),
+    ("sign_in", Kind::TextMap),
     // The bridge's Client ID Metadata Document (its HTTPS address), used as its client id
     // where the authorization server takes one; `""` registers instead.
     ("client_metadata_url", Kind::Text),
@@ -287,6 +287,29 @@ mod tests {
             None
         );
         assert_eq!(misspelt_key(&entry(json!({"command": "x"}))), None);
+        // Other clients' sign-in keys are not misspellings of `sign_in` or
+        // `client_metadata_url`: Cursor's `auth` object, Gemini CLI's `oauth` and provider type;
+        // nor are other common keys of theirs.
+        for key in [
+            "auth",
+            "oauth",
+            "authProviderType",
+            "alwaysAllow",
+            "transportType",
+            "includeTools",
+            "excludeTools",
+            "httpUrl",
+            "trust",
+            "path",
+            "inputs",
+            "metadata",
+        ] {
+            assert_eq!(
+                misspelt_key(&entry(json!({"command": "x", key: true}))),
+                None,
+                "{key}"
+            );
+        }
     }
 
     #[test]

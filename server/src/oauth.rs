@@ -34,7 +34,7 @@ pub struct SignInSettings {
     /// The environment variable holding the client's secret (the config never holds it).
     pub client_secret_env: Option<String>,
     pub scopes: Vec<String>,
-    /// How the server is signed in to (`auth.grant`): in the browser, or by the bridge alone.
+    /// How the server is signed in to (`sign_in.grant`): in the browser, or by the bridge alone.
     pub grant: machine::Grant,
     /// The bridge's Client ID Metadata Document, used as its `client_id` where the
     /// authorization server takes one instead of a registration.

@@ -1,4 +1,4 @@
-//! Signing in without the browser (`auth.grant`), and the bridge's Client ID Metadata
+//! Signing in without the browser (`sign_in.grant`), and the bridge's Client ID Metadata
 //! Document, against the tests' own authorization server (`common/oauth_server.rs`) and the
 //! real bridge binary: client credentials with a secret sent as the provider's metadata says
 //! (HTTP Basic when it offers only that), with a JWT signed by a key from a file, a new token
@@ -56,7 +56,7 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
             "url": server.mcp_url(),
             "client_id": "robot",
             "client_secret_env": "WIKI_ROBOT_SECRET",
-            "auth": {"grant": "client_credentials"},
+            "sign_in": {"grant": "client_credentials"},
         }}}),
         &[("WIKI_ROBOT_SECRET", "robot-secret-value")],
         &[],
@@ -92,7 +92,7 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
         .request(Method::POST, "/servers/wiki/sign-in", None)
         .await;
     assert_eq!(status, 422, "{answer}");
-    assert!(answer.to_string().contains("auth.grant"), "{answer}");
+    assert!(answer.to_string().contains("sign_in.grant"), "{answer}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -108,7 +108,7 @@ async fn client_credentials_with_a_jwt_signed_by_a_key_from_a_file() {
         json!({"mcpServers": {"wiki": {
             "url": server.mcp_url(),
             "client_id": "robot",
-            "auth": {"grant": "client_credentials", "private_key_file": "client-key.pem"},
+            "sign_in": {"grant": "client_credentials", "private_key_file": "client-key.pem"},
         }}}),
         &[],
         &[("client-key.pem", &key.serialize_pem())],
@@ -136,7 +136,7 @@ async fn a_secret_the_provider_refuses_is_said_and_never_shown() {
             "url": server.mcp_url(),
             "client_id": "robot",
             "client_secret_env": "WIKI_ROBOT_SECRET",
-            "auth": {"grant": "client_credentials"},
+            "sign_in": {"grant": "client_credentials"},
         }}}),
         &[("WIKI_ROBOT_SECRET", "a-wrong-secret-value")],
         &[],
@@ -204,7 +204,7 @@ async fn cross_app_access_exchanges_the_id_token_from_its_file_each_time() {
             "url": server.mcp_url(),
             "client_id": "robot",
             "client_secret_env": "WIKI_ROBOT_SECRET",
-            "auth": {
+            "sign_in": {
                 "grant": "cross_app_access",
                 "idp_issuer": format!("{}/idp", server.base),
                 "idp_token_endpoint": format!("{}/idp/token", server.base),

@@ -50,16 +50,16 @@ function entry(dir) {
     env.CONFORMANCE_CLIENT_SECRET = context.client_secret;
   }
   if (scenario.startsWith('auth/client-credentials-')) {
-    server.auth = { grant: 'client_credentials' };
+    server.sign_in = { grant: 'client_credentials' };
     if (context.private_key_pem) {
       writeFileSync(join(dir, 'client-key.pem'), context.private_key_pem, { mode: 0o600 });
-      server.auth.private_key_file = 'client-key.pem';
-      if (context.signing_algorithm) server.auth.signing_algorithm = context.signing_algorithm;
+      server.sign_in.private_key_file = 'client-key.pem';
+      if (context.signing_algorithm) server.sign_in.signing_algorithm = context.signing_algorithm;
     }
   }
   if (context.idp_id_token) {
     writeFileSync(join(dir, 'id-token'), context.idp_id_token, { mode: 0o600 });
-    server.auth = {
+    server.sign_in = {
       grant: 'cross_app_access',
       idp_issuer: context.idp_issuer,
       idp_token_endpoint: context.idp_token_endpoint,

@@ -139,7 +139,7 @@ pub(super) fn resolve(
                     ));
                 }
                 let grant = crate::oauth::machine::grant_from_config(
-                    &raw.auth,
+                    &raw.sign_in,
                     raw.client_id.as_deref(),
                     raw.client_secret_env.as_deref(),
                     path.parent(),
@@ -195,7 +195,7 @@ pub(super) fn resolve(
 /// The variables of the bridge's environment that a server entry reads (its
 /// `client_secret_env`), so that the user sees which before adding it.
 pub(crate) fn reads_env(definition: &serde_json::Value) -> Vec<String> {
-    let auth = &definition["auth"];
+    let auth = &definition["sign_in"];
     [
         &definition["client_secret_env"],
         &auth["private_key_env"],
@@ -222,14 +222,14 @@ mod tests {
             "url": "https://x.example/mcp",
             "client_id": "c",
             "client_secret_env": "WIKI_SECRET",
-            "auth": {
+            "sign_in": {
                 "grant": "cross_app_access",
                 "idp_client_secret_env": "IDP_SECRET",
                 "id_token_env": "ID_TOKEN",
             },
         });
         assert_eq!(reads_env(&entry), ["WIKI_SECRET", "IDP_SECRET", "ID_TOKEN"]);
-        let keyed = serde_json::json!({"auth": {"private_key_env": "ROBOT_KEY"}});
+        let keyed = serde_json::json!({"sign_in": {"private_key_env": "ROBOT_KEY"}});
         assert_eq!(reads_env(&keyed), ["ROBOT_KEY"]);
     }
 

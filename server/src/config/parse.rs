@@ -60,7 +60,7 @@ pub(super) struct RawServer {
     pub(super) scopes: Vec<String>,
     /// How the bridge signs in (`grant`) and what that grant needs.
     #[serde(default)]
-    pub(super) auth: BTreeMap<String, String>,
+    pub(super) sign_in: BTreeMap<String, String>,
     #[serde(default)]
     pub(super) client_metadata_url: Option<String>,
     #[serde(default)]

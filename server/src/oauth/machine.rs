@@ -1,4 +1,4 @@
-//! Signing in without a person: a server entry whose `auth.grant` is `client_credentials`
+//! Signing in without a person: a server entry whose `sign_in.grant` is `client_credentials`
 //! (OAuth client credentials, the client authenticated by its secret or by a signed JWT,
 //! RFC 7523 `private_key_jwt`) or `cross_app_access` (an enterprise ID token exchanged at the
 //! identity provider for an ID-JAG, RFC 8693, then redeemed at the server's authorization
@@ -23,7 +23,7 @@ use rmcp::transport::auth::{
 
 use crate::http_client;
 
-/// How a remote server is signed in to (`auth.grant`).
+/// How a remote server is signed in to (`sign_in.grant`).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum Grant {
     /// The user signs in in the browser (authorization code with PKCE): the default.
@@ -99,8 +99,8 @@ pub struct CrossApp {
     pub id_token: Source,
 }
 
-/// The keys an `auth` object may hold.
-const AUTH_KEYS: [&str; 10] = [
+/// The keys a `sign_in` object may hold.
+const SIGN_IN_KEYS: [&str; 10] = [
     "grant",
     "private_key_file",
     "private_key_env",
@@ -113,31 +113,34 @@ const AUTH_KEYS: [&str; 10] = [
     "id_token_file",
 ];
 
-/// The grant a server entry's `auth` object describes, checked against its `client_id` and
+/// The grant a server entry's `sign_in` object describes, checked against its `client_id` and
 /// `client_secret_env`. Relative file paths are taken from `dir` (the config file's folder).
-/// An error names the key at fault (`auth.KEY`) and why, never a value.
+/// An error names the key at fault (`sign_in.KEY`) and why, never a value.
 pub(crate) fn grant_from_config(
-    auth: &BTreeMap<String, String>,
+    sign_in: &BTreeMap<String, String>,
     client_id: Option<&str>,
     client_secret_env: Option<&str>,
     dir: Option<&std::path::Path>,
 ) -> Result<Grant, (String, String)> {
-    if let Some(key) = auth.keys().find(|key| !AUTH_KEYS.contains(&key.as_str())) {
+    if let Some(key) = sign_in
+        .keys()
+        .find(|key| !SIGN_IN_KEYS.contains(&key.as_str()))
+    {
         return Err((
-            format!("auth.{key}"),
+            format!("sign_in.{key}"),
             format!(
-                "`auth` has no key `{key}`; it may hold {}",
-                AUTH_KEYS.join(", ")
+                "`sign_in` has no key `{key}`; it may hold {}",
+                SIGN_IN_KEYS.join(", ")
             ),
         ));
     }
-    let text = |key: &str| auth.get(key).filter(|v| !v.trim().is_empty()).cloned();
+    let text = |key: &str| sign_in.get(key).filter(|v| !v.trim().is_empty()).cloned();
     let env = |key: &str| -> Result<Option<String>, (String, String)> {
         match text(key) {
             Some(variable) if crate::options::is_bridge_variable(&variable) => Err((
-                format!("auth.{key}"),
+                format!("sign_in.{key}"),
                 format!(
-                    "`auth.{key}` names `{variable}`, one of the bridge's own variables (`MCP_BRIDGE_*`), which are never sent to a server"
+                    "`sign_in.{key}` names `{variable}`, one of the bridge's own variables (`MCP_BRIDGE_*`), which are never sent to a server"
                 ),
             )),
             other => Ok(other),
@@ -155,8 +158,10 @@ pub(crate) fn grant_from_config(
     let one_source = |env_key: &str, file_key: &str| -> Result<Option<Source>, (String, String)> {
         match (env(env_key)?, file(file_key)) {
             (Some(_), Some(_)) => Err((
-                format!("auth.{env_key}"),
-                format!("`auth.{env_key}` and `auth.{file_key}` both name where it is; keep one"),
+                format!("sign_in.{env_key}"),
+                format!(
+                    "`sign_in.{env_key}` and `sign_in.{file_key}` both name where it is; keep one"
+                ),
             )),
             (Some(variable), None) => Ok(Some(Source::Env(variable))),
             (None, Some(path)) => Ok(Some(Source::File(path))),
@@ -178,11 +183,11 @@ pub(crate) fn grant_from_config(
     let grant = text("grant").unwrap_or_else(|| "authorization_code".to_owned());
     match grant.as_str() {
         "authorization_code" => {
-            if let Some(key) = auth.keys().find(|key| *key != "grant") {
+            if let Some(key) = sign_in.keys().find(|key| *key != "grant") {
                 return Err((
-                    format!("auth.{key}"),
+                    format!("sign_in.{key}"),
                     format!(
-                        "`auth.{key}` is for the grants `client_credentials` and `cross_app_access`, not `authorization_code`"
+                        "`sign_in.{key}` is for the grants `client_credentials` and `cross_app_access`, not `authorization_code`"
                     ),
                 ));
             }
@@ -190,36 +195,36 @@ pub(crate) fn grant_from_config(
         }
         "client_credentials" => {
             needs_client_id(&grant)?;
-            if let Some(key) = auth
+            if let Some(key) = sign_in
                 .keys()
                 .find(|key| key.starts_with("idp_") || key.starts_with("id_token"))
             {
                 return Err((
-                    format!("auth.{key}"),
-                    format!("`auth.{key}` is for the grant `cross_app_access`"),
+                    format!("sign_in.{key}"),
+                    format!("`sign_in.{key}` is for the grant `cross_app_access`"),
                 ));
             }
             let key = one_source("private_key_env", "private_key_file")?;
             match (&key, client_secret_env) {
                 (Some(_), Some(_)) => Err((
                     "client_secret_env".to_owned(),
-                    "the client authenticates with its secret (`client_secret_env`) or with a signed JWT (`auth.private_key_file` or `auth.private_key_env`), not both".to_owned(),
+                    "the client authenticates with its secret (`client_secret_env`) or with a signed JWT (`sign_in.private_key_file` or `sign_in.private_key_env`), not both".to_owned(),
                 )),
                 (None, None) => Err((
                     "client_secret_env".to_owned(),
-                    "the grant `client_credentials` needs the client's secret (`client_secret_env`: the environment variable holding it) or its private key (`auth.private_key_file` or `auth.private_key_env`)".to_owned(),
+                    "the grant `client_credentials` needs the client's secret (`client_secret_env`: the environment variable holding it) or its private key (`sign_in.private_key_file` or `sign_in.private_key_env`)".to_owned(),
                 )),
                 _ => {
                     let algorithm = text("signing_algorithm");
                     if let Some(algorithm) = &algorithm {
                         if key.is_none() {
                             return Err((
-                                "auth.signing_algorithm".to_owned(),
-                                "`auth.signing_algorithm` is for a private key".to_owned(),
+                                "sign_in.signing_algorithm".to_owned(),
+                                "`sign_in.signing_algorithm` is for a private key".to_owned(),
                             ));
                         }
                         algorithm_named(algorithm).map_err(|message| {
-                            ("auth.signing_algorithm".to_owned(), message)
+                            ("sign_in.signing_algorithm".to_owned(), message)
                         })?;
                     }
                     Ok(Grant::ClientCredentials {
@@ -233,8 +238,8 @@ pub(crate) fn grant_from_config(
             let required = |key: &str| {
                 text(key).ok_or_else(|| {
                     (
-                        format!("auth.{key}"),
-                        format!("the grant `cross_app_access` needs `auth.{key}`"),
+                        format!("sign_in.{key}"),
+                        format!("the grant `cross_app_access` needs `sign_in.{key}`"),
                     )
                 })
             };
@@ -243,17 +248,17 @@ pub(crate) fn grant_from_config(
             let idp_client_id = required("idp_client_id")?;
             let id_token = one_source("id_token_env", "id_token_file")?.ok_or_else(|| {
                 (
-                    "auth.id_token_env".to_owned(),
-                    "the grant `cross_app_access` needs the user's ID token from the identity provider: `auth.id_token_env` or `auth.id_token_file`".to_owned(),
+                    "sign_in.id_token_env".to_owned(),
+                    "the grant `cross_app_access` needs the user's ID token from the identity provider: `sign_in.id_token_env` or `sign_in.id_token_file`".to_owned(),
                 )
             })?;
             if let Some(key) = ["private_key_env", "private_key_file", "signing_algorithm"]
                 .into_iter()
-                .find(|key| auth.contains_key(*key))
+                .find(|key| sign_in.contains_key(*key))
             {
                 return Err((
-                    format!("auth.{key}"),
-                    format!("`auth.{key}` is for the grant `client_credentials`"),
+                    format!("sign_in.{key}"),
+                    format!("`sign_in.{key}` is for the grant `client_credentials`"),
                 ));
             }
             Ok(Grant::CrossAppAccess(CrossApp {
@@ -265,9 +270,9 @@ pub(crate) fn grant_from_config(
             }))
         }
         other => Err((
-            "auth.grant".to_owned(),
+            "sign_in.grant".to_owned(),
             format!(
-                "`auth.grant` is `authorization_code` (the default), `client_credentials` or `cross_app_access`, not `{other}`"
+                "`sign_in.grant` is `authorization_code` (the default), `client_credentials` or `cross_app_access`, not `{other}`"
             ),
         )),
     }
@@ -287,7 +292,7 @@ fn algorithm_named(name: &str) -> Result<jsonwebtoken::Algorithm, String> {
         "PS512" => Ok(PS512),
         "EdDSA" => Ok(EdDSA),
         other => Err(format!(
-            "`auth.signing_algorithm` is one of ES256, ES384, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA, not `{other}`"
+            "`sign_in.signing_algorithm` is one of ES256, ES384, RS256, RS384, RS512, PS256, PS384, PS512, EdDSA, not `{other}`"
         )),
     }
 }
@@ -539,7 +544,7 @@ impl Machine {
         metadata: &AuthorizationMetadata,
         cross: &CrossApp,
     ) -> Result<(String, Option<Duration>), String> {
-        http_client::check_url(&cross.idp_token_endpoint, "`auth.idp_token_endpoint`")?;
+        http_client::check_url(&cross.idp_token_endpoint, "`sign_in.idp_token_endpoint`")?;
         let issuer = metadata
             .issuer
             .clone()
@@ -550,7 +555,7 @@ impl Machine {
             &cross.idp_client_id,
         );
         if let Some(variable) = &cross.idp_client_secret_env {
-            let secret = Source::Env(variable.clone()).read("`auth.idp_client_secret_env`")?;
+            let secret = Source::Env(variable.clone()).read("`sign_in.idp_client_secret_env`")?;
             idp = idp.with_client_authentication(EmaClientAuthentication::ClientSecretBasic(
                 oauth2::ClientSecret::new(secret),
             ));
@@ -620,7 +625,7 @@ fn signing(
         Some(name) => {
             let algorithm = algorithm_named(name)?;
             if !family.contains(&algorithm) {
-                return Err(format!("`auth.signing_algorithm` {name} does not fit the private key"));
+                return Err(format!("`sign_in.signing_algorithm` {name} does not fit the private key"));
             }
             algorithm
         }
@@ -731,19 +736,22 @@ mod tests {
                 ],
                 None
             )),
-            "auth.private_key_env"
+            "sign_in.private_key_env"
         );
-        assert_eq!(field(grant(&[("grant", "password")], None)), "auth.grant");
+        assert_eq!(
+            field(grant(&[("grant", "password")], None)),
+            "sign_in.grant"
+        );
         assert_eq!(
             field(grant(&[("client_secret", "x")], None)),
-            "auth.client_secret"
+            "sign_in.client_secret"
         );
         assert_eq!(
             field(grant(
                 &[("grant", "cross_app_access"), ("idp_issuer", "https://idp")],
                 None
             )),
-            "auth.idp_token_endpoint"
+            "sign_in.idp_token_endpoint"
         );
     }
 }

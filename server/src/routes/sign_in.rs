@@ -88,7 +88,7 @@ pub(crate) async fn sign_in(
             "value_error",
             ["path", "name"],
             &format!(
-                "`{name}` is signed in to by the bridge itself (its `auth.grant`); there is no sign-in in the browser"
+                "`{name}` is signed in to by the bridge itself (its `sign_in.grant`); there is no sign-in in the browser"
             ),
             Value::Null,
         )]));
