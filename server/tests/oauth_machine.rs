@@ -78,6 +78,10 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
             behaviour.token_authorizations
         );
     }
+    // The token is held in memory only: the token file, if any, holds none of it.
+    let tokens =
+        std::fs::read_to_string(bridge.dir.path().join("oauth-tokens.json")).unwrap_or_default();
+    assert!(!tokens.contains("access-token"), "{tokens}");
 
     // The server forgets the token (revoked, or its key rotated): the next call is refused
     // with 401 once, and the bridge gets a new token and sends the call again.
