@@ -46,7 +46,7 @@ impl Kind {
 }
 
 /// Every key an entry may have, with its kind.
-pub(crate) const KEYS: [(&str, Kind); 22] = [
+pub(crate) const KEYS: [(&str, Kind); 24] = [
     ("type", Kind::Text),
     ("command", Kind::Text),
     ("args", Kind::TextList),
@@ -71,6 +71,13 @@ pub(crate) const KEYS: [(&str, Kind); 22] = [
     ("client_id", Kind::Text),
     ("client_secret_env", Kind::Text),
     ("scopes", Kind::TextList),
+    // How the bridge signs in: `grant` (`authorization_code`, the default, in the browser;
+    // `client_credentials` or `cross_app_access`, by the bridge alone) and what that grant
+    // needs, its secrets by environment variable or file, never inline.
+    ("sign_in", Kind::TextMap),
+    // The bridge's Client ID Metadata Document (its HTTPS address), used as its client id
+    // where the authorization server takes one; `""` registers instead.
+    ("client_metadata_url", Kind::Text),
     // Beyond tools: the server's instructions for the AI, the roots `roots/list` answers, the
     // longest a call may run while it reports progress, and how long a question waits.
     ("instructions", Kind::Text),
@@ -280,6 +287,29 @@ mod tests {
             None
         );
         assert_eq!(misspelt_key(&entry(json!({"command": "x"}))), None);
+        // Other clients' sign-in keys are not misspellings of `sign_in` or
+        // `client_metadata_url`: Cursor's `auth` object, Gemini CLI's `oauth` and provider type;
+        // nor are other common keys of theirs.
+        for key in [
+            "auth",
+            "oauth",
+            "authProviderType",
+            "alwaysAllow",
+            "transportType",
+            "includeTools",
+            "excludeTools",
+            "httpUrl",
+            "trust",
+            "path",
+            "inputs",
+            "metadata",
+        ] {
+            assert_eq!(
+                misspelt_key(&entry(json!({"command": "x", key: true}))),
+                None,
+                "{key}"
+            );
+        }
     }
 
     #[test]

@@ -34,8 +34,14 @@ pub struct SignInSettings {
     /// The environment variable holding the client's secret (the config never holds it).
     pub client_secret_env: Option<String>,
     pub scopes: Vec<String>,
+    /// How the server is signed in to (`sign_in.grant`): in the browser, or by the bridge alone.
+    pub grant: machine::Grant,
+    /// The bridge's Client ID Metadata Document, used as its `client_id` where the
+    /// authorization server takes one instead of a registration.
+    pub client_metadata_url: Option<String>,
 }
 
+pub(crate) mod machine;
 pub(crate) mod tokens;
 
 use tokens::{IssuedBy, ServerTokens, TokenFile};
@@ -51,6 +57,31 @@ pub(crate) const STATE_LIFETIME: Duration = Duration::from_secs(10 * 60);
 /// repeating the route must not pile them up. A further one is refused until one completes
 /// or expires.
 pub(crate) const MAX_PENDING_SIGN_INS: usize = 5;
+
+/// The HTTPS address of the bridge's Client ID Metadata Document (`docs/client-metadata.json`
+/// as published), set when the bridge is built (`MCP_BRIDGE_CLIENT_METADATA_URL`; the release
+/// workflow sets it to where it publishes the document). Where an authorization server takes
+/// such documents (`client_id_metadata_document_supported`), this address is the bridge's
+/// `client_id` and nothing is registered. A server entry's `client_metadata_url` overrides it.
+pub(crate) const CLIENT_METADATA_URL: Option<&str> = option_env!("MCP_BRIDGE_CLIENT_METADATA_URL");
+
+/// Whether `document` can be a client id (an `https` URL with a path, as the Client ID
+/// Metadata Document draft requires).
+pub(crate) fn check_metadata_url(document: &str) -> Result<(), String> {
+    match url::Url::parse(document) {
+        Ok(url)
+            if url.scheme() == "https"
+                && url.host_str().is_some()
+                && url.path() != "/"
+                && url.fragment().is_none()
+                && url.username().is_empty()
+                && url.password().is_none() =>
+        {
+            Ok(())
+        }
+        _ => Err("`client_metadata_url` must be the https address of the bridge's client metadata document, with a path (or \"\" to register instead)".to_owned()),
+    }
+}
 
 /// The name the bridge registers itself under.
 const CLIENT_NAME: &str = "MCP Bridge";
@@ -340,6 +371,9 @@ impl SignIns {
                 known.push(secret.clone());
                 request = request.with_client_secret(secret);
             }
+        }
+        if let Some(document) = &settings.client_metadata_url {
+            request = request.with_client_metadata_url(document);
         }
         if !settings.scopes.is_empty() {
             request = request.with_scopes(settings.scopes.iter().cloned());
@@ -681,6 +715,44 @@ fn without_repeats(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The document a publisher serves (with its `client_id` set to its address) names the
+    /// bridge's callback, a public client, and the grants a browser sign-in uses.
+    #[test]
+    fn the_client_metadata_document_names_the_callback_and_a_public_client() {
+        let document: serde_json::Value =
+            serde_json::from_str(include_str!("../../docs/client-metadata.json")).unwrap();
+        let callback = format!(
+            "http://127.0.0.1:{}{CALLBACK_PATH}",
+            crate::options::DEFAULT_PORT
+        );
+        let redirects = document["redirect_uris"].as_array().unwrap();
+        assert!(
+            redirects.iter().any(|uri| *uri == callback.as_str()),
+            "{document}"
+        );
+        assert_eq!(document["token_endpoint_auth_method"], "none");
+        assert_eq!(document["client_name"], CLIENT_NAME);
+        assert_eq!(
+            document["grant_types"],
+            serde_json::json!(["authorization_code", "refresh_token"])
+        );
+        assert_eq!(document["response_types"], serde_json::json!(["code"]));
+        assert!(
+            document["client_id"]
+                .as_str()
+                .unwrap()
+                .starts_with("https://")
+        );
+        assert!(check_metadata_url("https://bridge.example/client-metadata.json").is_ok());
+        for bad in [
+            "http://bridge.example/doc.json",
+            "https://bridge.example/",
+            "not a url",
+        ] {
+            assert!(check_metadata_url(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn a_parameter_the_endpoint_already_carries_is_sent_once_with_the_requests_value() {

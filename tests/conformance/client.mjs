@@ -33,15 +33,39 @@ const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
 const log = (...args) => console.log(`[adapter ${scenario}]`, ...args);
 
+/** The suite's own address for the bridge's Client ID Metadata Document (it checks that this
+ * is the `client_id`, and fetches nothing): the entry names it as a user of a fork would. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
 /** The config entry: the scenario's URL, and a client registered by hand when the scenario
- * gives one (its secret by environment variable name, as users are told to). */
-function entry() {
-  const server = { type: 'streamable-http', url, timeout: 20, call_timeout: 20 };
+ * gives one (its secret by environment variable name, as users are told to; a private key or
+ * an ID token in a file of `dir`). A scenario of machine sign-in gets the grant its provider
+ * expects, as the user would write it. */
+function entry(dir) {
+  const server = { type: 'streamable-http', url, timeout: 20, call_timeout: 20, client_metadata_url: CLIENT_METADATA_URL };
   const env = {};
   if (context.client_id) server.client_id = context.client_id;
   if (context.client_secret) {
     server.client_secret_env = 'CONFORMANCE_CLIENT_SECRET';
     env.CONFORMANCE_CLIENT_SECRET = context.client_secret;
+  }
+  if (scenario.startsWith('auth/client-credentials-')) {
+    server.sign_in = { grant: 'client_credentials' };
+    if (context.private_key_pem) {
+      writeFileSync(join(dir, 'client-key.pem'), context.private_key_pem, { mode: 0o600 });
+      server.sign_in.private_key_file = 'client-key.pem';
+      if (context.signing_algorithm) server.sign_in.signing_algorithm = context.signing_algorithm;
+    }
+  }
+  if (context.idp_id_token) {
+    writeFileSync(join(dir, 'id-token'), context.idp_id_token, { mode: 0o600 });
+    server.sign_in = {
+      grant: 'cross_app_access',
+      idp_issuer: context.idp_issuer,
+      idp_token_endpoint: context.idp_token_endpoint,
+      idp_client_id: context.idp_client_id,
+      id_token_file: 'id-token',
+    };
   }
   return { server, env };
 }
@@ -148,7 +172,7 @@ async function call(base, tool) {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  const { server, env } = entry();
+  const { server, env } = entry(dir);
   writeFileSync(join(dir, 'mcp-config.json'), JSON.stringify({ mcpServers: { [SERVER]: server } }, null, 2));
   const { child, base } = await startBridge(dir, env);
   try {

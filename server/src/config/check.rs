@@ -138,6 +138,24 @@ pub(super) fn resolve(
                         ),
                     ));
                 }
+                let grant = crate::oauth::machine::grant_from_config(
+                    &raw.sign_in,
+                    raw.client_id.as_deref(),
+                    raw.client_secret_env.as_deref(),
+                    path.parent(),
+                )
+                .map_err(|(field, message)| fail(&field, message))?;
+                let client_metadata_url = match raw.client_metadata_url {
+                    Some(document) if document.is_empty() => None,
+                    Some(document) => {
+                        crate::oauth::check_metadata_url(&document)
+                            .map_err(|message| fail("client_metadata_url", message))?;
+                        Some(document)
+                    }
+                    None => crate::oauth::CLIENT_METADATA_URL
+                        .filter(|document| !document.is_empty())
+                        .map(str::to_owned),
+                };
                 let ca_file = raw.ca_file.map(|file| match path.parent() {
                     Some(dir) if file.is_relative() => dir.join(file),
                     _ => file,
@@ -150,6 +168,8 @@ pub(super) fn resolve(
                         client_id: raw.client_id,
                         client_secret_env: raw.client_secret_env,
                         scopes: raw.scopes,
+                        grant,
+                        client_metadata_url,
                     },
                 }
             }
@@ -175,11 +195,16 @@ pub(super) fn resolve(
 /// The variables of the bridge's environment that a server entry reads (its
 /// `client_secret_env`), so that the user sees which before adding it.
 pub(crate) fn reads_env(definition: &serde_json::Value) -> Vec<String> {
-    definition["client_secret_env"]
-        .as_str()
-        .map(str::to_owned)
-        .into_iter()
-        .collect()
+    let auth = &definition["sign_in"];
+    [
+        &definition["client_secret_env"],
+        &auth["private_key_env"],
+        &auth["idp_client_secret_env"],
+        &auth["id_token_env"],
+    ]
+    .into_iter()
+    .filter_map(|value| value.as_str().map(str::to_owned))
+    .collect()
 }
 
 #[cfg(test)]
@@ -189,6 +214,23 @@ mod tests {
 
     fn parse_ok(text: &str) -> Vec<ServerSpec> {
         parse(text, Path::new("mcp-config.json")).unwrap()
+    }
+
+    #[test]
+    fn the_variables_a_machine_sign_in_reads_are_named() {
+        let entry = serde_json::json!({
+            "url": "https://x.example/mcp",
+            "client_id": "c",
+            "client_secret_env": "WIKI_SECRET",
+            "sign_in": {
+                "grant": "cross_app_access",
+                "idp_client_secret_env": "IDP_SECRET",
+                "id_token_env": "ID_TOKEN",
+            },
+        });
+        assert_eq!(reads_env(&entry), ["WIKI_SECRET", "IDP_SECRET", "ID_TOKEN"]);
+        let keyed = serde_json::json!({"sign_in": {"private_key_env": "ROBOT_KEY"}});
+        assert_eq!(reads_env(&keyed), ["ROBOT_KEY"]);
     }
 
     #[test]

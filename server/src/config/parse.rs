@@ -58,6 +58,11 @@ pub(super) struct RawServer {
     pub(super) client_secret_env: Option<String>,
     #[serde(default)]
     pub(super) scopes: Vec<String>,
+    /// How the bridge signs in (`grant`) and what that grant needs.
+    #[serde(default)]
+    pub(super) sign_in: BTreeMap<String, String>,
+    #[serde(default)]
+    pub(super) client_metadata_url: Option<String>,
     #[serde(default)]
     pub(super) instructions: Option<String>,
     #[serde(default)]

@@ -83,6 +83,16 @@ pub(crate) async fn sign_in(
 ) -> Result<Response, BridgeError> {
     require_token(&state)?;
     let (url, ca_file, settings) = remote(&state, &name)?;
+    if settings.grant.is_machine() {
+        return Err(BridgeError::InvalidRequest(vec![crate::validation::error(
+            "value_error",
+            ["path", "name"],
+            &format!(
+                "`{name}` is signed in to by the bridge itself (its `sign_in.grant`); there is no sign-in in the browser"
+            ),
+            Value::Null,
+        )]));
+    }
     // The access layer let this Host through: it is the bridge's own loopback address.
     let host = headers
         .get(header::HOST)

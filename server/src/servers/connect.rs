@@ -188,7 +188,7 @@ pub(crate) async fn connect(
             url,
             headers,
             ca_file,
-            ..
+            sign_in,
         } => {
             stderr.close();
             crate::http_client::check_url(url, "`url`")
@@ -210,8 +210,20 @@ pub(crate) async fn connect(
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(map)
                 .max_sse_event_size(max_message);
+            // Signed in by the bridge alone: it gets the token now, so that a refusal is this
+            // start's failure, and again before it expires or when the server refuses it.
+            let started = if sign_in.grant.is_machine() {
+                let machine =
+                    crate::oauth::machine::Machine::new(&spec.name, url, ca_file.clone(), sign_in);
+                machine.token().await.map_err(|message| {
+                    fail(format!("it could not be signed in to: {message}"), &stderr)
+                })?;
+                let client =
+                    crate::oauth::machine::client::MachineClient::new(http.clone(), machine);
+                let transport = StreamableHttpClientTransport::with_client(client, config);
+                handshake(shared, spec, known, transport, &stderr).await
             // Signed in: rmcp's client adds the access token, refreshing it before it expires.
-            let started = if sign_ins.has_tokens(&spec.name, url).await {
+            } else if sign_ins.has_tokens(&spec.name, url).await {
                 let mut manager =
                     crate::oauth::manager(&spec.name, url, ca_file.as_deref(), sign_ins)
                         .await

@@ -92,6 +92,24 @@ pub struct Behaviour {
     refresh_tokens: HashSet<String>,
     pub refreshes: u32,
     issued: u32,
+    /// The client id and secret its client credentials grant takes (HTTP Basic or the form).
+    pub machine_client: Option<(String, String)>,
+    /// The client id and public key (PEM) whose signed JWTs its client credentials grant
+    /// takes (`private_key_jwt`).
+    pub machine_key: Option<(String, String)>,
+    /// The `Authorization` header of each request its token endpoint got (`""` when none).
+    pub token_authorizations: Vec<String>,
+    /// Its metadata says it takes Client ID Metadata Documents as client ids.
+    pub cimd: bool,
+    /// Registrations it got (RFC 7591).
+    pub registrations: u32,
+    /// The ID token its identity provider (`/idp`, an issuer of its own) takes in a token
+    /// exchange (RFC 8693) for an ID-JAG naming client `robot`.
+    pub idp_id_token: Option<String>,
+    /// The form of each token exchange its identity provider got.
+    pub idp_forms: Vec<HashMap<String, String>>,
+    /// ID-JAGs its identity provider issued, which its JWT bearer grant (RFC 7523) takes.
+    id_jags: HashSet<String>,
 }
 
 pub struct OAuthServer {
@@ -145,6 +163,7 @@ impl OAuthServer {
             .route("/register", post(register))
             .route("/authorize", get(authorize))
             .route("/token", post(token))
+            .route("/idp/token", post(idp_token))
             .route("/revoke", post(revoke))
             .with_state(ctx)
             .merge(protected);
@@ -317,6 +336,9 @@ async fn server_metadata(
     if behaviour.announce_iss {
         metadata["authorization_response_iss_parameter_supported"] = json!(true);
     }
+    if behaviour.cimd {
+        metadata["client_id_metadata_document_supported"] = json!(true);
+    }
     axum::Json(metadata).into_response()
 }
 
@@ -334,7 +356,8 @@ async fn revoke(
     StatusCode::OK
 }
 
-async fn register(axum::Json(body): axum::Json<Value>) -> Response {
+async fn register(State(ctx): State<Ctx>, axum::Json(body): axum::Json<Value>) -> Response {
+    ctx.behaviour.lock().unwrap().registrations += 1;
     let mut answer = body.clone();
     answer["client_id"] = json!("registered-client");
     (StatusCode::CREATED, axum::Json(answer)).into_response()
@@ -389,6 +412,7 @@ async fn authorize(
 
 async fn token(
     State(ctx): State<Ctx>,
+    headers: axum::http::HeaderMap,
     axum::Form(form): axum::Form<HashMap<String, String>>,
 ) -> Response {
     let mut behaviour = ctx.behaviour.lock().unwrap();
@@ -402,8 +426,81 @@ async fn token(
     };
     behaviour.token_requests += 1;
     behaviour.token_forms.push(form.clone());
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    behaviour.token_authorizations.push(authorization.clone());
     if behaviour.token_error {
         return refused("invalid_grant");
+    }
+    if form.get("grant_type").map(String::as_str)
+        == Some("urn:ietf:params:oauth:grant-type:jwt-bearer")
+    {
+        let client = behaviour.machine_client.clone().unwrap_or_default();
+        let basic =
+            base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", client.0, client.1));
+        let assertion = form.get("assertion").cloned().unwrap_or_default();
+        if authorization != format!("Basic {basic}") {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({ "error": "invalid_client" })),
+            )
+                .into_response();
+        }
+        if !behaviour.id_jags.remove(&assertion) {
+            return refused("invalid_grant");
+        }
+        // An access token alone: a JWT bearer grant gets no refresh token.
+        behaviour.issued += 1;
+        let access = format!("access-token-{}-secret", behaviour.issued);
+        behaviour.tokens.insert(access.clone());
+        return axum::Json(json!({
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": behaviour.expires_in.unwrap_or(3600),
+        }))
+        .into_response();
+    }
+    if form.get("grant_type").map(String::as_str) == Some("client_credentials") {
+        if form.get("resource") != Some(&format!("{}/mcp", ctx.base)) {
+            return refused("invalid_target");
+        }
+        let by_secret = behaviour
+            .machine_client
+            .as_ref()
+            .is_some_and(|(id, secret)| {
+                let basic =
+                    base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}"));
+                authorization == format!("Basic {basic}")
+                    || (form.get("client_id") == Some(id)
+                        && form.get("client_secret") == Some(secret))
+            });
+        let by_key = behaviour.machine_key.as_ref().is_some_and(|(id, public)| {
+            let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+            validation.set_audience(&[&ctx.base]);
+            validation.set_issuer(&[id]);
+            validation.sub = Some(id.clone());
+            form.get("client_assertion_type").map(String::as_str)
+                == Some("urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+                && jsonwebtoken::decode::<Value>(
+                    form.get("client_assertion")
+                        .map(String::as_str)
+                        .unwrap_or_default(),
+                    &jsonwebtoken::DecodingKey::from_ec_pem(public.as_bytes()).unwrap(),
+                    &validation,
+                )
+                .is_ok()
+        });
+        if !by_secret && !by_key {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({ "error": "invalid_client" })),
+            )
+                .into_response();
+        }
+        return issue(&mut behaviour);
     }
     if form.get("grant_type").map(String::as_str) == Some("refresh_token") {
         if behaviour.refresh_error {
@@ -443,6 +540,59 @@ async fn token(
     let access = format!("access-token-{}-secret", behaviour.issued);
     behaviour.scopes.insert(access, scope);
     answer
+}
+
+/// The identity provider's token exchange: the ID token it takes, for an ID-JAG addressed to
+/// the audience asked for, naming the resource and client `robot` (signed with a key of its
+/// own: the bridge checks the claims, the authorization server the token it issued).
+async fn idp_token(
+    State(ctx): State<Ctx>,
+    axum::Form(form): axum::Form<HashMap<String, String>>,
+) -> Response {
+    let mut behaviour = ctx.behaviour.lock().unwrap();
+    behaviour.idp_forms.push(form.clone());
+    let field = |name: &str| form.get(name).cloned().unwrap_or_default();
+    if field("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange"
+        || field("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token"
+        || field("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag"
+        || behaviour.idp_id_token.as_deref() != Some(field("subject_token").as_str())
+    {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({ "error": "invalid_grant" })),
+        )
+            .into_response();
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    behaviour.issued += 1;
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
+    header.typ = Some("oauth-id-jag+jwt".to_owned());
+    let jag = jsonwebtoken::encode(
+        &header,
+        &json!({
+            "iss": format!("{}/idp", ctx.base),
+            "sub": "user@example.test",
+            "aud": field("audience"),
+            "resource": field("resource"),
+            "client_id": "robot",
+            "jti": format!("jag-{}", behaviour.issued),
+            "iat": now,
+            "exp": now + 300,
+        }),
+        &jsonwebtoken::EncodingKey::from_secret(b"the identity provider's own key"),
+    )
+    .unwrap();
+    behaviour.id_jags.insert(jag.clone());
+    axum::Json(json!({
+        "access_token": jag,
+        "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag",
+        "token_type": "N_A",
+        "expires_in": 300,
+    }))
+    .into_response()
 }
 
 impl Behaviour {
