@@ -46,7 +46,7 @@ impl Kind {
 }
 
 /// Every key an entry may have, with its kind.
-pub(crate) const KEYS: [(&str, Kind); 24] = [
+pub(crate) const KEYS: [(&str, Kind); 25] = [
     ("type", Kind::Text),
     ("command", Kind::Text),
     ("args", Kind::TextList),
@@ -84,6 +84,9 @@ pub(crate) const KEYS: [(&str, Kind); 24] = [
     ("roots", Kind::List),
     ("max_call_time", Kind::Number),
     ("answer_timeout", Kind::Number),
+    // The newest MCP revision spoken with the server (`"2025-11-25"`), for one that does not
+    // work with a newer one it claims.
+    ("protocol_version", Kind::Text),
 ];
 
 /// The names of [`KEYS`].

@@ -159,6 +159,24 @@ async fn a_server_of_the_python_sdk_is_spoken_to_in_2026_07_28() {
     app.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_pinned_to_an_older_revision_is_spoken_to_in_it() {
+    for pinned in ["2025-11-25", "2025-06-18"] {
+        let mut spec = mrtr_spec();
+        spec.mcp.protocol_version = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .find(|v| v.as_str() == pinned)
+            .cloned();
+        let app = TestApp::start(vec![spec]).await;
+        let reply = app
+            .execute(json!({"name": "seen", "serverName": "mrtr", "arguments": {}}))
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        assert_eq!(reply.text(), pinned);
+        app.stop().await;
+    }
+}
+
 /// Poll the call `id` until `check` holds on what `GET /calls/{id}` answers.
 async fn poll(app: &TestApp, id: &str, check: impl Fn(StatusCode, &Value) -> bool) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);

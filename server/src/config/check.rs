@@ -52,6 +52,25 @@ pub(super) fn resolve(
     let call_timeout = seconds("call_timeout", raw.call_timeout)?;
     let max_call_time = seconds("max_call_time", raw.max_call_time)?;
     let answer_timeout = seconds("answer_timeout", raw.answer_timeout)?;
+    let protocol_version = match raw.protocol_version.as_deref() {
+        None => None,
+        Some(given) => {
+            let spoken = crate::servers::revisions::spoken();
+            match spoken.iter().find(|v| v.as_str() == given) {
+                Some(version) => Some(version.clone()),
+                None => {
+                    let names: Vec<&str> = spoken.iter().map(|v| v.as_str()).collect();
+                    return Err(fail(
+                        "protocol_version",
+                        format!(
+                            "`protocol_version` must be an MCP revision the bridge speaks: {}",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    };
     // Which root is wrong, not what it holds: an error never quotes a value.
     if let Some(at) = raw
         .roots
@@ -188,6 +207,7 @@ pub(super) fn resolve(
             roots: raw.roots,
             max_call_time,
             answer_timeout,
+            protocol_version,
         },
     })
 }
@@ -329,6 +349,31 @@ mod tests {
                 .max_concurrent_calls,
             1024
         );
+    }
+
+    #[test]
+    fn a_pinned_revision_must_be_one_the_bridge_speaks() {
+        let pinned =
+            parse_ok(r#"{"mcpServers":{"a":{"command":"x","protocol_version":"2025-06-18"}}}"#);
+        assert_eq!(
+            pinned[0].mcp.protocol_version.as_ref().map(|v| v.as_str()),
+            Some("2025-06-18")
+        );
+        assert_eq!(
+            parse_ok(r#"{"mcpServers":{"a":{"command":"x"}}}"#)[0]
+                .mcp
+                .protocol_version,
+            None
+        );
+        for bad in ["latest", "", "1999-01-01"] {
+            let text =
+                format!(r#"{{"mcpServers":{{"a":{{"command":"x","protocol_version":"{bad}"}}}}}}"#);
+            let err = parse(&text, Path::new("c.json")).unwrap_err().to_string();
+            assert!(
+                err.contains("`protocol_version`") && err.contains("2025-11-25, 2026-07-28"),
+                "{bad}: {err}"
+            );
+        }
     }
 
     #[test]

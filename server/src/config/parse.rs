@@ -71,6 +71,9 @@ pub(super) struct RawServer {
     pub(super) max_call_time: Option<f64>,
     #[serde(default)]
     pub(super) answer_timeout: Option<f64>,
+    /// The newest MCP revision to speak with the server.
+    #[serde(default)]
+    pub(super) protocol_version: Option<String>,
 }
 
 fn enabled_by_default() -> bool {

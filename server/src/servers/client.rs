@@ -80,6 +80,8 @@ pub(crate) struct Shared {
     calls: Mutex<HashMap<ProgressToken, Arc<CallActivity>>>,
     roots: Vec<Root>,
     answer_timeout: Duration,
+    /// The revision the user pinned the server to (`ServerSpec`'s `protocol_version`).
+    pinned: Option<ProtocolVersion>,
 }
 
 impl Shared {
@@ -105,6 +107,7 @@ impl Shared {
                 })
                 .collect(),
             answer_timeout: spec.mcp.answer_timeout.unwrap_or(DEFAULT_ANSWER_TIMEOUT),
+            pinned: spec.mcp.protocol_version.clone(),
         }
     }
 
@@ -563,7 +566,13 @@ impl ClientHandler for BridgeClient {
             capabilities(),
             Implementation::new("mcp-bridge", crate::VERSION),
         )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        .with_protocol_version(
+            self.shared
+                .pinned
+                .clone()
+                .filter(ProtocolVersion::has_initialize)
+                .unwrap_or(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        )
     }
 
     async fn create_message(

@@ -344,10 +344,19 @@ fn die_with_the_bridge(cmd: &mut tokio::process::Command) {
 /// know the method: a server of an older revision) or with no `DiscoverResult`
 /// (`discover_probe.rs`) is sent, on the same connection, the `initialize` of the newest
 /// revision that has one, as is a server that does not answer it within rmcp's 10 s.
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+///
+/// A server pinned to a revision (`protocol_version`) is spoken to in that one only: an
+/// `initialize` naming it, or `server/discover` with no fallback.
+fn lifecycle(spec: &ServerSpec) -> ClientLifecycleMode {
+    match &spec.mcp.protocol_version {
+        Some(pinned) if pinned.has_initialize() => ClientLifecycleMode::Initialize,
+        Some(pinned) => ClientLifecycleMode::Discover {
+            preferred_versions: vec![pinned.clone()],
+        },
+        None => ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+        },
     }
 }
 
@@ -373,7 +382,7 @@ where
     );
     let work = async {
         let client = BridgeClient::new(shared.clone())
-            .serve_with_lifecycle(transport, lifecycle())
+            .serve_with_lifecycle(transport, lifecycle(spec))
             .await
             .map_err(|err| {
                 if let ClientInitializeError::NoCompatibleProtocolVersion {

@@ -68,6 +68,10 @@ pub struct McpOptions {
     pub max_call_time: Option<Duration>,
     /// How long the user has to answer a server's question (default [`DEFAULT_ANSWER_TIMEOUT`]).
     pub answer_timeout: Option<Duration>,
+    /// The newest MCP revision to speak with the server (`protocol_version`): a server that
+    /// takes a newer one but does not work with it (a tool that asks its question the older
+    /// way) is kept to the one it works with. `None`: the newest both sides speak.
+    pub protocol_version: Option<rmcp::model::ProtocolVersion>,
 }
 
 /// One root offered to a server: a `file://` URI and an optional name.
