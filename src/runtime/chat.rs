@@ -14,6 +14,7 @@
 use super::bridge_client::BridgeApiClient;
 use super::host::Host;
 use super::store::Store;
+use crate::domain::call_activity::Question;
 use crate::domain::call_log::AllowedBy;
 use crate::domain::float::{self, FloatState};
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest};
@@ -74,6 +75,9 @@ pub struct ChatLoop<H: Host> {
     running: TabSet,
     /// Tabs whose held call this worker watches the bridge for.
     watching: TabSet,
+    /// The server's question each tab's float shows, which the user's answer is read by (a
+    /// restarted worker resumes polling and is shown the question again).
+    questions: Questions,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -108,6 +112,32 @@ impl TabSet {
     }
 }
 
+/// The question each tab's float shows: a handful at most, so a plain list.
+#[derive(Default)]
+struct Questions(RefCell<Vec<(i32, Question)>>);
+
+impl Questions {
+    /// Tab `tab` shows `question` now (`None`: no question).
+    fn set(&self, tab: i32, question: Option<&Question>) {
+        let mut shown = self.0.borrow_mut();
+        shown.retain(|(t, _)| *t != tab);
+        if let Some(q) = question {
+            shown.push((tab, q.clone()));
+        }
+    }
+
+    /// The schema of question `id` when tab `tab` shows it; `Null` when it shows another
+    /// question or none.
+    fn schema(&self, tab: i32, id: &str) -> serde_json::Value {
+        self.0
+            .borrow()
+            .iter()
+            .find(|(t, q)| *t == tab && q.id == id)
+            .map(|(_, q)| q.schema.clone())
+            .unwrap_or_default()
+    }
+}
+
 /// Sends a chat tab a command; a tab that cannot take it answers as one that refused.
 pub(super) async fn tab_command<H: Host>(host: &H, tab: i32, cmd: &Command) -> CommandResult {
     host.tab_command(tab, cmd)
@@ -134,6 +164,7 @@ impl<H: Host> ChatLoop<H> {
             queues: queue::TabQueues::default(),
             running: TabSet::default(),
             watching: TabSet::default(),
+            questions: Questions::default(),
         })
     }
 

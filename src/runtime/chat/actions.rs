@@ -108,12 +108,21 @@ impl<H: Host> ChatLoop<H> {
                     call_id: Some(id), ..
                 } = &self.store.tab(tab).await.phase
                 {
+                    // Read by the question the float shows: a field that is not of its
+                    // type is refused here, and nothing goes to the bridge.
+                    let schema = self.questions.schema(tab, &question_id);
                     let body = crate::domain::call_activity::answer_body(
                         &question_id,
                         &answer,
                         content.as_ref(),
+                        &schema,
+                        lang,
                     );
-                    if let Err(why) = self.client(&settings).answer(id, body).await {
+                    let sent = match body {
+                        Ok(body) => self.client(&settings).answer(id, body).await,
+                        Err(why) => Err(why),
+                    };
+                    if let Err(why) = sent {
                         let why = fill(lang.says().float_answer_refused, &[("why", &why)]);
                         return Response::error(crate::domain::redact::redact_owned(&why));
                     }

@@ -134,6 +134,9 @@ impl<H: Host> ChatLoop<H> {
             // The server's progress and question go to the float (never to the AI).
             let now = activity.as_deref().cloned();
             if now != shown {
+                let question = now.as_ref().and_then(|a| a.question.as_ref());
+                // Kept before it shows: an answer is read by the question the user sees.
+                self.questions.set(tab, question);
                 let f = float::running(lang, &call.tool_name, started, now.as_ref());
                 self.show(tab, f).await;
                 shown = now;
@@ -143,6 +146,7 @@ impl<H: Host> ChatLoop<H> {
             };
             let turned = self.event(tab, settings, pending).await;
             if tab_events::cancelled(&turned.state) {
+                self.questions.set(tab, None);
                 client.cancel(&call_id).await;
                 return CallOutcome::aborted();
             }
@@ -150,6 +154,7 @@ impl<H: Host> ChatLoop<H> {
             let seen = seen.map(|q| q.id.as_str());
             outcome = client.poll(&call_id, POLL_WAIT_S, seen).await;
         }
+        self.questions.set(tab, None);
         outcome
     }
 
