@@ -370,7 +370,11 @@ fn coerce(value: &Value, prop: &Value) -> Result<Option<Value>, Wrong> {
     }
     let number = || match (value, typed) {
         (Value::Number(n), _) => n.as_f64(),
-        (_, Some(text)) => text.parse::<f64>().ok().filter(|f| f.is_finite()),
+        // Read as JSON reads a number, not by `str::parse`: the core has serde_json's
+        // reader already, and `str::parse::<f64>` would add ~16 KB (gzip) to the wasm.
+        (_, Some(text)) => serde_json::from_str::<f64>(text)
+            .ok()
+            .filter(|f| f.is_finite()),
         _ => None,
     };
     let whole = |f: f64| (f.fract() == 0.0 && f.abs() <= EXACT).then(|| Value::from(f as i64));
