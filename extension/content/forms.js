@@ -53,16 +53,12 @@ function questionSection(q) {
     if (f.description) input.title = f.description;
     form.append(el('div', { class: 'field', 'data-field': f.name }, label, input));
   }
-  // The form's values in the types the schema asks for; an empty field is left out.
+  // The form's values as the user gave them (text as typed, a checkbox's true or false, the
+  // boxes ticked): the core reads them in the types the question's schema asks for, leaves
+  // empty ones out, and refuses one that is not of its type.
   const content = () => {
     const out = {};
-    for (const f of q.fields || []) {
-      const v = f.name in values ? values[f.name] : f.default;
-      if (v == null || v === '') continue;
-      if (f.kind === 'number') out[f.name] = Number(v);
-      else if (f.kind === 'integer') out[f.name] = Number.parseInt(v, 10);
-      else out[f.name] = v;
-    }
+    for (const f of q.fields || []) out[f.name] = f.name in values ? values[f.name] : f.default;
     return out;
   };
   const row = el('div', { class: 'row' });

@@ -1,14 +1,17 @@
 //! What a running call shows the user while it runs: its server's progress and the question
 //! the server asks (MCP elicitation), read from the bridge's `202` answer, turned into the
 //! float's progress line and form, and the user's answer turned into the body of
-//! `POST /calls/{id}/elicitation`. None of it ever reaches the AI.
+//! `POST /calls/{id}/elicitation` (`answer`). None of it ever reaches the AI.
 
-use mcp_bridge_protocol::requests::ElicitationAnswer;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::redact::Masked;
+
+mod answer;
+
+pub use answer::{answer_body, coerce_content, refusal};
 
 /// A call's progress and pending question, as the bridge reported them.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -198,12 +201,15 @@ fn openable_url(raw: &str) -> Option<String> {
     (clean && !host.is_empty() && !host.starts_with(':')).then(|| raw.to_owned())
 }
 
+/// A choice's value as the form shows and sends it: a string as it is, anything else as JSON.
+fn shown(v: &Value) -> String {
+    v.as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| v.to_string())
+}
+
 fn choices(schema: &Value) -> Vec<FloatOption> {
-    let text = |v: &Value| {
-        v.as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| v.to_string())
-    };
+    let text = shown;
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         let names = schema.get("enumNames").and_then(Value::as_array);
         return values
@@ -266,47 +272,6 @@ fn field(name: &str, p: &Value, required: bool) -> FloatField {
         required,
         options,
         default: p.get("default").cloned().unwrap_or(Value::Null),
-    }
-}
-
-/// The body of `POST /calls/{id}/elicitation` for the user's `answer` (`accept`, `decline`,
-/// `cancel`) to question `id`, with the form's `content` when accepted (empty fields left
-/// out).
-pub fn answer_body<'a>(
-    id: &'a str,
-    answer: &'a str,
-    content: Option<&Value>,
-) -> ElicitationAnswer<'a> {
-    let content = match content {
-        Some(Value::Object(fields)) if answer == "accept" => Some(
-            fields
-                .iter()
-                .filter(|(_, v)| !v.is_null() && v.as_str() != Some(""))
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect(),
-        ),
-        _ => None,
-    };
-    ElicitationAnswer {
-        action: answer,
-        question_id: Some(id),
-        content,
-    }
-}
-
-/// Why the bridge refused an answer, from its 422 (`detail[].msg`) or other error body.
-pub fn refusal(body: &[u8]) -> Option<String> {
-    let value: Value = serde_json::from_slice(body).ok()?;
-    let detail = value.get("detail")?;
-    match detail {
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|i| i.get("msg").and_then(Value::as_str))
-            .next()
-            .map(str::to_owned),
-        Value::String(text) => Some(text.clone()),
-        Value::Object(o) => o.get("error").and_then(Value::as_str).map(str::to_owned),
-        _ => None,
     }
 }
 
@@ -442,29 +407,5 @@ mod tests {
             Lang::Zh,
         );
         assert!(zh.url_refused.unwrap().as_str().contains("无法打开"));
-    }
-
-    #[test]
-    fn answers_and_refusals() {
-        let body = answer_body(
-            "q1",
-            "accept",
-            Some(&json!({"name": "Ada", "email": "", "n": null})),
-        );
-        assert_eq!(
-            serde_json::to_value(body).unwrap(),
-            json!({"action": "accept", "question_id": "q1", "content": {"name": "Ada"}})
-        );
-        assert_eq!(
-            serde_json::to_value(answer_body("q1", "decline", Some(&json!({"name": "x"}))))
-                .unwrap(),
-            json!({"action": "decline", "question_id": "q1"})
-        );
-        let refused = br#"{"detail": [{"type": "schema_mismatch", "loc": ["body", "content"], "msg": "Field `name` is required but missing"}]}"#;
-        assert_eq!(
-            refusal(refused).unwrap(),
-            "Field `name` is required but missing"
-        );
-        assert_eq!(refusal(b"nope"), None);
     }
 }

@@ -162,6 +162,13 @@ catalog! {
     float_url_refused,
     /// The bridge refused the user's answer to a question: `{why}`.
     float_answer_refused,
+    /// A field of a server's question needs a number: `{field}` (its title or name), `{value}`
+    /// (what the user typed).
+    float_answer_not_number,
+    /// A field of a server's question needs a whole number: `{field}`, `{value}`.
+    float_answer_not_integer,
+    /// A field of a server's question needs yes or no: `{field}`, `{value}`.
+    float_answer_not_boolean,
     confirm_policy,
     confirm_manual,
     confirm_round_cap,

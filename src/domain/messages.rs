@@ -124,7 +124,8 @@ pub enum UserAction {
         server: Option<String>,
     },
     /// The user's answer to the question a running call's server asks: `accept` (with the
-    /// form's `content`), `decline` or `cancel`.
+    /// form's `content` as the user gave it, read by the question's schema in
+    /// [`crate::domain::call_activity::answer_body`]), `decline` or `cancel`.
     Answer {
         question_id: String,
         answer: String,

@@ -193,3 +193,52 @@ fn a_url_question_with_an_address_that_cannot_be_opened_offers_none() {
         );
     }
 }
+
+fn typed_question() -> Value {
+    json!({"elicitation": {"id": "q-n", "server": "demo", "mode": "form",
+        "message": "How many?",
+        "requested_schema": {"type": "object", "properties": {
+            "count": {"type": "integer", "title": "Count"},
+            "score": {"type": "number"},
+            "agree": {"type": "boolean"},
+            "size": {"type": "integer", "enum": [1, 2, 3]}}}}})
+}
+
+#[test]
+fn an_answer_reaches_the_bridge_in_the_types_the_question_asks_for_or_is_refused_in_the_form() {
+    let mut w = World::new();
+    w.bridge(slow_bridge);
+    w.open_chat(1);
+    w.answer(1, 1, &call("slow", json!({})));
+    w.release(0, pending_with(typed_question()));
+    assert_eq!(w.last_float(1)["question"]["id"], "q-n");
+    let floats = w.floats(1).len();
+    // What the content script sends is what the user typed: the core reads it by the schema.
+    let refused = w.action(
+        1,
+        json!({"action": "answer", "questionId": "q-n", "answer": "accept",
+               "content": {"count": "3.5", "score": "2"}}),
+    );
+    let refused = serde_json::to_value(refused.unwrap()).unwrap();
+    assert_eq!(refused["type"], "error");
+    assert_eq!(
+        refused["message"],
+        "The answer was not accepted: “Count” needs a whole number; “3.5” is not one."
+    );
+    assert!(
+        answers(&w).is_empty(),
+        "nothing was sent: {:?}",
+        answers(&w)
+    );
+    assert_eq!(w.floats(1).len(), floats, "the form stays as typed");
+    w.action(
+        1,
+        json!({"action": "answer", "questionId": "q-n", "answer": "accept",
+               "content": {"count": " 7 ", "score": "1e3", "agree": true, "size": "2", "note": "4"}}),
+    );
+    assert_eq!(
+        answers(&w),
+        [json!({"action": "accept", "question_id": "q-n",
+                "content": {"count": 7, "score": 1000, "agree": true, "size": 2, "note": "4"}})]
+    );
+}

@@ -1,7 +1,8 @@
 // MCP beyond tools in the chat, end to end: the real bridge running the real
 // `@modelcontextprotocol/server-everything`, the fixture chat page playing the AI. A long
 // operation shows its server's progress in the float; a server's question shows as a form in
-// the float, the user's answer reaches the server, and the question never reaches the AI; a
+// the float, the user's answer reaches the server (numbers typed as numbers; one that is not
+// whole refused in the form), and the question never reaches the AI; a
 // question in URL mode opens its http(s) address only when the user clicks, and an address
 // of any other kind is never offered; a server that announces new tools
 // (`notifications/tools/list_changed`) makes the float say its tools changed.
@@ -91,6 +92,53 @@ for (const browser of BROWSERS) {
       const report = msgs[msgs.length - 1];
       assert.match(report, /Name: Ada Lovelace/);
       assert.doesNotMatch(report, /Please provide inputs/, 'the question is not in the report');
+    });
+
+    test("numbers typed into a server's question reach it as numbers, and one that is not whole is refused in the form", async () => {
+      // A conversation of its own: the call of the test before ran in the other one already.
+      await openChat(w, 'chat.deepseek.com', '/?numbers');
+      await w.session.exec('window.fixtureAI.reset()');
+      await openChat(w, 'chat.deepseek.com', '/?numbers');
+      await userSays(w, 'Ask me for my numbers.', [
+        `Asking.\n\n${call('trigger-elicitation-request', {}, 'everything')}`,
+        'Thanks.',
+      ]);
+      await floatWait(w, '.question', 'question');
+      // Typed into each field as a user would, in place of what it holds: into the field
+      // (scrolled to, in the float's form), select all, then key presses.
+      const typeInto = async (field, text) => {
+        const input = await floatWait(w, `.field[data-field="${field}"] input`, `${field} field`);
+        await w.session.exec('arguments[0].scrollIntoView({ block: "center" }); arguments[0].focus();', input);
+        const press = (key) => [{ type: 'keyDown', value: key }, { type: 'keyUp', value: key }];
+        const CONTROL = '\uE009';
+        const BACKSPACE = '\uE003';
+        await w.session.cmd('POST', '/actions', { actions: [{ type: 'key', id: 'keys', actions: [
+          { type: 'keyDown', value: CONTROL }, ...press('a'), { type: 'keyUp', value: CONTROL },
+          ...press(BACKSPACE), ...[...text].flatMap(press)] }] });
+        await w.session.cmd('DELETE', '/actions');
+        return input;
+      };
+      await typeInto('name', 'Ada');
+      await typeInto('number', '250');
+      const integer = await typeInto('integer', '3.5');
+      const submit = async () => w.session.click(elementId(
+        await floatWait(w, '.question button[data-action="floatSubmitAnswer"]', 'submit')));
+      await submit();
+      const refused = await waitFor(async () => {
+        const t = await textOf(w, await floatWait(w, '.question .refused', 'refusal')).catch(() => '');
+        return t || null;
+      }, { what: 'the refusal in the form' });
+      assert.equal(refused, 'The answer was not accepted: “Integer” needs a whole number; “3.5” is not one.');
+      assert.equal(await w.session.cmd('GET', `/element/${elementId(integer)}/property/value`), '3.5',
+        'the form keeps what the user typed');
+      await typeInto('integer', '7');
+      await submit();
+      const msgs = await userMessages(w, 2, 60000);
+      const report = msgs[msgs.length - 1];
+      // The server echoes what it received: numbers, not the text typed.
+      assert.match(report, /"integer": 7\b/);
+      assert.match(report, /"number": 250\b/);
+      assert.match(report, /Favorite Integer: 7\b/);
     });
 
     test('a URL question opens its address only when the user clicks, and then answers', async () => {

@@ -1,0 +1,106 @@
+//! The MCP servers of a `GET /tools` body as the page lists them, each status in the page's
+//! language.
+
+use super::{Lang, Problem};
+use crate::domain::bridge_api::{self, ServerStatus};
+use mcp_bridge_protocol::answers::not_running;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One MCP server as the page lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServiceView {
+    pub name: String,
+    pub description: String,
+    /// `running`, `failed`, … as the bridge says; `unknown` for bridges that do not say.
+    pub status: String,
+    /// The status in the page's language.
+    pub status_text: String,
+    pub tool_count: Option<u64>,
+    /// How many resources it offers, when the bridge says.
+    pub resource_count: Option<u64>,
+    pub is_core: bool,
+}
+
+/// A server's status as the page shows it; a status this build does not know, as it came.
+pub fn status_text(status: Option<&str>, lang: Lang) -> String {
+    let says = lang.says();
+    let Some(word) = status else {
+        return says.status_unknown.to_string();
+    };
+    match ServerStatus::from_word(word) {
+        Some(ServerStatus::Running) => says.status_running,
+        Some(ServerStatus::Starting) => says.status_starting,
+        Some(ServerStatus::Crashed) => says.status_crashed,
+        Some(ServerStatus::Unavailable) => says.status_unavailable,
+        Some(ServerStatus::Stopped) => says.status_stopped,
+        None => match word {
+            // An older bridge's word.
+            "failed" => says.status_unavailable,
+            not_running::DISABLED => says.status_disabled,
+            not_running::NOT_LOADED => says.status_not_loaded,
+            other => return other.to_string(),
+        },
+    }
+    .to_string()
+}
+
+/// The services of a `GET /tools` body, as the page lists them.
+pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
+    let list = bridge_api::services(body).map_err(|m| Problem::new("bad-answer", None, m))?;
+    Ok(list
+        .into_iter()
+        .map(|s| ServiceView {
+            status_text: status_text(s.status.as_deref(), lang),
+            name: s.name,
+            description: s.description,
+            status: s.status.unwrap_or_else(|| "unknown".into()),
+            tool_count: s.tool_count,
+            resource_count: s.resource_count,
+            is_core: s.is_core,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::options_views::connection_report;
+    use serde_json::json;
+
+    const EN: Lang = Lang::En;
+
+    const BASE: &str = "http://127.0.0.1:3849";
+
+    #[test]
+    fn services_and_the_connection_report() {
+        let body = json!({"success":true,"services":[
+            {"name":"demo","description":"Demo","is_core":true,"status":"running","tool_count":9},
+            {"name":"broken","description":"","status":{"failed":"exit 1"}},
+            {"name":"old"}
+        ]});
+        let s = services(&body, EN).unwrap();
+        assert_eq!(s[0].tool_count, Some(9));
+        assert!(s[0].is_core);
+        assert_eq!(s[2].status, "unknown");
+        assert!(s[1].status.contains("failed"));
+        let r = json!(connection_report(EN, "0.1.0", BASE, s));
+        assert_eq!(r["running"], 1);
+        assert_eq!(r["services"][0]["toolCount"], 9);
+        assert_eq!(r["services"][0]["toolCountText"], "9 tools");
+        assert_eq!(
+            r["summary"],
+            "Connected to bridge 0.1.0: 3 servers, 1 running."
+        );
+        let one = services(
+            &json!({"services":[{"name":"a","status":"running","tool_count":1}]}),
+            EN,
+        )
+        .unwrap();
+        let r = connection_report(EN, "0.1.0", BASE, one);
+        assert_eq!(r.summary, "Connected to bridge 0.1.0: 1 server, 1 running.");
+        assert_eq!(r.services[0].tool_count_text.as_deref(), Some("1 tool"));
+        assert!(services(&json!({"success":true}), EN).is_err());
+    }
+}
