@@ -8,6 +8,7 @@
 mod chat_loop {
     pub mod world;
 
+    mod app_views;
     mod at_most_once;
     mod call_log;
     mod cancel_and_poll;

@@ -67,6 +67,19 @@ pub struct Tool {
     /// The input JSON Schema (`parameters`, `inputSchema` or `input_schema`).
     pub schema: Value,
     pub annotations: Annotations,
+    /// Whether the AI may call it: `false` for a tool only its MCP App view may call
+    /// (`ui.visibility` without `model`), which is never offered to the AI nor run from the
+    /// chat.
+    pub for_model: bool,
+}
+
+/// Whether a listed tool (`GET /tools`) is the AI's to call: every tool but one whose view
+/// declares a visibility without `model`.
+pub fn for_model(tool: &Value) -> bool {
+    match tool.pointer("/ui/visibility").and_then(Value::as_array) {
+        Some(who) => who.iter().any(|w| w.as_str() == Some("model")),
+        None => true,
+    }
 }
 
 /// What a tool declares about itself (MCP's tool `annotations`). Hints, not guarantees: they
@@ -118,6 +131,7 @@ pub fn tools(body: &Value) -> Option<Vec<Tool>> {
                     .cloned()
                     .unwrap_or(Value::Null),
                 annotations: Annotations::from_value(t.get("annotations")),
+                for_model: for_model(t),
             })
             .collect(),
     )
@@ -316,5 +330,17 @@ mod tests {
         assert_eq!(p[2].kind, "\"fast\"|\"exact\"");
         assert_eq!(p[3].kind, "array<string>");
         assert!(params(&json!(null)).is_empty());
+    }
+
+    #[test]
+    fn a_tool_is_the_ais_unless_its_view_keeps_it() {
+        use serde_json::json;
+        assert!(for_model(&json!({"name": "a"})));
+        assert!(for_model(
+            &json!({"name": "a", "ui": {"resourceUri": "ui://x"}})
+        ));
+        assert!(for_model(&json!({"ui": {"visibility": ["model", "app"]}})));
+        assert!(!for_model(&json!({"ui": {"visibility": ["app"]}})));
+        assert!(!for_model(&json!({"ui": {"visibility": []}})));
     }
 }

@@ -222,7 +222,8 @@ pub fn verdict(
     })
 }
 
-/// Denied tools are left out of what the AI is told about a service.
+/// What the AI is told about a service's tools: denied ones left out, and those only an MCP
+/// App view may call ([`crate::domain::bridge_api::for_model`]).
 pub fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -> Vec<u8> {
     let Some(mut json) = crate::domain::outcome::json_body(&body) else {
         return body;
@@ -235,7 +236,8 @@ pub fn without_denied_tools(service: &str, body: Vec<u8>, settings: &Settings) -
     };
     tools.retain(|t| {
         let name = t.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-        settings.policy_for(Some(service), name) != ToolPolicy::Deny
+        crate::domain::bridge_api::for_model(t)
+            && settings.policy_for(Some(service), name) != ToolPolicy::Deny
     });
     serde_json::to_vec(&json).unwrap_or(body)
 }
@@ -515,5 +517,22 @@ mod tests {
         assert_eq!(without_denied_tools("time", other.clone(), &s), other);
         let no_list = br#"{"detail":"x"}"#.to_vec();
         assert_eq!(without_denied_tools("time", no_list.clone(), &s), no_list);
+    }
+
+    #[test]
+    fn tools_only_a_view_may_call_are_left_out_of_a_services_tool_list() {
+        let body = serde_json::json!({"tools": {"tools": [
+            {"name": "show", "ui": {"visibility": ["model", "app"]}},
+            {"name": "tick", "ui": {"visibility": ["app"]}}]}});
+        let out =
+            without_denied_tools("clock", body.to_string().into_bytes(), &Settings::default());
+        let out: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let names: Vec<&str> = out["tools"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["name"].as_str())
+            .collect();
+        assert_eq!(names, ["show"]);
     }
 }

@@ -15,7 +15,7 @@
 // the ready float, consent, a success and its report, the popup and the options page.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startWorld, openChat, userSays, userMessages, call, configure } from './support/chat.mjs';
+import { startWorld, openChat, userSays, userMessages, call, configure, floatWait, clickAt } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { freePort } from './support/bridge.mjs';
 import { BROWSERS } from './support/browsers.mjs';
@@ -133,8 +133,14 @@ for (const browser of BROWSERS) for (const [locale, ui, report, only] of LANGS) 
       const command = await w.session.exec(`return ${root}.querySelector('.cmd code').textContent`);
       assert.match(command, /^mcp-bridge --port \d+$/);
       seen.unreachable = await check('unreachable');
-      await w.session.exec(`${root}.querySelector('.bar button.min').click()`);
-      await w.session.waitForScript(`return !!${root}.querySelector('.ring')`, { what: 'the ring' });
+      await w.session.exec(`window.__floatLog = []; const r = ${root}; new MutationObserver(() => { const b = r.querySelector('.box');
+        window.__floatLog.push([Math.round(performance.now()), b ? b.dataset.status : (r.querySelector('.ring') ? 'ring' : '-')]); }).observe(r, { childList: true, subtree: true });`);
+      // The user's own click (a script's click() on the button was seen, rarely, to change nothing).
+      await clickAt(w, await floatWait(w, '.bar button.min'));
+      await w.session.waitForScript(`return !!${root}.querySelector('.ring')`, { what: 'the ring' }).catch(async (e) => {
+        const seen = await w.session.exec(`const b = ${root}.querySelector('.box'); return { status: b?.dataset.status, title: b?.querySelector('.title')?.textContent, log: window.__floatLog }`);
+        throw new Error(`${e.message}; the float instead: ${JSON.stringify(seen)}`);
+      });
       seen.minimised = await check('minimised');
       console.log(`${browser} ${ui}: texts read per float state`, JSON.stringify(seen));
       await configure(w, { bridgeUrl: w.bridge.url });

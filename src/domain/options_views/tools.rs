@@ -191,6 +191,7 @@ pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
         )
         .unwrap_or_default(),
         annotations: bridge_api::Annotations::default(),
+        for_model: true,
     }
 }
 
@@ -430,6 +431,7 @@ mod tests {
             description: String::new(),
             schema: serde_json::Value::Null,
             annotations: bridge_api::Annotations::default(),
+            for_model: true,
         };
         let row = tool_view("time", &tool, &s, EN);
         let lines: Vec<&str> = row.on_sites.iter().map(|c| c.line.as_str()).collect();

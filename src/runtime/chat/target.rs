@@ -102,7 +102,8 @@ impl<H: Host> ChatLoop<H> {
         !tools.is_some_and(|tools| tools.iter().any(|t| t.name == READ_RESOURCE))
     }
 
-    /// Each service's tools the AI may call (denied ones left out), in the services' order;
+    /// Each service's tools the AI may call (denied ones and those only a view may call left
+    /// out), in the services' order;
     /// `None` for a service whose list cannot be read (not running).
     pub(super) async fn tool_lists(
         &self,
@@ -118,7 +119,8 @@ impl<H: Host> ChatLoop<H> {
                 .and_then(|b| bridge_api::tools(&b))
                 .map(|mut tools| {
                     tools.retain(|t| {
-                        settings.policy_for(Some(&s.name), &t.name) != ToolPolicy::Deny
+                        t.for_model
+                            && settings.policy_for(Some(&s.name), &t.name) != ToolPolicy::Deny
                     });
                     tools
                 });
