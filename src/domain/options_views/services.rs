@@ -12,6 +12,7 @@ use serde_json::Value;
 #[serde(rename_all = "camelCase")]
 pub struct ServiceView {
     pub name: String,
+    /// What it is, for a person ([`for_people`]).
     pub description: String,
     /// `running`, `failed`, … as the bridge says; `unknown` for bridges that do not say.
     pub status: String,
@@ -46,6 +47,39 @@ pub fn status_text(status: Option<&str>, lang: Lang) -> String {
     .to_string()
 }
 
+/// The most a server's description shown to a person runs to, in characters.
+const DESCRIPTION_CHARS: usize = 200;
+
+/// A server's description for a person. The bridge describes a server by its config entry's
+/// `description`, else by the server's own instructions, which are written for the AI (an
+/// audience, rules, tool by tool): of those, only the first sentence, and no more than
+/// [`DESCRIPTION_CHARS`].
+pub fn for_people(description: &str, instructions: &str) -> String {
+    let description = description.trim();
+    let from_instructions =
+        !description.is_empty() && instructions.trim_start().starts_with(description);
+    if !from_instructions {
+        return description.to_string();
+    }
+    let first_line = description
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim();
+    let mut end = first_line.len();
+    for stop in [". ", "。", "! ", "? ", "！", "？"] {
+        if let Some(at) = first_line.find(stop) {
+            end = end.min(at + stop.trim_end().len());
+        }
+    }
+    let sentence = &first_line[..end];
+    if sentence.chars().count() <= DESCRIPTION_CHARS {
+        return sentence.to_string();
+    }
+    let cut: String = sentence.chars().take(DESCRIPTION_CHARS - 1).collect();
+    format!("{}…", cut.trim_end())
+}
+
 /// The services of a `GET /tools` body, as the page lists them.
 pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
     let list = bridge_api::services(body).map_err(|m| Problem::new("bad-answer", None, m))?;
@@ -53,8 +87,8 @@ pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
         .into_iter()
         .map(|s| ServiceView {
             status_text: status_text(s.status.as_deref(), lang),
+            description: for_people(&s.description, &s.instructions),
             name: s.name,
-            description: s.description,
             status: s.status.unwrap_or_else(|| "unknown".into()),
             tool_count: s.tool_count,
             resource_count: s.resource_count,
@@ -102,5 +136,31 @@ mod tests {
         assert_eq!(r.summary, "Connected to bridge 0.1.0: 1 server, 1 running.");
         assert_eq!(r.services[0].tool_count_text.as_deref(), Some("1 tool"));
         assert!(services(&json!({"success":true}), EN).is_err());
+    }
+
+    #[test]
+    fn a_description_taken_from_instructions_for_the_ai_is_cut_to_its_first_sentence() {
+        let rules = "Audience: an AI model. Use search first, then fetch.\nNever guess ids.";
+        assert_eq!(for_people(rules, rules), "Audience: an AI model.");
+        assert_eq!(
+            for_people("Tickets of 12306", "Tickets of 12306. Ask for dates."),
+            "Tickets of 12306"
+        );
+        // The config entry's own description is the user's, shown whole.
+        assert_eq!(
+            for_people("My files. All of them.", "Audience: an AI."),
+            "My files. All of them."
+        );
+        assert_eq!(for_people("", "Audience: an AI."), "");
+        assert_eq!(
+            for_people("查询火车票。请先问日期。", "查询火车票。请先问日期。"),
+            "查询火车票。"
+        );
+        let long = "word ".repeat(100);
+        let shown = for_people(&long, &long);
+        assert!(
+            shown.chars().count() <= DESCRIPTION_CHARS && shown.ends_with('…'),
+            "{shown}"
+        );
     }
 }
