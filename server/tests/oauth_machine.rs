@@ -43,13 +43,15 @@ async fn shout(bridge: &common::BridgeProcess, text: &str) -> (u16, Value) {
         .await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_401() {
+/// A provider that takes the client `robot` with `secret`, authenticated by `method`, and a
+/// bridge whose server `wiki` signs in to it as `robot` with `given` as its secret (from the
+/// environment, as a user sets it).
+async fn robot(method: &str, secret: &str, given: &str) -> (OAuthServer, common::BridgeProcess) {
     let server = OAuthServer::start().await;
     {
         let mut behaviour = server.behaviour.lock().unwrap();
-        behaviour.auth_methods = Some(vec!["client_secret_basic".to_owned()]);
-        behaviour.machine_client = Some(("robot".to_owned(), "robot-secret-value".to_owned()));
+        behaviour.auth_methods = Some(vec![method.to_owned()]);
+        behaviour.machine_client = Some(("robot".to_owned(), secret.to_owned()));
     }
     let bridge = launch(
         json!({"mcpServers": {"wiki": {
@@ -58,9 +60,20 @@ async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_40
             "client_secret_env": "WIKI_ROBOT_SECRET",
             "sign_in": {"grant": "client_credentials"},
         }}}),
-        &[("WIKI_ROBOT_SECRET", "robot-secret-value")],
+        &[("WIKI_ROBOT_SECRET", given)],
         &[],
     );
+    (server, bridge)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_credentials_with_a_secret_over_basic_then_a_new_token_after_a_401() {
+    let (server, bridge) = robot(
+        "client_secret_basic",
+        "robot-secret-value",
+        "robot-secret-value",
+    )
+    .await;
 
     let (status, answer) = shout(&bridge, "hi").await;
     assert_eq!(status, 200, "{answer}");
@@ -129,22 +142,12 @@ async fn client_credentials_with_a_jwt_signed_by_a_key_from_a_file() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_the_provider_refuses_is_said_and_never_shown() {
-    let server = OAuthServer::start().await;
-    {
-        let mut behaviour = server.behaviour.lock().unwrap();
-        behaviour.auth_methods = Some(vec!["client_secret_post".to_owned()]);
-        behaviour.machine_client = Some(("robot".to_owned(), "the-right-secret".to_owned()));
-    }
-    let bridge = launch(
-        json!({"mcpServers": {"wiki": {
-            "url": server.mcp_url(),
-            "client_id": "robot",
-            "client_secret_env": "WIKI_ROBOT_SECRET",
-            "sign_in": {"grant": "client_credentials"},
-        }}}),
-        &[("WIKI_ROBOT_SECRET", "a-wrong-secret-value")],
-        &[],
-    );
+    let (server, bridge) = robot(
+        "client_secret_post",
+        "the-right-secret",
+        "a-wrong-secret-value",
+    )
+    .await;
 
     let (status, answer) = shout(&bridge, "hi").await;
     assert_eq!(status, 503, "{answer}");

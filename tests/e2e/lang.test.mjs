@@ -127,23 +127,28 @@ for (const browser of BROWSERS) for (const [locale, ui, report, only] of LANGS) 
       seen.denied = await check('denied');
 
       // Nothing answers at the address: the setup problem, with its command.
-      await configure(w, { bridgeUrl: `http://127.0.0.1:${await freePort()}` });
-      await openChat(w, 'chat.deepseek.com');
-      await waitStatus('unreachable');
-      const command = await w.session.exec(`return ${root}.querySelector('.cmd code').textContent`);
-      assert.match(command, /^mcp-bridge --port \d+$/);
-      seen.unreachable = await check('unreachable');
-      await w.session.exec(`window.__floatLog = []; const r = ${root}; new MutationObserver(() => { const b = r.querySelector('.box');
-        window.__floatLog.push([Math.round(performance.now()), b ? b.dataset.status : (r.querySelector('.ring') ? 'ring' : '-')]); }).observe(r, { childList: true, subtree: true });`);
-      // The user's own click (a script's click() on the button was seen, rarely, to change nothing).
-      await clickAt(w, await floatWait(w, '.bar button.min'));
-      await w.session.waitForScript(`return !!${root}.querySelector('.ring')`, { what: 'the ring' }).catch(async (e) => {
-        const seen = await w.session.exec(`const b = ${root}.querySelector('.box'); return { status: b?.dataset.status, title: b?.querySelector('.title')?.textContent, log: window.__floatLog }`);
-        throw new Error(`${e.message}; the float instead: ${JSON.stringify(seen)}`);
-      });
-      seen.minimised = await check('minimised');
-      console.log(`${browser} ${ui}: texts read per float state`, JSON.stringify(seen));
-      await configure(w, { bridgeUrl: w.bridge.url });
+      // (The bridge's address is put back whatever happens: the next tests need it.)
+      try {
+        await configure(w, { bridgeUrl: `http://127.0.0.1:${await freePort()}` });
+        await openChat(w, 'chat.deepseek.com');
+        await waitStatus('unreachable');
+        const command = await w.session.exec(`return ${root}.querySelector('.cmd code').textContent`);
+        assert.match(command, /^mcp-bridge --port \d+$/);
+        seen.unreachable = await check('unreachable');
+        await w.session.exec(`window.__floatLog = []; const r = ${root}; new MutationObserver(() => { const b = r.querySelector('.box');
+          window.__floatLog.push([Math.round(performance.now()), b ? b.dataset.status : (r.querySelector('.ring') ? 'ring' : '-')]); }).observe(r, { childList: true, subtree: true });`);
+        // The user's own click (a script's click() on the button was seen, rarely, to change nothing).
+        await clickAt(w, await floatWait(w, '.bar button.min'));
+        await w.session.waitForScript(`return !!${root}.querySelector('.ring')`, { what: 'the ring' }).catch(async (e) => {
+          const seen = await w.session.exec(`const b = ${root}.querySelector('.box'); return { status: b?.dataset.status, title: b?.querySelector('.title')?.textContent, log: window.__floatLog,
+            floats: document.querySelectorAll('mcp-bridge-float').length, ring: !!${root}.querySelector('.ring'), html: ${root}.innerHTML.length }`);
+          throw new Error(`${e.message}; the float instead: ${JSON.stringify(seen)}`);
+        });
+        seen.minimised = await check('minimised');
+        console.log(`${browser} ${ui}: texts read per float state`, JSON.stringify(seen));
+      } finally {
+        await configure(w, { bridgeUrl: w.bridge.url });
+      }
     });
 
     test('the popup speaks the interface language', async () => {
