@@ -74,12 +74,12 @@ pub struct Tool {
 }
 
 /// Whether a listed tool (`GET /tools`) is the AI's to call: every tool but one whose view
-/// declares a visibility without `model`.
+/// declares a visibility with `app` and without `model` (one that names neither is both's, as
+/// the bridge reads it).
 pub fn for_model(tool: &Value) -> bool {
-    match tool.pointer("/ui/visibility").and_then(Value::as_array) {
-        Some(who) => who.iter().any(|w| w.as_str() == Some("model")),
-        None => true,
-    }
+    let who = tool.pointer("/ui/visibility").and_then(Value::as_array);
+    let names = |name: &str| who.is_some_and(|w| w.iter().any(|v| v.as_str() == Some(name)));
+    names("model") || !names("app")
 }
 
 /// What a tool declares about itself (MCP's tool `annotations`). Hints, not guarantees: they
@@ -341,6 +341,9 @@ mod tests {
         ));
         assert!(for_model(&json!({"ui": {"visibility": ["model", "app"]}})));
         assert!(!for_model(&json!({"ui": {"visibility": ["app"]}})));
-        assert!(!for_model(&json!({"ui": {"visibility": []}})));
+        assert!(
+            for_model(&json!({"ui": {"visibility": []}})),
+            "names neither: both"
+        );
     }
 }
