@@ -287,7 +287,11 @@ pub(crate) fn tool_not_found(
         None => state.servers.servers(),
     };
     for candidate in &servers {
-        for known in candidate.tools().iter() {
+        for known in candidate
+            .tools()
+            .iter()
+            .filter(|t| crate::views::for_model(t))
+        {
             scored.push((
                 similarity(tool, &known.name),
                 known.name.to_string(),
@@ -307,7 +311,11 @@ pub(crate) fn tool_not_found(
         .iter()
         .map(|s| {
             let known = server.is_some() || matches!(s.status(), Status::Running | Status::Crashed);
-            let names = known.then(|| s.tools().iter().map(|t| t.name.to_string()).collect());
+            let names = known.then(|| {
+                let tools = s.tools();
+                let for_model = tools.iter().filter(|t| crate::views::for_model(t));
+                for_model.map(|t| t.name.to_string()).collect()
+            });
             (s.name().to_owned(), names)
         })
         .collect();

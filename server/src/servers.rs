@@ -251,9 +251,12 @@ impl Server {
         self.tools().iter().find(|tool| tool.name == name).cloned()
     }
 
-    /// Whether it lists a tool named `name` (without copying the tool, as [`Server::tool`] does).
+    /// Whether it lists a tool named `name` that the AI may call (`views::for_model`), without
+    /// copying the tool, as [`Server::tool`] does.
     pub(crate) fn has_tool(&self, name: &str) -> bool {
-        self.tools().iter().any(|tool| tool.name == name)
+        self.tools()
+            .iter()
+            .any(|tool| tool.name == name && crate::views::for_model(tool))
     }
 
     /// The `outputSchema` of its tool `name`, if it declares one.

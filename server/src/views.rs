@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use mcp_bridge_protocol::answers::ToolUi;
 use serde_json::Value;
 
 /// How long an address waits for the frame that loads it.
@@ -161,10 +162,93 @@ pub(crate) fn permissions_policy(ui: Option<&Value>) -> String {
     .join(", ")
 }
 
+/// The tool's MCP App view: `_meta.ui.resourceUri` (or the older flat `_meta["ui/resourceUri"]`),
+/// a `ui://` address, with `_meta.ui.visibility` (`model`, `app`; both when left out or when
+/// it names neither). Anything else is no view.
+pub(crate) fn view_of(tool: &rmcp::model::Tool) -> Option<ToolUi> {
+    let meta = &tool.meta.as_ref()?.0;
+    let nested = meta.get("ui").and_then(Value::as_object);
+    let uri = nested
+        .and_then(|ui| ui.get("resourceUri"))
+        .or_else(|| meta.get("ui/resourceUri"))
+        .and_then(Value::as_str)
+        .filter(|uri| uri.starts_with("ui://"))?;
+    let said: Vec<String> = nested
+        .and_then(|ui| ui.get("visibility"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|who| matches!(*who, "model" | "app"))
+        .map(str::to_owned)
+        .collect();
+    let visibility = if said.is_empty() {
+        vec!["model".to_owned(), "app".to_owned()]
+    } else {
+        said
+    };
+    Some(ToolUi {
+        resource_uri: uri.to_owned(),
+        visibility,
+    })
+}
+
+/// Whether the AI may call `tool`: every tool but one whose view is for the view only
+/// (`visibility` without `model`). Such a tool is listed (the extension needs its view), but
+/// `/execute` does not run it: nothing but its view may, and views do not call through here.
+pub(crate) fn for_model(tool: &rmcp::model::Tool) -> bool {
+    view_of(tool).is_none_or(|ui| ui.visibility.iter().any(|who| who == "model"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_view_is_read_from_either_meta_form_and_only_as_a_ui_address() {
+        let with = |meta: Value| {
+            let mut tool = rmcp::model::Tool::new("t", "d", Arc::new(serde_json::Map::new()));
+            tool.meta = Some(rmcp::model::MetaObject(meta.as_object().unwrap().clone()));
+            view_of(&tool)
+        };
+        let both = ["model".to_owned(), "app".to_owned()];
+        let nested = with(json!({"ui": {"resourceUri": "ui://clock/view.html"}})).unwrap();
+        assert_eq!(nested.resource_uri, "ui://clock/view.html");
+        assert_eq!(nested.visibility, both);
+        let flat = with(json!({"ui/resourceUri": "ui://clock/old.html"})).unwrap();
+        assert_eq!(flat.resource_uri, "ui://clock/old.html");
+        let app_only = with(json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}}));
+        assert_eq!(app_only.unwrap().visibility, ["app"]);
+        let odd = with(json!({"ui": {"resourceUri": "ui://a", "visibility": ["everyone", 3]}}));
+        assert_eq!(odd.unwrap().visibility, both, "names neither: both");
+        assert_eq!(
+            with(json!({"ui": {"resourceUri": "https://evil.example/x"}})),
+            None
+        );
+        assert_eq!(with(json!({"ui": {}})), None);
+        assert_eq!(with(json!({"other": 1})), None);
+    }
+
+    #[test]
+    fn a_tool_for_its_view_only_is_not_the_ais() {
+        let tool = |meta: Value| {
+            let mut tool =
+                rmcp::model::Tool::new("t", "d", std::sync::Arc::new(serde_json::Map::new()));
+            tool.meta = Some(rmcp::model::MetaObject(meta.as_object().unwrap().clone()));
+            tool
+        };
+        assert!(for_model(&tool(json!({}))));
+        assert!(for_model(&tool(json!({"ui": {"resourceUri": "ui://a"}}))));
+        assert!(!for_model(&tool(
+            json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}})
+        )));
+        // No view (not a ui:// address): the visibility means nothing.
+        assert!(for_model(&tool(
+            json!({"ui": {"resourceUri": "https://a", "visibility": ["app"]}})
+        )));
+    }
 
     #[test]
     fn a_view_that_declares_nothing_gets_inline_code_and_nothing_else() {

@@ -1,7 +1,8 @@
 //! MCP App views (the `io.modelcontextprotocol/ui` extension), against the real
 //! `@modelcontextprotocol/server-basic-vanillajs` from npm: a tool's view is listed with the
 //! tool, the `ui://` resource it names reads as the server's HTML, and it is served once, to a
-//! frame without the token, from a one-time address with the policies the resource declares.
+//! frame without the token, from a one-time address with the policies the resource declares;
+//! a tool only its view may call is listed and never run by `/execute`.
 
 mod common;
 
@@ -174,5 +175,46 @@ async fn a_view_is_served_once_to_a_frame_with_its_policies_and_never_without_th
     // Once only.
     let (again, _, _) = navigate(&app, &path, None).await;
     assert_eq!(again, StatusCode::NOT_FOUND);
+    app.stop().await;
+}
+
+#[tokio::test]
+async fn a_tool_for_its_view_only_is_listed_but_never_run_from_the_chat() {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let script =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/odd-server.mjs");
+    let app = TestApp::start(vec![stdio_spec("odd", &node, &[script.to_str().unwrap()])]).await;
+    let listed = app.get("/tools?serverName=odd").await;
+    let tick = listed.body["tools"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "view-tick"))
+        .cloned()
+        .unwrap_or_else(|| panic!("listed: {}", listed.body));
+    assert_eq!(tick["ui"]["visibility"], serde_json::json!(["app"]));
+
+    // Named or not, the call is refused as a tool the server does not offer the AI, and the
+    // refusal does not suggest it.
+    for body in [
+        serde_json::json!({"name": "view-tick", "serverName": "odd", "arguments": {}}),
+        serde_json::json!({"name": "view-tick", "arguments": {}}),
+    ] {
+        let reply = app.execute(body.clone()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::NOT_FOUND,
+            "{body}: {}",
+            reply.body
+        );
+        let detail = reply.detail();
+        assert_eq!(detail["type"], "ToolNotFound", "{}", reply.body);
+        assert!(!reply.body.to_string().contains("ticked"), "{}", reply.body);
+        let suggested = detail["facts"].to_string();
+        assert!(!suggested.contains("view-tick"), "{suggested}");
+    }
+    // Its other tools run as ever.
+    let reply = app
+        .execute(serde_json::json!({"name": "good-weather", "serverName": "odd", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     app.stop().await;
 }

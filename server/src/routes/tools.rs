@@ -12,7 +12,7 @@ use axum::response::{IntoResponse as _, Response};
 use serde_json::Value;
 
 use mcp_bridge_protocol::answers::{
-    ServerToolList, ServiceInfo, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList, ToolUi,
+    ServerToolList, ServiceInfo, Services, ToolDetail, ToolDetailInfo, ToolInfo, ToolList,
 };
 
 use crate::error::{BridgeError, InvalidField};
@@ -89,7 +89,7 @@ pub(crate) async fn list(
                     description: tool.description.as_deref().unwrap_or_default().to_owned(),
                     parameters: (*tool.input_schema).clone(),
                     annotations: annotations(tool),
-                    ui: ui(tool),
+                    ui: crate::views::view_of(tool),
                 })
                 .collect();
             Ok(Json(ServerToolList {
@@ -129,37 +129,6 @@ pub(crate) async fn detail(
     .into_response())
 }
 
-/// The tool's MCP App view: `_meta.ui.resourceUri` (or the older flat `_meta["ui/resourceUri"]`),
-/// a `ui://` address, with `_meta.ui.visibility` (`model`, `app`; both when left out or when
-/// it names neither). Anything else is no view.
-fn ui(tool: &rmcp::model::Tool) -> Option<ToolUi> {
-    let meta = &tool.meta.as_ref()?.0;
-    let nested = meta.get("ui").and_then(Value::as_object);
-    let uri = nested
-        .and_then(|ui| ui.get("resourceUri"))
-        .or_else(|| meta.get("ui/resourceUri"))
-        .and_then(Value::as_str)
-        .filter(|uri| uri.starts_with("ui://"))?;
-    let said: Vec<String> = nested
-        .and_then(|ui| ui.get("visibility"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .filter(|who| matches!(*who, "model" | "app"))
-        .map(str::to_owned)
-        .collect();
-    let visibility = if said.is_empty() {
-        vec!["model".to_owned(), "app".to_owned()]
-    } else {
-        said
-    };
-    Some(ToolUi {
-        resource_uri: uri.to_owned(),
-        visibility,
-    })
-}
-
 /// A tool's annotations in MCP's camelCase, only the hints it declared; `{}` for none.
 fn annotations(tool: &rmcp::model::Tool) -> Value {
     tool.annotations
@@ -172,32 +141,6 @@ fn annotations(tool: &rmcp::model::Tool) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
-    use std::sync::Arc;
-
-    #[test]
-    fn a_view_is_read_from_either_meta_form_and_only_as_a_ui_address() {
-        let with = |meta: Value| {
-            let mut tool = rmcp::model::Tool::new("t", "d", Arc::new(serde_json::Map::new()));
-            tool.meta = Some(rmcp::model::MetaObject(meta.as_object().unwrap().clone()));
-            ui(&tool)
-        };
-        let both = ["model".to_owned(), "app".to_owned()];
-        let nested = with(json!({"ui": {"resourceUri": "ui://clock/view.html"}})).unwrap();
-        assert_eq!(nested.resource_uri, "ui://clock/view.html");
-        assert_eq!(nested.visibility, both);
-        let flat = with(json!({"ui/resourceUri": "ui://clock/old.html"})).unwrap();
-        assert_eq!(flat.resource_uri, "ui://clock/old.html");
-        let app_only = with(json!({"ui": {"resourceUri": "ui://a", "visibility": ["app"]}}));
-        assert_eq!(app_only.unwrap().visibility, ["app"]);
-        let odd = with(json!({"ui": {"resourceUri": "ui://a", "visibility": ["everyone", 3]}}));
-        assert_eq!(odd.unwrap().visibility, both, "names neither: both");
-        assert_eq!(
-            with(json!({"ui": {"resourceUri": "https://evil.example/x"}})),
-            None
-        );
-        assert_eq!(with(json!({"ui": {}})), None);
-        assert_eq!(with(json!({"other": 1})), None);
-    }
 
     #[test]
     fn annotations_are_the_declared_hints_or_empty() {

@@ -2,7 +2,8 @@
 // server-everything does not — asks for sampling whatever the client advertised, returns
 // structured content that breaks its own output schema, asks the user a question after a
 // delay (so it comes while a client already waits), and adds tools, prompts and resources
-// while it runs, announcing them (or not) with `notifications/{tools,prompts,resources}/list_changed`
+// while it runs, announcing them (or not) with `notifications/{tools,prompts,resources}/list_changed`,
+// and lists a tool for its MCP App view only
 // — so the bridge's (and the extension's) answers to all of it can be checked.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -113,6 +114,12 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       inputSchema: { type: "object", properties: {} },
       outputSchema: weather,
     },
+    {
+      name: "view-tick",
+      description: "A tool of an MCP App view, for the view only (visibility: app).",
+      inputSchema: { type: "object", properties: {} },
+      _meta: { ui: { resourceUri: "ui://odd/view.html", visibility: ["app"] } },
+    },
   ],
 }));
 
@@ -147,6 +154,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       });
       return text({ answer });
     }
+    case "view-tick":
+      return text({ ticked: true });
     case "add-tool": {
       const { name, notify } = request.params.arguments;
       added.push({
