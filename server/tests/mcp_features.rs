@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
-use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec};
+use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec, tool_names};
 use mcp_bridge::ResultLimits as Limits;
 use mcp_bridge::config::{RootSpec, ServerSpec};
 use mcp_bridge_protocol::requests::{
@@ -49,18 +49,6 @@ async fn until(app: &TestApp, path: &str, check: impl Fn(&Value) -> bool) -> Val
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Wait until the tools server-everything registers after initialization are listed.

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use common::{TestApp, bridge_exe, demo_root, require_on_path, stdio_spec};
+use common::{TestApp, bridge_exe, demo_root, require_on_path, stdio_spec, tool_names};
 use mcp_bridge::config::ServerSpec;
 use serde_json::{Value, json};
 
@@ -27,28 +27,29 @@ fn probe(answer: Option<&str>) -> ServerSpec {
     stdio_spec("probe", &node, &args)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn initialize_names_the_newest_revision_that_has_an_initialize() {
-    let app = TestApp::start(vec![probe(None)]).await;
+/// The protocol version that `spec`'s tool `seen` says the bridge spoke in a call.
+async fn version_spoken(spec: ServerSpec) -> String {
+    let name = spec.name.clone();
+    let app = TestApp::start(vec![spec]).await;
     let reply = app
-        .execute(json!({"name": "seen", "serverName": "probe", "arguments": {}}))
+        .execute(json!({"name": "seen", "serverName": name, "arguments": {}}))
         .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    assert_eq!(reply.text(), "2025-11-25");
+    let version = reply.text();
     app.stop().await;
+    version
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_names_the_newest_revision_that_has_an_initialize() {
+    assert_eq!(version_spoken(probe(None)).await, "2025-11-25");
 }
 
 /// A server of an older revision that answers `server/discover`, a method it does not know,
 /// with an empty result instead of an error is spoken to with `initialize` all the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_answering_discover_with_an_empty_result_gets_an_initialize() {
-    let app = TestApp::start(vec![probe(Some("lenient"))]).await;
-    let reply = app
-        .execute(json!({"name": "seen", "serverName": "probe", "arguments": {}}))
-        .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    assert_eq!(reply.text(), "2025-11-25");
-    app.stop().await;
+    assert_eq!(version_spoken(probe(Some("lenient"))).await, "2025-11-25");
 }
 
 /// A server that never answers `server/discover` gets an `initialize` once rmcp stops waiting
@@ -56,15 +57,9 @@ async fn a_server_answering_discover_with_an_empty_result_gets_an_initialize() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_silent_to_discover_gets_an_initialize_after_10_s() {
     let started = Instant::now();
-    let app = TestApp::start(vec![probe(Some("silent"))]).await;
-    let reply = app
-        .execute(json!({"name": "seen", "serverName": "probe", "arguments": {}}))
-        .await;
+    assert_eq!(version_spoken(probe(Some("silent"))).await, "2025-11-25");
     let took = started.elapsed();
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    assert_eq!(reply.text(), "2025-11-25");
     assert!(took >= Duration::from_secs(10), "{took:?}");
-    app.stop().await;
 }
 
 fn support(file: &str) -> String {
@@ -150,13 +145,7 @@ async fn the_demo_server_is_spoken_to_in_2026_07_28_without_initialize() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_of_the_python_sdk_is_spoken_to_in_2026_07_28() {
-    let app = TestApp::start(vec![mrtr_spec()]).await;
-    let reply = app
-        .execute(json!({"name": "seen", "serverName": "mrtr", "arguments": {}}))
-        .await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    assert_eq!(reply.text(), "2026-07-28");
-    app.stop().await;
+    assert_eq!(version_spoken(mrtr_spec()).await, "2026-07-28");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,13 +156,7 @@ async fn a_server_pinned_to_an_older_revision_is_spoken_to_in_it() {
             .iter()
             .find(|v| v.as_str() == pinned)
             .cloned();
-        let app = TestApp::start(vec![spec]).await;
-        let reply = app
-            .execute(json!({"name": "seen", "serverName": "mrtr", "arguments": {}}))
-            .await;
-        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-        assert_eq!(reply.text(), pinned);
-        app.stop().await;
+        assert_eq!(version_spoken(spec).await, pinned);
     }
 }
 
@@ -275,25 +258,14 @@ async fn a_prompts_question_is_declined_and_the_retry_renders_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_servers_changed_list_reaches_the_bridge_through_subscriptions_listen() {
     let app = TestApp::start(vec![mrtr_spec()]).await;
-    let names = |body: &Value| -> Vec<String> {
-        body["tools"]["tools"]
-            .as_array()
-            .map(|tools| {
-                tools
-                    .iter()
-                    .filter_map(|t| t["name"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let before = app.get("/tools?serverName=mrtr").await;
     assert!(
-        names(&before.body).contains(&"grow".to_owned()),
+        tool_names(&before.body).contains(&"grow".to_owned()),
         "{}",
         before.body
     );
     assert!(
-        !names(&before.body).contains(&"grown".to_owned()),
+        !tool_names(&before.body).contains(&"grown".to_owned()),
         "{}",
         before.body
     );
@@ -304,7 +276,7 @@ async fn a_2026_servers_changed_list_reaches_the_bridge_through_subscriptions_li
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let listed = app.get("/tools?serverName=mrtr").await;
-        if names(&listed.body).contains(&"grown".to_owned()) {
+        if tool_names(&listed.body).contains(&"grown".to_owned()) {
             break;
         }
         assert!(

@@ -766,3 +766,16 @@ pub fn status_kib(pid: u32, field: &str) -> u64 {
         .and_then(|kib| kib.parse().ok())
         .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
 }
+
+/// The names of the tools a `GET /tools?serverName=` body lists.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
