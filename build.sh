@@ -349,11 +349,15 @@ bind_core() {
     --outfile="$out/mcp_bridge_core.js" "$out/mcp_bridge_core.js"
 }
 
+# The bridge's cargo profile: `release` (optimized whole), or `local` for `run` (Cargo.toml
+# says why).
+BRIDGE_PROFILE=release
+
 build() {
   compile_core
 
-  step "build: bridge server (release)"
-  cargo build --release -p mcp-bridge
+  step "build: bridge server (profile $BRIDGE_PROFILE)"
+  cargo build --profile "$BRIDGE_PROFILE" -p mcp-bridge
 
   bind_core
 
@@ -376,12 +380,13 @@ build() {
 # ---------------------------------------------------------------------------------------
 
 run() {
+  BRIDGE_PROFILE=local
   build
   cat <<EOF
 
   The bridge is starting on http://127.0.0.1:3849 (Ctrl+C stops it and its MCP servers).
   Its first lines say whether the extension is paired. To pair once, so that the extension
-  finds the bridge and its token by itself: $ROOT/target/release/mcp-bridge install
+  finds the bridge and its token by itself: $ROOT/target/$BRIDGE_PROFILE/mcp-bridge install
   Otherwise paste the token printed below into the extension's options page.
 
   Load the extension unpacked:
@@ -391,7 +396,7 @@ run() {
   Then open a chat page: the MCP Bridge float (or the toolbar icon) shows the connection.
 
 EOF
-  exec "$ROOT/target/release/mcp-bridge" "$@"
+  exec "$ROOT/target/$BRIDGE_PROFILE/mcp-bridge" "$@"
 }
 
 # `cargo test ARGS`, failing unless every test `cargo test ARGS -- --list` names ran: a test
