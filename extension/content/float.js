@@ -20,7 +20,7 @@ const FLOAT_CSS = `
 .bar button{flex:none;width:28px;height:28px;padding:0}
 .narrow .bar{flex-wrap:wrap}.narrow .title{flex:1 1 calc(100% - 24px)}.narrow .bar button:first-of-type{margin-left:auto}
 .bar button.prompts{width:auto;padding:0 8px}
-code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;overflow-wrap:anywhere}
+code{font:12px ui-monospace,monospace;background:var(--soft);border-radius:4px;padding:0 3px;display:inline-block;max-width:100%;box-sizing:border-box;overflow-wrap:anywhere}
 .body{padding:8px 10px;white-space:pre-wrap;word-break:break-word;overflow:auto;min-height:0}
 .body:empty{display:none}
 .report{margin:6px 0 0;padding:6px 8px;background:var(--soft);border-radius:6px;white-space:normal;max-height:240px;overflow:auto}
@@ -119,7 +119,7 @@ function readableReport(text) {
     if (line.includes('⟦DATA-')) continue;
     const heading = /^#+\s+(.*)$/.exec(line);
     const labelled = /^\*\*(.+?)\*\*:?\s*(.*)$/.exec(line);
-    if (heading) box.append(el('p', { class: 'h' }, heading[1]));
+    if (heading) box.append(el('p', { class: 'h' }, ...rich(heading[1])));
     else if (labelled) box.append(el('p', {}, el('strong', {}, labelled[1]), ' ', ...rich(labelled[2])));
     else box.append(el('p', {}, ...rich(line.replace(/^-\s+/, '• '))));
   }

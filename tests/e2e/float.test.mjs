@@ -12,6 +12,7 @@ import { CHAT_SITES } from './support/fixtures.mjs';
 import { startWorld, openChat, userSays, userMessages, call, configure } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { sleep } from './support/webdriver.mjs';
+import { BROKEN_WORDS } from './support/words.mjs';
 
 const INPUT = {
   deepseek: ['textarea#chat-input', 'div[role=button].ds-button--primary'],
@@ -320,12 +321,17 @@ for (const browser of BROWSERS) {
             const sizes = await w.session.exec(SMALL_TEXT);
             assert.ok(sizes.texts > 1, `${name}: no texts measured`);
             assert.deepEqual(sizes.small, [], `${name}: text under 12 px`);
+            const words = await w.session.exec(BROKEN_WORDS);
+            assert.ok(words.words > 1, `${name}: no words measured`);
+            assert.deepEqual(words.broken, [], `${name}: words cut although they fit their line`);
           };
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.more').click()`);
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
           await check('ready with its tools and the pasted-call box');
           await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('[data-action=floatManual]').click()`);
-          await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `hi in the ${theme} theme `.repeat(20) })}`, 'Done.']);
+          // Names and paths of many lengths, so some fall at a line's end wherever the float is.
+          const names = Array.from({ length: 12 }, (_, i) => `${['src', 'docs', 'server'][i % 3]}/${'module_'.repeat(1 + (i % 4))}${i}.rs`);
+          await userSays(w, 'Echo.', [`Sure.\n${call('echo', { text: `${names.join(' ')} hi in the ${theme} theme `.repeat(3) })}`, 'Done.']);
           await w.session.waitForScript(`return document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.box[data-status=confirm]')`, { what: 'the prompt' })
             .catch(async (e) => {
               // Say what the float showed and what reached the chat instead.

@@ -11,6 +11,7 @@ import { BROWSERS } from './support/browsers.mjs';
 import { startWorld, openChat } from './support/chat.mjs';
 import { instrumentedExtension } from './support/instrumented.mjs';
 import { sleep } from './support/webdriver.mjs';
+import { BROKEN_WORDS } from './support/words.mjs';
 
 // Runs in the page: the float's rects, the newest answer's text and the input's.
 const MEASURE = `
@@ -106,6 +107,10 @@ for (const browser of BROWSERS) for (const lang of ['en-US', 'zh-CN']) {
           assert.equal(unreadable(got), '', JSON.stringify(got));
           assert.ok(!overlap(got.box, got.input) && !overlap(got.box, got.send), `over the input: ${JSON.stringify(got)}`);
         }
+        // The site's name and every other word stay whole wherever they fit their line.
+        const words = await w.session.exec(BROKEN_WORDS);
+        assert.ok(words.words > 0, 'no words measured in the float');
+        assert.deepEqual(words.broken, [], 'words cut although they fit their line');
         await w.session.exec(`document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.bar button.prompts').click()`);
         await w.session.waitForScript(`return !!document.querySelector('mcp-bridge-float').shadowRoot.querySelector('.menu')`, { what: 'the Prompts menu' });
         got = await w.session.waitForScript(`${MEASURE.replace('return {', 'const got = {')}; return got.menu && got.menu.height > 20 ? got : null`, { what: 'the menu drawn' });
