@@ -37,6 +37,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     TYPE_TEXT: 'type-text',
     APPEND_TEXT: 'append-text',
     SUBMIT: 'submit',
+    ATTACH_FILE: 'attach-file',
     FLOAT_STATE: 'float-state',
   }),
   // What the core answers (`Response`).

@@ -1,31 +1,37 @@
 // What the extension's own pages share: starting the core (the same build the worker runs)
-// and asking it, translating the static labels from the browser's catalog, creating
-// elements, and writing the core's sentences with their code marked up. The core writes
-// names, commands and code between backticks; here they become <code>, and a command that
-// starts the bridge gets a copy button. Text is only ever set as text, never parsed as HTML.
+// and asking it, its words for the page's labels, creating elements, and writing the core's
+// sentences with their code marked up. The core writes names, commands and code between
+// backticks; here they become <code>, and a command that starts the bridge gets a copy
+// button. Text is only ever set as text, never parsed as HTML.
 import init, * as core from './core/mcp_bridge_core.js';
 
 const { response: RESPONSE } = globalThis.MCP_BRIDGE;
 
-/** The text of `key` in the browser's language (the key itself when it is missing). */
-export const t = (key, subs) => chrome.i18n.getMessage(key, subs) || key;
+/** The core, started once; the page's words come from it, so every importer waits for it. */
+export const ready = init({ module_or_path: new URL('./core/mcp_bridge_core_bg.wasm', import.meta.url) });
+await ready;
+const { locale, labels } = JSON.parse(core.pageLabels());
 
-/** The language of the catalog the browser picked, which the core speaks too: dates follow it. */
-export const uiLocale = t('catalogLanguage');
+/** The language tag the core speaks, which dates follow too. */
+export const uiLocale = locale;
 
-/** Fills `[data-i18n]`, `[data-i18n-aria-label]` and `[data-i18n-placeholder]` from the catalog. */
+/** The label `key` with its numbered values `{1}`… filled (the key itself when it is missing). */
+export const t = (key, subs = []) => [subs].flat()
+  .reduce((text, value, i) => text.replaceAll(`{${i + 1}}`, value), labels[key] ?? key);
+
+/** Fills `[data-i18n]`, `[data-i18n-aria-label]` and `[data-i18n-placeholder]` with the labels. */
 export function translate(root = document) {
   for (const node of root.querySelectorAll('[data-i18n]')) {
-    const text = chrome.i18n.getMessage(node.dataset.i18n);
+    const text = labels[node.dataset.i18n];
     // Options of a menu hold text only; elsewhere code between backticks is marked up.
     if (text) (node.tagName === 'OPTION' ? (node.textContent = text) : say(node, text));
   }
   for (const node of root.querySelectorAll('[data-i18n-aria-label]')) {
-    const text = chrome.i18n.getMessage(node.dataset.i18nAriaLabel);
+    const text = labels[node.dataset.i18nAriaLabel];
     if (text) node.setAttribute('aria-label', text);
   }
   for (const node of root.querySelectorAll('[data-i18n-placeholder]')) {
-    const text = chrome.i18n.getMessage(node.dataset.i18nPlaceholder);
+    const text = labels[node.dataset.i18nPlaceholder];
     if (text) node.placeholder = text;
   }
 }
@@ -38,13 +44,11 @@ export function el(tag, text, attrs = {}) {
   return node;
 }
 
-/** The core, started once; `ask` hands it one page request (a failure becomes an error answer). */
-export const ready = init({ module_or_path: new URL('./core/mcp_bridge_core_bg.wasm', import.meta.url) });
+/** `ask` hands the core one page request (a failure becomes an error answer). */
 export { core };
 
 export async function ask(request) {
   try {
-    await ready;
     return (await core.handlePageRequest(JSON.stringify(request))) ?? { type: RESPONSE.ERROR, message: t('noAnswer') };
   } catch (e) {
     return { type: RESPONSE.ERROR, message: String(e?.message ?? e) };

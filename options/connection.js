@@ -1,7 +1,7 @@
 // The bridge's status, the connection (address and token), the behaviour settings and the
 // call history.
 import { ask, el, say, t } from '../pages.js';
-import { $, PAGE, RESPONSE, named, quoted, report, tick } from './shared.js';
+import { $, PAGE, RESPONSE, askingAgain, named, quoted, report, tick } from './shared.js';
 
 // ---- status ---------------------------------------------------------------------------
 
@@ -22,6 +22,9 @@ export async function refreshHealth({ form = true } = {}) {
     return null;
   }
   const status = answer.data;
+  // Until connected the core asks for its status again, so the buttons come on by themselves
+  // once the bridge runs.
+  statusAgain(status.recheckMs, () => refreshHealth({ form: false }));
   out.dataset.state = status.look;
   out.dataset.status = status.state;
   say(out, status.title);
@@ -48,11 +51,7 @@ function needsBridge(connected) {
   if (connected && bridgeOn === false) document.dispatchEvent(new Event('bridge-connected'));
   bridgeOn = connected;
 }
-// While the bridge does not answer and the page is visible, its status is asked again, so
-// the buttons come on by themselves once it runs.
-setInterval(() => {
-  if (bridgeOn === false && document.visibilityState === 'visible') refreshHealth({ form: false });
-}, 3000);
+const statusAgain = askingAgain();
 
 // ---- connection -----------------------------------------------------------------------
 
@@ -103,6 +102,7 @@ export function fillSettings(s) {
   $('language').value = s.language;
   $('auto-send').checked = s.autoSend;
   $('auto-execute').checked = s.autoExecute;
+  $('instructions-as-file').checked = s.instructionsAsFile;
   $('stack-lines').value = String(s.stackLines);
   $('max-auto-rounds').value = String(s.maxAutoRounds);
 }
@@ -116,6 +116,7 @@ $('save-behaviour').addEventListener('click', async () => {
       language: $('language').value,
       autoSend: $('auto-send').checked,
       autoExecute: $('auto-execute').checked,
+      instructionsAsFile: $('instructions-as-file').checked,
       stackLines: numberOrText($('stack-lines')),
       maxAutoRounds: numberOrText($('max-auto-rounds')),
     },

@@ -1,12 +1,14 @@
 // The MCP servers: the list (following the bridge while the page is visible), the editor,
 // sign-in, and importing servers from other clients' configs.
 import { ask, el, say, t } from '../pages.js';
-import { $, PAGE, RESPONSE, named, report, tick } from './shared.js';
+import { $, PAGE, RESPONSE, askingAgain, named, report, tick } from './shared.js';
 import { loadTools } from './tools.js';
 
 // ---- servers -------------------------------------------------------------------------
 
-const POLL_MS = 3000;
+// The list follows the bridge (a crash, a hand edit of the config file, a server that
+// finished starting): the core says when to read it again.
+const listAgain = askingAgain();
 // The last list shown (to redraw only on a change) and the core's fingerprint of names,
 // statuses and tool counts (the tools list is read again when it changes).
 let shownServers = '';
@@ -42,6 +44,8 @@ async function readServers({ quiet = false } = {}) {
     out.textContent = '';
   }
   const data = answer.data;
+  // A read already under way schedules the next one itself.
+  listAgain(data.recheckMs, () => { if (!reading) loadServers({ quiet: true }); });
   say($('config-path'), data.configPath ? t('configPath', [`\`${data.configPath}\``]) : '');
   if (!data.configValid) {
     $('servers-result').dataset.state = 'down';
@@ -291,9 +295,3 @@ $('import-picked').addEventListener('click', async () => {
   await loadServers({ quiet: true });
   loadTools();
 });
-
-// While the page is visible the list follows the bridge: a crash, a hand edit of the config
-// file, a server that finished starting.
-setInterval(() => {
-  if (document.visibilityState === 'visible' && $('token').value && !reading) loadServers({ quiet: true });
-}, POLL_MS);

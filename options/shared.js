@@ -1,16 +1,15 @@
 // What the options page's sections share: the message names, and the way a section writes
 // the core's answer (its sentence, the field it names) into the page.
-import { el, ready, say, t, translate } from '../pages.js';
+import { el, say, t, translate } from '../pages.js';
 
 // Message names, from ../contract.js (loaded by options.html before the page's modules).
 export const { page: PAGE, response: RESPONSE } = globalThis.MCP_BRIDGE;
 export const $ = (id) => document.getElementById(id);
 
-// The labels are translated at once; every section's module (each imports this one) wires
-// its controls up once the core has started, as their handlers ask it.
+// The core has started (pages.js waits for it: the labels are its words), so the labels are
+// translated at once and every section's module (each imports this one) wires its controls up.
 translate();
 $('extension-version').textContent = chrome.runtime.getManifest().version;
-await ready;
 
 /** `text` between backticks: a name in a sentence that `say` writes, shown as code. */
 export const tick = (text) => `\`${text}\``;
@@ -35,20 +34,7 @@ export function named(text, strong = true) {
 }
 
 /**
- * The sentence for a field the core refused: the field's visible label (its catalog text,
- * code marked) and path, the reason, and that nothing changed.
- */
-export function fieldProblem(section, field, why) {
-  const root = String(field).split(/[.[]/)[0];
-  const input = section.querySelector(`[data-field="${CSS.escape(root)}"]`);
-  const span = input?.closest('label')?.querySelector('span');
-  const label = span?.dataset.i18n ? t(span.dataset.i18n) : span?.textContent;
-  return label ? t('fieldProblem', [label, field, why, t('nothingChanged')])
-    : t('fieldProblemBare', [field, why, t('nothingChanged')]);
-}
-
-/**
- * Writes an answer into `out` and marks the field the core named. Returns the data of a
+ * Writes an answer into `out` and marks the field the core named (its sentence names it). Returns the data of a
  * success, or null.
  */
 export function report(section, out, answer, okText) {
@@ -59,17 +45,35 @@ export function report(section, out, answer, okText) {
     return answer.data;
   }
   out.dataset.state = 'down';
+  // The core's sentence names the field; the field itself is marked for the eye and the
+  // screen reader.
   const field = answer?.field;
   if (field) {
     const root = String(field).split(/[.[]/)[0];
     section.querySelector(`[data-field="${CSS.escape(root)}"]`)?.setAttribute('aria-invalid', 'true');
     out.dataset.field = field;
-    say(out, fieldProblem(section, field, answer.message));
   } else {
     delete out.dataset.field;
-    say(out, answer?.message ?? t('noAnswer'));
   }
+  say(out, answer?.message ?? t('noAnswer'));
   return null;
+}
+
+/**
+ * One request the core asks the page to make again: `again(ms, fn)` runs `fn` once after `ms`
+ * while the page is visible (as soon as it shows again otherwise), replacing what was
+ * scheduled before; without `ms`, nothing is.
+ */
+export function askingAgain() {
+  let timer = 0;
+  return (ms, fn) => {
+    clearTimeout(timer);
+    if (!ms) return;
+    timer = setTimeout(function due() {
+      if (document.visibilityState === 'visible') fn();
+      else document.addEventListener('visibilitychange', due, { once: true });
+    }, ms);
+  };
 }
 
 /** Saves an export the core answered (`{json, filename}`) as a download. */

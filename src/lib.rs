@@ -49,6 +49,14 @@ pub fn site_origins(url: String) -> Vec<String> {
     domain::custom_sites::origins_for_address(&url)
 }
 
+/// An extension page's words (`domain::i18n::labels`) in the interface language, with the
+/// language tag its dates are written in, as JSON text: `{"locale", "labels"}`.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = pageLabels)]
+pub fn page_labels() -> String {
+    web::page_labels()
+}
+
 /// The worker's alarms (`chrome.alarms.onAlarm`): the daily check of the site list.
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = handleAlarm)]

@@ -31,6 +31,14 @@ pub async fn handle_message(message: &str, sender: &JsValue) -> JsValue {
     host::to_js(&response).unwrap_or(JsValue::NULL)
 }
 
+/// The labels of an extension page, in the language of the catalog the browser picked.
+pub fn page_labels() -> String {
+    use crate::domain::i18n::{Lang, labels::PageLabels};
+    use crate::runtime::host::Host;
+    let lang = Lang::of_ui(&WebHost.ui_language());
+    serde_json::to_string(&PageLabels::of(lang)).unwrap_or_else(|_| "{}".into())
+}
+
 /// One of the worker's alarms went off.
 pub async fn handle_alarm(name: &str) {
     let background = BACKGROUND.with(Rc::clone);

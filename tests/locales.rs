@@ -1,91 +1,53 @@
-//! The browser's catalog (`extension/_locales/<lang>/messages.json`, the labels of the
-//! options page and the float): every key in both languages, with the same placeholders.
+//! Every word a screen shows is the core's: the keys the float, the picker, the popup and the
+//! options page name are labels of the core (`domain::i18n::labels`) — the float's and the
+//! picker's in the part the content script is sent — and the browser's `_locales` hold only
+//! what the manifest names and the tag of the language the browser picked.
 #![cfg(not(target_arch = "wasm32"))]
 
+use mcp_bridge_core::domain::i18n::{Lang, labels::Labels};
 use mcp_bridge_core::domain::sites::CONTENT_SCRIPTS;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
+fn read(file: &str) -> String {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).expect(&path)
+}
+
 fn catalog(lang: &str) -> Map<String, Value> {
-    let path = format!(
-        "{}/extension/_locales/{lang}/messages.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).expect(&path);
-    match serde_json::from_str(&text).expect(&path) {
+    let file = format!("extension/_locales/{lang}/messages.json");
+    match serde_json::from_str(&read(&file)).expect(&file) {
         Value::Object(m) => m,
-        other => panic!("{path} is not an object: {other}"),
+        other => panic!("{file} is not an object: {other}"),
     }
 }
 
-/// The `$NAME$` placeholders a message uses.
-fn placeholders(entry: &Value) -> BTreeSet<String> {
-    let message = entry["message"].as_str().unwrap_or_default();
-    message
-        .split('$')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_ascii_lowercase)
-        .collect()
-}
-
-#[test]
-fn every_key_is_in_both_languages_with_the_same_placeholders() {
-    let (en, zh) = (catalog("en"), catalog("zh_CN"));
-    let (en_keys, zh_keys): (BTreeSet<_>, BTreeSet<_>) = (en.keys().collect(), zh.keys().collect());
-    assert_eq!(
-        en_keys.symmetric_difference(&zh_keys).collect::<Vec<_>>(),
-        Vec::<&&String>::new(),
-        "keys in one language only"
-    );
-    for (key, entry) in &en {
-        assert!(
-            entry["message"]
-                .as_str()
-                .is_some_and(|m| !m.trim().is_empty()),
-            "{key}"
-        );
-        assert_eq!(placeholders(entry), placeholders(&zh[key]), "{key}");
-    }
-}
-
-#[test]
-fn the_chinese_catalog_is_chinese() {
-    let zh = catalog("zh_CN");
-    let english: Vec<&String> = zh
-        .iter()
-        .filter(|(_, e)| {
-            let m = e["message"].as_str().unwrap_or_default();
-            // Names (MCP Bridge, Token) and codes may be Latin; a whole sentence may not.
-            m.split_whitespace()
-                .filter(|w| w.chars().all(|c| c.is_ascii_lowercase()))
-                .count()
-                >= 4
-        })
-        .map(|(k, _)| k)
-        .collect();
-    assert!(english.is_empty(), "English in zh_CN: {english:?}");
-}
-
-/// The keys a page's script or markup names in quotes (`T('key')`, `t('key')`,
-/// `data-i18n="key"`, and the content script's key tables).
+/// The keys a script or markup names in quotes (`T('key')`, `t('key')`, `data-i18n="key"`,
+/// `data-i18n-placeholder="key"`, and the key tables `'partX'`, `'foundX'`, `'missingX'`).
 fn keys_used(file: &str) -> BTreeSet<String> {
-    let path = format!("{}/extension/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).expect(&path);
+    let text = read(file);
     let mut out = BTreeSet::new();
     for (open, close) in [
         ("T('", '\''),
         ("t('", '\''),
         ("data-i18n=\"", '"'),
+        ("data-i18n-aria-label=\"", '"'),
+        ("data-i18n-placeholder=\"", '"'),
         ("'part", '\''),
         ("'found", '\''),
         ("'missing", '\''),
+        ("'picker", '\''),
+        ("'float", '\''),
     ] {
         let table = open.starts_with('\'');
         for (at, _) in text.match_indices(open) {
             // `T(` and `t(` as calls of their own, not the end of `act(` or `list(`.
             let before = text[..at].chars().next_back().unwrap_or(' ');
             if !table && (before.is_ascii_alphanumeric() || "_.$".contains(before)) {
+                continue;
+            }
+            // A button's action name (`'data-action': 'floatAttachLink'`) is not a label.
+            if table && text[..at].trim_end().ends_with("'data-action':") {
                 continue;
             }
             let start = if table { at + 1 } else { at + open.len() };
@@ -101,34 +63,41 @@ fn keys_used(file: &str) -> BTreeSet<String> {
     out
 }
 
+fn files_under(dir: &str) -> Vec<String> {
+    let path = format!("{}/{dir}", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(&path)
+        .expect(&path)
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.ends_with(".js") || f.ends_with(".html"))
+        .map(|f| format!("{dir}/{f}"))
+        .collect();
+    files.sort();
+    files
+}
+
 #[test]
-fn the_float_and_the_popup_take_every_word_from_the_catalog() {
-    let (en, zh) = (catalog("en"), catalog("zh_CN"));
+fn the_float_and_the_picker_take_every_word_from_the_part_the_content_script_is_sent() {
     let mut used = BTreeSet::new();
-    let content: Vec<String> = CONTENT_SCRIPTS[1..]
+    for file in CONTENT_SCRIPTS[1..]
         .iter()
-        .map(|f| f.trim_start_matches('/').to_string())
-        .collect();
-    for file in content
-        .iter()
-        .map(String::as_str)
-        .chain(["popup/popup.js", "popup/popup.html"])
+        .map(|f| format!("extension/{}", f.trim_start_matches('/')))
+        .chain(["extension/picker.js".to_string()])
     {
-        used.extend(keys_used(file));
+        used.extend(keys_used(&file));
     }
-    assert!(used.len() > 30, "{used:?}");
-    let missing: Vec<&String> = used
-        .iter()
-        .filter(|k| !en.contains_key(*k) || !zh.contains_key(*k))
-        .collect();
-    assert!(missing.is_empty(), "not in both catalogs: {missing:?}");
+    assert!(used.len() > 40, "{used:?}");
+    for lang in [Lang::En, Lang::Zh] {
+        let float = &Labels::of(lang).float;
+        let missing: Vec<&String> = used.iter().filter(|k| !float.contains_key(*k)).collect();
+        assert!(
+            missing.is_empty(),
+            "{lang:?}: not sent to the content script: {missing:?}"
+        );
+    }
     // No English fallback beside a key: `T('key', 'Words')`.
-    let content: String = content
+    let content: String = CONTENT_SCRIPTS[1..]
         .iter()
-        .map(|f| {
-            std::fs::read_to_string(format!("{}/extension/{f}", env!("CARGO_MANIFEST_DIR")))
-                .unwrap()
-        })
+        .map(|f| read(&format!("extension/{}", f.trim_start_matches('/'))))
         .collect();
     let fallbacks: Vec<&str> = content
         .match_indices("T('")
@@ -136,25 +105,78 @@ fn the_float_and_the_popup_take_every_word_from_the_catalog() {
         .filter(|s| s.split_once("', '").is_some_and(|(k, _)| !k.contains(')')))
         .collect();
     assert!(fallbacks.is_empty(), "fallback strings: {fallbacks:?}");
+}
+
+#[test]
+fn the_popup_and_the_options_page_take_every_word_from_the_labels() {
+    let mut used = BTreeSet::new();
+    for file in files_under("extension/popup")
+        .into_iter()
+        .chain(files_under("options"))
+        .chain(["extension/pages.js".to_string()])
+    {
+        used.extend(keys_used(&file));
+    }
+    assert!(used.len() > 150, "{}", used.len());
+    for lang in [Lang::En, Lang::Zh] {
+        let all = Labels::of(lang).all();
+        let missing: Vec<&String> = used
+            .iter()
+            .filter(|k| !all.contains_key(k.as_str()))
+            .collect();
+        assert!(missing.is_empty(), "{lang:?}: no such label: {missing:?}");
+    }
     // The popup's markup holds no words of its own.
-    let html = std::fs::read_to_string(format!(
-        "{}/extension/popup/popup.html",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
+    let html = read("extension/popup/popup.html");
     assert!(
         !html.contains("\">Insert") && !html.contains("Checking"),
         "{html}"
     );
 }
 
-/// The core speaks the language of the catalog the browser picked (`catalogLanguage`, read by
-/// the web host): each catalog names its own language, one the core reads as that language.
 #[test]
-fn each_catalog_names_its_own_language_as_the_core_reads_it() {
-    use mcp_bridge_core::domain::i18n::Lang;
+fn every_label_is_named_by_a_screen() {
+    let mut used = BTreeSet::new();
+    for file in CONTENT_SCRIPTS[1..]
+        .iter()
+        .map(|f| format!("extension/{}", f.trim_start_matches('/')))
+        .chain(files_under("extension/popup"))
+        .chain(files_under("options"))
+        .chain(["extension/picker.js".into(), "extension/pages.js".into()])
+    {
+        let text = read(&file);
+        used.extend(
+            Labels::of(Lang::En)
+                .all()
+                .into_keys()
+                .filter(|k| text.contains(&format!("'{k}'")) || text.contains(&format!("\"{k}\"")))
+                .map(String::from),
+        );
+    }
+    let unused: Vec<&str> = Labels::of(Lang::En)
+        .all()
+        .into_keys()
+        .filter(|k| !used.contains(*k))
+        .collect();
+    assert!(unused.is_empty(), "labels no screen names: {unused:?}");
+}
+
+/// The browser's catalogs keep only what the browser reads: the manifest's `__MSG_` names and
+/// `catalogLanguage`, the tag of the catalog it picked, which the core reads as its language.
+#[test]
+fn the_browsers_catalogs_hold_only_the_manifests_words_and_their_own_language() {
+    let manifest = read("manifest.json");
+    let mut wanted: BTreeSet<String> = manifest
+        .split("__MSG_")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("__").map(|(k, _)| k.to_string()))
+        .collect();
+    wanted.insert("catalogLanguage".into());
     for (dir, lang) in [("en", Lang::En), ("zh_CN", Lang::Zh)] {
-        let tag = catalog(dir)["catalogLanguage"]["message"]
+        let catalog = catalog(dir);
+        let keys: BTreeSet<String> = catalog.keys().cloned().collect();
+        assert_eq!(keys, wanted, "{dir}");
+        let tag = catalog["catalogLanguage"]["message"]
             .as_str()
             .unwrap_or_default()
             .to_string();

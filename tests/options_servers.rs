@@ -8,6 +8,7 @@
 #[path = "chat_loop/world.rs"]
 mod world;
 
+use mcp_bridge_core::domain::i18n::{Lang, labels::Labels};
 use mcp_bridge_core::runtime::host::{HttpRequest, Method};
 use serde_json::{Value, json};
 use std::cell::RefCell;
@@ -239,12 +240,28 @@ fn a_bad_definition_names_its_field_and_nothing_is_sent() {
         );
         assert_eq!(r["type"], "error", "{r}");
         assert_eq!(r["field"], field, "{json}");
+        // The sentence is whole: the label the form shows, the field's path, that nothing changed.
+        let label = Labels::of(Lang::En).say("fieldDefinition", &[]);
+        let message = r["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("{label} (`{field}`): "))
+                && message.ends_with("— nothing was changed."),
+            "{message}"
+        );
     }
     let r = answer(
         &mut w,
         json!({"type": "check-server", "name": "no/slash", "json": "{}"}),
     );
     assert_eq!(r["field"], "name");
+    let label = Labels::of(Lang::En).say("fieldServerName", &[]);
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(&format!("{label} (`name`): ")),
+        "{r}"
+    );
     assert_eq!(
         w.host.0.requests.borrow().len(),
         sent,
@@ -326,8 +343,11 @@ fn the_bridges_refusals_read_in_the_users_language_naming_the_field() {
     assert_eq!(r["type"], "error");
     assert_eq!(r["field"], "definition.timeout");
     let message = r["message"].as_str().unwrap();
+    let label = Labels::of(Lang::Zh).say("fieldDefinition", &[]);
     assert!(
-        message.starts_with("桥接服务拒绝了对 time 的修改"),
+        message.starts_with(&format!(
+            "{label}（`definition.timeout`）：桥接服务拒绝了对 time 的修改"
+        )),
         "{message}"
     );
     assert!(message.contains("`timeout` must be positive"), "{message}");

@@ -54,9 +54,12 @@ const readInput = (el) => (el.tagName === 'TEXTAREA' || el.tagName === 'INPUT' ?
 const isDisabled = (btn) => btn.disabled || btn.getAttribute('aria-disabled') === 'true'
   || !!btn.closest('.disabled,[disabled]');
 
-// The interface language's words: the catalog the browser picked, whose language the core's
-// float text follows too; a key missing from a catalog shows as nothing, and tests/locales.rs fails.
-const T = (key, subs) => chrome.i18n.getMessage(key, subs);
+// The words of the float's controls and the picker, in the interface language: the core
+// sends them with the page's setup. `{1}`… are the values, in order; a missing label shows as
+// its key (tests/locales.rs fails on one).
+let labels = {};
+const T = (key, subs = []) => [subs].flat()
+  .reduce((text, value, i) => text.replaceAll(`{${i + 1}}`, value), labels[key] ?? key);
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);

@@ -7,7 +7,8 @@
 /**
  * The user points at the input, the send control and one answer; the core checks the
  * selectors and writes the site's override, answering with the new config, which this page
- * uses at once (what is on the page now counts as seen before, as at load).
+ * uses at once (what is on the page now counts as seen before, as at load), or with no site
+ * and the float that says why nothing was saved.
  */
 async function startPicker() {
   const { pick } = await import(chrome.runtime.getURL('picker.js'));
@@ -22,8 +23,9 @@ async function startPicker() {
     report(true, true);
     return { ok: true };
   }
-  render({ ...floatState, status: 'error', tone: 'bad', opens: true, consent: null, actions: [], title: T('floatPickFailed'), detail: answer?.message ?? '' });
-  return { ok: false, reason: answer?.message };
+  // Refused: the core's float says what was not saved and why; the page keeps its site.
+  if (answer?.type === RESPONSE.PAGE_SETUP) render(answer.float);
+  return { ok: false, reason: answer?.problem ?? answer?.message };
 }
 
 // ---- commands from the core -----------------------------------------------------------
@@ -37,6 +39,7 @@ chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
       return typeText(had ? `${had}\n\n${cmd.text}` : cmd.text);
     },
     [COMMAND.SUBMIT]: () => submit(),
+    [COMMAND.ATTACH_FILE]: async () => ({ ok: await attachFiles([new File([cmd.text], cmd.name, { type: cmd.mimeType })], { shown: true }) }),
     [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
     // The toolbar popup's button: the same action as the float's.
     [POPUP.GET_PAGE_HEALTH]: async () => ({ ok: true, health: health() }),
@@ -55,6 +58,7 @@ chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
 
 send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
   if (!setup || setup.type !== RESPONSE.PAGE_SETUP) return;
+  labels = setup.labels || {};
   site = setup.site || null;
   typing = setup.typing || null;
   if (site) {

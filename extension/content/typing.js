@@ -191,9 +191,11 @@ const pageSide = (obj) => (pageWindow ? obj.wrappedJSObject : obj);
  * clipboard holds them (never the real clipboard); true when the page took them. A page
  * that cancelled it, or changed its DOM within the core's `typing.filesWaitMs` (its
  * attachment chip), took it; only a paste with neither sign is followed by a `drop`, so no
- * page gets the files twice.
+ * page gets the files twice. With `shown`, only the chip counts: an editor may cancel every
+ * paste and keep only images (Quill's uploader), and a line pointing to a file that is not
+ * there must not be typed.
  */
-async function attachFiles(files) {
+async function attachFiles(files, { shown = false } = {}) {
   const input = await inputEl();
   if (!input) return false;
   input.focus();
@@ -208,12 +210,20 @@ async function attachFiles(files) {
   const watch = new MutationObserver(() => { changed = true; });
   watch.observe(document.body, { childList: true, subtree: true });
   input.dispatchEvent(paste);
-  if (!paste.defaultPrevented) await sleep(typing.filesWaitMs);
+  if (shown || !paste.defaultPrevented) await sleep(typing.filesWaitMs);
   watch.disconnect();
-  if (paste.defaultPrevented || changed) return true;
+  if (changed || (paste.defaultPrevented && !shown)) return true;
+  if (paste.defaultPrevented) return false;
   const drop = new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true });
+  if (!shown) {
+    input.dispatchEvent(drop);
+    return drop.defaultPrevented;
+  }
+  watch.observe(document.body, { childList: true, subtree: true });
   input.dispatchEvent(drop);
-  return drop.defaultPrevented;
+  await sleep(typing.filesWaitMs);
+  watch.disconnect();
+  return changed;
 }
 
 /** Thumbnails (or players) with a save link for each item; the links live until the next draw. */

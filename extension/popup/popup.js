@@ -4,7 +4,7 @@
 // it does, "Turn on for this site" where it could, else "Settings".
 // It only draws: the status comes from the page build of the core through `pages.js`, as on
 // the options page; inserting is the chat tab's own action.
-import { ask, core, el, ready, say, t, translate } from '../pages.js';
+import { ask, core, el, say, t, translate } from '../pages.js';
 
 const { page: PAGE, response: RESPONSE, popup: POPUP } = globalThis.MCP_BRIDGE;
 const $ = (id) => document.getElementById(id);
@@ -41,7 +41,6 @@ $('pick').addEventListener('click', async () => {
 // The active tab's address (the toolbar click grants `activeTab`), read before the click
 // below: the browser's permission prompt must come straight from that click.
 const [activeTab] = await chrome.tabs.query({ active: true, currentWindow: true }).catch(() => []);
-await ready;
 $('enable').addEventListener('click', () => {
   const out = $('insert-result');
   // The origins the core registers the content script on; none where it cannot run.

@@ -442,6 +442,18 @@ pub fn said(lang: Lang, title: &str) -> FloatState {
     new(FloatStatus::Ready, title, lang)
 }
 
+/// The picker's result was refused (a selector that does not parse, a page with no site to
+/// save it for): what it found is not saved, and why.
+pub fn picked_refused(lang: Lang, why: &str) -> FloatState {
+    let mut s = base(
+        FloatStatus::Error,
+        lang.says().picked_not_saved.to_string(),
+        lang,
+    );
+    s.detail = Some(Masked::new(why));
+    s
+}
+
 /// The extension is off here: the user turned it off, or the site config is broken.
 pub fn disabled(lang: Lang, why: &str) -> FloatState {
     let mut s = base(FloatStatus::Disabled, lang.says().ui_off.to_string(), lang);

@@ -2,10 +2,11 @@
 //! `i18n/en.rs` and `i18n/zh.rs` each fill the same [`Catalog`], so a
 //! key that exists in one language only does not compile. Templates name their values (`{tool}`), filled by
 //! [`fill`]; the tests below keep the two languages' placeholders in step and each
-//! language free of the other's script. The static labels of the extension's pages are
-//! the browser's own catalog, `extension/_locales/<lang>/messages.json`.
+//! language free of the other's script. The labels of the extension's own screens (options,
+//! popup, the float's controls) are [`labels`], tables the screens ask the core for.
 
 mod en;
+pub mod labels;
 mod zh;
 
 use serde::{Deserialize, Serialize};
@@ -83,14 +84,14 @@ catalog! {
     /// the options page, the error log and the float's menus.
     Catalog;
     // -- reports: the text typed into the chat for the AI --
+    /// The reports' one-line headings: MCP Bridge, the tool and what happened, so a person
+    /// who sees the text under their own name in the chat knows whose it is.
     report_failure_title,
     /// The heading of the report for a tool the user does not allow.
     report_denied_title,
     report_success_title,
     report_malformed_title,
-    label_tool,
     label_error,
-    label_result,
     label_trace_id,
     cut_marker,
     empty_result,
@@ -139,6 +140,8 @@ catalog! {
     // -- the instructions that teach the AI its tools --
     /// The call format and its rules; it holds one example call.
     instructions_intro,
+    /// The line typed beside the instructions attached as a file (`{file}`).
+    instructions_attached,
     /// Two-step discovery, before the list of services: the `list_tools_in_service` call.
     instructions_discover,
     /// Before the services listed with their tools (required parameters in parentheses).
@@ -407,7 +410,12 @@ catalog! {
     /// `{id}`: a picked override was saved for this site.
     picked_saved,
     /// The picker's result could not be saved: `{why}`.
-    picked_refused,
+    /// The float's title when the picker's result was refused.
+    picked_not_saved,
+    /// A form field the options page refused, under the label the form shows it with.
+    field_problem,
+    /// A refused field the form shows without a label of its own.
+    field_problem_bare,
     /// The page at `{url}` cannot have a site (not http/https).
     site_no_address,
     /// Site lists: `{why}` the list could not be fetched.
@@ -658,7 +666,7 @@ mod tests {
     fn the_chinese_names_the_bridge_one_way_everywhere() {
         // The core's catalog and the pages' catalog both say 桥接服务; a second word for the
         // same program reads as a second program.
-        let pages = include_str!("../../extension/_locales/zh_CN/messages.json");
+        let pages = include_str!("i18n/labels/zh.json");
         for (key, z) in entries(Lang::Zh) {
             assert!(!z.contains("桥接程序"), "zh {key}: {z}");
         }

@@ -17,6 +17,16 @@ pub const LISTED_CHARS: usize = 6000;
 /// The most characters of a tool's description line in the list.
 const TOOL_LINE_CHARS: usize = 120;
 
+/// The file the instructions go in where they are attached rather than typed: plain text,
+/// which every chat site that takes files accepts.
+pub const FILE_NAME: &str = "mcp-bridge-instructions.txt";
+pub const FILE_TYPE: &str = "text/plain";
+
+/// The line typed into the input beside the attached instructions.
+pub fn attached_line(lang: Lang) -> String {
+    fill(lang.says().instructions_attached, &[("file", FILE_NAME)])
+}
+
 /// The instructions for `services`, in `lang`. `tools[i]` is the tool list of `services[i]`
 /// (`None` when it could not be read: a server not running); the tools listed are those the
 /// AI may call (the caller leaves out denied ones).

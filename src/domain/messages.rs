@@ -220,6 +220,9 @@ pub enum Response {
         #[serde(skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
         float: Box<crate::domain::float::FloatState>,
+        /// The words of the float's controls and the picker, in the interface language.
+        #[serde(skip_deserializing)]
+        labels: Option<&'static std::collections::BTreeMap<String, String>>,
     },
     /// Message received; `recheck_ms` asks the content script to report again after that
     /// long even if nothing changes (so the core can see the text has settled).
@@ -259,8 +262,10 @@ impl Response {
         site: Option<crate::domain::sites::SiteConfig>,
         problem: Option<String>,
         float: crate::domain::float::FloatState,
+        lang: crate::domain::i18n::Lang,
     ) -> Response {
         Response::PageSetup {
+            labels: Some(&crate::domain::i18n::labels::Labels::of(lang).float),
             typing: site
                 .as_ref()
                 .map(|s| Box::new(crate::domain::typing::Typing::for_site(s.editor))),
@@ -299,6 +304,13 @@ pub enum Command {
     AppendText { text: String },
     /// Press the send button (or Enter) and confirm the message left.
     Submit,
+    /// Attach `text` to the chat input as a file named `name`, the way a user pastes one;
+    /// `ok` when the page took it.
+    AttachFile {
+        name: String,
+        mime_type: String,
+        text: String,
+    },
     /// Redraw the float.
     FloatState {
         float: Box<crate::domain::float::FloatState>,
@@ -559,7 +571,12 @@ mod tests {
             r#"{"id":"demo","name":"Demo","hosts":["chat.example.com"],"editor":"quill"}"#,
         )
         .unwrap();
-        let setup = Response::page_setup(Some(site), None, Default::default());
+        let setup = Response::page_setup(
+            Some(site),
+            None,
+            Default::default(),
+            crate::domain::i18n::Lang::En,
+        );
         let shown = serde_json::to_value(&setup).unwrap();
         assert_eq!(shown["site"]["editor"], "quill");
         let typing = &shown["typing"];
@@ -584,12 +601,19 @@ mod tests {
             ]
         );
         assert_eq!(typing["unmarked"], "quill");
+        // The float's words come with it, in the language asked for.
+        assert_eq!(shown["labels"]["pickerCancel"], "Cancel");
         assert_eq!(
             typing["unmarkedWays"],
             serde_json::json!(["insert", "paste", "dom"])
         );
         // No site: nothing to type into, and no `site` key.
-        let off = Response::page_setup(None, Some("off".into()), Default::default());
+        let off = Response::page_setup(
+            None,
+            Some("off".into()),
+            Default::default(),
+            crate::domain::i18n::Lang::En,
+        );
         let off = serde_json::to_value(&off).unwrap();
         assert!(
             off.get("site").is_none() && off.get("typing").is_none(),

@@ -29,6 +29,7 @@ pub use tools::{
     service_tools, tool_view,
 };
 
+use crate::domain::i18n::{fill, labels::Labels};
 use crate::domain::settings::FieldError;
 use serde::Serialize;
 
@@ -54,5 +55,30 @@ impl Problem {
     /// A form field that does not validate.
     pub fn invalid(e: FieldError, lang: Lang) -> Problem {
         Problem::new("invalid", Some(&e.field), e.problem.say(lang))
+    }
+
+    /// What the page shows: for a field, the label its form shows it under (`label`, a key
+    /// of the page's labels, when it has one), the field's path, the reason and that nothing
+    /// changed; otherwise the reason as it is.
+    pub fn sentence(&self, lang: Lang, label: Option<&str>) -> String {
+        let Some(field) = &self.field else {
+            return self.message.clone();
+        };
+        let says = lang.says();
+        match label {
+            Some(key) => {
+                let label = Labels::of(lang).say(key, &[]);
+                let args = [
+                    ("label", label.as_str()),
+                    ("field", field),
+                    ("why", &self.message),
+                ];
+                fill(says.field_problem, &args)
+            }
+            None => fill(
+                says.field_problem_bare,
+                &[("field", field), ("why", &self.message)],
+            ),
+        }
     }
 }

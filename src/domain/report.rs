@@ -269,10 +269,8 @@ fn render_failure(tool: &str, args: &Value, d: Diagnosis, opts: &ReportOptions) 
         .map(|tb| stack_tail(tb, opts.max_stack_lines))
         .unwrap_or_default();
 
-    let head = format!(
-        "{}\n\n{}: `{}`\n{}: [{}] ",
-        l.report_failure_title, l.label_tool, tool_m, l.label_error, type_m
-    );
+    let heading = fill(l.report_failure_title, &[("tool", tool_m.as_str())]);
+    let head = format!("{heading}\n{}: [{}] ", l.label_error, type_m);
     let cat = format!(
         "\n{}: {}\n",
         l.label_category,
@@ -338,10 +336,8 @@ fn render_denied(tool: &str, lang: Lang) -> Rendered {
     let l = lang.says();
     let tool_m = Masked::new(&cut_chars(tool, 200));
     let note = fill(l.note_tool_denied, &[("tool", tool_m.as_str())]);
-    let chat = wrap(&format!(
-        "{}\n\n{}: `{}`\n{}",
-        l.report_denied_title, l.label_tool, tool_m, note
-    ));
+    let heading = fill(l.report_denied_title, &[("tool", tool_m.as_str())]);
+    let chat = wrap(&format!("{heading}\n{note}"));
     let title = fill(l.float_denied_title, &[("tool", tool_m.as_str())]);
     let mut float = crate::domain::float::new(FloatStatus::Denied, &title, lang);
     float.tool = Some(tool.to_string());
@@ -398,7 +394,7 @@ pub fn render_malformed(m: &MalformedCall, opts: &ReportOptions) -> Rendered {
         l.malformed_body,
         &[("error", error.as_str()), ("raw", &raw)],
     );
-    let chat = wrap(&format!("{}\n\n{body}", l.report_malformed_title));
+    let chat = wrap(&format!("{}\n{body}", l.report_malformed_title));
     let mut float =
         crate::domain::float::new(FloatStatus::Error, l.float_malformed_title, opts.lang);
     float.error = Some(FloatError {
@@ -444,7 +440,7 @@ mod tests {
             &zh(),
         );
         let t = r.chat_text.as_str();
-        assert!(t.starts_with("<tool_result>\n# 工具执行失败\n\n**工具名称**: `get-interline-tickets`\n**错误信息**: [ValueError] Invalid date format: 2025-13-45\n**错误类别**: validation（参数错误，修正参数后再调用）\n\n调用堆栈:\nTraceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n"), "{t}");
+        assert!(t.starts_with("<tool_result>\n# MCP Bridge · `get-interline-tickets` 执行失败\n**错误信息**: [ValueError] Invalid date format: 2025-13-45\n**错误类别**: validation（参数错误，修正参数后再调用）\n\n调用堆栈:\nTraceback (most recent call last):\n  File \"/path/to/mcp_server.py\", line 123, in get_tickets\n"), "{t}");
         assert!(t.ends_with("请分析错误原因。你可以尝试修正参数后重新调用该工具，或者选择其他工具，或者直接告诉用户无法完成任务。\n</tool_result>"));
         assert!(t.contains("\n建议:\n- "));
         let rec = r.record.unwrap();
@@ -458,7 +454,9 @@ mod tests {
     fn english_mirror() {
         let o = from_http(500, None, PYTHON_BRIDGE_VALUE_ERROR.as_bytes());
         let t = render("t", &json!({}), &o, &en()).chat_text.into_string();
-        assert!(t.starts_with("<tool_result>\n# Tool execution failed\n\n**Tool**: `t`\n**Error**: [ValueError] Invalid date"));
+        assert!(t.starts_with(
+            "<tool_result>\n# MCP Bridge · `t` failed\n**Error**: [ValueError] Invalid date"
+        ));
         assert!(t.contains("\n\nCall stack:\n"));
         assert!(t.contains("\nRecommendations:\n- "));
     }

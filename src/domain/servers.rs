@@ -436,7 +436,14 @@ pub struct ServersView {
     pub servers: Vec<ServerRow>,
     /// Names, statuses and tool counts: when it changes, the tools list is read again.
     pub fingerprint: String,
+    /// When the page reads the list again, so it follows the bridge (a crash, a hand edit of
+    /// the config file): sooner while a server is starting.
+    pub recheck_ms: u32,
 }
+
+/// How often the page reads the server list again, and how often while a server starts.
+const LIST_RECHECK_MS: u32 = 3000;
+const STARTING_RECHECK_MS: u32 = 1000;
 
 /// `GET /servers` as the page shows it: each server's status and tool count in words, what
 /// to install when its program is missing, and a fingerprint of the names, statuses and tool
@@ -444,7 +451,7 @@ pub struct ServersView {
 pub fn list_view(body: &Value, lang: Lang) -> ServersView {
     let mut fingerprint = String::new();
     let list = body["servers"].as_array().into_iter().flatten();
-    let servers = list
+    let servers: Vec<ServerRow> = list
         .map(|server| {
             let status = server["status"].as_str();
             let tools = server["tool_count"].as_u64().unwrap_or(0);
@@ -468,7 +475,13 @@ pub fn list_view(body: &Value, lang: Lang) -> ServersView {
             }
         })
         .collect();
+    let starting = servers.iter().any(|s| s.status == "starting");
     ServersView {
+        recheck_ms: if starting {
+            STARTING_RECHECK_MS
+        } else {
+            LIST_RECHECK_MS
+        },
         config_path: body["config_path"].as_str().map(str::to_string),
         config_valid: body["config_valid"].as_bool().unwrap_or(true),
         servers,
@@ -909,6 +922,11 @@ mod tests {
         fewer["servers"][0]["tool_count"] = json!(1);
         assert_ne!(list_view(&fewer, EN).fingerprint, v["fingerprint"]);
         assert_eq!(list_view(&body, EN).fingerprint, v["fingerprint"]);
+        // The page reads the list again: sooner while a server starts.
+        assert_eq!(v["recheckMs"], 3000);
+        let mut starting = body.clone();
+        starting["servers"][0]["status"] = json!("starting");
+        assert_eq!(list_view(&starting, EN).recheck_ms, 1000);
         let shown = revealed(
             &json!({"servers": [{"name": "a", "definition": {"env": {"K": "v"}}}]}),
             "a",

@@ -85,6 +85,9 @@ pub struct Settings {
     pub stack_lines: u32,
     /// Automatic rounds without a human message before the loop stops.
     pub max_auto_rounds: u32,
+    /// Attach the instructions as a file where the chat site takes pasted files, with one
+    /// line in the input pointing to it, instead of typing the whole text.
+    pub instructions_as_file: bool,
     /// Keyed by site id.
     pub sites: BTreeMap<String, SiteSettings>,
     /// The policies that hold on every site, keyed by `server:tool` (or `*:tool` when the
@@ -118,6 +121,7 @@ impl Default for Settings {
             auto_execute: true,
             stack_lines: 10,
             max_auto_rounds: 10,
+            instructions_as_file: false,
             sites: BTreeMap::new(),
             tool_policies: BTreeMap::new(),
             site_tool_policies: BTreeMap::new(),

@@ -185,7 +185,14 @@ pub struct StatusView {
     pub tools: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed: Option<Vec<String>>,
+    /// Until connected: when a page showing this asks again, so it sees the bridge (and turns
+    /// its buttons on) the moment it runs.
+    #[serde(rename = "recheckMs", skip_serializing_if = "Option::is_none")]
+    pub recheck_ms: Option<u32>,
 }
+
+/// How often a page showing a bridge that is not connected asks again.
+pub const RECHECK_MS: u32 = 3000;
 
 /// The colour a status is drawn in (the pages' `data-state`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -264,6 +271,7 @@ pub fn view(lang: Lang, status: &Status, address: &str, note: &PairingNote) -> S
         url: address.to_string(),
         servers: connected.as_ref().map(|c| c.0),
         tools: connected.as_ref().map(|c| c.1),
+        recheck_ms: connected.is_none().then_some(RECHECK_MS),
         failed: connected.map(|c| c.2),
     }
 }
@@ -411,6 +419,21 @@ mod tests {
             failed: vec![],
         };
         assert!(!connected.wants_pairing());
+        // A page asks again until it is connected, then no more.
+        let none = PairingNote::None;
+        let shown_connected = shown(Lang::En, &connected, "127.0.0.1:3849", &none);
+        assert!(
+            shown_connected.get("recheckMs").is_none(),
+            "{shown_connected}"
+        );
+        for down in [
+            Status::NotRunning,
+            Status::TokenMissing,
+            Status::TokenRejected,
+        ] {
+            let view = shown(Lang::En, &down, "127.0.0.1:3849", &none);
+            assert_eq!(view["recheckMs"], RECHECK_MS, "{view}");
+        }
     }
 
     #[test]

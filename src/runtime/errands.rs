@@ -150,9 +150,13 @@ impl<H: Host> Errands<H> {
                     lang.says().picked_saved,
                     &[("id", &site.name)],
                 )));
-                Response::page_setup(Some(site), None, f)
+                Response::page_setup(Some(site), None, f, lang)
             }
-            Err(why) => Response::error(fill(lang.says().picked_refused, &[("why", &why)])),
+            // The page goes on without a new site; the float says what was not saved and why.
+            Err(why) => {
+                let refused = float::picked_refused(lang, &why);
+                Response::page_setup(None, Some(why), refused, lang)
+            }
         }
     }
 

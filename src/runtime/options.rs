@@ -38,16 +38,8 @@ pub struct OptionsBackend<H: Host> {
     store: Rc<Store<H>>,
 }
 
-fn problem(kind: &'static str, field: Option<&str>, message: String) -> Problem {
-    Problem {
-        kind,
-        field: field.map(str::to_string),
-        message,
-    }
-}
-
 fn storage_problem(e: String) -> Problem {
-    problem("storage", None, e)
+    Problem::new("storage", None, e)
 }
 
 impl<H: Host> OptionsBackend<H> {
@@ -55,19 +47,9 @@ impl<H: Host> OptionsBackend<H> {
         OptionsBackend { host, store }
     }
 
-    /// The options page speaks the browser's UI language (chrome.i18n), and so do the
-    /// core's messages to it.
+    /// The options page speaks the interface language, and so do the core's messages to it.
     fn lang(&self) -> Lang {
-        if self
-            .host
-            .ui_language()
-            .to_ascii_lowercase()
-            .starts_with("zh")
-        {
-            Lang::Zh
-        } else {
-            Lang::En
-        }
+        Lang::of_ui(&self.host.ui_language())
     }
 
     fn client<'a>(&'a self, base: &str, token: &str) -> BridgeApiClient<'a, H> {
@@ -85,6 +67,8 @@ impl<H: Host> OptionsBackend<H> {
     }
 
     pub async fn handle(&self, req: PageRequest) -> Response {
+        // Kept to name a refused field by its label once the request is taken apart.
+        let asked = req.clone();
         let result = match req {
             PageRequest::GetStatus => Ok(self.status().await),
             PageRequest::GetSettings => self
@@ -169,10 +153,18 @@ impl<H: Host> OptionsBackend<H> {
         };
         match result {
             Ok(data) => Response::Data { data },
-            Err(p) => Response::Error {
-                message: p.message,
-                field: p.field,
-            },
+            Err(p) => {
+                // `definition.env.KEY` or `hosts[0]` is shown under its form field's label.
+                let root = p
+                    .field
+                    .as_deref()
+                    .map(|f| f.split(['.', '[']).next().unwrap_or(f));
+                let label = root.and_then(|root| asked.field_label(root));
+                Response::Error {
+                    message: p.sentence(self.lang(), label),
+                    field: p.field,
+                }
+            }
         }
     }
 
@@ -428,14 +420,14 @@ impl<H: Host> OptionsBackend<H> {
                 self.lang().says().site_not_granted,
                 &[("origins", &origins)],
             );
-            return Err(problem("permission", Some("hosts"), message));
+            return Err(Problem::new("permission", Some("hosts"), message));
         }
         let id = custom_sites::script_id(&cfg.id);
         self.host.unregister_content_script(&id).await;
         self.host
             .register_content_script(&id, &origins)
             .await
-            .map_err(|e| problem("scripting", None, e))?;
+            .map_err(|e| Problem::new("scripting", None, e))?;
         Ok(origins)
     }
 
@@ -480,7 +472,7 @@ impl<H: Host> OptionsBackend<H> {
         }
         let Some(cfg) = custom_sites::for_address(url) else {
             let message = fill(self.lang().says().site_no_address, &[("url", url)]);
-            return Err(problem("invalid", Some("url"), message));
+            return Err(Problem::new("invalid", Some("url"), message));
         };
         let (cfg, _) = self
             .store
@@ -528,7 +520,7 @@ impl<H: Host> OptionsBackend<H> {
                 self.lang().says().site_not_granted,
                 &[("origins", &origins)],
             );
-            return Err(problem("permission", Some("hosts"), message));
+            return Err(Problem::new("permission", Some("hosts"), message));
         }
         for cfg in &found {
             self.register(cfg).await?;
@@ -548,7 +540,7 @@ impl<H: Host> OptionsBackend<H> {
 
     async fn subscribe(&self, url: &str) -> Result<Value, Problem> {
         let url = site_list::check_url(self.lang(), url)
-            .map_err(|m| problem("invalid", Some("url"), m))?;
+            .map_err(|m| Problem::new("invalid", Some("url"), m))?;
         let mut list = self.store.site_list().await;
         if list.url != url {
             // Another list: its versions are its own.
@@ -567,7 +559,7 @@ impl<H: Host> OptionsBackend<H> {
     async fn check_list(&self) -> Result<Value, Problem> {
         let (list, _) = site_list::check(&self.host, &self.store, self.lang())
             .await
-            .map_err(|m| problem("site-list", None, m))?;
+            .map_err(|m| Problem::new("site-list", None, m))?;
         Ok(site_list::view(&list))
     }
 
@@ -576,7 +568,7 @@ impl<H: Host> OptionsBackend<H> {
         let origins = sites.get(id).map(custom_sites::origins).unwrap_or_default();
         if !sites.remove(id) {
             let message = fill(self.lang().says().no_custom_site, &[("id", id)]);
-            return Err(problem("invalid", Some("id"), message));
+            return Err(Problem::new("invalid", Some("id"), message));
         }
         self.host
             .unregister_content_script(&custom_sites::script_id(id))
@@ -640,7 +632,7 @@ impl<H: Host> OptionsBackend<H> {
         };
         servers::template(kind, first, lang)
             .map(data)
-            .ok_or_else(|| problem("invalid", Some("kind"), kind.to_string()))
+            .ok_or_else(|| Problem::new("invalid", Some("kind"), kind.to_string()))
     }
 
     /// The requests about the bridge's MCP servers: each is one route of the bridge, whose

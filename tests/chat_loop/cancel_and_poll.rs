@@ -99,7 +99,11 @@ fn cancel_stops_a_long_call_at_the_bridge_and_tells_the_ai() {
     w.release(0, pending("c-42"));
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1);
-    assert!(!typed[0].contains("Tool execution result"), "{}", typed[0]);
+    assert!(
+        !typed[0].contains("# MCP Bridge · result of "),
+        "{}",
+        typed[0]
+    );
 }
 
 #[test]

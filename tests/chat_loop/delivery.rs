@@ -25,7 +25,7 @@ fn a_result_is_typed_once_and_sent() {
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1);
     assert!(typed[0].starts_with("<tool_result>"), "{}", typed[0]);
-    assert!(typed[0].contains("**Tool**: `get_current_time`"));
+    assert!(typed[0].contains("# MCP Bridge · result of `get_current_time`"));
     assert_eq!(w.submits(1), 1);
     assert_eq!(w.last_float(1)["status"], "success");
     assert_eq!(w.tab_state(1)["phase"], "done");
@@ -109,7 +109,7 @@ fn reports_follow_the_language_setting() {
     w.settings(json!({"language": "zh"}));
     w.open_chat(1);
     w.answer(1, 1, &call("get_current_time", json!({})));
-    assert!(w.typed(1)[0].contains("工具执行结果"), "{}", w.typed(1)[0]);
+    assert!(w.typed(1)[0].contains("的执行结果"), "{}", w.typed(1)[0]);
 }
 
 #[test]
@@ -118,12 +118,12 @@ fn auto_language_follows_the_browser() {
     w.ui_language("zh-CN");
     w.open_chat(1);
     w.answer(1, 1, &call("get_current_time", json!({})));
-    assert!(w.typed(1)[0].contains("工具执行结果"));
+    assert!(w.typed(1)[0].contains("的执行结果"));
     let mut w = World::new();
     w.ui_language("en-GB");
     w.open_chat(1);
     w.answer(1, 1, &call("get_current_time", json!({})));
-    assert!(w.typed(1)[0].contains("Tool execution result"));
+    assert!(w.typed(1)[0].contains("# MCP Bridge · result of "));
 }
 
 #[test]

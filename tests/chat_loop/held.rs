@@ -79,7 +79,11 @@ fn the_held_call_runs_once_when_the_bridge_comes_back() {
     assert_eq!(w.executes().len(), 1);
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
-    assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
+    assert!(
+        typed[0].contains("# MCP Bridge · result of "),
+        "{}",
+        typed[0]
+    );
     assert_eq!(w.tab_state(1)["phase"], "done");
     // Nothing more happens later.
     w.advance(10_000.0);
@@ -120,7 +124,7 @@ fn a_missing_token_is_held_with_the_fix_and_runs_once_the_token_is_saved() {
     w.settings(json!({"token": "right"}));
     w.advance(2000.0);
     assert_eq!(w.typed(1).len(), 1);
-    assert!(w.typed(1)[0].contains("Tool execution result"));
+    assert!(w.typed(1)[0].contains("# MCP Bridge · result of "));
 }
 
 #[test]
@@ -257,7 +261,11 @@ fn a_server_that_needs_a_sign_in_holds_the_call_until_the_user_signs_in() {
     assert_eq!(w.executes().len(), 2);
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1, "exactly one result reaches the chat");
-    assert!(typed[0].contains("Tool execution result"), "{}", typed[0]);
+    assert!(
+        typed[0].contains("# MCP Bridge · result of "),
+        "{}",
+        typed[0]
+    );
 }
 
 /// The connection check a page starts when it opens runs beside the chat loop: a bridge that
@@ -323,7 +331,7 @@ fn with_no_token_a_call_held_while_the_bridge_was_away_runs_once_when_a_no_auth_
     w.advance(2000.0);
     assert_eq!(w.executes().len(), 1);
     assert_eq!(w.typed(1).len(), 1, "exactly one result reaches the chat");
-    assert!(w.typed(1)[0].contains("Tool execution result"));
+    assert!(w.typed(1)[0].contains("# MCP Bridge · result of "));
     // The page reports the answer again, as pages do: nothing runs twice.
     w.answer(1, 1, &c);
     w.advance(10_000.0);

@@ -97,6 +97,65 @@ fn insert_instructions_types_the_services_without_sending() {
 }
 
 #[test]
+fn the_instructions_go_in_a_file_where_the_user_chose_so_and_the_page_takes_it() {
+    use mcp_bridge_core::domain::messages::Command;
+    let attached = |w: &World| -> Vec<(String, String, String)> {
+        let commands = w.host.0.commands.borrow();
+        let files = commands.iter().filter_map(|(_, c)| match c {
+            Command::AttachFile {
+                name,
+                mime_type,
+                text,
+            } => Some((name.clone(), mime_type.clone(), text.clone())),
+            _ => None,
+        });
+        files.collect()
+    };
+    let mut w = World::new();
+    w.open_chat(1);
+    // Off (the default): typed whole, nothing attached.
+    w.action(1, json!({"action": "insert-instructions"}));
+    let whole = w.typed(1)[0].clone();
+    assert!(whole.contains("  - echo(): The echo tool\n"), "{whole}");
+    assert!(attached(&w).is_empty());
+    // On: the same text as a plain-text file, and one line in the input naming it.
+    w.settings(json!({"instructionsAsFile": true}));
+    w.action(1, json!({"action": "insert-instructions"}));
+    let files = attached(&w);
+    assert_eq!(
+        files,
+        [(
+            "mcp-bridge-instructions.txt".to_string(),
+            "text/plain".to_string(),
+            whole.clone()
+        )]
+    );
+    let line = &w.typed(1)[1];
+    assert!(
+        line.starts_with("# MCP Bridge · ") && line.contains("mcp-bridge-instructions.txt"),
+        "{line}"
+    );
+    assert!(
+        line.lines().count() <= 2 && !line.contains("echo"),
+        "{line}"
+    );
+    assert_eq!(w.submits(1), 0, "nothing is sent");
+    // A page that does not take the file gets the whole text typed.
+    w.host.0.files_refused.borrow_mut().insert(1);
+    w.action(1, json!({"action": "insert-instructions"}));
+    assert_eq!(attached(&w).len(), 2);
+    assert_eq!(w.typed(1)[2], whole);
+    // A site whose config does not say it takes pasted files is not offered one.
+    let url = "https://copilot.example.com/chats/7";
+    w.host.0.granted.set(true);
+    w.page(json!({"type": "enable-site", "url": url}));
+    w.open_chat_at(2, url);
+    w.action(2, json!({"action": "insert-instructions"}));
+    assert_eq!(attached(&w).len(), 2);
+    assert_eq!(w.typed(2), [whole]);
+}
+
+#[test]
 fn insert_instructions_without_a_bridge_says_what_to_run_not_the_ais_report() {
     let mut w = World::new();
     w.settings(json!({"bridgeUrl": "http://127.0.0.1:4100"}));

@@ -11,7 +11,7 @@ fn denial_report(w: &World, tab: i32, tool: &str) -> String {
     assert_eq!(typed.len(), 1, "{typed:?}");
     let report = typed[0].clone();
     assert!(
-        report.contains("# The user declined this tool call")
+        report.contains("# MCP Bridge · the user declined ")
             && report.contains(&format!("does not allow the tool {tool}"))
             && report.contains("Do not call it again"),
         "{report}"

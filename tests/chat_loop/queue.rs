@@ -108,7 +108,11 @@ fn a_held_call_told_to_the_ai_while_the_bridge_is_checked_is_reported_once_and_n
     );
     let typed = w.typed(1);
     assert_eq!(typed.len(), 1, "{typed:?}");
-    assert!(!typed[0].contains("Tool execution result"), "{}", typed[0]);
+    assert!(
+        !typed[0].contains("# MCP Bridge · result of "),
+        "{}",
+        typed[0]
+    );
 }
 
 #[test]

@@ -270,9 +270,25 @@ fn a_picked_selector_that_is_not_valid_is_refused_and_nothing_changes() {
         1,
         json!({"type": "user-action", "action": {"action": "picked", "url": URL, "input": "div[x"}}),
     );
+    // The page keeps its site; the float, opened, says what was not saved and why.
     match r {
-        Response::Error { message, .. } => {
-            assert!(message.contains("selectors.input[0]"), "{message}")
+        Response::PageSetup {
+            site: None,
+            problem: Some(why),
+            float,
+            ..
+        } => {
+            assert!(why.contains("selectors.input[0]"), "{why}");
+            let float = serde_json::to_value(&float).unwrap();
+            assert_eq!(float["status"], "error", "{float}");
+            assert_eq!(float["opens"], true, "{float}");
+            assert_eq!(float["title"], "The picked parts were not saved", "{float}");
+            assert!(
+                float["detail"]
+                    .as_str()
+                    .unwrap()
+                    .contains("selectors.input[0]")
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -56,6 +56,8 @@ pub struct Inner {
     pub commands: RefCell<Vec<(i32, Command)>>,
     /// Tabs whose content script fails to type (the reason it gives).
     pub typing_fails: RefCell<BTreeMap<i32, String>>,
+    /// Tabs whose page does not take an attached file.
+    pub files_refused: RefCell<std::collections::BTreeSet<i32>>,
     /// Every HTTP request, in order.
     pub requests: RefCell<Vec<HttpRequest>>,
     script: RefCell<Script>,
@@ -174,6 +176,14 @@ impl Host for MemoryHost {
 
     async fn tab_command(&self, tab: i32, command: &Command) -> Result<CommandResult, String> {
         self.0.commands.borrow_mut().push((tab, command.clone()));
+        if matches!(command, Command::AttachFile { .. })
+            && self.0.files_refused.borrow().contains(&tab)
+        {
+            return Ok(CommandResult {
+                ok: false,
+                reason: None,
+            });
+        }
         if let (Command::TypeText { .. }, Some(why)) =
             (command, self.0.typing_fails.borrow().get(&tab))
         {
@@ -444,6 +454,7 @@ impl World {
             files: RefCell::new(shipped_files()),
             commands: RefCell::new(Vec::new()),
             typing_fails: RefCell::new(BTreeMap::new()),
+            files_refused: RefCell::default(),
             requests: RefCell::new(Vec::new()),
             script: RefCell::new(Box::new(healthy_bridge)),
             held: RefCell::new(Vec::new()),

@@ -45,7 +45,7 @@ for (const browser of BROWSERS) {
       ]);
       const msgs = await userMessages(w, 2);
       const report = msgs[1];
-      assert.match(report, /# Tool execution failed|# 工具执行失败/);
+      assert.match(report, /# MCP Bridge · `[^`]+` (failed|执行失败)/);
       assert.match(report, /fail_runtime/);
       assert.match(report, /RuntimeError/);
       assert.ok(!report.includes(secret), 'the API key reached the chat');

@@ -43,7 +43,7 @@ for (const browser of BROWSERS) {
       for (const [toolCall, category] of cases) {
         n += 1;
         const report = await round(w, n, toolCall);
-        assert.match(report, /^<tool_result>\n# Tool execution failed\n/, report);
+        assert.match(report, /^<tool_result>\n# MCP Bridge · `[^`]+` failed\n/, report);
         assert.match(report, new RegExp(`\\*\\*Category\\*\\*: ${category} `), report);
         assert.match(report, /\*\*Error\*\*: \[\w+\] /);
         assert.match(report, /Please analyse the cause of the error\./);
@@ -93,7 +93,7 @@ for (const browser of BROWSERS) {
       await fresh(w, { toolPolicies: { 'demo:echo': 'deny' } });
       for (const [n, toolCall] of [[1, call('echo', { text: 'never' })], [2, call('echo', { text: 'never' }, 'demo')]]) {
         const report = await round(w, n, toolCall);
-        assert.match(report, /The user declined this tool call|用户拒绝了这次工具调用/);
+        assert.match(report, /# MCP Bridge · (the user declined `|用户拒绝了 `)/);
         assert.ok(!report.includes('**Result**'));
       }
       await configure(w, { toolPolicies: {} });
@@ -107,10 +107,10 @@ for (const browser of BROWSERS) {
       assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 1, 'ran without asking');
       await clickFloatButton(w, 1); // Allow once · Always allow · Deny
       const msgs = await userMessages(w, 2);
-      assert.match(msgs[1], /# Tool execution result/);
+      assert.match(msgs[1], /# MCP Bridge · result of `/);
       // Kept: the next call runs by itself.
       const report = await round(w, 2, call('slow', { seconds: 1 }));
-      assert.match(report, /# Tool execution result/);
+      assert.match(report, /# MCP Bridge · result of `/);
       await configure(w, { toolPolicies: {} });
     });
 
@@ -156,7 +156,7 @@ for (const browser of BROWSERS) {
     test('a 60-second tool completes (long-polling past the worker fetch limit)', async () => {
       await fresh(w, { toolPolicies: { 'demo:slow': 'allow' } });
       const report = await round(w, 1, call('slow', { seconds: 60 }), 120000);
-      assert.match(report, /# Tool execution result/);
+      assert.match(report, /# MCP Bridge · result of `/);
     });
   });
 }
@@ -202,7 +202,7 @@ for (const browser of BROWSERS) {
           const back = Date.now();
           const msgs = await userMessages(w, 2, 20000);
           const ranAfterMs = Date.now() - back;
-          assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+          assert.match(msgs[1], /^<tool_result>\n# MCP Bridge · result of `[^`]+`\n/, msgs[1]);
           assert.ok(msgs[1].includes(text), msgs[1]);
           // The watch checks the bridge at most 2 s apart: a few seconds at most.
           assert.ok(ranAfterMs < 8000, `ran ${ranAfterMs} ms after the bridge was back`);

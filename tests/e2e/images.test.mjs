@@ -6,7 +6,8 @@
 // contenteditable) receives as a file. The thumbnail is checked pixel for pixel, also on a
 // page whose CSP allows images only from its own origin; the Save link's file is read from
 // the browser's download folder; a page that attaches a pasted file without cancelling the
-// paste gets it once.
+// paste gets it once. The instructions, where the user chose a file for them, reach the same
+// paste handlers as a text file, with one line pointing to it in the input.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { BROWSERS, ROOT } from './support/browsers.mjs';
 import { EDITOR_PAGES } from './support/fixtures.mjs';
 import {
-  startWorld, openChat, userSays, userMessages, call, floatHtml, floatFind, floatWait, elementId, clickAt,
+  startWorld, openChat, userSays, userMessages, call, floatHtml, floatFind, floatWait, elementId, clickAt, configure,
 } from './support/chat.mjs';
 import { sleep, waitFor } from './support/webdriver.mjs';
 import { toneWav } from './support/sound_server.mjs';
@@ -138,6 +139,47 @@ for (const browser of BROWSERS) {
         await sleep(1000);
         assert.equal((await w.session.exec('return window.fixtureAI.pastedFiles()')).length, 1);
         assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 2);
+      });
+    }
+
+    // Quill's uploader keeps only images (its default mimetypes): there the text is typed.
+    const takesText = (name) => !name.includes('Quill');
+    for (const [name, host, page] of SITES) {
+      test(`${name}: the instructions go in a file where the page takes it, one line pointing to it in the input; else typed whole`, async () => {
+        await configure(w, { instructionsAsFile: true });
+        try {
+          await openChat(w, host, page);
+          await w.session.exec('window.fixtureAI.reset()');
+          await openChat(w, host, page);
+          await clickAt(w, await floatWait(w, 'button[data-id="insert-instructions"]'));
+          if (!takesText(name)) {
+            const typed = await waitFor(async () => {
+              const v = await w.session.exec('return window.fixtureAI.editorText()');
+              return v.includes('<tool_code>') ? v : null;
+            }, { what: 'the whole instructions typed in the chat input' });
+            assert.match(typed, /get-tiny-image/);
+            assert.doesNotMatch(typed, /mcp-bridge-instructions\.txt/);
+            assert.deepEqual(await w.session.exec('return window.fixtureAI.pastedFiles()'), []);
+            return;
+          }
+          const files = await w.session.waitForScript(
+            'const f = window.fixtureAI.pastedFiles(); return f.length ? f : null', { what: 'the attached instructions' });
+          assert.equal(files.length, 1, JSON.stringify(files));
+          assert.equal(files[0].name, 'mcp-bridge-instructions.txt');
+          assert.equal(files[0].type, 'text/plain');
+          // The whole instructions, the servers' tools listed, are in the file.
+          assert.match(files[0].text, /^# MCP Bridge · tools for this chat\n/);
+          assert.match(files[0].text, /get-tiny-image/);
+          assert.match(files[0].text, /<tool_code>/);
+          const typed = await waitFor(async () => {
+            const v = await w.session.exec('return window.fixtureAI.editorText()');
+            return v.includes('mcp-bridge-instructions.txt') ? v : null;
+          }, { what: 'the line pointing to the file in the chat input' });
+          assert.doesNotMatch(typed, /get-tiny-image|<tool_code>/, 'the whole text was typed too');
+          assert.equal((await w.session.exec('return window.fixtureAI.messages()')).length, 0, 'nothing was sent');
+        } finally {
+          await configure(w, { instructionsAsFile: false });
+        }
       });
     }
 

@@ -414,7 +414,7 @@ describe('the options page in Chinese, in chromium', () => {
   let bridge;
   let browser;
   let session;
-  const zh = JSON.parse(fs.readFileSync(path.join(ROOT, 'extension/_locales/zh_CN/messages.json'), 'utf8'));
+  const zh = JSON.parse(fs.readFileSync(path.join(ROOT, 'src/domain/i18n/labels/zh.json'), 'utf8')).pages;
 
   before(async () => {
     bridge = await startBridge();
@@ -437,7 +437,7 @@ describe('the options page in Chinese, in chromium', () => {
   test('the menu, the header and the tools speak Chinese, and nothing scrolls sideways', async () => {
     assert.equal(await session.exec('return chrome.i18n.getUILanguage()').then((l) => l.startsWith('zh')), true);
     const menu = await session.exec(`return [...document.querySelectorAll('#menu a')].map((a) => a.textContent)`);
-    assert.deepEqual(menu, ['secConnection', 'secServers', 'secTools', 'secSites', 'secActivity', 'secAdvanced'].map((k) => zh[k].message));
+    assert.deepEqual(menu, ['secConnection', 'secServers', 'secTools', 'secSites', 'secActivity', 'secAdvanced'].map((k) => zh[k]));
     const header = await session.waitForScript(`const e = document.getElementById('bridge-health');
       return e.dataset.status === 'connected' && e.textContent;`, { what: 'the connected header' });
     assert.match(header, /^已连接 — 桥接服务 \S+ · 1 个服务，\d+ 个工具$/, header);

@@ -40,7 +40,7 @@ for (const browser of BROWSERS) {
         { tool_name: 'echo', arguments: { text: 'hidden stop' } }, prose(80, 5));
       await userSays(w, 'Please echo something.', [answer, 'Done, thanks.']);
       const msgs = await userMessages(w, 2, 60000);
-      assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+      assert.match(msgs[1], /^<tool_result>\n# MCP Bridge · result of `[^`]+`\n/, msgs[1]);
       assert.ok(msgs[1].includes('hidden stop'), msgs[1]);
     });
 
@@ -58,7 +58,7 @@ for (const browser of BROWSERS) {
             { tool_name: 'echo', arguments: { text: marker } }, prose(lead, i));
           await userSays(w, 'Please echo something.', [`${answer}\n\n${prose(lead, i + 3)}`, 'Done, thanks.']);
           const msgs = await userMessages(w, 2, 60000);
-          assert.match(msgs[1], /^<tool_result>\n# Tool execution result\n/, msgs[1]);
+          assert.match(msgs[1], /^<tool_result>\n# MCP Bridge · result of `[^`]+`\n/, msgs[1]);
           assert.ok(msgs[1].includes(marker), msgs[1]);
           // The AI's next answer (streamed as slowly) is the later event that proves the
           // call was not run or reported again meanwhile.

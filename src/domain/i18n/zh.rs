@@ -1,15 +1,14 @@
-//! 简体中文 (the report's shape and its closing sentence follow the original MCP Bridge).
+//! 简体中文 (the report's shape and its closing sentence follow the original MCP Bridge; its
+//! one-line heading names MCP Bridge and the tool, so a person knows whose text it is).
 
 use super::Catalog;
 
 pub const ZH: Catalog = Catalog {
-    report_failure_title: "# 工具执行失败",
-    report_denied_title: "# 用户拒绝了这次工具调用",
-    report_success_title: "# 工具执行结果",
-    report_malformed_title: "# 工具调用格式错误",
-    label_tool: "**工具名称**",
+    report_failure_title: "# MCP Bridge · `{tool}` 执行失败",
+    report_denied_title: "# MCP Bridge · 用户拒绝了 `{tool}` 的调用",
+    report_success_title: "# MCP Bridge · `{tool}` 的执行结果",
+    report_malformed_title: "# MCP Bridge · 工具调用格式错误",
     label_error: "**错误信息**",
-    label_result: "**执行结果**",
     label_trace_id: "追踪 ID",
     cut_marker: "…[内容过长，已截断]",
     empty_result: "(工具没有返回内容)",
@@ -28,7 +27,7 @@ pub const ZH: Catalog = Catalog {
     float_masked: "有 {count} 个疑似密钥的值在交给助手之前已被遮盖。如需原样传递此工具的结果，请在选项页的工具策略中设置。",
     float_malformed_title: "工具调用格式错误",
     malformed_body: "**错误信息**: {error}\n\n你写的内容:\n{raw}\n\n正确的格式（必须是合法 JSON；tool_name 必填；arguments 必须是对象；server_name 可选）:\n<tool_code>\n{\"tool_name\": \"工具名称\", \"arguments\": {\"参数名\": \"参数值\"}, \"server_name\": \"服务名称\"}\n</tool_code>\n\n请修正格式后重新发起调用。",
-    tools_title: "# 服务 `{service}` 的工具",
+    tools_title: "# MCP Bridge · 服务 `{service}` 的工具",
     tools_description: "服务说明",
     params_label: "参数",
     no_params: "无参数",
@@ -41,7 +40,8 @@ pub const ZH: Catalog = Catalog {
     structured_content: "结构化结果（JSON）：",
     content_resource: "[资源: {uri}{mime}]",
     content_link: "[资源链接: {name}<{uri}>]",
-    instructions_intro: "你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。",
+    instructions_attached: "# MCP Bridge · 本次对话可用的工具\n附件 {file} 说明了如何使用我电脑上的工具：请先阅读，然后照做。",
+    instructions_intro: "# MCP Bridge · 本次对话可用的工具\n你可以使用我电脑上的工具。需要时，在回答的最后单独写一个工具调用，然后停下等待结果：\n\n<tool_code>\n{\"tool_name\": \"TOOL\", \"arguments\": {\"ARG\": \"VALUE\"}, \"server_name\": \"SERVICE\"}\n</tool_code>\n\n规则：每次回答最多一个调用；JSON 必须合法；`server_name` 可省略。结果会以 <tool_result> … </tool_result> 发回给你。调用失败时你会收到错误类型、信息和建议，请据此修正后再试，或告诉我无法完成。较长的结果会分段返回：报告末尾给出继续读取的 read_result 调用。",
     instructions_discover: "先查看某个服务有哪些工具及参数：\n\n<tool_code>\n{\"tool_name\": \"list_tools_in_service\", \"arguments\": {\"service_name\": \"SERVICE\"}}\n</tool_code>\n\n可用服务：",
     instructions_listed: "可用服务及其工具，括号内为必填参数（其他参数请用服务名调用 list_tools_in_service 查看）：",
     instructions_tools_unknown: "（目前无法列出它的工具）",
@@ -262,7 +262,9 @@ pub const ZH: Catalog = Catalog {
     site_not_granted: "没有获得在 {origins} 上运行的权限，因此没有保存",
     no_custom_site: "没有名为“{id}”的自定义网站",
     picked_saved: "已保存：MCP Bridge 现在在 `{id}` 上使用你选定的部件。",
-    picked_refused: "选定的部件没有保存：{why}",
+    picked_not_saved: "选定的部件没有保存",
+    field_problem: "{label}（`{field}`）：{why} — 未做任何更改。",
+    field_problem_bare: "`{field}`：{why} — 未做任何更改。",
     site_no_address: "“{url}”不是 MCP Bridge 可以运行的网页（需要 https:// 或 http:// 地址）",
     list_fetch_failed: "无法获取网站列表：{why}",
     list_too_large: "网站列表大于 {max} KB",

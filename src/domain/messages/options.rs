@@ -177,3 +177,28 @@ pub enum PageRequest {
         names: Option<Vec<String>>,
     },
 }
+
+impl PageRequest {
+    /// The label (a key of the page's labels) under which the options page shows the field
+    /// `root` of this request's form, when it shows one: the page names a refused field by
+    /// what the user sees.
+    pub fn field_label(&self, root: &str) -> Option<&'static str> {
+        Some(match (self, root) {
+            (Self::TestConnection { .. } | Self::SaveConnection { .. }, "bridgeUrl") => {
+                "fieldBridgeUrl"
+            }
+            (Self::TestConnection { .. } | Self::SaveConnection { .. }, "token") => "fieldToken",
+            (Self::CheckServer { .. } | Self::SaveServer { .. }, "name") => "fieldServerName",
+            (Self::CheckServer { .. } | Self::SaveServer { .. }, "definition") => "fieldDefinition",
+            (Self::EnableSite { .. }, "url") => "enableSiteUrl",
+            (Self::SubscribeSiteList { .. }, "url") => "siteListUrl",
+            (Self::SaveSettings { .. }, "language") => "fieldLanguage",
+            (Self::SaveSettings { .. }, "autoSend") => "fieldAutoSend",
+            (Self::SaveSettings { .. }, "autoExecute") => "fieldAutoExecute",
+            (Self::SaveSettings { .. }, "instructionsAsFile") => "fieldInstructionsAsFile",
+            (Self::SaveSettings { .. }, "stackLines") => "fieldStackLines",
+            (Self::SaveSettings { .. }, "maxAutoRounds") => "fieldMaxAutoRounds",
+            _ => return None,
+        })
+    }
+}

@@ -3,8 +3,9 @@
 
 use super::{ChatLoop, ERRAND_IN_CHAT_LOOP};
 use crate::domain::float;
+use crate::domain::i18n::Lang;
 use crate::domain::i18n::fill;
-use crate::domain::messages::{Command, Response, UserAction};
+use crate::domain::messages::{Command, CommandResult, Response, UserAction};
 use crate::domain::policy::Target;
 use crate::domain::report;
 use crate::domain::settings::Settings;
@@ -17,7 +18,8 @@ use std::rc::Rc;
 
 impl<H: Host> ChatLoop<H> {
     /// Types the instructions (services from `GET /tools`) into the chat input, without
-    /// sending. When the bridge cannot be asked, the float says why instead.
+    /// sending — or, where the user chose so and the site takes files, attaches them as a
+    /// file with one line typed beside it. When the bridge cannot be asked, the float says why instead.
     pub(super) async fn insert_instructions(
         &self,
         tab: i32,
@@ -30,7 +32,11 @@ impl<H: Host> ChatLoop<H> {
                 let services = crate::domain::bridge_api::services(&body)?;
                 let tools = self.tool_lists(&client, &services, settings).await;
                 let text = crate::domain::instructions::build(&services, &tools, lang);
-                let typed = self.command(tab, &Command::TypeText { text }).await;
+                let typed = if settings.instructions_as_file && self.takes_files(tab).await {
+                    self.attach_instructions(tab, text, lang).await
+                } else {
+                    self.command(tab, &Command::TypeText { text }).await
+                };
                 if typed.ok {
                     // What this tab's AI now knows: a later change of the tools is said.
                     let told = crate::domain::instructions::fingerprint(&services, &tools);
@@ -58,6 +64,29 @@ impl<H: Host> ChatLoop<H> {
                 self.show(tab, f).await;
                 Ok(())
             }
+        }
+    }
+
+    /// Whether the tab's chat site takes pasted files (its config's `imagePaste`).
+    async fn takes_files(&self, tab: i32) -> bool {
+        let url = self.store.tab(tab).await.url;
+        self.site_for(&url).await.is_some_and(|s| s.image_paste)
+    }
+
+    /// The instructions as a file on the chat input, and one line in the input pointing to
+    /// it; where the page does not take the file, the whole text is typed as usual.
+    async fn attach_instructions(&self, tab: i32, text: String, lang: Lang) -> CommandResult {
+        use crate::domain::instructions::{FILE_NAME, FILE_TYPE, attached_line};
+        let file = Command::AttachFile {
+            name: FILE_NAME.into(),
+            mime_type: FILE_TYPE.into(),
+            text: text.clone(),
+        };
+        if self.command(tab, &file).await.ok {
+            let line = attached_line(lang);
+            self.command(tab, &Command::TypeText { text: line }).await
+        } else {
+            self.command(tab, &Command::TypeText { text }).await
         }
     }
 

@@ -67,11 +67,11 @@ impl<H: Host> ChatLoop<H> {
                 .await
                 .unwrap_or_else(|| lang.says().page_no_site.into());
             let off = float::disabled(lang, &problem);
-            return Response::page_setup(None, Some(problem), off);
+            return Response::page_setup(None, Some(problem), off, lang);
         };
         if settings.site(&site.id).disabled {
             let off = float::disabled(lang, &float::code(&site.name));
-            return Response::page_setup(None, Some("turned off in the options".into()), off);
+            return Response::page_setup(None, Some("turned off in the options".into()), off, lang);
         }
         let scope = self.scope_of(&site).await;
         let ready_event = Event::PageReady {
@@ -90,7 +90,7 @@ impl<H: Host> ChatLoop<H> {
         let name = site.name.clone();
         self.host
             .spawn(async move { this.check_bridge(tab, settings, &name).await });
-        Response::page_setup(Some(site), None, ready)
+        Response::page_setup(Some(site), None, ready, lang)
     }
 
     /// Checks the connection as soon as a page opens, not only after a call: with no token,
