@@ -356,10 +356,24 @@ BRIDGE_PROFILE=release
 build() {
   compile_core
 
+  # With wasm-bindgen-cli already installed, the core is bound (wasm-opt keeps one core
+  # busy) beside the bridge's build, whose last crate and link leave a core free: 30 s of
+  # a fresh 2-core build.
+  local bind_pid="" bind_log="$ROOT/target/bind-core.log"
+  if [ -z "$WASM_BINDGEN_INSTALL_PID" ]; then
+    bind_core >"$bind_log" 2>&1 &
+    bind_pid=$!
+  fi
+
   step "build: bridge server (profile $BRIDGE_PROFILE)"
   cargo build --profile "$BRIDGE_PROFILE" -p mcp-bridge
 
-  bind_core
+  if [ -n "$bind_pid" ]; then
+    wait "$bind_pid" || { cat "$bind_log"; die "binding the core failed (log: ${bind_log#"$ROOT/"})"; }
+    cat "$bind_log"
+  else
+    bind_core
+  fi
 
   step "build: assemble dist/"
   package_extension "$DIST"
