@@ -63,11 +63,14 @@ send({ type: TAB.PAGE_READY, url: location.href }).then(async (setup) => {
   typing = setup.typing || null;
   if (site) {
     const saved = await chrome.storage.local.get([`floatPos:${site.id}`, memoryKey()]).catch(() => ({}));
-    float = createFloat();
+    // The core's commands are obeyed from here on: one may have drawn the float while storage
+    // was read (the connection check answers fast when the bridge is away). That float is
+    // kept, and its newer state too; a second float would be one nothing updates.
+    float ??= createFloat();
     float.pos = saved[`floatPos:${site.id}`] || null;
     memory = saved[memoryKey()] || {};
   }
-  render(setup.float);
+  if (!floatState) render(setup.float);
   if (!site) return;
   await redetect();
   observe();
