@@ -67,8 +67,8 @@ impl<H: Host> OptionsBackend<H> {
     }
 
     pub async fn handle(&self, req: PageRequest) -> Response {
-        // Kept to name a refused field by its label once the request is taken apart.
-        let asked = req.clone();
+        // To name a refused field by its label once the request is taken apart.
+        let labels = req.field_labels();
         let result = match req {
             PageRequest::GetStatus => Ok(self.status().await),
             PageRequest::GetSettings => self
@@ -159,7 +159,12 @@ impl<H: Host> OptionsBackend<H> {
                     .field
                     .as_deref()
                     .map(|f| f.split(['.', '[']).next().unwrap_or(f));
-                let label = root.and_then(|root| asked.field_label(root));
+                let label = root.and_then(|root| {
+                    labels
+                        .iter()
+                        .find(|(r, _)| *r == root)
+                        .map(|(_, label)| *label)
+                });
                 Response::Error {
                     message: p.sentence(self.lang(), label),
                     field: p.field,

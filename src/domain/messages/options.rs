@@ -179,26 +179,29 @@ pub enum PageRequest {
 }
 
 impl PageRequest {
-    /// The label (a key of the page's labels) under which the options page shows the field
-    /// `root` of this request's form, when it shows one: the page names a refused field by
-    /// what the user sees.
-    pub fn field_label(&self, root: &str) -> Option<&'static str> {
-        Some(match (self, root) {
-            (Self::TestConnection { .. } | Self::SaveConnection { .. }, "bridgeUrl") => {
-                "fieldBridgeUrl"
+    /// The fields of this request's form that the options page shows under a label of its
+    /// own, by field root, with that label (a key of the page's labels): the page names a
+    /// refused field by what the user sees. Read before the request is taken apart.
+    pub fn field_labels(&self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Self::TestConnection { .. } | Self::SaveConnection { .. } => {
+                &[("bridgeUrl", "fieldBridgeUrl"), ("token", "fieldToken")]
             }
-            (Self::TestConnection { .. } | Self::SaveConnection { .. }, "token") => "fieldToken",
-            (Self::CheckServer { .. } | Self::SaveServer { .. }, "name") => "fieldServerName",
-            (Self::CheckServer { .. } | Self::SaveServer { .. }, "definition") => "fieldDefinition",
-            (Self::EnableSite { .. }, "url") => "enableSiteUrl",
-            (Self::SubscribeSiteList { .. }, "url") => "siteListUrl",
-            (Self::SaveSettings { .. }, "language") => "fieldLanguage",
-            (Self::SaveSettings { .. }, "autoSend") => "fieldAutoSend",
-            (Self::SaveSettings { .. }, "autoExecute") => "fieldAutoExecute",
-            (Self::SaveSettings { .. }, "instructionsAsFile") => "fieldInstructionsAsFile",
-            (Self::SaveSettings { .. }, "stackLines") => "fieldStackLines",
-            (Self::SaveSettings { .. }, "maxAutoRounds") => "fieldMaxAutoRounds",
-            _ => return None,
-        })
+            Self::CheckServer { .. } | Self::SaveServer { .. } => &[
+                ("name", "fieldServerName"),
+                ("definition", "fieldDefinition"),
+            ],
+            Self::EnableSite { .. } => &[("url", "enableSiteUrl")],
+            Self::SubscribeSiteList { .. } => &[("url", "siteListUrl")],
+            Self::SaveSettings { .. } => &[
+                ("language", "fieldLanguage"),
+                ("autoSend", "fieldAutoSend"),
+                ("autoExecute", "fieldAutoExecute"),
+                ("instructionsAsFile", "fieldInstructionsAsFile"),
+                ("stackLines", "fieldStackLines"),
+                ("maxAutoRounds", "fieldMaxAutoRounds"),
+            ],
+            _ => &[],
+        }
     }
 }
