@@ -19,6 +19,7 @@ pub mod json_read;
 pub mod messages;
 pub mod options_views;
 pub mod outcome;
+pub mod picker;
 pub mod policy;
 pub mod prompts_menu;
 pub mod proof;

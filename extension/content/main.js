@@ -5,14 +5,21 @@
 // ---- the picker (extension/picker.js, loaded only when the user starts picking) ---------
 
 /**
- * The user points at the input, the send control and one answer; the core checks the
- * selectors and writes the site's override, answering with the new config, which this page
+ * The user points at the input, the send control and one answer, in the steps the core
+ * plans; the core chooses each selector, checks it and writes the site's override, answering with the new config, which this page
  * uses at once (what is on the page now counts as seen before, as at load), or with no site
  * and the float that says why nothing was saved.
  */
 async function startPicker() {
+  const ask = (action) => send({ type: TAB.USER_ACTION, action });
+  const plan = await ask({ action: ACTION.PICK_START });
+  if (plan?.type !== RESPONSE.PICK_PLAN) return { ok: false, reason: plan?.message };
   const { pick } = await import(chrome.runtime.getURL('picker.js'));
-  const parts = await pick({ T, exclude: float?.host });
+  const candidates = async (element) => {
+    const answer = await ask({ action: ACTION.PICK_CANDIDATES, element });
+    return answer?.type === RESPONSE.PICK_CANDIDATES ? answer.selectors : null;
+  };
+  const parts = await pick({ T, exclude: float?.host, steps: plan.steps, candidates });
   if (!parts) return { ok: false, reason: 'cancelled' };
   const answer = await send({ type: TAB.USER_ACTION, action: { action: ACTION.PICKED, url: location.href, ...parts } });
   if (answer?.type === RESPONSE.PAGE_SETUP && answer.site) {

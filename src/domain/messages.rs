@@ -158,16 +158,24 @@ pub enum UserAction {
         #[serde(default)]
         values: Option<serde_json::Value>,
     },
-    /// What the picker found for the page's parts: written as the user's override for this
-    /// page's site (its host only) and answered with the new config.
+    /// The picker starts: answered with its steps ([`Response::PickPlan`]).
+    PickStart,
+    /// The user chose `element` for a part: answered with the selectors to count on the page
+    /// ([`Response::PickCandidates`]).
+    PickCandidates {
+        element: Box<crate::domain::picker::Element>,
+    },
+    /// What the picker found for the page's parts (each element and what its candidates
+    /// found; a skipped part is absent): the core chooses each selector, writes them as the
+    /// user's override for this page's site (its host only) and answers with the new config.
     Picked {
         url: String,
         #[serde(default)]
-        input: Option<String>,
+        input: Option<Box<crate::domain::picker::Chosen>>,
         #[serde(default)]
-        send: Option<String>,
+        send: Option<Box<crate::domain::picker::Chosen>>,
         #[serde(default)]
-        answer: Option<String>,
+        answer: Option<Box<crate::domain::picker::Chosen>>,
     },
 }
 
@@ -184,6 +192,8 @@ impl TabRequest {
                 UserAction::Menu
                     | UserAction::Complete { .. }
                     | UserAction::UseItem { .. }
+                    | UserAction::PickStart
+                    | UserAction::PickCandidates { .. }
                     | UserAction::Picked { .. }
             ),
             _ => false,
@@ -237,6 +247,15 @@ pub enum Response {
     /// Answer to the float's `menu`.
     Menu {
         menu: crate::domain::prompts_menu::Menu,
+    },
+    /// Answer to `pick-start`: the picker's steps.
+    PickPlan {
+        #[serde(skip_deserializing)]
+        steps: Vec<crate::domain::picker::Step>,
+    },
+    /// Answer to `pick-candidates`: the selectors to count, best first.
+    PickCandidates {
+        selectors: Vec<String>,
     },
     /// Answer to `complete`: the server's suggestions, at most 100.
     Completions {

@@ -7,12 +7,12 @@ use super::bridge_client::BridgeApiClient;
 use super::chat::{show_float, tab_command};
 use super::host::Host;
 use super::store::Store;
-use crate::domain::custom_sites;
 use crate::domain::float::{self, FloatState};
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::messages::{Command, CommandResult, Response, TabRequest, UserAction};
 use crate::domain::settings::Settings;
 use crate::domain::sites::{SiteConfig, host_of};
+use crate::domain::{custom_sites, picker};
 use std::rc::Rc;
 
 mod menu;
@@ -114,16 +114,25 @@ impl<H: Host> Errands<H> {
                 };
                 self.use_item(tab, &settings, item).await
             }
+            UserAction::PickStart => Response::PickPlan {
+                steps: picker::plan(),
+            },
+            UserAction::PickCandidates { element } => Response::PickCandidates {
+                selectors: picker::candidates(&element),
+            },
             UserAction::Picked {
                 url,
                 input,
                 send,
                 answer,
             } => {
+                let choose = |part, chosen: Option<Box<picker::Chosen>>| {
+                    chosen.and_then(|c| picker::choose(part, &c))
+                };
                 let picked = custom_sites::Picked {
-                    input,
-                    send,
-                    answer,
+                    input: choose(picker::Part::Input, input),
+                    send: choose(picker::Part::Send, send),
+                    answer: choose(picker::Part::Answer, answer),
                 };
                 self.picked(&url, &picked).await
             }

@@ -206,6 +206,56 @@ fn the_daily_alarm_fetches_at_most_once_a_day() {
     assert_eq!(fetches(&w), 3);
 }
 
+/// What the picker sends for an element with `classes`, found by the page as `found` says
+/// (`(selector, count, includes)`; none inside another).
+fn chosen(tag: &str, classes: &[&str], found: &[(&str, u32, bool)]) -> Value {
+    json!({
+        "element": {
+            "tag": tag, "classes": classes,
+            "path": [{"tag": tag, "nth": 2, "of": 2}, {"tag": "main", "id": "thread", "nth": 1, "of": 1}],
+        },
+        "found": found.iter().map(|(selector, count, includes)|
+            json!({"selector": selector, "count": count, "includes": includes, "disjoint": true}))
+            .collect::<Vec<_>>(),
+    })
+}
+
+#[test]
+fn the_picker_follows_the_cores_plan_and_candidates() {
+    let mut w = World::new();
+    let plan = serde_json::to_value(w.tab(
+        1,
+        json!({"type": "user-action", "action": {"action": "pick-start"}}),
+    ))
+    .unwrap();
+    let parts: Vec<&str> = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["part"].as_str().unwrap())
+        .collect();
+    assert_eq!(parts, ["input", "send", "answer"], "{plan}");
+    assert!(
+        plan["steps"][1]["widen"]
+            .as_str()
+            .unwrap()
+            .contains("button"),
+        "{plan}"
+    );
+    let r = serde_json::to_value(w.tab(1, json!({"type": "user-action", "action": {"action": "pick-candidates",
+        "element": {"tag": "button", "attributes": {"aria-label": "Send"}, "classes": ["send", "x9F3K2a"],
+                    "path": [{"tag": "button", "nth": 1, "of": 1}, {"tag": "form", "id": "composer", "nth": 1, "of": 1}]}}}))).unwrap();
+    assert_eq!(r["type"], "pick-candidates", "{r}");
+    assert_eq!(
+        r["selectors"],
+        json!([
+            r#"button[aria-label="Send"]"#,
+            "button.send",
+            "#composer > button"
+        ])
+    );
+}
+
 #[test]
 fn picked_parts_override_the_site_at_once_and_show_in_the_options() {
     let mut w = World::new();
@@ -213,7 +263,10 @@ fn picked_parts_override_the_site_at_once_and_show_in_the_options() {
     let r = w.tab(
         1,
         json!({"type": "user-action", "action": {"action": "picked", "url": URL,
-               "input": "div.renamed-input", "send": "button.renamed", "answer": ".renamed-answer"}}),
+               "input": chosen("div", &["renamed-input"], &[("div.renamed-input", 1, true)]),
+               "send": chosen("button", &["renamed"], &[("button.renamed", 1, true)]),
+               "answer": chosen("div", &["renamed-answer", "md"], &[
+                   ("div.renamed-answer", 3, true), ("div.md", 5, true), ("div.renamed-answer.md", 3, true)])}}),
     );
     let site = match r {
         Response::PageSetup {
@@ -229,6 +282,11 @@ fn picked_parts_override_the_site_at_once_and_show_in_the_options() {
     };
     assert_eq!(site.id, "deepseek", "an override of the shipped site");
     assert_eq!(site.selectors.input[0], "div.renamed-input");
+    assert_eq!(site.selectors.send[0], "button.renamed");
+    assert_eq!(
+        site.selectors.assistant_message[0], "div.md",
+        "the one finding the most answers"
+    );
     assert_eq!(
         &site.selectors.input[1..],
         before
@@ -264,11 +322,30 @@ fn picked_parts_override_the_site_at_once_and_show_in_the_options() {
 }
 
 #[test]
-fn a_picked_selector_that_is_not_valid_is_refused_and_nothing_changes() {
+fn a_selector_the_page_made_up_is_never_saved() {
+    let mut w = World::new();
+    // The page claims an invalid selector and one of its own found the element alone; neither
+    // is a candidate of the core, so the element's path is saved.
+    let r = w.tab(
+        1,
+        json!({"type": "user-action", "action": {"action": "picked", "url": URL,
+               "input": chosen("textarea", &[], &[("div[x", 1, true), ("body *", 1, true)])}}),
+    );
+    match r {
+        Response::PageSetup { site: Some(s), .. } => {
+            assert_eq!(s.selectors.input[0], "#thread > textarea:nth-of-type(2)");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_pick_on_a_page_without_a_site_is_refused_and_nothing_changes() {
     let mut w = World::new();
     let r = w.tab(
         1,
-        json!({"type": "user-action", "action": {"action": "picked", "url": URL, "input": "div[x"}}),
+        json!({"type": "user-action", "action": {"action": "picked", "url": "https://elsewhere.example/chat",
+               "input": chosen("textarea", &["box"], &[("textarea.box", 1, true)])}}),
     );
     // The page keeps its site; the float, opened, says what was not saved and why.
     match r {
@@ -278,17 +355,12 @@ fn a_picked_selector_that_is_not_valid_is_refused_and_nothing_changes() {
             float,
             ..
         } => {
-            assert!(why.contains("selectors.input[0]"), "{why}");
+            assert!(why.contains("no site config"), "{why}");
             let float = serde_json::to_value(&float).unwrap();
             assert_eq!(float["status"], "error", "{float}");
             assert_eq!(float["opens"], true, "{float}");
             assert_eq!(float["title"], "The picked parts were not saved", "{float}");
-            assert!(
-                float["detail"]
-                    .as_str()
-                    .unwrap()
-                    .contains("selectors.input[0]")
-            );
+            assert!(float["detail"].as_str().unwrap().contains("no site config"));
         }
         other => panic!("{other:?}"),
     }

@@ -214,6 +214,8 @@ impl<H: Host> ChatLoop<H> {
             UserAction::Menu
             | UserAction::Complete { .. }
             | UserAction::UseItem { .. }
+            | UserAction::PickStart
+            | UserAction::PickCandidates { .. }
             | UserAction::Picked { .. } => return Response::error(ERRAND_IN_CHAT_LOOP),
         }
         Response::Ack { recheck_ms: None }
