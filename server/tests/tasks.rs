@@ -1,0 +1,212 @@
+//! Tools the server runs as tasks, against the real `@modelcontextprotocol/server-everything`
+//! (its `simulate-research-query` declares `execution.taskSupport: required`, takes four
+//! stages of a second each, and asks which meaning of an ambiguous topic is meant): the task
+//! outlives a short call timeout and gives its result, its status messages are the call's
+//! progress, its question reaches the user and their answer the server, and cancelling the call
+//! cancels the task at the server.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use axum::http::{Method, StatusCode};
+use common::{BridgeProcess, Launch, Reply, TestApp, everything_spec, tool_names};
+use serde_json::{Value, json};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A call timeout well under the four seconds the research task takes.
+const SHORT: Duration = Duration::from_secs(2);
+
+/// An in-process bridge running server-everything with the short call timeout, once the tools
+/// it registers after initialization (the task tool among them) are listed.
+async fn app() -> TestApp {
+    let app = TestApp::start_with(
+        vec![everything_spec("everything")],
+        Some(common::TOKEN.to_owned()),
+        SHORT,
+    )
+    .await;
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let names = tool_names(&app.get("/tools?serverName=everything").await.body);
+        if names.iter().any(|n| n == "simulate-research-query") {
+            return app;
+        }
+        assert!(Instant::now() < deadline, "the task tool was never listed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn research(arguments: Value) -> Value {
+    json!({"name": "simulate-research-query", "serverName": "everything",
+           "arguments": arguments, "wait": 0})
+}
+
+/// Start a background call; its id.
+async fn start_call(app: &TestApp, body: Value) -> String {
+    let reply = app.execute(body).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+    reply.body["call_id"].as_str().unwrap().to_owned()
+}
+
+/// Poll the call until it finishes.
+async fn finish(app: &TestApp, id: &str) -> Reply {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "the call never finished");
+    }
+}
+
+fn all_text(reply: &Reply) -> String {
+    reply.body["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_result() {
+    let app = app().await;
+    let started = Instant::now();
+    let id = start_call(&app, research(json!({"topic": "rust"}))).await;
+    // The task's status messages are the pending call's progress.
+    let mut messages = Vec::new();
+    let done = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            break reply;
+        }
+        if let Some(message) = reply.body["progress"]["message"].as_str()
+            && messages.last().map(String::as_str) != Some(message)
+        {
+            messages.push(message.to_owned());
+        }
+        assert!(started.elapsed() < LIMIT, "the call never finished");
+    };
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        all_text(&done).contains("# Research Report: rust"),
+        "{}",
+        done.body
+    );
+    assert!(
+        started.elapsed() > SHORT,
+        "the task ended within the call timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        messages.iter().any(|m| m.ends_with("...")),
+        "no status message was shown: {messages:?}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_needs_input_asks_and_gets_the_answer() {
+    let app = app().await;
+    let id = start_call(
+        &app,
+        research(json!({"topic": "python", "ambiguous": true})),
+    )
+    .await;
+    let deadline = Instant::now() + LIMIT;
+    let asked = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+        if reply.body.get("elicitation").is_some() {
+            break reply.body["elicitation"].clone();
+        }
+        assert!(Instant::now() < deadline, "no question came");
+    };
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("multiple interpretations"),
+        "{asked}"
+    );
+    // The user takes longer than the call timeout to answer.
+    tokio::time::sleep(SHORT + Duration::from_secs(1)).await;
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "question_id": asked["id"],
+                   "content": {"interpretation": "snake"}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        all_text(&done).contains("# Research Report: python (snake)"),
+        "{}",
+        done.body
+    );
+    app.stop().await;
+}
+
+/// Against a bridge process, whose log says what the server answered its `tasks/cancel`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_call_cancels_the_task_at_the_server() {
+    let mut entry = BridgeProcess::path_entry(
+        "mcp-server-everything",
+        "run ./build.sh setup (npm install at the repository root)",
+        &["stdio"],
+    );
+    entry["call_timeout"] = json!(SHORT.as_secs());
+    let bridge = BridgeProcess::launch(Launch {
+        config: Some(json!({"mcpServers": {"everything": entry}})),
+        args: &["--token", common::TOKEN],
+        env: &[("RUST_LOG", "info,rmcp=warn")],
+        prepare: None,
+    });
+    bridge.wait_started(common::START_LIMIT);
+    let deadline = Instant::now() + LIMIT;
+    while !tool_names(&bridge.get("/tools?serverName=everything").await.1)
+        .iter()
+        .any(|n| n == "simulate-research-query")
+    {
+        assert!(Instant::now() < deadline, "the task tool was never listed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = bridge.execute(research(json!({"topic": "rust"}))).await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["call_id"].as_str().unwrap().to_owned();
+    // Once the task runs (its first status message is shown), the user cancels the call.
+    loop {
+        let (status, body) = bridge.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(status, 202, "{body}");
+        if body["progress"]["message"].is_string() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task showed no progress");
+    }
+    let (status, body) = bridge
+        .request(Method::DELETE, &format!("/calls/{id}"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["cancelled"], true, "{body}");
+    let cancelled = loop {
+        let log = bridge.stderr();
+        if let Some(line) = log
+            .lines()
+            .find(|line| line.contains("the task was cancelled at the server"))
+        {
+            break line.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server never answered a tasks/cancel: {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(cancelled.contains("cancelled\""), "{cancelled}");
+}
