@@ -136,6 +136,7 @@ impl Server {
         timeout: Duration,
     ) -> Result<Outcome, BridgeError> {
         let tool = params.name.to_string();
+        let began = Instant::now();
         let most = self
             .spec
             .mcp
@@ -225,6 +226,7 @@ impl Server {
                 return Err(self.task_timed_out(
                     &tool,
                     &id,
+                    began,
                     "the time the server keeps it for (its ttl) passed",
                 ));
             }
@@ -276,6 +278,7 @@ impl Server {
                 return Err(self.task_timed_out(
                     &tool,
                     &id,
+                    began,
                     &format!(
                         "{MAX_FAILED_POLLS} polls of its status in a row got no usable answer within {} s",
                         timeout.as_secs_f64()
@@ -285,12 +288,13 @@ impl Server {
         }
     }
 
-    /// The error for a task the bridge stopped following (and cancels), saying `why`.
-    fn task_timed_out(&self, tool: &str, id: &str, why: &str) -> BridgeError {
+    /// The error for a task the bridge stopped following (and cancels), saying `why`; its
+    /// `seconds` are those since the call asked for the task (`began`).
+    fn task_timed_out(&self, tool: &str, id: &str, began: Instant, why: &str) -> BridgeError {
         BridgeError::Timeout {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
-            seconds: 0.0,
+            seconds: began.elapsed().as_secs_f64(),
             message: format!(
                 "Tool `{tool}` on server `{}` ran as a task (`{id}`), and the bridge stopped waiting for it \
                  and cancelled it: {why}. The task may have partly taken effect; try again, or a smaller request.",
