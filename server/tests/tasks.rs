@@ -3,14 +3,19 @@
 //! stages of a second each, and asks which meaning of an ambiguous topic is meant): the task
 //! outlives a short call timeout and gives its result, its status messages are the call's
 //! progress, its question reaches the user and their answer the server, and cancelling the call
-//! cancels the task at the server.
+//! cancels the task at the server. Our own `tests/support/task-server.mjs` has tasks that never
+//! end or never answer a poll: they end at their `ttl`, or after three unanswered polls.
 
 mod common;
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
-use common::{BridgeProcess, Launch, Reply, TestApp, everything_spec, tool_names};
+use common::{
+    BridgeProcess, Launch, Reply, TestApp, everything_spec, require_on_path, stdio_spec, tool_names,
+};
+use mcp_bridge::config::ServerSpec;
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(60);
@@ -210,4 +215,78 @@ async fn cancelling_the_call_cancels_the_task_at_the_server() {
     };
     // The server's own answer to `tasks/cancel`: the task's status is now `cancelled`.
     assert!(cancelled.contains("status=\"cancelled\""), "{cancelled}");
+}
+
+/// Our own server of misbehaving tasks, run by node.
+fn task_server() -> ServerSpec {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/task-server.mjs");
+    stdio_spec("tasks", &node, &[script.to_str().unwrap()])
+}
+
+/// Wait until the task server says it was asked to cancel `task`.
+async fn cancel_seen(app: &TestApp, task: &str) {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app
+            .execute(json!({"name": "cancelled", "serverName": "tasks", "arguments": {}}))
+            .await;
+        let names: Vec<String> = serde_json::from_str(&all_text(&reply)).unwrap();
+        if names.iter().any(|name| name == task) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{task} was never cancelled: {names:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_the_server() {
+    let app = TestApp::start_with(
+        vec![task_server()],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    // Working for ever: the 1 s call timeout does not end it, its 3 s ttl does.
+    let started = Instant::now();
+    let id = start_call(
+        &app,
+        json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    let error = detail["error"].as_str().unwrap();
+    assert!(
+        error.contains("`endless-1`") && error.contains("(its ttl) passed"),
+        "{error}"
+    );
+    assert!(
+        took >= Duration::from_millis(2500) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    cancel_seen(&app, "endless-1").await;
+
+    // Never answers a poll: three polls of 1 s each go unanswered.
+    let started = Instant::now();
+    let id = start_call(
+        &app,
+        json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    let error = detail["error"].as_str().unwrap();
+    assert!(
+        error.contains("`silent-2`") && error.contains("3 polls of its status in a row"),
+        "{error}"
+    );
+    assert!(took >= Duration::from_secs(3), "{took:?}");
+    cancel_seen(&app, "silent-2").await;
+    app.stop().await;
 }
