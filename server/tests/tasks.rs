@@ -235,7 +235,10 @@ async fn cancel_seen(app: &TestApp, task: &str) {
         if names.iter().any(|name| name == task) {
             return;
         }
-        assert!(Instant::now() < deadline, "{task} was never cancelled: {names:?}");
+        assert!(
+            Instant::now() < deadline,
+            "{task} was never cancelled: {names:?}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
