@@ -4,7 +4,8 @@
 //! outlives a short call timeout and gives its result, its status messages are the call's
 //! progress, its question reaches the user and their answer the server, and cancelling the call
 //! cancels the task at the server. Our own `tests/support/task-server.mjs` has tasks that never
-//! end or never answer a poll: they end at their `ttl`, or after three unanswered polls.
+//! end or never answer a poll: they end at their `ttl`, or after three unanswered polls; and one
+//! whose result carries a configured secret, masked like any call's result.
 
 mod common;
 
@@ -217,11 +218,18 @@ async fn cancelling_the_call_cancels_the_task_at_the_server() {
     assert!(cancelled.contains("status=\"cancelled\""), "{cancelled}");
 }
 
+/// A value the task server is configured with, which no answer may carry.
+const SECRET: &str = "task-secret-5f1c9a7e2b";
+
 /// Our own server of misbehaving tasks, run by node.
 fn task_server() -> ServerSpec {
     let node = require_on_path("node", "install Node.js (./build.sh setup)");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/task-server.mjs");
-    stdio_spec("tasks", &node, &[script.to_str().unwrap()])
+    let mut spec = stdio_spec("tasks", &node, &[script.to_str().unwrap()]);
+    if let mcp_bridge::config::Transport::Stdio { env, .. } = &mut spec.transport {
+        env.insert("TASK_SECRET".to_owned(), SECRET.to_owned());
+    }
+    spec
 }
 
 /// Wait until the task server says it was asked to cancel `task`.
@@ -291,5 +299,18 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
     );
     assert!(took >= Duration::from_secs(3), "{took:?}");
     cancel_seen(&app, "silent-2").await;
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_result_is_masked_like_any_calls() {
+    let app = TestApp::start(vec![task_server()]).await;
+    let reply = app
+        .execute(json!({"name": "secret", "serverName": "tasks", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let text = all_text(&reply);
+    assert!(text.starts_with("the secret is "), "{}", reply.body);
+    assert!(!reply.body.to_string().contains(SECRET), "{}", reply.body);
     app.stop().await;
 }

@@ -1,13 +1,15 @@
 // A small MCP server for the bridge's tests only (never shipped): tools that run as tasks
 // (2025-11-25) which misbehave in ways server-everything's never do — `endless` says it is
-// working for ever (its ttl is 3 s), `silent` never answers a `tasks/get` — and `cancelled`,
-// a plain tool naming the tasks a client cancelled with `tasks/cancel`, so that a test can see
-// the cancel reach the server.
+// working for ever (its ttl is 3 s), `silent` never answers a `tasks/get` —, `secret`, whose
+// task (`taskSupport: optional`) completes at once with the `TASK_SECRET` it was given in its
+// result, and `cancelled`, a plain tool naming the tasks a client cancelled with
+// `tasks/cancel`, so that a test can see the cancel reach the server.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   CallToolRequestSchema,
   CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -38,6 +40,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
     { name: "endless", inputSchema: empty, execution: { taskSupport: "required" } },
     { name: "silent", inputSchema: empty, execution: { taskSupport: "required" } },
+    { name: "secret", inputSchema: empty, execution: { taskSupport: "optional" } },
     { name: "cancelled", inputSchema: empty },
   ],
 }));
@@ -49,6 +52,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   }
   const id = `${name}-${++next}`;
   tasks.set(id, { ttl: 3000, status: "working", silent: name === "silent" });
+  if (name === "secret") {
+    Object.assign(tasks.get(id), {
+      status: "completed",
+      result: { content: [{ type: "text", text: `the secret is ${process.env.TASK_SECRET}` }] },
+    });
+  }
   return { task: task(id) };
 });
 
@@ -59,6 +68,8 @@ server.setRequestHandler(GetTaskRequestSchema, async (request) => {
   }
   return task(id);
 });
+
+server.setRequestHandler(GetTaskPayloadRequestSchema, async (request) => tasks.get(request.params.taskId).result);
 
 server.setRequestHandler(CancelTaskRequestSchema, async (request) => {
   const id = request.params.taskId;
