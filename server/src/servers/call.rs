@@ -130,7 +130,7 @@ impl Server {
             .unwrap_or_else(|| Arc::new(crate::calls::activity::CallActivity::unseen()));
         // Dropping the call future (timeout, DELETE /calls/{id}) sends notifications/cancelled.
         // A tool the server runs as a task is followed until the task ends, past the timeout.
-        let outcome = if live.tasks.runs_as_task(tool) {
+        let outcome = if super::tasks::runs_as_task(&live, tool) {
             self.run_task(&live, params, &activity, deadline, timeout)
                 .await?
         } else {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, CancelTaskRequest, ClientRequest, CustomRequest,
-    GetTaskParams, GetTaskRequest, ServerResult,
+    GetTaskParams, GetTaskRequest, ProtocolVersion, ServerResult,
 };
 use serde::Deserialize;
 use tokio::time::Instant;
@@ -118,6 +118,17 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 /// Polls in a row that may fail (no answer within the call timeout, or a broken connection)
 /// before the call is given up on.
 const MAX_FAILED_POLLS: u32 = 3;
+
+/// Whether `tool` is called as a task on `live`: its listing says it runs as one, and the
+/// connection speaks 2025-11-25, the revision whose tasks these are (2026-07-28's tasks are
+/// another protocol, which the bridge does not declare).
+pub(super) fn runs_as_task(live: &Live, tool: &str) -> bool {
+    live.tasks.runs_as_task(tool)
+        && live
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.protocol_version == ProtocolVersion::V_2025_11_25)
+}
 
 /// What a call ends with, as `Server::run_call` says it: `None` when its time ran out.
 pub(super) type Outcome = Option<Result<ServerResult, ServiceError>>;
