@@ -299,6 +299,17 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
     );
     assert!(took >= Duration::from_secs(3), "{took:?}");
     cancel_seen(&app, "silent-2").await;
+
+    // Never answers the call that asks for its task: the call timeout ends that request,
+    // cancelled at the server (`notifications/cancelled`).
+    let id = start_call(
+        &app,
+        json!({"name": "stuck", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    assert_eq!(done.body["detail"]["type"], "TimeoutError", "{}", done.body);
+    cancel_seen(&app, "stuck-request").await;
     app.stop().await;
 }
 

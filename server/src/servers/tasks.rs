@@ -5,7 +5,7 @@
 //! call timeout does not end a task the server says is still at work: the task's own `ttl`
 //! bounds it, and polls that fail end it.
 //!
-//! rmcp reads neither a tool's `execution` nor these revision's task shapes, so the tools that
+//! rmcp reads neither a tool's `execution` nor that revision's task shapes, so the tools that
 //! run as tasks are noted from the raw `tools/list` answers the stdio receive side reads
 //! (`connect/stdio_decode.rs`), and the task's answers are read from their JSON.
 
@@ -173,22 +173,24 @@ impl Server {
             peer: live.peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let answer = tokio::time::timeout_at(deadline, handle.await_response()).await;
+        // Unanswered within the call timeout, the request is cancelled as `abandon` drops.
+        let Ok(answer) = tokio::time::timeout_at(deadline, handle.await_response()).await else {
+            return Ok(None);
+        };
         abandon.id = None;
         let created = match answer {
-            Err(_) => return Ok(None),
-            Ok(Err(err)) => return Ok(Some(Err(err))),
-            Ok(Ok(ServerResult::CustomResult(custom))) => {
+            Err(err) => return Ok(Some(Err(err))),
+            Ok(ServerResult::CustomResult(custom)) => {
                 match serde_json::from_value::<Created>(custom.0.clone()) {
                     Ok(created) => created.task,
                     Err(_) => return Ok(Some(Ok(ServerResult::CustomResult(custom)))),
                 }
             }
-            Ok(Ok(plain)) => return Ok(Some(Ok(plain))),
+            Ok(plain) => return Ok(Some(Ok(plain))),
         };
         self.note_alive();
         let id = created.task_id.clone();
-        tracing::info!(server = %self.spec.name, tool = %tool, task = %id, "the call runs as a task");
+        tracing::debug!(server = %self.spec.name, tool = %tool, task = %id, "the call runs as a task");
         let mut cancel = CancelTaskOnDrop {
             peer: live.peer.clone(),
             server: self.spec.name.clone(),

@@ -1,6 +1,8 @@
 // A small MCP server for the bridge's tests only (never shipped): tools that run as tasks
 // (2025-11-25) which misbehave in ways server-everything's never do — `endless` says it is
-// working for ever (its ttl is 3 s), `silent` never answers a `tasks/get` —, `secret`, whose
+// working for ever (its ttl is 3 s), `silent` never answers a `tasks/get`, `stuck` never
+// answers the `tools/call` that asks for its task (noting `stuck-request` when the client
+// cancels that request) —, `secret`, whose
 // task (`taskSupport: optional`) completes at once with the `TASK_SECRET` it was given in its
 // result, and `cancelled`, a plain tool naming the tasks a client cancelled with
 // `tasks/cancel`, so that a test can see the cancel reach the server.
@@ -40,15 +42,24 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
     { name: "endless", inputSchema: empty, execution: { taskSupport: "required" } },
     { name: "silent", inputSchema: empty, execution: { taskSupport: "required" } },
+    { name: "stuck", inputSchema: empty, execution: { taskSupport: "required" } },
     { name: "secret", inputSchema: empty, execution: { taskSupport: "optional" } },
     { name: "cancelled", inputSchema: empty },
   ],
 }));
 
-server.setRequestHandler(CallToolRequestSchema, async (request) => {
+server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const name = request.params.name;
   if (name === "cancelled") {
     return { content: [{ type: "text", text: JSON.stringify(cancelled) }] };
+  }
+  if (name === "stuck") {
+    return new Promise((_, reject) =>
+      extra.signal.addEventListener("abort", () => {
+        cancelled.push("stuck-request");
+        reject(new Error("cancelled"));
+      }),
+    );
   }
   const id = `${name}-${++next}`;
   tasks.set(id, { ttl: 3000, status: "working", silent: name === "silent" });
