@@ -17,6 +17,7 @@ mod registry;
 pub(crate) mod revisions;
 pub(crate) mod spec;
 pub(crate) mod stderr;
+mod tasks;
 pub(crate) mod watchdog;
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
@@ -66,6 +67,8 @@ struct Live {
     tag: Option<String>,
     /// When this generation started (for the uptime).
     started: std::time::Instant,
+    /// The tools it runs as tasks.
+    tasks: tasks::TaskTools,
 }
 
 impl Live {

@@ -90,7 +90,9 @@ impl Server {
     }
 
     /// Call `tool`; the whole call (restart, queueing, the call itself) gets `timeout`. When the
-    /// time is up the MCP request is cancelled (`notifications/cancelled`).
+    /// time is up the MCP request is cancelled (`notifications/cancelled`). A tool the server
+    /// runs as a task is followed as `super::tasks` says, its task cancelled (`tasks/cancel`)
+    /// when the call is.
     pub(crate) async fn call(
         &self,
         tool: &str,
@@ -127,9 +129,14 @@ impl Server {
         let activity = crate::calls::activity::current()
             .unwrap_or_else(|| Arc::new(crate::calls::activity::CallActivity::unseen()));
         // Dropping the call future (timeout, DELETE /calls/{id}) sends notifications/cancelled.
-        let outcome = self
-            .run_call(&live, params, &activity, deadline, timeout)
-            .await;
+        // A tool the server runs as a task is followed until the task ends, past the timeout.
+        let outcome = if super::tasks::runs_as_task(&live, tool) {
+            self.run_task(&live, params, &activity, deadline, timeout)
+                .await?
+        } else {
+            self.run_call(&live, params, &activity, deadline, timeout)
+                .await
+        };
         match outcome {
             None => Err(timed_out()),
             Some(Ok(ServerResult::CallToolResult(result))) => {
@@ -472,9 +479,9 @@ impl Server {
 }
 
 /// Sends `notifications/cancelled` for a request abandoned before its answer came.
-struct CancelOnDrop {
-    peer: rmcp::Peer<rmcp::RoleClient>,
-    id: Option<rmcp::model::RequestId>,
+pub(super) struct CancelOnDrop {
+    pub(super) peer: rmcp::Peer<rmcp::RoleClient>,
+    pub(super) id: Option<rmcp::model::RequestId>,
 }
 
 impl Drop for CancelOnDrop {

@@ -42,6 +42,8 @@ pub(crate) struct Connected {
     pub tag: Option<String>,
     pub(crate) tools: usize,
     pub(crate) instructions: Option<String>,
+    /// The tools it runs as tasks, as its tool lists say (read on stdio only).
+    pub(crate) tasks: super::tasks::TaskTools,
 }
 
 /// Why a server could not be started.
@@ -157,6 +159,7 @@ pub(crate) async fn connect(
                     fail(format!("cannot run `{command}`: {err}{hint}"), &stderr)
                 })?;
             let pid = transport.id();
+            let tasks = transport.tasks.clone();
             match child_stderr {
                 Some(child_stderr) => {
                     let tail = stderr.clone();
@@ -173,6 +176,7 @@ pub(crate) async fn connect(
                     tag: Some(tag),
                     tools,
                     instructions,
+                    tasks,
                 }),
                 Err(HandshakeFailure { message, .. }) => {
                     // The child is being killed; give its last words a moment to arrive.
@@ -273,6 +277,7 @@ pub(crate) async fn connect(
                 tag: None,
                 tools,
                 instructions,
+                tasks: Default::default(),
             })
         }
         Transport::Sse { url, .. } => {
@@ -453,6 +458,8 @@ pub(crate) struct ChildTransport {
     transport: AsyncRwTransport<RoleClient, tokio::io::Empty, tokio::process::ChildStdin>,
     lines: LineReader<tokio::io::BufReader<tokio::process::ChildStdout>>,
     calls: ToolCalls,
+    /// The tools the child's tool lists say run as tasks, which rmcp's reading drops.
+    tasks: super::tasks::TaskTools,
 }
 
 /// Lines of at least this many bytes are logged with their timing.
@@ -494,6 +501,7 @@ impl ChildTransport {
                 transport,
                 lines,
                 calls: ToolCalls::default(),
+                tasks: super::tasks::TaskTools::default(),
             },
             stderr,
         ))
@@ -538,6 +546,7 @@ impl rmcp::transport::Transport<RoleClient> for ChildTransport {
             };
             let received = std::time::Instant::now();
             let bytes = line.len();
+            self.tasks.note(&line);
             let decoded = stdio_decode::decode(line, &self.calls);
             if bytes >= LARGE_MESSAGE {
                 tracing::info!(

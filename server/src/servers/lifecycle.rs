@@ -48,6 +48,7 @@ impl Server {
                     pid: connected.pid,
                     tag: connected.tag,
                     started: std::time::Instant::now(),
+                    tasks: connected.tasks,
                 });
                 {
                     let mut health = lock(&self.health);

@@ -32,7 +32,8 @@ pub(crate) const LARGE_TEXT: usize = 64 * 1024;
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The ids of the `tools/call` requests sent and not answered yet: their answers are decoded
-/// as `CallToolResult`s directly.
+/// as `CallToolResult`s directly. A task's `tasks/result` (`servers/tasks.rs`), which rmcp
+/// knows only as a custom request, is answered with the tool's result too.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolCalls(Arc<Mutex<HashSet<RequestId>>>);
 
@@ -47,7 +48,11 @@ impl ToolCalls {
     pub(crate) fn sent(&self, message: &ClientJsonRpcMessage) {
         match message {
             JsonRpcMessage::Request(request)
-                if matches!(request.request, ClientRequest::CallToolRequest(_)) =>
+                if match &request.request {
+                    ClientRequest::CallToolRequest(_) => true,
+                    ClientRequest::CustomRequest(custom) => custom.method == "tasks/result",
+                    _ => false,
+                } =>
             {
                 self.ids().insert(request.id.clone());
             }
@@ -704,6 +709,27 @@ mod tests {
             Ok(expected) => assert_eq!(as_json(&message(decoded)), as_json(&expected)),
             Err(_) => assert!(!matches!(decoded, Decoded::Message(_))),
         }
+    }
+
+    #[test]
+    fn a_tasks_result_is_read_as_a_tool_result() {
+        let calls = ToolCalls::default();
+        let asked = ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+            "tasks/result",
+            Some(json!({"taskId": "t"})),
+        ));
+        calls.sent(&ClientJsonRpcMessage::request(asked, RequestId::Number(3)));
+        assert_eq!(calls.len(), 1);
+        let big = awkward_text(300);
+        let value = json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": big}],
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t"}}}});
+        let decoded = message(decode_with(line(&value), &calls, 10));
+        let Some((ServerResult::CallToolResult(result), _)) = decoded.into_response() else {
+            panic!("not a tool result");
+        };
+        assert_eq!(texts_of(&result), vec![big]);
+        assert_eq!(calls.len(), 0);
     }
 
     #[test]

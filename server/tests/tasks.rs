@@ -1,0 +1,327 @@
+//! Tools the server runs as tasks, against the real `@modelcontextprotocol/server-everything`
+//! (its `simulate-research-query` declares `execution.taskSupport: required`, takes four
+//! stages of a second each, and asks which meaning of an ambiguous topic is meant): the task
+//! outlives a short call timeout and gives its result, its status messages are the call's
+//! progress, its question reaches the user and their answer the server, and cancelling the call
+//! cancels the task at the server. Our own `tests/support/task-server.mjs` has tasks that never
+//! end or never answer a poll: they end at their `ttl`, or after three unanswered polls; and one
+//! whose result carries a configured secret, masked like any call's result.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use axum::http::{Method, StatusCode};
+use common::{
+    BridgeProcess, Launch, Reply, TestApp, everything_spec, require_on_path, stdio_spec, tool_names,
+};
+use mcp_bridge::config::ServerSpec;
+use serde_json::{Value, json};
+
+const LIMIT: Duration = Duration::from_secs(60);
+
+/// A call timeout well under the four seconds the research task takes.
+const SHORT: Duration = Duration::from_secs(2);
+
+/// An in-process bridge running server-everything with the short call timeout, once the tools
+/// it registers after initialization (the task tool among them) are listed.
+async fn app() -> TestApp {
+    let app = TestApp::start_with(
+        vec![everything_spec("everything")],
+        Some(common::TOKEN.to_owned()),
+        SHORT,
+    )
+    .await;
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let names = tool_names(&app.get("/tools?serverName=everything").await.body);
+        if names.iter().any(|n| n == "simulate-research-query") {
+            return app;
+        }
+        assert!(Instant::now() < deadline, "the task tool was never listed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn research(arguments: Value) -> Value {
+    json!({"name": "simulate-research-query", "serverName": "everything",
+           "arguments": arguments, "wait": 0})
+}
+
+/// Start a background call; its id.
+async fn start_call(app: &TestApp, body: Value) -> String {
+    let reply = app.execute(body).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+    reply.body["call_id"].as_str().unwrap().to_owned()
+}
+
+/// Poll the call until it finishes.
+async fn finish(app: &TestApp, id: &str) -> Reply {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            return reply;
+        }
+        assert!(Instant::now() < deadline, "the call never finished");
+    }
+}
+
+fn all_text(reply: &Reply) -> String {
+    reply.body["result"]["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_result() {
+    let app = app().await;
+    let started = Instant::now();
+    let id = start_call(&app, research(json!({"topic": "rust"}))).await;
+    // The task's status messages are the pending call's progress.
+    let mut messages = Vec::new();
+    let done = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            break reply;
+        }
+        if let Some(message) = reply.body["progress"]["message"].as_str()
+            && messages.last().map(String::as_str) != Some(message)
+        {
+            messages.push(message.to_owned());
+        }
+        assert!(started.elapsed() < LIMIT, "the call never finished");
+    };
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        all_text(&done).contains("# Research Report: rust"),
+        "{}",
+        done.body
+    );
+    assert!(
+        started.elapsed() > SHORT,
+        "the task ended within the call timeout: {:?}",
+        started.elapsed()
+    );
+    assert!(
+        messages.iter().any(|m| m.ends_with("...")),
+        "no status message was shown: {messages:?}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_needs_input_asks_and_gets_the_answer() {
+    let app = app().await;
+    let id = start_call(
+        &app,
+        research(json!({"topic": "python", "ambiguous": true})),
+    )
+    .await;
+    let deadline = Instant::now() + LIMIT;
+    let asked = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+        if reply.body.get("elicitation").is_some() {
+            break reply.body["elicitation"].clone();
+        }
+        assert!(Instant::now() < deadline, "no question came");
+    };
+    assert!(
+        asked["message"]
+            .as_str()
+            .unwrap()
+            .contains("multiple interpretations"),
+        "{asked}"
+    );
+    // The user takes longer than the call timeout to answer.
+    tokio::time::sleep(SHORT + Duration::from_secs(1)).await;
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "question_id": asked["id"],
+                   "content": {"interpretation": "snake"}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let done = finish(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        all_text(&done).contains("# Research Report: python (snake)"),
+        "{}",
+        done.body
+    );
+    app.stop().await;
+}
+
+/// Against a bridge process, whose log says what the server answered its `tasks/cancel`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_the_call_cancels_the_task_at_the_server() {
+    let mut entry = BridgeProcess::path_entry(
+        "mcp-server-everything",
+        "run ./build.sh setup (npm install at the repository root)",
+        &["stdio"],
+    );
+    entry["call_timeout"] = json!(SHORT.as_secs());
+    let bridge = BridgeProcess::launch(Launch {
+        config: Some(json!({"mcpServers": {"everything": entry}})),
+        args: &["--token", common::TOKEN],
+        env: &[("RUST_LOG", "info,rmcp=warn")],
+        prepare: None,
+    });
+    bridge.wait_started(common::START_LIMIT);
+    let deadline = Instant::now() + LIMIT;
+    while !tool_names(&bridge.get("/tools?serverName=everything").await.1)
+        .iter()
+        .any(|n| n == "simulate-research-query")
+    {
+        assert!(Instant::now() < deadline, "the task tool was never listed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, body) = bridge.execute(research(json!({"topic": "rust"}))).await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["call_id"].as_str().unwrap().to_owned();
+    // Once the task runs (its first status message is shown), the user cancels the call.
+    loop {
+        let (status, body) = bridge.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(status, 202, "{body}");
+        if body["progress"]["message"].is_string() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task showed no progress");
+    }
+    let (status, body) = bridge
+        .request(Method::DELETE, &format!("/calls/{id}"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["cancelled"], true, "{body}");
+    let cancelled = loop {
+        let log = bridge.stderr();
+        if let Some(line) = log
+            .lines()
+            .find(|line| line.contains("the task was cancelled at the server"))
+        {
+            break line.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the server never answered a tasks/cancel: {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // The server's own answer to `tasks/cancel`: the task's status is now `cancelled`.
+    assert!(cancelled.contains("status=\"cancelled\""), "{cancelled}");
+}
+
+/// A value the task server is configured with, which no answer may carry.
+const SECRET: &str = "task-secret-5f1c9a7e2b";
+
+/// Our own server of misbehaving tasks, run by node.
+fn task_server() -> ServerSpec {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/task-server.mjs");
+    let mut spec = stdio_spec("tasks", &node, &[script.to_str().unwrap()]);
+    if let mcp_bridge::config::Transport::Stdio { env, .. } = &mut spec.transport {
+        env.insert("TASK_SECRET".to_owned(), SECRET.to_owned());
+    }
+    spec
+}
+
+/// Wait until the task server says it was asked to cancel `task`.
+async fn cancel_seen(app: &TestApp, task: &str) {
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let reply = app
+            .execute(json!({"name": "cancelled", "serverName": "tasks", "arguments": {}}))
+            .await;
+        let names: Vec<String> = serde_json::from_str(&all_text(&reply)).unwrap();
+        if names.iter().any(|name| name == task) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{task} was never cancelled: {names:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_the_server() {
+    let app = TestApp::start_with(
+        vec![task_server()],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    // Working for ever: the 1 s call timeout does not end it, its 3 s ttl does.
+    let started = Instant::now();
+    let id = start_call(
+        &app,
+        json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    let error = detail["error"].as_str().unwrap();
+    assert!(
+        error.contains("`endless-1`") && error.contains("(its ttl) passed"),
+        "{error}"
+    );
+    assert!(
+        took >= Duration::from_millis(2500) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    cancel_seen(&app, "endless-1").await;
+
+    // Never answers a poll: three polls of 1 s each go unanswered.
+    let started = Instant::now();
+    let id = start_call(
+        &app,
+        json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    let error = detail["error"].as_str().unwrap();
+    assert!(
+        error.contains("`silent-2`") && error.contains("3 polls of its status in a row"),
+        "{error}"
+    );
+    assert!(took >= Duration::from_secs(3), "{took:?}");
+    cancel_seen(&app, "silent-2").await;
+
+    // Never answers the call that asks for its task: the call timeout ends that request,
+    // cancelled at the server (`notifications/cancelled`).
+    let id = start_call(
+        &app,
+        json!({"name": "stuck", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
+    let done = finish(&app, &id).await;
+    assert_eq!(done.body["detail"]["type"], "TimeoutError", "{}", done.body);
+    cancel_seen(&app, "stuck-request").await;
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_result_is_masked_like_any_calls() {
+    let app = TestApp::start(vec![task_server()]).await;
+    let reply = app
+        .execute(json!({"name": "secret", "serverName": "tasks", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let text = all_text(&reply);
+    assert!(text.starts_with("the secret is "), "{}", reply.body);
+    assert!(!reply.body.to_string().contains(SECRET), "{}", reply.body);
+    app.stop().await;
+}
