@@ -35,3 +35,4 @@ pub mod tab_events;
 pub mod tab_state;
 pub mod toolcall;
 pub mod typing;
+pub mod views;
