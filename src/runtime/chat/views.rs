@@ -148,7 +148,10 @@ impl<H: Host> ChatLoop<H> {
                     Lang::Zh => "zh-CN",
                     Lang::En => "en",
                 };
-                let data = serde_json::to_value(view.opened(locale)).unwrap_or_default();
+                let mut data = serde_json::to_value(view.opened(locale)).unwrap_or_default();
+                // The one word the host page shows itself: its button for a view's link.
+                let labels = &crate::domain::i18n::labels::Labels::of(lang).float;
+                data["openLink"] = labels.get("floatOpenUrl").cloned().into();
                 Response::Data { data }
             }
             ViewAsk::Call { name, arguments } => {
