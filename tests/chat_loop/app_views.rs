@@ -222,8 +222,7 @@ fn a_tool_that_would_ask_is_refused_to_a_view() {
 
 #[test]
 fn a_views_calls_count_as_rounds() {
-    let mut w = World::new();
-    std::mem::swap(&mut w, &mut world());
+    let mut w = world();
     w.settings(json!({"trustedServers": ["clock"], "maxAutoRounds": 2}));
     w.answer(1, 1, &call_on("clock", "show_clock", json!({})));
     assert!(matches!(

@@ -26,11 +26,16 @@ const SETTINGS = {
 /** Back to the chat page's own document, out of any frame. */
 const toPage = (w) => w.session.cmd('POST', '/frame', { id: null });
 
-/** Into the view's frame: the float's host page, then the sandboxed view inside it. */
-async function intoView(w) {
+/** Into the float's host page (the extension's `view/host.html`). */
+async function intoHost(w) {
   await toPage(w);
   const host = await floatWait(w, '.view iframe', 'view frame');
   await w.session.cmd('POST', '/frame', { id: host });
+}
+
+/** Into the view's frame: the float's host page, then the sandboxed view inside it. */
+async function intoView(w) {
+  await intoHost(w);
   const view = await waitFor(async () => (await w.session.cmd('POST', '/elements', { using: 'css selector', value: 'iframe' }))[0],
     { what: "the host page's view frame" });
   await w.session.cmd('POST', '/frame', { id: view });
@@ -138,6 +143,10 @@ for (const browser of BROWSERS) {
     test("inside the view, the chat page, its cookies and the extension's storage are out of reach", async () => {
       await viewAfterCall(w);
       await viewTime(w);
+      // The frame is sandboxed by its host page (the bridge's policy sandboxes the document too).
+      await intoHost(w);
+      assert.equal(await w.session.exec("return document.querySelector('iframe').getAttribute('sandbox')"), 'allow-scripts');
+      await intoView(w);
       const tried = await w.session.exec(`
         const attempt = (f) => { try { const v = f(); return v === undefined ? 'undefined' : 'read: ' + String(v).slice(0, 40); }
           catch (e) { return 'refused'; } };
