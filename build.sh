@@ -280,7 +280,7 @@ assemble() {
   # bytes of an Ed25519 public key; `./build.sh sign-sites` prints it). Without one the
   # extension refuses every list and says so.
   printf '%s\n' "${MCP_BRIDGE_SITE_LIST_KEY:-}" >"$dir/site-list-key.txt"
-  cp -r extension/icons extension/_locales "$dir/"
+  cp -r extension/icons extension/_locales extension/view "$dir/"
   cp extension/sites/*.json "$dir/sites/" 2>/dev/null || true
   cp options/*.html options/*.js options/*.css "$dir/options/"
   cp -r extension/popup "$dir/"

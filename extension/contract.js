@@ -14,6 +14,15 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     USER_MESSAGE: 'user-message',
     USER_ACTION: 'user-action',
     DETECT: 'detect',
+    VIEW: 'view',
+  }),
+  // What an MCP App view's host page relays, inside a `view` message (`ViewAsk`).
+  viewAsk: Object.freeze({
+    OPEN: 'open',
+    CALL: 'call',
+    MESSAGE: 'message',
+    LINK: 'link',
+    FAILED: 'failed',
   }),
   // The float's buttons, inside a `user-action` message (`UserAction`).
   action: Object.freeze({
@@ -41,6 +50,7 @@ globalThis.MCP_BRIDGE ??= Object.freeze({
     SUBMIT: 'submit',
     ATTACH_FILE: 'attach-file',
     FLOAT_STATE: 'float-state',
+    SHOW_VIEW: 'show-view',
   }),
   // What the core answers (`Response`).
   response: Object.freeze({

@@ -36,3 +36,4 @@ pub mod tab_events;
 pub mod tab_state;
 pub mod toolcall;
 pub mod typing;
+pub mod views;

@@ -98,6 +98,23 @@ fn every_user_action_name_is_a_user_action() {
 }
 
 #[test]
+fn every_view_ask_name_is_a_view_ask() {
+    let js = names("viewAsk");
+    let view = |ask: Value| {
+        parse_incoming(
+            &json!({ "type": "view", "view": "v", "ask": ask }).to_string(),
+            Origin::ExtensionPage,
+        )
+    };
+    for name in &js {
+        let parsed = view(json!({ "ask": name }));
+        assert!(known(&parsed), "{name}: {parsed:?}");
+    }
+    let err = view(json!({ "ask": "no-such-ask" })).unwrap_err();
+    assert_eq!(variants(&err), js, "contract.js `viewAsk` vs ViewAsk");
+}
+
+#[test]
 fn every_page_request_name_is_a_page_request() {
     let js = names("page");
     for name in &js {

@@ -48,6 +48,12 @@ chrome.runtime.onMessage.addListener((cmd, sender, sendResponse) => {
     [COMMAND.SUBMIT]: () => submit(),
     [COMMAND.ATTACH_FILE]: async () => ({ ok: await attachFiles([new File([cmd.text], cmd.name, { type: cmd.mimeType })], { shown: true }) }),
     [COMMAND.FLOAT_STATE]: async () => { render(cmd.float); return { ok: true }; },
+    // An MCP App view: its code is loaded only now (extension/view/frame.js).
+    [COMMAND.SHOW_VIEW]: async () => {
+      const { show } = await import(chrome.runtime.getURL('view/frame.js'));
+      if (!float) float = createFloat();
+      return show(cmd, float, { title: T('floatView', [cmd.tool]), close: T('floatViewClose') });
+    },
     // The toolbar popup's button: the same action as the float's.
     [POPUP.GET_PAGE_HEALTH]: async () => ({ ok: true, health: health() }),
     [POPUP.PICK_PARTS]: async () => { startPicker(); return { ok: true }; },

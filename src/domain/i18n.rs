@@ -537,6 +537,23 @@ catalog! {
     ui_reset_done,
     /// After *Ask me next time*: `{tool}`.
     ui_ask_done,
+    // -- MCP App views: the float, and the refusals a view is answered with --
+    /// After a view's message was typed into the chat input: `{tool}`.
+    view_wrote,
+    /// `{tool}`, `{why}`.
+    view_failed,
+    /// The view did not open the conversation in time.
+    view_silent,
+    /// `{tool}`: not a tool of the view's server, or one for the model only.
+    view_not_its_tool,
+    /// `{tool}`: the user's policy denies it.
+    view_denied,
+    /// `{tool}`: its policy asks, and a view's call cannot.
+    view_asks,
+    view_rounds,
+    view_gone,
+    view_link_refused,
+    view_no_text,
 }
 
 /// `n` with the word it counts (`servers`, `tools`) in the plural rule of `lang`: English

@@ -69,6 +69,34 @@ pub enum TabRequest {
     Detect {
         scene: Box<crate::domain::detect::Scene>,
     },
+    /// What an MCP App view asks of the host, relayed by the extension page that frames it
+    /// (`view/host.js`): `view` is the view's id, which the worker knows for this tab only.
+    View { view: String, ask: ViewAsk },
+}
+
+/// `{"ask": "call", "name": …}` on the wire, inside a `view` message: a view's request as
+/// the host page relays it (the view's own JSON-RPC names are the host page's).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase",
+    deny_unknown_fields
+)]
+pub enum ViewAsk {
+    /// The frame opens: its address, the tool's input and result, the host context.
+    Open,
+    /// `tools/call`: a tool of the view's own server.
+    Call {
+        name: String,
+        #[serde(default)]
+        arguments: Option<Value>,
+    },
+    /// `ui/message`: content for the chat input.
+    Message { content: Value },
+    /// `ui/open-link`: whether the float may offer it.
+    Link { url: String },
+    /// The view threw, or never opened the conversation.
+    Failed { why: String },
 }
 
 /// `{"action": "confirm", "run": true}` on the wire, inside a `user-action` message.
@@ -334,6 +362,9 @@ pub enum Command {
     FloatState {
         float: Box<crate::domain::float::FloatState>,
     },
+    /// Show the MCP App view `view` (the bridge's one-time id) of `tool` in the float, in a
+    /// frame of the extension's `view/host.html`.
+    ShowView { view: String, tool: String },
 }
 
 /// The content script's answer to a [`Command`].
@@ -371,6 +402,13 @@ pub fn parse_incoming(json: &str, origin: Origin) -> Result<Incoming, String> {
             {
                 return Ok(Incoming::Tab(TabRequest::Ping));
             }
+            // The page that frames a view in a chat tab relays the view's requests to the
+            // worker, which answers them for that tab.
+            if value.get("type").and_then(Value::as_str) == Some("view") {
+                return tab_request(value)
+                    .map(Incoming::Tab)
+                    .map_err(|e| format!("not a valid MCP Bridge message: {e}"));
+            }
             from_tagged::<PageRequest>(value, "type")
                 .map(Incoming::Page)
                 .map_err(|e| format!("not a valid MCP Bridge message: {e}"))
@@ -384,6 +422,11 @@ fn tab_request(mut value: Value) -> Result<TabRequest, String> {
     {
         // Every `UserAction` with fields has a required one, so a bare tag is a unit variant.
         *action = untag(action.take(), "action")?;
+    }
+    if value.get("type").and_then(Value::as_str) == Some("view")
+        && let Some(ask) = value.get_mut("ask")
+    {
+        *ask = untag(ask.take(), "ask")?;
     }
     from_tagged(value, "type")
 }

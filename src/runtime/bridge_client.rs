@@ -209,6 +209,20 @@ impl<'h, H: Host> BridgeApiClient<'h, H> {
         json_or_outcome(r)
     }
 
+    /// `POST /views`: the one-time address the `ui://` view `uri` of `server` is served from
+    /// (`url`), or what went wrong.
+    pub async fn keep_view(&self, server: &str, uri: &str) -> Result<Value, CallOutcome> {
+        let uri = Value::from(uri);
+        let body = body(requests::ReadResource {
+            server_name: Some(server),
+            uri: &uri,
+        });
+        let r = self
+            .send(Method::Post, "/views", body, UNPOLLED_TIMEOUT_MS)
+            .await?;
+        json_or_outcome(r)
+    }
+
     /// `GET /tools?serverName=S`: one server's tools, or what went wrong.
     pub async fn service_tools(&self, service: &str) -> Result<Value, CallOutcome> {
         self.json(&format!("/tools?serverName={}", encode(service)))

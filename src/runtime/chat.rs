@@ -46,6 +46,7 @@ mod pages;
 mod queue;
 mod target;
 mod tools_changed;
+mod views;
 
 /// Seconds the bridge may hold one request before answering "still running" (browsers end
 /// an extension worker whose fetch takes ~30 s to answer).
@@ -78,6 +79,8 @@ pub struct ChatLoop<H: Host> {
     /// The server's question each tab's float shows, which the user's answer is read by (a
     /// restarted worker resumes polling and is shown the question again).
     questions: Questions,
+    /// The MCP App views the tabs' floats show.
+    views: views::Views,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -165,6 +168,7 @@ impl<H: Host> ChatLoop<H> {
             running: TabSet::default(),
             watching: TabSet::default(),
             questions: Questions::default(),
+            views: views::Views::default(),
         })
     }
 
@@ -243,6 +247,7 @@ impl<H: Host> ChatLoop<H> {
             TabRequest::UserAction { action } => self.user_action(tab, action).await,
             // `super::errands` answers it; the dispatcher never sends it here.
             TabRequest::Detect { .. } => Response::error(ERRAND_IN_CHAT_LOOP),
+            TabRequest::View { view, ask } => self.view_request(tab, &view, ask).await,
         }
     }
 

@@ -1,31 +1,61 @@
 //! Tools of MCP App views: one that only its view may call (`ui.visibility` without `model`) is
 //! never offered to the AI, in the instructions or the tool list; one the view and the AI share
-//! is the AI's like any other.
+//! is the AI's like any other. After a call of a tool with a view, the float shows the view,
+//! and what the view asks is the core's to decide: its own server's tools only, a *Deny*
+//! holding, a tool that would ask refused, the round cap counting; a message typed and never
+//! sent; a link only when it is `http(s)`.
 
 use super::world::*;
+use mcp_bridge_core::domain::messages::Response;
+use mcp_bridge_core::runtime::host::Area;
 use serde_json::{Value, json};
 
 /// The tools of the server `clock` as the bridge lists them: `show_clock` has a view the AI may
-/// call too, `tick` is for the view only, `now` has no view.
+/// call too, `tick` is for the view only, `now` has no view, `chime` is the model's only and
+/// `reset` does not say it only reads.
 fn clock_tools() -> Value {
-    let tool = |name: &str, ui: Value| {
+    let tool = |name: &str, ui: Value, annotations: Value| {
         json!({"name": name, "description": format!("The {name} tool"),
-            "parameters": {"type": "object"}, "annotations": {"readOnlyHint": true},
+            "parameters": {"type": "object"}, "annotations": annotations,
             "ui": ui})
     };
+    let reads = json!({"readOnlyHint": true});
+    let app = |who: Value| json!({"resourceUri": "ui://clock/app.html", "visibility": who});
     json!({"success": true, "tools": {"service_name": "clock", "tools": [
-        tool("show_clock", json!({"resourceUri": "ui://clock/app.html", "visibility": ["model", "app"]})),
-        tool("tick", json!({"resourceUri": "ui://clock/app.html", "visibility": ["app"]})),
-        tool("now", Value::Null),
+        tool("show_clock", app(json!(["model", "app"])), reads.clone()),
+        tool("tick", app(json!(["app"])), reads.clone()),
+        tool("now", Value::Null, reads.clone()),
+        tool("chime", app(json!(["model"])), reads.clone()),
+        tool("reset", app(json!(["app"])), json!({})),
     ]}})
 }
+
+/// The view's one-time address, as `POST /views` answers it.
+const VIEW_URL: &str = "http://127.0.0.1:8765/views/0123456789abcdef0123456789abcdef";
+const VIEW_ID: &str = "0123456789abcdef0123456789abcdef";
+/// A secret in the call's result: masked in the chat's copy, and in the view's.
+const SECRET: &str = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 
 fn world() -> World {
     let mut w = World::new();
     w.bridge(|req| {
-        let clock: [(&str, &[&str]); 1] = [("clock", &["show_clock", "tick", "now"])];
+        let clock: [(&str, &[&str]); 2] = [
+            ("clock", &["show_clock", "tick", "now", "chime", "reset"]),
+            ("demo", &["echo"]),
+        ];
         match route(req).as_str() {
             "tools?serverName=clock" => ok_json(200, clock_tools()),
+            "views" => ok_json(
+                200,
+                json!({"success": true, "server": "clock", "uri": "ui://clock/app.html",
+                       "url": VIEW_URL, "expires_in_seconds": 60}),
+            ),
+            "execute" => ok_json(
+                200,
+                json!({"success": true, "result": {
+                    "content": [{"type": "text", "text": format!("12:00 {SECRET}")}],
+                    "structuredContent": {"time": "12:00", "key": SECRET}}}),
+            ),
             _ => bridge_with(&clock, req),
         }
     });
@@ -33,6 +63,29 @@ fn world() -> World {
     w.settings(json!({"trustedServers": ["clock"]}));
     w.open_chat(1);
     w
+}
+
+/// `world()` after the AI's call of `show_clock`, whose view the float shows.
+fn with_view() -> World {
+    let mut w = world();
+    w.answer(
+        1,
+        1,
+        &call_on("clock", "show_clock", json!({"zone": "UTC"})),
+    );
+    assert_eq!(w.shown_views(1), [VIEW_ID]);
+    w
+}
+
+fn ask(w: &mut World, tab: i32, ask: Value) -> Response {
+    w.tab(tab, json!({"type": "view", "view": VIEW_ID, "ask": ask}))
+}
+
+fn refused(r: &Response) -> String {
+    match r {
+        Response::Error { message, .. } => message.clone(),
+        other => panic!("not refused: {other:?}"),
+    }
 }
 
 #[test]
@@ -65,4 +118,187 @@ fn a_tool_the_view_shares_with_the_ai_runs_from_the_chat() {
     let mut w = world();
     w.answer(1, 1, &call_on("clock", "show_clock", json!({})));
     assert_eq!(w.executes().len(), 1, "{:?}", w.executes());
+}
+
+#[test]
+fn a_call_of_a_tool_with_a_view_shows_it_with_its_input_and_its_result_masked() {
+    let mut w = with_view();
+    assert_eq!(w.requests_to("/views"), 1);
+    let r = ask(&mut w, 1, json!({"ask": "open"}));
+    let Response::Data { data } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(data["url"], VIEW_URL);
+    assert_eq!(data["toolInput"], json!({"zone": "UTC"}));
+    assert_eq!(data["toolResult"]["structuredContent"]["time"], "12:00");
+    assert!(!data.to_string().contains(SECRET), "{data}");
+    assert_eq!(
+        (data["minHeight"].as_u64(), data["maxHeight"].as_u64()),
+        (Some(120), Some(600))
+    );
+    // The chat's copy is masked the same way.
+    assert!(!w.typed(1)[0].contains(SECRET));
+}
+
+#[test]
+fn a_call_of_a_tool_without_a_view_shows_none() {
+    let mut w = world();
+    w.answer(1, 1, &call_on("clock", "now", json!({})));
+    assert_eq!(w.executes().len(), 1);
+    assert!(w.shown_views(1).is_empty());
+    assert_eq!(w.requests_to("/views"), 0);
+}
+
+#[test]
+fn a_view_is_answered_in_its_own_tab_only() {
+    let mut w = with_view();
+    w.open_chat(2);
+    assert!(!refused(&ask(&mut w, 2, json!({"ask": "open"}))).is_empty());
+    assert!(matches!(
+        ask(&mut w, 1, json!({"ask": "open"})),
+        Response::Data { .. }
+    ));
+}
+
+#[test]
+fn a_view_calls_a_tool_of_its_own_server_for_the_app() {
+    let mut w = with_view();
+    let r = ask(
+        &mut w,
+        1,
+        json!({"ask": "call", "name": "tick", "arguments": {"n": 1}}),
+    );
+    let Response::Data { data } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(data["content"][0]["type"], "text");
+    assert!(!data.to_string().contains(SECRET), "{data}");
+    let sent = w.executes().pop().unwrap();
+    assert_eq!(
+        (&sent["name"], &sent["serverName"], &sent["arguments"]),
+        (&json!("tick"), &json!("clock"), &json!({"n": 1})),
+        "{sent}"
+    );
+    // Logged like the AI's calls.
+    let log = w.stored(Area::Local, "callLog").unwrap();
+    let tools: Vec<&str> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["show_clock", "tick"], "{log}");
+}
+
+#[test]
+fn a_view_cannot_call_a_model_only_tool_nor_another_servers() {
+    let mut w = with_view();
+    let before = w.executes().len();
+    for name in ["chime", "echo", "no_such_tool"] {
+        let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": name})));
+        assert!(why.contains("not a tool this view may call"), "{why}");
+    }
+    assert_eq!(w.executes().len(), before);
+}
+
+#[test]
+fn a_deny_holds_for_a_views_call() {
+    let mut w = with_view();
+    w.settings(json!({"trustedServers": ["clock"], "toolPolicies": {"clock:tick": "deny"}}));
+    let before = w.executes().len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "tick"})));
+    assert!(why.contains("denied"), "{why}");
+    assert_eq!(w.executes().len(), before);
+}
+
+#[test]
+fn a_tool_that_would_ask_is_refused_to_a_view() {
+    let mut w = with_view();
+    let before = w.executes().len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
+    assert!(why.contains("cannot ask"), "{why}");
+    assert_eq!(w.executes().len(), before);
+}
+
+#[test]
+fn a_views_calls_count_as_rounds() {
+    let mut w = world();
+    w.settings(json!({"trustedServers": ["clock"], "maxAutoRounds": 2}));
+    w.answer(1, 1, &call_on("clock", "show_clock", json!({})));
+    assert!(matches!(
+        ask(&mut w, 1, json!({"ask": "call", "name": "tick"})),
+        Response::Data { .. }
+    ));
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "tick"})));
+    assert!(why.contains("automatic rounds"), "{why}");
+    assert_eq!(w.executes().len(), 2);
+}
+
+#[test]
+fn a_views_message_is_typed_masked_never_sent_and_the_float_says_whose() {
+    let mut w = with_view();
+    let typed_before = w.typed(1).len();
+    let submits = w.submits(1);
+    let content = json!([{"type": "text", "text": format!("Time is 12:00 {SECRET}")}]);
+    let r = ask(&mut w, 1, json!({"ask": "message", "content": content}));
+    assert!(matches!(r, Response::Ack { .. }), "{r:?}");
+    let typed = w.typed(1);
+    assert_eq!(typed.len(), typed_before + 1);
+    let text = typed.last().unwrap();
+    assert!(
+        text.starts_with("Time is 12:00") && !text.contains(SECRET),
+        "{text}"
+    );
+    assert_eq!(w.submits(1), submits);
+    let f = w.last_float(1);
+    assert!(
+        f["title"]
+            .as_str()
+            .unwrap()
+            .contains("view of `show_clock` wrote"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_view_may_offer_http_links_only() {
+    let mut w = with_view();
+    let ok = ask(
+        &mut w,
+        1,
+        json!({"ask": "link", "url": "https://modelcontextprotocol.io/"}),
+    );
+    assert!(matches!(ok, Response::Ack { .. }), "{ok:?}");
+    for bad in ["javascript:alert(1)", "file:///etc/passwd"] {
+        refused(&ask(&mut w, 1, json!({"ask": "link", "url": bad})));
+    }
+}
+
+#[test]
+fn a_view_that_failed_is_said_in_the_float() {
+    let mut w = with_view();
+    let r = ask(&mut w, 1, json!({"ask": "failed", "why": ""}));
+    assert!(matches!(r, Response::Ack { .. }), "{r:?}");
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "error", "{f}");
+    let title = f["title"].as_str().unwrap();
+    assert!(title.contains("view of `show_clock` failed"), "{title}");
+}
+
+#[test]
+fn the_host_page_relays_a_views_requests_as_an_extension_page() {
+    use mcp_bridge_core::domain::messages::Origin;
+    let mut w = with_view();
+    let message = json!({"type": "view", "view": VIEW_ID, "ask": {"ask": "open"}});
+    let r = w.send(Origin::ExtensionPage, Some(1), message).unwrap();
+    assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    // Any other chat message stays the content script's.
+    let r = w
+        .send(
+            Origin::ExtensionPage,
+            Some(1),
+            json!({"type": "user-message"}),
+        )
+        .unwrap();
+    refused(&r);
 }

@@ -714,6 +714,16 @@ impl World {
         typed.collect()
     }
 
+    /// The MCP App views a tab was told to show (`show-view`): their ids.
+    pub fn shown_views(&self, tab: i32) -> Vec<String> {
+        let commands = self.host.0.commands.borrow();
+        let shown = commands.iter().filter_map(|(t, c)| match c {
+            Command::ShowView { view, .. } if *t == tab => Some(view.clone()),
+            _ => None,
+        });
+        shown.collect()
+    }
+
     pub fn submits(&self, tab: i32) -> usize {
         let commands = self.host.0.commands.borrow();
         commands

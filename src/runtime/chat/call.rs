@@ -238,6 +238,7 @@ impl<H: Host> ChatLoop<H> {
         // A call may change a server's tools (servers add tools as they go).
         f.tools_changed = self.tools_changed(tab, settings).await;
         self.finish(tab, settings, f, failed).await;
+        self.show_view(tab, call, outcome, settings).await;
     }
 
     /// The report is out (or offered for copying): the tab rests, and the float says so.

@@ -1,0 +1,279 @@
+//! MCP App views in the chat loop: after a call whose tool names a `ui://` view, the bridge
+//! keeps the view under a one-time address and the float shows it; what the view then asks
+//! (relayed by the extension page that frames it) is decided here — its own server's tools
+//! only, through the same policy and round cap as the AI's calls; a message typed into the
+//! chat input, never sent; a link offered only when it is `http(s)`.
+
+use super::ChatLoop;
+use crate::domain::bridge_api;
+use crate::domain::call_log::LoggedCall;
+use crate::domain::float;
+use crate::domain::i18n::{Lang, fill};
+use crate::domain::messages::{Command, Response, ViewAsk};
+use crate::domain::outcome::{CallOutcome, json_body};
+use crate::domain::policy::{self, Target, Verdict};
+use crate::domain::settings::Settings;
+use crate::domain::sites::host_of;
+use crate::domain::tab_state::conversation;
+use crate::domain::toolcall::ToolCall;
+use crate::domain::views::{self, View};
+use crate::runtime::host::Host;
+use crate::runtime::store::CallLogChange;
+use serde_json::Value;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The views the float shows, the newest last (a handful per tab). A restarted worker has
+/// none: an open view's requests are then refused as a closed view's.
+#[derive(Default)]
+pub(super) struct Views(RefCell<Vec<View>>);
+
+impl Views {
+    fn keep(&self, view: View) {
+        let mut views = self.0.borrow_mut();
+        views.push(view);
+        let tab = views.last().map(|v| v.tab);
+        let of_tab = views.iter().filter(|v| Some(v.tab) == tab).count();
+        if of_tab > views::KEPT_PER_TAB
+            && let Some(oldest) = views.iter().position(|v| Some(v.tab) == tab)
+        {
+            views.remove(oldest);
+        }
+    }
+
+    /// View `id`, when tab `tab` shows it (an id is never answered for another tab).
+    fn find(&self, tab: i32, id: &str) -> Option<View> {
+        let views = self.0.borrow();
+        views.iter().find(|v| v.tab == tab && v.id == id).cloned()
+    }
+}
+
+/// A view's request refused: the float's words, as the view's JSON-RPC error.
+fn refuse(
+    lang: Lang,
+    template: fn(&crate::domain::i18n::Catalog) -> &'static str,
+    tool: &str,
+) -> Response {
+    let code = float::code(tool);
+    Response::error(fill(template(lang.says()), &[("tool", &code)]))
+}
+
+impl<H: Host> ChatLoop<H> {
+    /// After a call's report: when its tool names a view on the server it ran on, keeps the
+    /// view at the bridge and has the tab show it. A tool without a view costs one read of
+    /// its server's tool list.
+    pub(super) async fn show_view(
+        &self,
+        tab: i32,
+        call: &ToolCall,
+        outcome: &CallOutcome,
+        settings: &Settings,
+    ) {
+        let (CallOutcome::Success { result, .. } | CallOutcome::ToolError { result, .. }) = outcome
+        else {
+            return;
+        };
+        let server = match &call.server_name {
+            Some(server) => server.clone(),
+            None => match self.target_of(call, settings).await {
+                Ok(Target::OfferedBy(servers)) if servers.len() == 1 => servers[0].0.clone(),
+                _ => return,
+            },
+        };
+        let client = self.client(settings);
+        let answer = client.service_tools_raw(&server).await;
+        let listed = json_body(&answer.body).filter(|_| (200..300).contains(&answer.status));
+        let uri = listed
+            .as_ref()
+            .and_then(|b| b.pointer("/tools/tools"))
+            .and_then(Value::as_array)
+            .and_then(|tools| tools.iter().find(|t| t["name"] == call.tool_name.as_str()))
+            .and_then(views::resource_uri)
+            .map(str::to_string);
+        let Some(uri) = uri else { return };
+        let kept = client.keep_view(&server, &uri).await;
+        let url = kept
+            .ok()
+            .and_then(|body| body["url"].as_str().map(str::to_string));
+        let Some(url) = url else {
+            let why = self.ui().says().view_silent;
+            let f = self.view_failed_float(&call.tool_name, why);
+            self.show(tab, f).await;
+            return;
+        };
+        let Some(id) = url.rsplit('/').next().map(str::to_string) else {
+            return;
+        };
+        let unmasked = settings.passes_unmasked(Some(&server), &call.tool_name);
+        self.views.keep(View {
+            id: id.clone(),
+            tab,
+            server,
+            tool: call.tool_name.clone(),
+            url,
+            input: views::masked(&call.arguments, unmasked),
+            result: views::call_result(result, unmasked),
+        });
+        let cmd = Command::ShowView {
+            view: id,
+            tool: call.tool_name.clone(),
+        };
+        self.command(tab, &cmd).await;
+    }
+
+    fn view_failed_float(&self, tool: &str, why: &str) -> float::FloatState {
+        let lang = self.ui();
+        let said = fill(
+            lang.says().view_failed,
+            &[("tool", &float::code(tool)), ("why", why)],
+        );
+        float::new(float::FloatStatus::Error, &said, lang)
+    }
+
+    /// Answers what view `id` of tab `tab` asks, relayed by its host page.
+    pub(super) async fn view_request(
+        self: &Rc<Self>,
+        tab: i32,
+        id: &str,
+        ask: ViewAsk,
+    ) -> Response {
+        let lang = self.ui();
+        let Some(view) = self.views.find(tab, id) else {
+            return Response::error(lang.says().view_gone);
+        };
+        let settings = self.store.chat_settings().await;
+        match ask {
+            ViewAsk::Open => {
+                let locale = match self.lang(&settings) {
+                    Lang::Zh => "zh-CN",
+                    Lang::En => "en",
+                };
+                let mut data = serde_json::to_value(view.opened(locale)).unwrap_or_default();
+                // The one word the host page shows itself: its button for a view's link.
+                let labels = &crate::domain::i18n::labels::Labels::of(lang).float;
+                data["openLink"] = labels.get("floatOpenUrl").cloned().into();
+                Response::Data { data }
+            }
+            ViewAsk::Call { name, arguments } => {
+                let arguments = arguments.unwrap_or_else(|| Value::Object(Default::default()));
+                self.view_call(tab, &view, &name, arguments, &settings)
+                    .await
+            }
+            ViewAsk::Message { content } => {
+                let Some(text) = views::message_text(&content) else {
+                    return Response::error(lang.says().view_no_text);
+                };
+                // Typed and read back like a report, and left in the input for the user
+                // to read and send.
+                let typed = self.command(tab, &Command::TypeText { text }).await;
+                if !typed.ok {
+                    let why = typed
+                        .reason
+                        .unwrap_or_else(|| lang.says().typing_failed.into());
+                    return Response::error(crate::domain::redact::redact_owned(&why));
+                }
+                let said = fill(
+                    lang.says().view_wrote,
+                    &[("tool", &float::code(&view.tool))],
+                );
+                self.show(tab, float::said(lang, &said)).await;
+                Response::Ack { recheck_ms: None }
+            }
+            ViewAsk::Link { url } if views::link_allowed(&url) => {
+                Response::Ack { recheck_ms: None }
+            }
+            ViewAsk::Link { .. } => Response::error(lang.says().view_link_refused),
+            ViewAsk::Failed { why } => {
+                let why = crate::domain::redact::redact_owned(&why);
+                let why: String = why.chars().take(160).collect();
+                let why = if why.is_empty() {
+                    lang.says().view_silent.to_string()
+                } else {
+                    why
+                };
+                let f = self.view_failed_float(&view.tool, &why);
+                self.show(tab, f).await;
+                Response::Ack { recheck_ms: None }
+            }
+        }
+    }
+
+    /// A view's `tools/call`: a tool of the view's own server that a view may call, judged as
+    /// the AI's call of it would be (a *Deny* holds; a tool that would ask is refused, as a
+    /// view's call cannot ask), counted as an automatic round, logged, and run.
+    async fn view_call(
+        &self,
+        tab: i32,
+        view: &View,
+        name: &str,
+        arguments: Value,
+        settings: &Settings,
+    ) -> Response {
+        let lang = self.ui();
+        let state = self.store.tab(tab).await;
+        let scoped = settings.on_site(state.site.as_ref());
+        let client = self.client(&scoped);
+        let answer = client.service_tools_raw(&view.server).await;
+        let listed = json_body(&answer.body).filter(|_| (200..300).contains(&answer.status));
+        let raw = listed
+            .as_ref()
+            .and_then(|b| b.pointer("/tools/tools"))
+            .and_then(Value::as_array)
+            .and_then(|tools| tools.iter().find(|t| t["name"] == name))
+            .filter(|t| views::for_app(t));
+        let tool = listed
+            .as_ref()
+            .and_then(bridge_api::tools)
+            .and_then(|tools| tools.into_iter().find(|t| t.name == name));
+        let (Some(_), Some(tool)) = (raw, tool) else {
+            return refuse(lang, |c| c.view_not_its_tool, name);
+        };
+        let target = Target::OfferedBy(vec![(view.server.clone(), tool.annotations)]);
+        let marked = self.store.untrusted_mark(conversation(&state.url)).await;
+        match policy::verdict(&scoped, name, &target, false, marked.as_deref()) {
+            Verdict::Deny => return refuse(lang, |c| c.view_denied, name),
+            Verdict::Ask(_) => return refuse(lang, |c| c.view_asks, name),
+            Verdict::Run => {}
+        }
+        {
+            // The round cap counts a view's calls as the AI's: in the tab's turn.
+            let _turn = self.queues.enter(tab).await;
+            let mut state = self.store.tab(tab).await;
+            if state.auto_rounds >= scoped.max_auto_rounds {
+                return Response::error(lang.says().view_rounds);
+            }
+            state.auto_rounds += 1;
+            self.store.save_tab(tab, &state).await;
+        }
+        let call = ToolCall {
+            tool_name: name.to_string(),
+            arguments,
+            server_name: Some(view.server.clone()),
+        };
+        let allowed = policy::allowed_by(&scoped, name, &target, false, marked.as_deref());
+        let now = self.host.now_ms();
+        let id = (now as u64) * 1000 + u64::from(tab.unsigned_abs() % 1000);
+        let here = conversation(&state.url);
+        let entry = LoggedCall::new(id, now, here, &host_of(&state.url), &call, allowed);
+        self.store
+            .change_call_log(CallLogChange::Add(Box::new(entry)))
+            .await;
+        let unmasked = scoped.passes_unmasked(Some(&view.server), name);
+        let server = Some(view.server.as_str());
+        let outcome = client
+            .execute_as(name, &call.arguments, server, None, unmasked)
+            .await;
+        match &outcome {
+            CallOutcome::Success { result, .. } | CallOutcome::ToolError { result, .. } => {
+                Response::Data {
+                    data: views::call_result(result, unmasked),
+                }
+            }
+            other => {
+                let opts = self.report_options(&scoped);
+                let r = self.report(name, &call.arguments, other, &opts, None).await;
+                Response::error(r.float.title.to_string())
+            }
+        }
+    }
+}

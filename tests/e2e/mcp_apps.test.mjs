@@ -1,0 +1,186 @@
+// MCP App views, end to end: the real bridge running the real
+// `@modelcontextprotocol/server-basic-vanillajs` (and, for views that fail, the test server
+// tests/fixtures/broken_views_server.mjs), the fixture chat page playing the AI. After a call
+// of a tool with a view, the float shows the view in a sandboxed frame with the call's result;
+// the view calls its server's tool through the core (and is refused when the user denies
+// it), writes a message into the chat input, and cannot read the chat page, its cookies or
+// the extension's storage; a view that throws or never answers is said to have failed in the
+// float, and the chat goes on.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { BROWSERS, ROOT } from './support/browsers.mjs';
+import { startWorld, freshChat, userSays, userMessages, call, floatWait, floatFind, elementId, configure } from './support/chat.mjs';
+import { waitFor } from './support/webdriver.mjs';
+
+const BASIC = path.join(ROOT, 'node_modules/.bin/mcp-server-basic-vanillajs');
+const BROKEN = path.join(ROOT, 'tests/fixtures/broken_views_server.mjs');
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
+const SETTINGS = {
+  toolPolicies: { 'clock:get-time': 'allow' },
+  trustedServers: ['broken'],
+  // The clock's results are untrusted content: its view's calls would ask after them.
+  exemptAfterUntrusted: ['clock:get-time'],
+};
+
+/** Back to the chat page's own document, out of any frame. */
+const toPage = (w) => w.session.cmd('POST', '/frame', { id: null });
+
+/** Into the float's host page (the extension's `view/host.html`). */
+async function intoHost(w) {
+  await toPage(w);
+  const host = await floatWait(w, '.view iframe', 'view frame');
+  await w.session.cmd('POST', '/frame', { id: host });
+}
+
+/** Into the view's frame: the float's host page, then the sandboxed view inside it. */
+async function intoView(w) {
+  await intoHost(w);
+  const view = await waitFor(async () => (await w.session.cmd('POST', '/elements', { using: 'css selector', value: 'iframe' }))[0],
+    { what: "the host page's view frame" });
+  await w.session.cmd('POST', '/frame', { id: view });
+}
+
+/** The view's `#server-time` once it shows a time other than `not`. */
+function viewTime(w, not = null) {
+  return w.session.waitForScript(
+    `const t = document.getElementById('server-time')?.textContent || '';
+     return t && t !== 'Loading...' && t !== ${JSON.stringify(not)} ? t : null`,
+    { what: "the view's time", timeoutMs: 20000 });
+}
+
+let calls = 0;
+
+/**
+ * A fresh chat in which the AI called `get-time`, whose view the float then shows. Each
+ * call's arguments differ: the conversation's address is the same, and a call runs once.
+ */
+async function viewAfterCall(w) {
+  await toPage(w);
+  await freshChat(w);
+  calls += 1;
+  const asked = call('get-time', { asked: calls }, 'clock');
+  await userSays(w, 'What time is it?', [`Let me look.\n\n${asked}`, 'There it is.']);
+  const msgs = await userMessages(w, 2, 60000);
+  await intoView(w);
+  return msgs[1];
+}
+
+/** Clicks an element of the current frame. */
+async function clickIn(w, css) {
+  await w.session.click(await w.session.find(css));
+}
+
+for (const browser of BROWSERS) {
+  describe(`MCP App views in ${browser}`, () => {
+    let w;
+    before(async () => {
+      w = await startWorld(browser, {
+        bridgeConfig: { mcpServers: {
+          clock: { command: BASIC, args: ['--stdio'] },
+          broken: { command: process.execPath, args: [BROKEN] },
+        } },
+        settings: SETTINGS,
+      });
+    });
+    after(async () => { await w?.close(); });
+
+    test('the view appears after the call and shows its result', async () => {
+      const report = await viewAfterCall(w);
+      const time = await viewTime(w);
+      assert.match(time, ISO);
+      assert.ok(report.includes(time), `the chat's report holds the view's time ${time}: ${report}`);
+      await toPage(w);
+    });
+
+    test("the view calls its own server's tool", async () => {
+      await viewAfterCall(w);
+      const first = await viewTime(w);
+      await clickIn(w, '#get-time-btn');
+      const second = await viewTime(w, first);
+      assert.match(second, ISO);
+      assert.ok(second > first, `${second} after ${first}`);
+      await toPage(w);
+    });
+
+    test('a tool the user denies is refused to the view', async () => {
+      await viewAfterCall(w);
+      const first = await viewTime(w);
+      // The user denies the tool on the options page, in another tab, while the view is open.
+      const chat = await w.session.cmd('GET', '/window');
+      const { handle } = await w.session.newWindow();
+      await w.session.switchTo(handle);
+      await configure(w, { ...SETTINGS, toolPolicies: { 'clock:get-time': 'deny' } });
+      await w.session.cmd('DELETE', '/window');
+      await w.session.switchTo(chat);
+      await intoView(w);
+      try {
+        await clickIn(w, '#get-time-btn');
+        assert.equal(await viewTime(w, first), '[ERROR]');
+      } finally {
+        await toPage(w);
+        await configure(w, SETTINGS);
+      }
+    });
+
+    test('the view writes a message into the chat input, and the float says so', async () => {
+      await viewAfterCall(w);
+      await viewTime(w);
+      await clickIn(w, '#send-message-btn');
+      await toPage(w);
+      const typed = await w.session.waitForScript(
+        "const v = document.querySelector('textarea#chat-input').value; return v.includes('This is message text.') ? v : null",
+        { what: "the view's message in the chat input" });
+      assert.equal(typed.trim(), 'This is message text.');
+      const said = await waitFor(async () => {
+        const [title] = await floatFind(w, '.box .title');
+        const text = title ? await w.session.cmd('GET', `/element/${elementId(title)}/text`) : '';
+        return /view of get-time wrote/i.test(text) ? text : null;
+      }, { what: 'the float to say the view wrote the message' });
+      assert.match(said, /read it before you send it/);
+    });
+
+    test("inside the view, the chat page, its cookies and the extension's storage are out of reach", async () => {
+      await viewAfterCall(w);
+      await viewTime(w);
+      // The frame is sandboxed by its host page (the bridge's policy sandboxes the document too).
+      await intoHost(w);
+      assert.equal(await w.session.exec("return document.querySelector('iframe').getAttribute('sandbox')"), 'allow-scripts');
+      await intoView(w);
+      const tried = await w.session.exec(`
+        const attempt = (f) => { try { const v = f(); return v === undefined ? 'undefined' : 'read: ' + String(v).slice(0, 40); }
+          catch (e) { return 'refused'; } };
+        return {
+          origin: self.origin,
+          parentDom: attempt(() => parent.document.body.innerHTML),
+          topDom: attempt(() => top.document.body.innerHTML),
+          topUrl: attempt(() => top.location.href),
+          cookie: attempt(() => document.cookie),
+          localStorage: attempt(() => localStorage.length),
+          extension: typeof chrome === 'object' && chrome?.storage ? 'chrome.storage' : 'none',
+        };`);
+      assert.deepEqual(tried, {
+        origin: 'null', parentDom: 'refused', topDom: 'refused', topUrl: 'refused', cookie: 'refused',
+        localStorage: 'refused', extension: 'none',
+      });
+      await toPage(w);
+    });
+
+    test('a view that throws or never answers is said to have failed, and the chat goes on', async () => {
+      await toPage(w);
+      await freshChat(w);
+      for (const [i, tool] of ['throwing-view', 'silent-view'].entries()) {
+        await userSays(w, `Show me ${tool}.`, [`Showing.\n\n${call(tool, {}, 'broken')}`, 'Shown.']);
+        const msgs = await userMessages(w, 2 * (i + 1), 60000);
+        assert.match(msgs[msgs.length - 1], new RegExp(`${tool} ran`));
+        const failed = await waitFor(async () => {
+          const titles = await floatFind(w, '.box[data-status="error"] .title');
+          if (!titles.length) return null;
+          const text = await w.session.cmd('GET', `/element/${elementId(titles[0])}/text`);
+          return text.includes(tool) ? text : null;
+        }, { what: `the float to say the view of ${tool} failed`, timeoutMs: 20000 });
+        assert.match(failed, /view of .* failed/i);
+      }
+    });
+  });
+}
