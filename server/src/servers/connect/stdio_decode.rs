@@ -712,6 +712,28 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_call_answered_with_a_task_it_did_not_ask_for_is_no_empty_result() {
+        // The 2025-11-25 revision's shape: a task, no content.
+        for task in [
+            json!({"taskId": "t", "status": "working", "createdAt": "2026-01-01T00:00:00Z",
+                   "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000}),
+            json!({"taskId": "t", "status": "working", "statusMessage": "working...", "ttl": 3000,
+                   "pollInterval": 100, "createdAt": "2026-01-01T00:00:00Z",
+                   "lastUpdatedAt": "2026-01-01T00:00:00Z"}),
+        ] {
+            let value = json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task}});
+            for large in [10, LARGE_TEXT] {
+                let decoded = decode_with(line(&value), &calling(1), large);
+                if let Decoded::Message(message) = decoded
+                    && let Some((ServerResult::CallToolResult(result), _)) = message.into_response()
+                {
+                    panic!("read as a tool result: {result:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_tasks_result_is_read_as_a_tool_result() {
         let calls = ToolCalls::default();
         let asked = ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
