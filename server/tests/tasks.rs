@@ -6,6 +6,8 @@
 //! cancels the task at the server. Our own `tests/support/task-server.mjs` has tasks that never
 //! end or never answer a poll: they end at their `ttl`, or after three unanswered polls; and one
 //! whose result carries a configured secret, masked like any call's result.
+//! A tool whose listing does not say it runs as a task, yet answers a plain call with one, is
+//! not read as an empty result.
 
 mod common;
 
@@ -323,5 +325,32 @@ async fn a_tasks_result_is_masked_like_any_calls() {
     let text = all_text(&reply);
     assert!(text.starts_with("the secret is "), "{}", reply.body);
     assert!(!reply.body.to_string().contains(SECRET), "{}", reply.body);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_answers_a_plain_call_with_a_task_is_said_so_and_then_called_as_one() {
+    let app = TestApp::start(vec![task_server()]).await;
+    let call = json!({"name": "unlisted", "serverName": "tasks", "arguments": {}});
+    // Not an empty result: the call says a task was started that it did not follow.
+    let first = app.execute(call.clone()).await;
+    assert_eq!(
+        first.body["detail"]["type"], "UnsupportedResponse",
+        "{}",
+        first.body
+    );
+    assert!(
+        first.body.to_string().contains("as a task"),
+        "{}",
+        first.body
+    );
+    // The next call asks for the task and follows it to its result.
+    let second = app.execute(call).await;
+    assert_eq!(second.status, StatusCode::OK, "{}", second.body);
+    assert!(
+        all_text(&second).starts_with("done as unlisted-"),
+        "{}",
+        second.body
+    );
     app.stop().await;
 }

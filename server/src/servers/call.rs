@@ -145,14 +145,18 @@ impl Server {
             }
             Some(Ok(_)) => {
                 self.note_alive();
+                // A task the call did not ask for: the server runs the tool as a task, though
+                // its listing did not say so. The next call asks for one and follows it.
+                live.tasks.mark(tool);
                 Err(BridgeError::ToolFailed {
                     server: self.spec.name.clone(),
                     tool: tool.to_owned(),
                     code: code::INTERNAL_ERROR,
                     error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
                     message: format!(
-                        "Tool `{tool}` started a background task, which the bridge does not \
-                         follow, so the call was not completed."
+                        "Tool `{tool}` started a background task without being asked to, so \
+                         this call has no result. The bridge now calls `{tool}` as a task and \
+                         follows it to its result."
                     ),
                     traceback: String::new(),
                     input_schema: None,

@@ -57,6 +57,11 @@ impl TaskTools {
         }
     }
 
+    /// Run `tool` as a task from now on (its server answered a plain call with one).
+    pub(crate) fn mark(&self, tool: &str) {
+        self.names().insert(tool.to_owned());
+    }
+
     /// Whether `tool` is run as a task.
     pub(crate) fn runs_as_task(&self, tool: &str) -> bool {
         self.names().contains(tool)

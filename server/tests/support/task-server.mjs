@@ -45,6 +45,8 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     { name: "stuck", inputSchema: empty, execution: { taskSupport: "required" } },
     { name: "secret", inputSchema: empty, execution: { taskSupport: "optional" } },
     { name: "cancelled", inputSchema: empty },
+    // Runs as a task without its listing saying so.
+    { name: "unlisted", inputSchema: empty },
   ],
 }));
 
@@ -63,6 +65,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   }
   const id = `${name}-${++next}`;
   tasks.set(id, { ttl: 3000, status: "working", silent: name === "silent" });
+  if (name === "unlisted") {
+    Object.assign(tasks.get(id), { status: "completed", result: { content: [{ type: "text", text: `done as ${id}` }] } });
+  }
   if (name === "secret") {
     Object.assign(tasks.get(id), {
       status: "completed",

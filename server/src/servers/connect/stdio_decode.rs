@@ -216,6 +216,9 @@ struct BlankEnvelope<'a> {
 struct ResultShape<'a> {
     #[serde(borrow, default)]
     content: Option<Vec<BlockShape<'a>>>,
+    /// A task the server started although the call did not ask for one.
+    #[serde(default)]
+    task: Present,
 }
 
 #[derive(Deserialize)]
@@ -368,7 +371,14 @@ fn tool_result(
     large: usize,
 ) -> Result<ServerJsonRpcMessage, Vec<u8>> {
     let (id, result, texts) = match read_parts(&line, calls, large) {
-        Some(parts) => parts,
+        Some(Parts::Result(id, result, texts)) => (id, result, texts),
+        Some(Parts::Task(id, result)) => {
+            calls.answered(&id);
+            return Ok(ServerJsonRpcMessage::response(
+                ServerResult::CustomResult(rmcp::model::CustomResult(result)),
+                id,
+            ));
+        }
         None => return Err(line),
     };
     let mut result = result;
@@ -400,19 +410,23 @@ fn tool_result(
     ))
 }
 
-/// The id, the result with its large texts blank, and where those texts are in `line` (the
-/// string bodies, without quotes) — when `line` answers a tool call and all of it checks out.
-/// The whole line is scanned once; the second parse is of the line without its large texts.
-#[allow(clippy::type_complexity)]
-fn read_parts(
-    line: &[u8],
-    calls: &ToolCalls,
-    large: usize,
-) -> Option<(
-    RequestId,
-    CallToolResult,
-    Vec<(usize, std::ops::Range<usize>)>,
-)> {
+/// What a line answering a tool call holds.
+enum Parts {
+    /// The id, the result with its large texts blank, and where those texts are in the line
+    /// (the string bodies, without quotes).
+    Result(
+        RequestId,
+        CallToolResult,
+        Vec<(usize, std::ops::Range<usize>)>,
+    ),
+    /// A task the server started instead of answering (its JSON SDKs add an empty `content`,
+    /// which would read as an empty result): kept whole, so the call says what happened.
+    Task(RequestId, serde_json::Value),
+}
+
+/// The parts of `line` when it answers a tool call and all of it checks out. The whole line
+/// is scanned once; the second parse is of the line without its large texts.
+fn read_parts(line: &[u8], calls: &ToolCalls, large: usize) -> Option<Parts> {
     let mut body = line.strip_suffix(b"\r").unwrap_or(line);
     body = body.strip_prefix(UTF8_BOM).unwrap_or(body);
     let envelope: Envelope = serde_json::from_slice(body).ok()?;
@@ -421,6 +435,13 @@ fn read_parts(
     let shape = envelope.result?;
     if envelope.method.0 || envelope.error.0 || !calls.ids().contains(&id) {
         return None;
+    }
+    if shape.task.0 {
+        let blank: BlankEnvelope = serde_json::from_slice(body).ok()?;
+        return Some(Parts::Task(
+            id,
+            serde_json::from_str(blank.result.get()).ok()?,
+        ));
     }
     let base = line.as_ptr() as usize;
     let mut texts = Vec::new();
@@ -466,7 +487,7 @@ fn read_parts(
             _ => return None,
         }
     }
-    Some((id, result, texts))
+    Some(Parts::Result(id, result, texts))
 }
 
 /// Put `text`, a string body decoded by [`unescape_in_place`], in the text block `block`.
@@ -721,14 +742,15 @@ mod tests {
                    "pollInterval": 100, "createdAt": "2026-01-01T00:00:00Z",
                    "lastUpdatedAt": "2026-01-01T00:00:00Z"}),
         ] {
-            let value = json!({"jsonrpc": "2.0", "id": 1, "result": {"task": task}});
-            for large in [10, LARGE_TEXT] {
-                let decoded = decode_with(line(&value), &calling(1), large);
-                if let Decoded::Message(message) = decoded
-                    && let Some((ServerResult::CallToolResult(result), _)) = message.into_response()
-                {
-                    panic!("read as a tool result: {result:?}");
-                }
+            for result in [json!({"task": task}), json!({"content": [], "task": task})] {
+                let value = json!({"jsonrpc": "2.0", "id": 1, "result": result});
+                let calls = calling(1);
+                let decoded = message(decode_with(line(&value), &calls, 10));
+                let Some((ServerResult::CustomResult(custom), _)) = decoded.into_response() else {
+                    panic!("not kept as a task: {value}");
+                };
+                assert_eq!(custom.0, result);
+                assert_eq!(calls.len(), 0);
             }
         }
     }
