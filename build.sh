@@ -13,7 +13,7 @@
 #   ./build.sh bench   the benchmarks (print figures)
 #   ./build.sh store-screenshots  store/screenshots/: the store listings' pictures, taken of
 #                      the real extension in Chromium
-#   ./build.sh docs-images  docs/float-error.png and docs/options.png, the same way
+#   ./build.sh docs-images  docs/float-error.png, docs/options.png and docs/app-view.png, the same way
 #   ./build.sh demo    the whole loop in a browser window, against a local demo chat page
 #   ./build.sh sign-sites LIST KEYFILE [OUT]
 #                      sign a site list for subscribers with the Ed25519 key in KEYFILE
@@ -701,12 +701,13 @@ store_screenshots() {
 # them.
 docs_images() {
   build
-  step "docs: docs/float-error.png and docs/options.png (tests/e2e/store_screenshots.mjs)"
+  step "docs: docs/float-error.png, docs/options.png and docs/app-view.png (tests/e2e/store_screenshots.mjs)"
   local shots
   shots="$(mktemp -d)"
   node tests/e2e/store_screenshots.mjs "$shots"
   cp "$shots/2-error-report.png" docs/float-error.png
   cp "$shots/3-options.png" docs/options.png
+  cp "$shots/4-app-view.png" docs/app-view.png
   rm -rf "$shots"
 }
 

@@ -1,7 +1,8 @@
 // `./build.sh store-screenshots`: the store listings' screenshots (store/screenshots/), taken
 // of the real extension (dist/chrome) in Chromium at 1280×800 (the Chrome Web Store's size),
 // with the real bridge and its demo MCP server, on the local DeepSeek fixture page: a tool
-// call that succeeded, one that failed with its report, and the options page. Not a test:
+// call that succeeded, one that failed with its report, the options page, and an MCP App's
+// view (the real `@modelcontextprotocol/server-basic-vanillajs`) in the float. Not a test:
 // nothing runs it but that command, and it only writes the pictures.
 //
 //   node tests/e2e/store_screenshots.mjs [DIR]    (default store/screenshots)
@@ -9,15 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './support/browsers.mjs';
 import { startWorld, openChat, userSays, userMessages, call, clickAt, floatWait } from './support/chat.mjs';
-import { sleep } from './support/webdriver.mjs';
+import { sleep, waitFor } from './support/webdriver.mjs';
 
 const dir = path.resolve(process.argv[2] || path.join(ROOT, 'store/screenshots'));
 fs.mkdirSync(dir, { recursive: true });
 const WIDTH = 1280;
 const HEIGHT = 800;
 
-const w = await startWorld('chromium', { headless: true });
-try {
+/** Takes the pictures in `w`'s browser; `scenes(fit, save)` drives it. */
+async function shoot(w, scenes) {
   // Size the window so that the page (what a screenshot holds) is exactly 1280×800.
   const fit = async () => {
     for (let i = 0; i < 3; i++) {
@@ -37,7 +38,22 @@ try {
     fs.writeFileSync(file, Buffer.from(await w.session.screenshot(), 'base64'));
     console.log(`saved ${path.relative(ROOT, file)}`);
   };
+  try {
+    await scenes(fit, save);
+  } catch (e) {
+    // What the page showed when it went wrong, for the person running the command.
+    const file = path.join(dir, 'failed.png');
+    await w.session.cmd('POST', '/frame', { id: null }).catch(() => {});
+    fs.writeFileSync(file, Buffer.from(await w.session.screenshot(), 'base64'));
+    console.error(`store_screenshots: ${e.message}; the page then: ${file}`);
+    process.exitCode = 1;
+  } finally {
+    await w.close();
+  }
+}
 
+const w = await startWorld('chromium', { headless: true });
+await shoot(w, async (fit, save) => {
   await openChat(w, 'chat.deepseek.com');
   await w.session.exec('window.fixtureAI.reset()');
   await openChat(w, 'chat.deepseek.com');
@@ -68,12 +84,35 @@ try {
   await fit();
   await sleep(1500);
   await save('3-options.png');
-} catch (e) {
-  // What the page showed when it went wrong, for the person running the command.
-  const file = path.join(dir, 'failed.png');
-  fs.writeFileSync(file, Buffer.from(await w.session.screenshot(), 'base64'));
-  console.error(`store_screenshots: ${e.message}; the page then: ${file}`);
-  process.exitCode = 1;
-} finally {
-  await w.close();
-}
+});
+
+// An MCP App's view: the clock's `get-time` shows the time it read in a frame of its own.
+const BASIC = path.join(ROOT, 'node_modules/.bin/mcp-server-basic-vanillajs');
+const viewWorld = await startWorld('chromium', {
+  headless: true,
+  bridgeConfig: { mcpServers: { clock: { command: BASIC, args: ['--stdio'] } } },
+  settings: { toolPolicies: { 'clock:get-time': 'allow' }, exemptAfterUntrusted: ['clock:get-time'] },
+});
+await shoot(viewWorld, async (fit, save) => {
+  const v = viewWorld;
+  await openChat(v, 'chat.deepseek.com');
+  await v.session.exec('window.fixtureAI.reset()');
+  await openChat(v, 'chat.deepseek.com');
+  await fit();
+  await userSays(v, 'What time is it on my computer?', [
+    `I'll ask the clock.\n${call('get-time', {}, 'clock')}`,
+    'The clock shows it above.',
+  ]);
+  await userMessages(v, 2, 180000);
+  // The float's view frame, then the view inside it, until the view shows its time.
+  const host = await floatWait(v, '.view iframe', 'the view frame');
+  await v.session.cmd('POST', '/frame', { id: host });
+  const view = await waitFor(async () => (await v.session.cmd('POST', '/elements', { using: 'css selector', value: 'iframe' }))[0],
+    { what: "the host page's view frame" });
+  await v.session.cmd('POST', '/frame', { id: view });
+  await v.session.waitForScript(`const t = document.getElementById('server-time')?.textContent || '';
+    return t && t !== 'Loading...'`, { what: "the view's time", timeoutMs: 30000 });
+  await v.session.cmd('POST', '/frame', { id: null });
+  await sleep(1500);
+  await save('4-app-view.png');
+});
