@@ -36,6 +36,9 @@ impl<H: Host> ChatLoop<H> {
                 None => None,
             },
         };
+        for service in listed.iter().flatten() {
+            self.icons.keep_server(&service.name, service.icon.as_ref());
+        }
         let services: Vec<String> = match (&named, listed) {
             (Some(server), _) => vec![server.clone()],
             (None, Some(services)) => services.into_iter().map(|s| s.name).collect(),
@@ -50,6 +53,7 @@ impl<H: Host> ChatLoop<H> {
             match tools {
                 Some(tools) => {
                     if let Some(t) = tools.iter().find(|t| t.name == call.tool_name) {
+                        self.icons.keep_tool(&service, &t.name, t.icon.as_ref());
                         offering.push((service, t.annotations));
                     }
                 }
