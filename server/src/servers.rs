@@ -1,4 +1,5 @@
-//! The MCP servers the bridge runs: started in parallel at launch, their tool lists cached,
+//! The MCP servers the bridge runs: started in parallel at launch, their lists cached (for their
+//! `ttlMs`, when they give one),
 //! their tools called under a timeout and a concurrency bound, crashes noticed and reported with
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
@@ -216,7 +217,7 @@ impl Server {
     }
 
     /// The tools of the last successful start, or of the last reload after the server said
-    /// they changed (kept across a crash, for routing).
+    /// they changed or their `ttlMs` ran out (kept across a crash, for routing).
     pub(crate) fn tools(&self) -> Arc<Vec<Tool>> {
         self.shared.lists().tools
     }

@@ -32,6 +32,9 @@ use serde_json::{Value, json};
 /// The eight bytes every PNG opens with, and four more.
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n0000";
 const OTHER_PNG: &[u8] = b"\x89PNG\r\n\x1a\n1111";
+/// The inline icon of `tests/support/icon-server.mjs`, in base64.
+const ONE_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const SVG: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>"#;
 
 fn data(kind: &str, bytes: &[u8]) -> String {
@@ -417,10 +420,10 @@ async fn a_stdio_servers_icon_urls_are_never_fetched() {
     )])
     .await;
     let listed = tools(&app, "local").await;
-    // The inline icon shows that the listing, icons included, finished.
+    // The inline icon (a PNG of one pixel) shows that the listing, icons included, finished.
     assert_eq!(
         listed["inline"]["icon"],
-        json!(data("image/png", PNG)),
+        json!(format!("data:image/png;base64,{ONE_PIXEL_PNG}")),
         "{listed:?}"
     );
     assert_eq!(listed["far"].get("icon"), None);

@@ -7,8 +7,9 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const elsewhere = process.argv[2];
-// The eight bytes that open every PNG, and four more.
-const png = Buffer.from("89504e470d0a1a0a30303030", "hex").toString("base64");
+// A PNG of one pixel.
+const png =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const server = new Server(
   {

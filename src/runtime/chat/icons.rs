@@ -35,14 +35,14 @@ impl Icons {
         self.keep((server.to_owned(), None), icon);
     }
 
-    /// Keep (or forget) the icon of tool `tool` of server `server`.
+    /// Keep (or forget) the icon shown for tool `tool` of server `server`.
     pub(super) fn keep_tool(&self, server: &str, tool: &str, icon: Option<&String>) {
         self.keep((server.to_owned(), Some(tool.to_owned())), icon);
     }
 
-    /// The icon the float shows for `call`: its tool's on the server it names, else that
-    /// server's; for a call that names no server, the tool's when a single server's tool of
-    /// that name has one.
+    /// The icon the float shows for `call`: the one kept for its tool on the server it names,
+    /// else that server's; for a call that names no server, the one kept for the tool when a
+    /// single server's tool of that name has one.
     pub(super) fn of_call(&self, call: &ToolCall) -> Option<String> {
         let icons = self.0.borrow();
         let tool = Some(call.tool_name.clone());
