@@ -376,6 +376,9 @@ fn the_float_shows_the_icon_of_the_tool_it_asks_about_and_runs() {
     w.answer(1, 2, &call("get_current_time", json!({})));
     let time = first_of_call(&w, before);
     assert_eq!(time["icon"], TIME_ICON, "{time}");
+    if time["status"] == "confirm" {
+        w.action(1, json!({"action": "confirm", "run": true}));
+    }
     // An icon that is no image never reaches the float.
     let before = w.floats(1).len();
     w.answer(1, 3, &call("echo", json!({"text": "x"})));

@@ -517,8 +517,15 @@ for (const name of BROWSERS) {
     });
     after(async () => { await w?.close(); });
 
-    test('a tool\'s icon shows beside its name in the Tools section and in the float\'s question', async () => {
+    test('a tool\'s icon shows beside its name in the float\'s question and in the Tools section', async () => {
       const session = w.session;
+      await openChat(w, 'chat.deepseek.com');
+      await userSays(w, 'Use the inline tool.', [`Calling.\n\n${call('inline', {}, 'icons')}`, 'Done.']);
+      const img = elementId(await floatWait(w, '.bar img.icon', 'icon'));
+      const src = await session.cmd('GET', `/element/${img}/attribute/src`);
+      assert.match(src, /^data:image\/png;base64,/);
+      assert.equal(await session.cmd('GET', `/element/${img}/attribute/alt`), '');
+
       await session.navigate(optionsUrl(w.extensionBase, 'tools'));
       await session.waitForScript('return document.querySelector(\'#tool-list tr[data-tool="icons:far"]\')',
         { timeoutMs: 30000, what: 'the icon server\'s tools' });
@@ -533,13 +540,6 @@ for (const name of BROWSERS) {
       assert.deepEqual(byTool['icons:inline'], { src: 'data:image/png;base64,', alt: '', width: 16 }, JSON.stringify(icons));
       assert.equal(byTool['icons:far'], null, JSON.stringify(icons));
       assert.equal(byTool['icons:on-disk'], null, JSON.stringify(icons));
-
-      await openChat(w, 'chat.deepseek.com');
-      await userSays(w, 'Use the inline tool.', [`Calling.\n\n${call('inline', {}, 'icons')}`, 'Done.']);
-      const img = elementId(await floatWait(w, '.bar img.icon', 'icon'));
-      const src = await session.cmd('GET', `/element/${img}/attribute/src`);
-      assert.match(src, /^data:image\/png;base64,/);
-      assert.equal(await session.cmd('GET', `/element/${img}/attribute/alt`), '');
     });
   });
 }
