@@ -33,8 +33,7 @@ use serde_json::{Value, json};
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n0000";
 const OTHER_PNG: &[u8] = b"\x89PNG\r\n\x1a\n1111";
 /// The inline icon of `tests/support/icon-server.mjs`, in base64.
-const ONE_PIXEL_PNG: &str =
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const ONE_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 const SVG: &str = r#"<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"/>"#;
 
 fn data(kind: &str, bytes: &[u8]) -> String {

@@ -412,7 +412,8 @@ pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
             let list: Vec<Value> = servers
                 .iter()
                 .map(|(name, tools)| {
-                    let mut service = json!({"name": name, "status": "running", "tool_count": tools.len()});
+                    let mut service =
+                        json!({"name": name, "status": "running", "tool_count": tools.len()});
                     if *name == "time" {
                         service["icon"] = json!(TIME_ICON);
                     }

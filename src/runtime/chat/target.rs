@@ -56,7 +56,10 @@ impl<H: Host> ChatLoop<H> {
                 Some(tools) => {
                     if let Some(t) = tools.iter().find(|t| t.name == call.tool_name) {
                         // The tool's icon, else its server's.
-                        let icon = t.icon.as_ref().or_else(|| server_icons.get(&service)?.as_ref());
+                        let icon = t
+                            .icon
+                            .as_ref()
+                            .or_else(|| server_icons.get(&service)?.as_ref());
                         self.icons.keep_tool(&service, &t.name, icon);
                         offering.push((service, t.annotations));
                     }
