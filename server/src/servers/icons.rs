@@ -101,7 +101,11 @@ impl Listing<'_> {
     }
 
     async fn resolve(&mut self, icon: &Icon) -> Option<String> {
-        if icon.src.len() >= 5 && icon.src[..5].eq_ignore_ascii_case("data:") {
+        if icon
+            .src
+            .get(..5)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("data:"))
+        {
             return checked_data_url(&icon.src)
                 .map_err(|why| tracing::debug!(server = %self.source.server, "an icon is not shown: {why}"))
                 .ok();
@@ -278,6 +282,26 @@ mod tests {
                 .encode([PNG, &vec![0u8; MAX_ICON_BYTES]].concat())
         );
         assert!(checked_data_url(&big).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_local_servers_icon_urls_are_dropped_and_odd_sources_do_not_panic() {
+        let spec = ServerSpec::demo(std::path::Path::new("x"), std::path::Path::new("y"));
+        let source = IconSource::new(&spec);
+        let mut listing = source.listing();
+        // "data" and a two-byte character across byte 5.
+        for src in [
+            "data\u{e9}:image/png",
+            "http://127.0.0.1:9/a.png",
+            "file:///etc/hosts",
+            "",
+        ] {
+            assert_eq!(listing.pick(Some(&[Icon::new(src)])).await, None, "{src}");
+        }
+        assert_eq!(
+            listing.pick(Some(&[Icon::new(png_url())])).await,
+            Some(png_url())
+        );
     }
 
     #[test]
