@@ -1,7 +1,7 @@
 // The bridge's status, the connection (address and token), the behaviour settings and the
 // call history.
 import { ask, el, say, t } from '../pages.js';
-import { $, PAGE, RESPONSE, askingAgain, named, quoted, report, tick } from './shared.js';
+import { $, PAGE, RESPONSE, askingAgain, icon, named, quoted, report, tick } from './shared.js';
 
 // ---- status ---------------------------------------------------------------------------
 
@@ -72,7 +72,7 @@ $('test-connection').addEventListener('click', async () => {
   say(out, data.summary);
   $('services').replaceChildren(...data.services.map((s) => {
     const li = el('li', null, { 'data-status': s.status });
-    li.append(named(s.name), el('span', ` — ${s.statusText}`));
+    li.append(...icon(s.icon), named(s.name), el('span', ` — ${s.statusText}`));
     if (s.toolCountText) li.append(el('span', ` · ${s.toolCountText}`));
     if (s.description) li.append(' ', quoted('small', s.description));
     return li;

@@ -1,7 +1,7 @@
 // The MCP servers: the list (following the bridge while the page is visible), the editor,
 // sign-in, and importing servers from other clients' configs.
 import { ask, el, say, t } from '../pages.js';
-import { $, PAGE, RESPONSE, askingAgain, named, report, tick } from './shared.js';
+import { $, PAGE, RESPONSE, askingAgain, icon, named, report, tick } from './shared.js';
 import { loadTools } from './tools.js';
 
 // ---- servers -------------------------------------------------------------------------
@@ -86,7 +86,7 @@ async function changed(answer, okText, server) {
 function showServers(list) {
   $('server-list').replaceChildren(...list.map((s) => {
     const li = el('li', null, { 'data-server': s.name, 'data-status': s.status });
-    li.append(named(s.name), el('span', ` — ${s.statusText}`, { class: 'status', 'data-status': s.status }));
+    li.append(...icon(s.icon), named(s.name), el('span', ` — ${s.statusText}`, { class: 'status', 'data-status': s.status }));
     li.append(el('span', ` · ${s.toolCountText}`, { class: 'tool-count' }));
     if (s.pid) li.append(el('small', ' · '), el('code', `pid ${s.pid}`));
     const toggle = el('label', null, { class: 'switch' });

@@ -24,6 +24,16 @@ export const quoted = (tag, text, attrs) => {
   return node;
 };
 
+/**
+ * A server's or tool's icon, drawn before its name: the core passes on only a `data:image/`
+ * URL it checked, so nothing is fetched. Decorative (the name beside it says what it is);
+ * nothing is drawn without one.
+ */
+export function icon(url) {
+  if (!url) return [];
+  return [el('img', null, { class: 'icon', src: url, alt: '', width: '16', height: '16' }), ' '];
+}
+
 /** A name (of a server, a site, a host) marked up as code, in bold when `strong`. */
 export function named(text, strong = true) {
   const code = el('code', text);

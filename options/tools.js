@@ -1,6 +1,6 @@
 // The servers' tools: each tool's policy, unmasking and exemption, and trusting a server.
 import { ask, el, say, t } from '../pages.js';
-import { $, PAGE, named, quoted, report, tick } from './shared.js';
+import { $, PAGE, icon, named, quoted, report, tick } from './shared.js';
 
 // ---- tools ----------------------------------------------------------------------------
 
@@ -9,7 +9,7 @@ function toolRow(tool) {
   const out = $('tools-result');
   const tr = el('tr', null, { 'data-tool': tool.key, 'data-policy': tool.policy });
   const name = el('td');
-  name.append(el('code', tool.name));
+  name.append(...icon(tool.icon), el('code', tool.name));
   if (tool.paramsText) say(name.appendChild(el('small', null, { class: 'params' })), tool.paramsText);
   if (tool.hints.length) name.append(el('small', ` · ${tool.hints.join(t('comma'))}`, { class: 'annotations' }));
   const policy = el('select', null, { 'aria-label': `${t('colPolicy')}${t('colon')}${tool.name}` });
@@ -82,7 +82,7 @@ export async function loadTools() {
   $('tool-list').replaceChildren(...data.services.map(({ service, tools, problem, trusted }) => {
     const box = el('div', null, { class: 'service', 'data-service': service.name });
     const title = el('h3');
-    title.append(named(service.name, false), ` — ${service.statusText}`);
+    title.append(...icon(service.icon), named(service.name, false), ` — ${service.statusText}`);
     box.append(title);
     // Trusting a server believes its tools' own read-only claims (the tools' rows change).
     const trust = el('input', null, { type: 'checkbox', class: 'trusted' });

@@ -239,8 +239,10 @@ fn the_options_pages_typed_answers_have_the_fields_options_js_reads() {
         tool_count: Some(1),
         resource_count: None,
         is_core: false,
+        icon: Some("data:image/png;base64,iVBORw0K".into()),
     };
     let body = json!({"tools": {"tools": [{"name": "echo", "description": "Echo",
+        "icon": "data:image/png;base64,iVBORw0K",
         "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
         "annotations": {"readOnlyHint": true}}]}});
     let tools = serde_json::to_value(service_tools(

@@ -17,6 +17,7 @@ const FLOAT_CSS = `
 .box.docked .bar{border-bottom:0;border-top:1px solid var(--line)}
 .dot{flex:none;width:10px;height:10px;border-radius:50%;background:var(--c)}
 .title{flex:1;min-width:0;font-weight:600;overflow-wrap:break-word}
+.bar .icon{flex:none;width:16px;height:16px}
 .bar button{flex:none;width:28px;height:28px;padding:0}
 .narrow .bar{flex-wrap:wrap}.narrow .title{flex:1 1 calc(100% - 24px)}.narrow .bar button:first-of-type{margin-left:auto}
 .bar button.prompts{width:auto;padding:0 8px}
@@ -176,6 +177,15 @@ function toolsRow() {
   return row;
 }
 
+// The icon of the tool the float names: a data:image/ URL the core checked, decorative (the
+// title names the tool). A page whose CSP refuses data: images shows none, as without one.
+function toolIcon(url) {
+  if (!url) return null;
+  const img = el('img', { class: 'icon', src: url, alt: '', width: '16', height: '16' });
+  img.addEventListener('error', () => img.remove());
+  return img;
+}
+
 // A consent prompt: why it asks, and the call's arguments (long values folded).
 function consentSection(c) {
   const box = el('div', { class: 'consent' }, el('div', { class: 'why', id: 'mcpb-why' }, ...rich(c.why)));
@@ -268,7 +278,7 @@ function render(state) {
     ...(state.consent ? { role: 'alertdialog', 'aria-live': 'assertive', 'aria-labelledby': 'mcpb-title', 'aria-describedby': 'mcpb-why' } : {}) });
   const title = el('span', { class: 'title', id: 'mcpb-title', title: plain(state.title), ...(state.consent ? {} : { role: 'status', 'aria-live': 'polite' }) },
     ...rich(state.title));
-  const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), title);
+  const bar = el('div', { class: 'bar' }, el('span', { class: 'dot' }), toolIcon(state.icon), title);
   const barButton = (cls, key, text, onclick, more = {}) => bar.append(el('button', { type: 'button', class: cls, title: T(key), 'aria-label': T(key), onclick, ...more }, text));
   if (!state.consent && state.status !== 'disabled') {
     barButton('more', 'floatMore', '⋯', () => { float.menu = !float.menu; render(floatState); }, { 'aria-expanded': String(float.menu) });

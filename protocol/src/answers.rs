@@ -149,6 +149,10 @@ pub struct ServiceInfo {
     pub resource_count: usize,
     /// How many times the server announced a changed list.
     pub list_changes: u64,
+    /// Its icon (MCP `icons`, one chosen), as a `data:image/…;base64,` URL; absent when it
+    /// declares none the bridge could have (docs/BRIDGE.md, "Icons").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
 }
 
 /// `GET /tools?serverName=`.
@@ -163,6 +167,10 @@ pub struct ServerToolList {
 pub struct ToolList {
     pub service_name: String,
     pub service_description: String,
+    /// The server's icon (MCP `icons`, one chosen), as a `data:image/…;base64,` URL; absent when it
+    /// declares none the bridge could have (docs/BRIDGE.md, "Icons").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_icon: Option<String>,
     pub tools: Vec<ToolInfo>,
 }
 
@@ -178,6 +186,10 @@ pub struct ToolInfo {
     /// Its MCP App view, when it declares one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ui: Option<ToolUi>,
+    /// Its icon (MCP `icons`, one chosen), as a `data:image/…;base64,` URL; absent when it
+    /// declares none the bridge could have (docs/BRIDGE.md, "Icons").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
 }
 
 /// A tool's MCP App view (the `io.modelcontextprotocol/ui` extension): the `ui://` resource
@@ -519,6 +531,10 @@ pub struct ServerEntry {
     /// Its name escaped, when a new server could not have it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name_warning: Option<String>,
+    /// Its icon (MCP `icons`, one chosen), as a `data:image/…;base64,` URL; absent when it
+    /// declares none the bridge could have (docs/BRIDGE.md, "Icons").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
 }
 
 /// `POST /servers/{name}/restart`.

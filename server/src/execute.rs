@@ -14,6 +14,7 @@ use rmcp::model::CallToolResult;
 
 use crate::calls::FinalAnswer;
 use crate::error::BridgeError;
+use crate::servers::client::ListKind;
 use crate::servers::{Server, Status};
 use crate::state::AppState;
 use crate::validation::ExecuteRequest;
@@ -189,13 +190,20 @@ fn log_failure(err: &BridgeError, started: Instant) {
     );
 }
 
-/// [`resolve`], first waiting (up to the call timeout) for servers still starting when the tool
-/// is not known yet, since the tool may be theirs.
+/// [`resolve`] after listing again the tool lists whose `ttlMs` ran out, first waiting (up to
+/// the call timeout) for servers still starting when the tool is not known yet, since the tool
+/// may be theirs.
 pub(crate) async fn resolve_when_started(
     state: &AppState,
     tool: &str,
     server_name: Option<&str>,
 ) -> Result<Arc<Server>, BridgeError> {
+    // A tool list older than its `ttlMs` is listed again before the tool is looked up in it.
+    let servers = match server_name.and_then(|name| state.servers.get(name)) {
+        Some(named) => vec![named],
+        None => state.servers.servers(),
+    };
+    Server::refresh_all(&servers, ListKind::Tools).await;
     match resolve(state, tool, server_name) {
         Err(BridgeError::ToolNotFound { .. }) if state.servers.any_starting() => {
             let deadline = tokio::time::Instant::now() + state.call_timeout;

@@ -53,6 +53,23 @@ pub(crate) fn is_loopback(url: &Url) -> bool {
 /// (a 301/302/303 would turn the POST of a message into a GET without it), at most
 /// [`MAX_REDIRECTS`] times.
 pub(crate) fn client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+    builder(ca_file)?
+        .redirect(same_origin_redirects())
+        .build()
+        .map_err(|err| format!("the HTTP client cannot be set up: {}", describe(&err)))
+}
+
+/// The client a remote server's icons are fetched with: the same certificates as
+/// [`client`], and no redirect followed (a redirect answers as itself, and is refused).
+pub(crate) fn icon_client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> {
+    builder(ca_file)?
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|err| format!("the HTTP client cannot be set up: {}", describe(&err)))
+}
+
+/// A client builder trusting Mozilla's roots and the certificates of `ca_file`.
+fn builder(ca_file: Option<&Path>) -> Result<reqwest::ClientBuilder, String> {
     // rmcp builds clients of its own too (its OAuth discovery): they get `ring` as well.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut roots = RootCertStore {
@@ -74,12 +91,9 @@ pub(crate) fn client(ca_file: Option<&Path>) -> Result<reqwest::Client, String> 
         .map_err(|err| format!("TLS cannot be set up: {err}"))?
         .with_root_certificates(roots)
         .with_no_client_auth();
-    reqwest::Client::builder()
+    Ok(reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
-        .connect_timeout(CONNECT_TIMEOUT)
-        .redirect(same_origin_redirects())
-        .build()
-        .map_err(|err| format!("the HTTP client cannot be set up: {}", describe(&err)))
+        .connect_timeout(CONNECT_TIMEOUT))
 }
 
 /// The certificates of the PEM file `path` (at least one).

@@ -1,4 +1,5 @@
-//! The MCP servers the bridge runs: started in parallel at launch, their tool lists cached,
+//! The MCP servers the bridge runs: started in parallel at launch, their lists cached (for their
+//! `ttlMs`, when they give one),
 //! their tools called under a timeout and a concurrency bound, crashes noticed and reported with
 //! the server's stderr, restarts on the next call with backoff, and a clean stop (no orphans).
 
@@ -7,6 +8,7 @@ pub(crate) mod challenge;
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+pub(crate) mod icons;
 mod input_required;
 mod lifecycle;
 mod listen;
@@ -218,7 +220,7 @@ impl Server {
     }
 
     /// The tools of the last successful start, or of the last reload after the server said
-    /// they changed (kept across a crash, for routing).
+    /// they changed or their `ttlMs` ran out (kept across a crash, for routing).
     pub(crate) fn tools(&self) -> Arc<Vec<Tool>> {
         self.shared.lists().tools
     }
@@ -226,6 +228,24 @@ impl Server {
     /// Its tools, prompts, resources and resource templates, as last fetched.
     pub(crate) fn lists(&self) -> client::Lists {
         self.shared.lists()
+    }
+
+    /// List `kind` again first when it is older than the `ttlMs` the server gave it (and the
+    /// server runs); a list without one is kept until the server announces a change.
+    pub(crate) async fn refresh(&self, kind: client::ListKind) {
+        if let Some(live) = self.current().filter(|live| live.alive()) {
+            self.shared.refresh_if_expired(&live.peer, kind).await;
+        }
+    }
+
+    /// [`Server::refresh`] for list `kind` of each of `servers`, together.
+    pub(crate) async fn refresh_all(servers: &[Arc<Server>], kind: client::ListKind) {
+        futures::future::join_all(servers.iter().map(|server| server.refresh(kind))).await;
+    }
+
+    /// Its own icon (`serverInfo.icons`), as a `data:` URL.
+    pub(crate) fn icon(&self) -> Option<String> {
+        self.shared.server_icon()
     }
 
     /// How many times the server announced that a list changed (each reloaded the list).

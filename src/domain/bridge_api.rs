@@ -20,6 +20,8 @@ pub struct Service {
     pub instructions: String,
     /// How many resources and resource templates it offers; `None` for bridges that do not say.
     pub resource_count: Option<u64>,
+    /// Its icon, a `data:image/` URL ([`icon`]).
+    pub icon: Option<String>,
 }
 
 impl Service {
@@ -27,6 +29,27 @@ impl Service {
     pub fn state(&self) -> Option<ServerStatus> {
         self.status.as_deref().and_then(ServerStatus::from_word)
     }
+}
+
+/// The image types an icon may have, as the bridge writes them (`data:<type>;base64,`).
+const ICON_TYPES: [&str; 5] = ["png", "jpeg", "gif", "webp", "svg+xml"];
+/// The longest icon URL taken: the bridge's 64 KiB cap in base64, and its prefix.
+const MAX_ICON_URL: usize = 90 * 1024;
+
+/// The `icon` of a server or tool in a bridge's answer, when it is what the pages may put in
+/// an `<img>`'s `src`: a `data:image/…;base64,` URL of an image type the bridge lets through,
+/// of base64 characters only, at most [`MAX_ICON_URL`] long. Anything else (another scheme, a
+/// `data:text/html`, a URL the page would fetch) is dropped, so the pages never load it.
+pub fn icon(v: &Value) -> Option<String> {
+    let url = v.get("icon").and_then(Value::as_str)?;
+    let rest = url.strip_prefix("data:image/")?;
+    let (kind, data) = rest.split_once(";base64,")?;
+    let base64 = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=');
+    (url.len() <= MAX_ICON_URL
+        && ICON_TYPES.contains(&kind)
+        && !data.is_empty()
+        && data.bytes().all(base64))
+    .then(|| url.to_string())
 }
 
 fn text(v: &Value, key: &str) -> String {
@@ -55,6 +78,7 @@ pub fn services(body: &Value) -> Result<Vec<Service>, String> {
             is_core: s.get("is_core").and_then(Value::as_bool).unwrap_or(false),
             instructions: text(s, "instructions"),
             resource_count: s.get("resource_count").and_then(Value::as_u64),
+            icon: icon(s),
         })
         .collect())
 }
@@ -71,6 +95,8 @@ pub struct Tool {
     /// (`ui.visibility` without `model`), which is never offered to the AI nor run from the
     /// chat.
     pub for_model: bool,
+    /// Its icon, a `data:image/` URL ([`icon`]).
+    pub icon: Option<String>,
 }
 
 /// Whether a listed tool (`GET /tools`) is the AI's to call: every tool but one whose view
@@ -132,6 +158,7 @@ pub fn tools(body: &Value) -> Option<Vec<Tool>> {
                     .unwrap_or(Value::Null),
                 annotations: Annotations::from_value(t.get("annotations")),
                 for_model: for_model(t),
+                icon: icon(t),
             })
             .collect(),
     )
@@ -243,6 +270,7 @@ mod tests {
             prompt_count: 0,
             resource_count: 3,
             list_changes: 0,
+            icon: Some("data:image/png;base64,iVBORw0K".into()),
         };
         let sent = Services {
             success: true,
@@ -257,6 +285,7 @@ mod tests {
             is_core: true,
             instructions: "Ask for UTC.".into(),
             resource_count: Some(3),
+            icon: Some("data:image/png;base64,iVBORw0K".into()),
         };
         assert_eq!(read, [expected]);
         assert_eq!(read[0].state(), Some(ServerStatus::Starting));
@@ -266,12 +295,14 @@ mod tests {
             tools: ToolList {
                 service_name: "time".into(),
                 service_description: "Time".into(),
+                service_icon: None,
                 tools: vec![ToolInfo {
                     name: "now".into(),
                     description: "The time".into(),
                     parameters: schema.as_object().unwrap().clone(),
                     annotations: json!({"readOnlyHint": true}),
                     ui: None,
+                    icon: Some("data:image/svg+xml;base64,PHN2Zy8+".into()),
                 }],
             },
         };
@@ -282,6 +313,38 @@ mod tests {
         );
         assert_eq!(read[0].schema, schema);
         assert!(read[0].annotations.read_only());
+        assert_eq!(
+            read[0].icon.as_deref(),
+            Some("data:image/svg+xml;base64,PHN2Zy8+")
+        );
+    }
+
+    #[test]
+    fn only_a_data_image_url_of_an_image_type_is_an_icon() {
+        let of = |url: &str| icon(&json!({ "icon": url }));
+        for good in [
+            "data:image/png;base64,iVBORw0KGgo=",
+            "data:image/svg+xml;base64,PHN2Zy8+",
+            "data:image/webp;base64,UklGRg==",
+        ] {
+            assert_eq!(of(good).as_deref(), Some(good));
+        }
+        let long = format!("data:image/png;base64,{}", "A".repeat(MAX_ICON_URL));
+        for bad in [
+            "data:text/html;base64,PHNjcmlwdD4=",
+            "data:image/svg+xml,<svg onload=alert(1)>",
+            "data:image/png;base64,",
+            "data:image/png;base64,AA\"onerror=\"x",
+            "data:image/bmp;base64,Qk0=",
+            "https://example.com/icon.png",
+            "javascript:alert(1)",
+            "DATA:image/png;base64,iVBORw0K",
+            long.as_str(),
+        ] {
+            assert_eq!(of(bad), None, "{bad:.40}");
+        }
+        assert_eq!(icon(&json!({ "icon": 1 })), None);
+        assert_eq!(icon(&json!({})), None);
     }
 
     #[test]

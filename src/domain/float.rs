@@ -155,6 +155,10 @@ pub struct FloatState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consent: Option<Consent>,
     pub tool: Option<String>,
+    /// The icon of the tool the float names (else of its server): a `data:image/` URL that
+    /// `bridge_api::icon` passed, drawn beside the title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
     /// The tool's server, when the call named it (for *Reset* and *Ask me next time*).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,

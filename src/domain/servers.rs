@@ -295,6 +295,8 @@ pub struct ServerRow {
     pub name_warning: Option<String>,
     /// The built-in demo server, running while the config file lists no server.
     pub builtin: bool,
+    /// Its icon, a checked `data:image/` URL (`bridge_api::icon`), drawn beside its name.
+    pub icon: Option<String>,
 }
 
 /// A remote server's sign-in as the Servers section shows it.
@@ -472,6 +474,7 @@ pub fn list_view(body: &Value, lang: Lang) -> ServersView {
                 reads_env: reads_env(server, lang),
                 name_warning: name_warning(server, lang),
                 builtin: server["builtin"] == true,
+                icon: crate::domain::bridge_api::icon(server),
             }
         })
         .collect();
@@ -604,6 +607,24 @@ mod tests {
         // A bridge that does not say opens at once too, as before.
         let older = json!({"authorization_url": "https://x.example/a"});
         assert_eq!(sign_in_started(&older, "wiki", Lang::En).notice, None);
+    }
+
+    #[test]
+    fn a_servers_icon_is_passed_on_only_as_a_data_image_url() {
+        let list = list_view(
+            &json!({"servers": [
+                {"name": "a", "icon": "data:image/svg+xml;base64,PHN2Zy8+"},
+                {"name": "b", "icon": "data:text/html;base64,PGI+"},
+                {"name": "c", "icon": "https://example.com/c.png"},
+                {"name": "d"},
+            ]}),
+            Lang::En,
+        );
+        let icons: Vec<Option<&str>> = list.servers.iter().map(|s| s.icon.as_deref()).collect();
+        assert_eq!(
+            icons,
+            [Some("data:image/svg+xml;base64,PHN2Zy8+"), None, None, None]
+        );
     }
 
     #[test]

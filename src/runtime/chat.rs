@@ -9,7 +9,7 @@
 //! This file holds the loop itself (the request, the event's turn, what starts after it);
 //! the page's reports are `pages`, the call at the bridge and its report `call`, a held
 //! call's watch `held`, a call's server `target`, the consent question `consent`, the user's
-//! actions `actions`.
+//! actions `actions`, the icons the float shows `icons`.
 
 use super::bridge_client::BridgeApiClient;
 use super::host::Host;
@@ -42,6 +42,7 @@ mod call;
 mod consent;
 mod failure;
 mod held;
+mod icons;
 mod pages;
 mod queue;
 mod target;
@@ -81,6 +82,8 @@ pub struct ChatLoop<H: Host> {
     questions: Questions,
     /// The MCP App views the tabs' floats show.
     views: views::Views,
+    /// The icons of the tools and servers read to find calls' servers, for the float.
+    icons: icons::Icons,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -169,6 +172,7 @@ impl<H: Host> ChatLoop<H> {
             watching: TabSet::default(),
             questions: Questions::default(),
             views: views::Views::default(),
+            icons: icons::Icons::default(),
         })
     }
 

@@ -3,7 +3,7 @@
 
 use super::world::*;
 use mcp_bridge_core::runtime::host::Area;
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// The report typed for a tool the user denied (exactly one).
 fn denial_report(w: &World, tab: i32, tool: &str) -> String {
@@ -349,6 +349,41 @@ fn a_tool_that_may_change_things_asks_the_first_time_naming_server_and_arguments
         81,
         "folded: {text}"
     );
+}
+
+#[test]
+fn the_float_shows_the_icon_of_the_tool_it_asks_about_and_runs() {
+    let mut w = World::new();
+    w.open_chat(1);
+    // The first float a call shows (its question, or its run) after `before` floats.
+    let first_of_call = |w: &World, before: usize| -> Value {
+        w.floats(1)[before..]
+            .iter()
+            .find(|f| f["status"] == "confirm" || f["status"] == "executing")
+            .cloned()
+            .expect("the call's float")
+    };
+    w.answer(1, 1, &call("write_note", json!({})));
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    assert_eq!(w.last_float(1)["icon"], NOTE_ICON);
+    let before = w.floats(1).len();
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let running = first_of_call(&w, before);
+    assert_eq!(running["status"], "executing");
+    assert_eq!(running["icon"], NOTE_ICON);
+    // A tool without an icon of its own shows its server's.
+    let before = w.floats(1).len();
+    w.answer(1, 2, &call("get_current_time", json!({})));
+    let time = first_of_call(&w, before);
+    assert_eq!(time["icon"], TIME_ICON, "{time}");
+    if time["status"] == "confirm" {
+        w.action(1, json!({"action": "confirm", "run": true}));
+    }
+    // An icon that is no image never reaches the float.
+    let before = w.floats(1).len();
+    w.answer(1, 3, &call("echo", json!({"text": "x"})));
+    let echo = first_of_call(&w, before);
+    assert_eq!(echo.get("icon"), None, "{echo}");
 }
 
 #[test]

@@ -376,6 +376,19 @@ pub fn annotations_of(tool: &str) -> Value {
     }
 }
 
+/// The icons the scripted bridge gives: `write_note`'s and the `time` server's are images,
+/// `echo`'s is a page the extension must never load.
+pub const NOTE_ICON: &str = "data:image/png;base64,iVBORw0KGgo=";
+pub const TIME_ICON: &str = "data:image/svg+xml;base64,PHN2Zy8+";
+
+fn icon_of(tool: &str) -> Option<&'static str> {
+    match tool {
+        "write_note" => Some(NOTE_ICON),
+        "echo" => Some("data:text/html;base64,PGI+aGk8L2I+"),
+        _ => None,
+    }
+}
+
 /// A bridge that is up, serves the [`SERVERS`], and answers every call with "ok".
 pub fn healthy_bridge(req: &HttpRequest) -> Answer {
     bridge_with(&SERVERS, req)
@@ -398,7 +411,14 @@ pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
         (Method::Get, "tools") => {
             let list: Vec<Value> = servers
                 .iter()
-                .map(|(name, tools)| json!({"name": name, "status": "running", "tool_count": tools.len()}))
+                .map(|(name, tools)| {
+                    let mut service =
+                        json!({"name": name, "status": "running", "tool_count": tools.len()});
+                    if *name == "time" {
+                        service["icon"] = json!(TIME_ICON);
+                    }
+                    service
+                })
                 .collect();
             ok_json(200, json!({"success": true, "services": list}))
         }
@@ -413,8 +433,12 @@ pub fn bridge_with(servers: &[(&str, &[&str])], req: &HttpRequest) -> Answer {
             let tools: Vec<Value> = tools
                 .iter()
                 .map(|t| {
-                    json!({"name": t, "description": format!("The {t} tool"),
-                           "parameters": {"type": "object"}, "annotations": annotations_of(t)})
+                    let mut tool = json!({"name": t, "description": format!("The {t} tool"),
+                           "parameters": {"type": "object"}, "annotations": annotations_of(t)});
+                    if let Some(icon) = icon_of(t) {
+                        tool["icon"] = json!(icon);
+                    }
+                    tool
                 })
                 .collect();
             ok_json(

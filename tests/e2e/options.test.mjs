@@ -504,6 +504,46 @@ for (const name of BROWSERS) {
   });
 }
 
+// Icons: a stdio server of the bridge's tests whose `inline` tool has a data: icon (its other
+// icon URLs point at a port nothing listens on, and a stdio server's are never fetched). The
+// options page's tool row and the float asking about the tool show it; a tool without one
+// shows none.
+for (const name of BROWSERS) {
+  describe(`icons in the options page and the float, in ${name}`, () => {
+    let w;
+    before(async () => {
+      const server = path.join(ROOT, 'server/tests/support/icon-server.mjs');
+      w = await startWorld(name, { bridgeConfig: { mcpServers: { icons: { command: process.execPath, args: [server, 'http://127.0.0.1:9'] } } } });
+    });
+    after(async () => { await w?.close(); });
+
+    test('a tool\'s icon shows beside its name in the float\'s question and in the Tools section', async () => {
+      const session = w.session;
+      await openChat(w, 'chat.deepseek.com');
+      await userSays(w, 'Use the inline tool.', [`Calling.\n\n${call('inline', {}, 'icons')}`, 'Done.']);
+      const img = elementId(await floatWait(w, '.bar img.icon', 'icon'));
+      const src = await session.cmd('GET', `/element/${img}/attribute/src`);
+      assert.match(src, /^data:image\/png;base64,/);
+      assert.equal(await session.cmd('GET', `/element/${img}/attribute/alt`), '');
+
+      await session.navigate(optionsUrl(w.extensionBase, 'tools'));
+      await session.waitForScript('return document.querySelector(\'#tool-list tr[data-tool="icons:far"]\')',
+        { timeoutMs: 30000, what: 'the icon server\'s tools' });
+      // The image decodes (a PNG of one pixel), drawn at 16 px.
+      await session.waitForScript(`const img = document.querySelector('#tool-list tr[data-tool="icons:inline"] td:first-child img.icon');
+        return img && img.complete && img.naturalWidth > 0`, { what: 'the inline tool\'s icon' });
+      const icons = await session.exec(`return [...document.querySelectorAll('#tool-list tr[data-tool]')].map((r) => {
+        const img = r.querySelector('td:first-child img.icon');
+        return [r.dataset.tool, img && { src: img.getAttribute('src').slice(0, 22), alt: img.alt, width: img.getBoundingClientRect().width }];
+      });`);
+      const byTool = Object.fromEntries(icons);
+      assert.deepEqual(byTool['icons:inline'], { src: 'data:image/png;base64,', alt: '', width: 16 }, JSON.stringify(icons));
+      assert.equal(byTool['icons:far'], null, JSON.stringify(icons));
+      assert.equal(byTool['icons:on-disk'], null, JSON.stringify(icons));
+    });
+  });
+}
+
 // One section at a time, as a dashboard shows them: the menu and the address's hash choose
 // it; the Servers and Tools sections' buttons wait for a bridge; the risky switches of a
 // tool sit in its details; the Sites section leads with turning a site on.

@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{BridgeError, InvalidField, to_value};
 use crate::servers::Server;
+use crate::servers::client::ListKind;
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object, error};
 
@@ -91,7 +92,9 @@ pub(crate) async fn list(
 ) -> Result<Json<Prompts>, BridgeError> {
     let query = params(query)?;
     let mut prompts = Vec::new();
-    for server in listed(&state, &query)? {
+    let servers = listed(&state, &query)?;
+    Server::refresh_all(&servers, ListKind::Prompts).await;
+    for server in servers {
         for prompt in server.lists().prompts.iter() {
             let mut entry = with_server(prompt, &server);
             entry
@@ -136,6 +139,7 @@ pub(crate) async fn get(
     let map = body_object(body)?;
     let body = get_body(&map)?;
     let server = named(&state, body.server_name)?;
+    server.refresh(ListKind::Prompts).await;
     if !server.lists().prompts.iter().any(|p| p.name == body.name) {
         let known: Vec<String> = server
             .lists()

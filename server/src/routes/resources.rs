@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 
 use super::prompts::{Params, listed, named, params, timeout, unexpected, with_server};
 use crate::error::{BridgeError, to_value};
+use crate::servers::Server;
+use crate::servers::client::ListKind;
 use crate::state::AppState;
 use crate::validation::{Fields, JsonBody, body_object};
 
@@ -25,7 +27,9 @@ pub(crate) async fn list(
 ) -> Result<Json<Resources>, BridgeError> {
     let query = params(query)?;
     let mut resources = Vec::new();
-    for server in listed(&state, &query)? {
+    let servers = listed(&state, &query)?;
+    Server::refresh_all(&servers, ListKind::Resources).await;
+    for server in servers {
         for resource in server.lists().resources.iter() {
             resources.push(with_server(resource, &server));
         }
@@ -42,7 +46,9 @@ pub(crate) async fn templates(
 ) -> Result<Json<ResourceTemplates>, BridgeError> {
     let query = params(query)?;
     let mut resource_templates = Vec::new();
-    for server in listed(&state, &query)? {
+    let servers = listed(&state, &query)?;
+    Server::refresh_all(&servers, ListKind::Resources).await;
+    for server in servers {
         for template in server.lists().templates.iter() {
             resource_templates.push(with_server(template, &server));
         }

@@ -130,6 +130,7 @@ fn describe(
         builtin,
         reads_env: definition.map(config::reads_env).unwrap_or_default(),
         name_warning: None,
+        icon: None,
     };
     if let Some(server) = running {
         let status = server.status();
@@ -137,6 +138,7 @@ fn describe(
         entry.pid = server.pid();
         entry.uptime_seconds = server.uptime().map(|u| u.as_secs_f64());
         entry.tool_count = server.tools().len();
+        entry.icon = server.icon();
         if !matches!(status, crate::servers::Status::Running) {
             let (reason, stderr) = server.last_failure();
             if !matches!(status, crate::servers::Status::Starting) {

@@ -17,7 +17,8 @@ use mcp_bridge_protocol::answers::{
 
 use crate::error::{BridgeError, InvalidField};
 use crate::execute::tool_not_found;
-use crate::servers::Status;
+use crate::servers::client::ListKind;
+use crate::servers::{Server, Status};
 use crate::state::AppState;
 use crate::validation::required_query;
 
@@ -40,9 +41,9 @@ pub(crate) async fn list(
     let query = params(query)?;
     match query.get("serverName").filter(|name| !name.is_empty()) {
         None => {
-            let services = state
-                .servers
-                .servers()
+            let servers = state.servers.servers();
+            Server::refresh_all(&servers, ListKind::Tools).await;
+            let services = servers
                 .iter()
                 .map(|server| {
                     let lists = server.lists();
@@ -56,6 +57,7 @@ pub(crate) async fn list(
                         prompt_count: lists.prompts.len(),
                         resource_count: lists.resources.len() + lists.templates.len(),
                         list_changes: server.list_changes(),
+                        icon: server.icon(),
                     }
                 })
                 .collect();
@@ -70,7 +72,9 @@ pub(crate) async fn list(
                 .servers
                 .get(name)
                 .ok_or_else(|| BridgeError::UnknownService(name.clone()))?;
-            let tools = server.tools();
+            server.refresh(ListKind::Tools).await;
+            let lists = server.lists();
+            let tools = lists.tools;
             if tools.is_empty() && server.status() != Status::Running {
                 let (reason, stderr) = server.last_failure();
                 return Err(BridgeError::ServerUnavailable {
@@ -90,6 +94,7 @@ pub(crate) async fn list(
                     parameters: (*tool.input_schema).clone(),
                     annotations: annotations(tool),
                     ui: crate::views::view_of(tool),
+                    icon: lists.tool_icons.get(tool.name.as_ref()).cloned(),
                 })
                 .collect();
             Ok(Json(ServerToolList {
@@ -97,6 +102,7 @@ pub(crate) async fn list(
                 tools: ToolList {
                     service_name: name.clone(),
                     service_description: server.description().to_owned(),
+                    service_icon: server.icon(),
                     tools,
                 },
             })

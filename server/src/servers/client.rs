@@ -14,14 +14,15 @@ use std::time::Duration;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
     ElicitRequestParams, ElicitResult, ElicitationCapability, ErrorCode, ErrorData,
-    FormElicitationCapability, Implementation, ListRootsResult, ProgressNotificationParam,
-    ProgressToken, Prompt, ProtocolVersion, Resource, ResourceTemplate, Root, RootsCapabilities,
-    Tool, UrlElicitationCapability,
+    FormElicitationCapability, Implementation, ListRootsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, Prompt, ProtocolVersion, Resource, ResourceTemplate,
+    Root, RootsCapabilities, Tool, UrlElicitationCapability,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, ServiceError};
 use rmcp::{ClientHandler, Peer};
 
 use crate::calls::activity::{CallActivity, PendingQuestion, decline};
+use crate::servers::icons::IconSource;
 use crate::servers::spec::{DEFAULT_ANSWER_TIMEOUT, ServerSpec};
 use mcp_bridge_protocol::answers::ElicitationMode;
 
@@ -32,9 +33,11 @@ pub(crate) struct Lists {
     pub prompts: Arc<Vec<Prompt>>,
     pub resources: Arc<Vec<Resource>>,
     pub templates: Arc<Vec<ResourceTemplate>>,
+    /// The icon of each tool that has one, by tool name, as a `data:` URL (`icons`).
+    pub tool_icons: Arc<HashMap<String, String>>,
 }
 
-/// Which list a `list_changed` notification is about.
+/// Which list a `list_changed` notification (or a list's `ttlMs`) is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ListKind {
     Tools,
@@ -82,6 +85,15 @@ pub(crate) struct Shared {
     answer_timeout: Duration,
     /// The revision the user pinned the server to (`ServerSpec`'s `protocol_version`).
     pinned: Option<ProtocolVersion>,
+    /// Where its icons may come from, and its own icon (`serverInfo.icons`) as a `data:` URL.
+    icons: IconSource,
+    server_icon: RwLock<Option<String>>,
+    /// Until when each list may be used without listing it again: `None` while the server
+    /// gave no `ttlMs` (the list holds until it announces a change).
+    expires: Mutex<[Option<tokio::time::Instant>; 3]>,
+    /// One refresh of an expired list at a time; readers that waited for it use its list.
+    refreshing: [tokio::sync::Mutex<()>; 3],
+    refreshes: [AtomicU64; 3],
 }
 
 impl Shared {
@@ -108,7 +120,70 @@ impl Shared {
                 .collect(),
             answer_timeout: spec.mcp.answer_timeout.unwrap_or(DEFAULT_ANSWER_TIMEOUT),
             pinned: spec.mcp.protocol_version.clone(),
+            icons: IconSource::new(spec),
+            server_icon: RwLock::new(None),
+            expires: Mutex::default(),
+            refreshing: Default::default(),
+            refreshes: Default::default(),
         }
+    }
+
+    /// The server's own icon, as a `data:` URL, when its `serverInfo` declares one that can be
+    /// had.
+    pub(crate) fn server_icon(&self) -> Option<String> {
+        self.server_icon
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    /// Resolve the icon of the server's `serverInfo` (at each connection).
+    pub(crate) async fn set_server_icon(&self, info: Option<&Implementation>) {
+        let icon = self
+            .icons
+            .listing()
+            .pick(info.and_then(|info| info.icons.as_deref()))
+            .await;
+        *self
+            .server_icon
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = icon;
+    }
+
+    /// Whether list `kind` is older than the `ttlMs` it was listed with.
+    fn expired(&self, kind: ListKind) -> bool {
+        lock(&self.expires)[Self::slot(kind)]
+            .is_some_and(|expires| expires <= tokio::time::Instant::now())
+    }
+
+    /// List `kind` again from `peer` when it is older than its `ttlMs`. One refresh runs at a
+    /// time: a reader that waited for one uses the list it fetched. A failed refresh keeps the
+    /// old list (and is logged); the next reader tries again.
+    pub(crate) async fn refresh_if_expired(&self, peer: &Peer<RoleClient>, kind: ListKind) {
+        if !self.expired(kind) {
+            return;
+        }
+        let slot = Self::slot(kind);
+        let before = self.refreshes[slot].load(Ordering::SeqCst);
+        let _one = self.refreshing[slot].lock().await;
+        if self.refreshes[slot].load(Ordering::SeqCst) != before || !self.expired(kind) {
+            return;
+        }
+        match self.reload(peer, kind).await {
+            Ok(()) => {
+                tracing::debug!(server = %self.name, list = ?kind, "the list's ttl ran out; listed again")
+            }
+            Err(err) => {
+                tracing::warn!(server = %self.name, error = %err, "listing again after the list's ttl ran out failed; the old list is kept")
+            }
+        }
+        self.refreshes[slot].fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Note when list `kind`, listed now with the smallest `ttlMs` of its pages, expires.
+    fn listed(&self, kind: ListKind, ttl_ms: Option<u64>) {
+        lock(&self.expires)[Self::slot(kind)] =
+            ttl_ms.map(|ms| tokio::time::Instant::now() + Duration::from_millis(ms));
     }
 
     pub(crate) fn lists(&self) -> Lists {
@@ -152,9 +227,14 @@ impl Shared {
 
     /// Store a fetched tool list, without the tools no client should be shown: a name with a
     /// control or invisible character, or one listed before (the first of a name is kept).
-    pub(crate) fn set_tools(&self, ticket: u64, tools: Vec<Tool>) {
+    pub(crate) fn set_tools(
+        &self,
+        ticket: u64,
+        tools: Vec<Tool>,
+        mut icons: HashMap<String, String>,
+    ) {
         let mut seen = std::collections::HashSet::new();
-        let tools = tools
+        let tools: Vec<Tool> = tools
             .into_iter()
             .filter(|tool| {
                 if let Some(why) = crate::names::tool_name_problem(&tool.name) {
@@ -168,8 +248,10 @@ impl Shared {
                 true
             })
             .collect();
+        icons.retain(|name, _| tools.iter().any(|tool| tool.name == name.as_str()));
         self.store(ListKind::Tools, ticket, |lists| {
-            lists.tools = Arc::new(tools)
+            lists.tools = Arc::new(tools);
+            lists.tool_icons = Arc::new(icons);
         });
     }
 
@@ -189,47 +271,70 @@ impl Shared {
                 ListKind::Resources => c.resources.is_some(),
             })
         };
-        match kind {
+        let ttl_ms = match kind {
             ListKind::Tools => {
-                let tools = if offers(kind) {
-                    peer.list_all_tools()
-                        .await
-                        .map_err(|err| ListFailure::new("listing its tools", &err))?
+                let (tools, ttl_ms) = if offers(kind) {
+                    all_pages(|cursor| async {
+                        let page = peer.list_tools(Some(page_params(cursor))).await?;
+                        Ok((page.tools, page.next_cursor, page.ttl_ms))
+                    })
+                    .await
+                    .map_err(|err| ListFailure::new("listing its tools", &err))?
                 } else {
-                    Vec::new()
+                    (Vec::new(), None)
                 };
-                self.set_tools(ticket, tools);
+                let mut listing = self.icons.listing();
+                let mut icons = HashMap::new();
+                for tool in &tools {
+                    if let Some(icon) = listing.pick(tool.icons.as_deref()).await {
+                        icons.insert(tool.name.to_string(), icon);
+                    }
+                }
+                self.set_tools(ticket, tools, icons);
+                ttl_ms
             }
             ListKind::Prompts => {
-                let prompts = if offers(kind) {
-                    peer.list_all_prompts()
-                        .await
-                        .map_err(|err| ListFailure::new("listing its prompts", &err))?
+                let (prompts, ttl_ms) = if offers(kind) {
+                    all_pages(|cursor| async {
+                        let page = peer.list_prompts(Some(page_params(cursor))).await?;
+                        Ok((page.prompts, page.next_cursor, page.ttl_ms))
+                    })
+                    .await
+                    .map_err(|err| ListFailure::new("listing its prompts", &err))?
                 } else {
-                    Vec::new()
+                    (Vec::new(), None)
                 };
                 self.store(kind, ticket, |lists| lists.prompts = Arc::new(prompts));
+                ttl_ms
             }
             ListKind::Resources => {
-                let (resources, templates) = if offers(kind) {
-                    let resources = peer
-                        .list_all_resources()
-                        .await
-                        .map_err(|err| ListFailure::new("listing its resources", &err))?;
-                    let templates = peer
-                        .list_all_resource_templates()
-                        .await
-                        .map_err(|err| ListFailure::new("listing its resource templates", &err))?;
-                    (resources, templates)
+                let (resources, templates, ttl_ms) = if offers(kind) {
+                    let (resources, ttl_resources) = all_pages(|cursor| async {
+                        let page = peer.list_resources(Some(page_params(cursor))).await?;
+                        Ok((page.resources, page.next_cursor, page.ttl_ms))
+                    })
+                    .await
+                    .map_err(|err| ListFailure::new("listing its resources", &err))?;
+                    let (templates, ttl_templates) = all_pages(|cursor| async {
+                        let page = peer
+                            .list_resource_templates(Some(page_params(cursor)))
+                            .await?;
+                        Ok((page.resource_templates, page.next_cursor, page.ttl_ms))
+                    })
+                    .await
+                    .map_err(|err| ListFailure::new("listing its resource templates", &err))?;
+                    (resources, templates, smallest(ttl_resources, ttl_templates))
                 } else {
-                    (Vec::new(), Vec::new())
+                    (Vec::new(), Vec::new(), None)
                 };
                 self.store(kind, ticket, |lists| {
                     lists.resources = Arc::new(resources);
                     lists.templates = Arc::new(templates);
                 });
+                ttl_ms
             }
-        }
+        };
+        self.listed(kind, ttl_ms);
         Ok(())
     }
 
@@ -517,6 +622,40 @@ impl BridgeClient {
     }
 }
 
+/// The request for the page after `cursor` (the first page for `None`).
+fn page_params(cursor: Option<String>) -> PaginatedRequestParams {
+    PaginatedRequestParams::default().with_cursor(cursor)
+}
+
+/// The smaller of two `ttlMs`, either of which may be absent.
+fn smallest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (one, other) => one.or(other),
+    }
+}
+
+/// Every page of a list, page by page as `page(cursor)` answers `(items, next cursor, ttlMs)`,
+/// and the smallest `ttlMs` of its pages (rmcp's `list_all_*` drop it).
+async fn all_pages<T, F, Fut>(mut page: F) -> Result<(Vec<T>, Option<u64>), ServiceError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>, Option<u64>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut ttl_ms = None;
+    let mut cursor = None;
+    loop {
+        let (more, next, ttl) = page(cursor).await?;
+        items.extend(more);
+        ttl_ms = smallest(ttl_ms, ttl);
+        cursor = next;
+        if cursor.is_none() {
+            return Ok((items, ttl_ms));
+        }
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -640,10 +779,12 @@ mod tests {
         shared.set_tools(
             new,
             vec![Tool::new("new", "", rmcp::model::JsonObject::new())],
+            HashMap::new(),
         );
         shared.set_tools(
             old,
             vec![Tool::new("old", "", rmcp::model::JsonObject::new())],
+            HashMap::new(),
         );
         assert_eq!(shared.lists().tools[0].name, "new");
     }
@@ -677,7 +818,11 @@ mod tests {
         ));
         let tool = |name: &str| Tool::new(name.to_owned(), "", rmcp::model::JsonObject::new());
         let ticket = shared.ticket(ListKind::Tools);
-        shared.set_tools(ticket, vec![tool("a"), tool("b\n"), tool("a"), tool("c")]);
+        shared.set_tools(
+            ticket,
+            vec![tool("a"), tool("b\n"), tool("a"), tool("c")],
+            HashMap::new(),
+        );
         let names: Vec<_> = shared
             .lists()
             .tools

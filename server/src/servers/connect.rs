@@ -427,6 +427,10 @@ where
                 tracing::warn!(server = %spec.name, error = %err, "the server's list could not be read");
             }
         }
+        let info = client.peer_info();
+        shared
+            .set_server_icon(info.as_ref().and_then(|info| info.server_info.as_ref()))
+            .await;
         super::listen::follow(client.service(), client.peer(), &spec.name);
         let instructions = client
             .peer_info()

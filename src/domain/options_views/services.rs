@@ -22,6 +22,8 @@ pub struct ServiceView {
     /// How many resources it offers, when the bridge says.
     pub resource_count: Option<u64>,
     pub is_core: bool,
+    /// Its icon, a checked `data:image/` URL (`bridge_api::icon`), drawn beside its name.
+    pub icon: Option<String>,
 }
 
 /// A server's status as the page shows it; a status this build does not know, as it came.
@@ -93,6 +95,7 @@ pub fn services(body: &Value, lang: Lang) -> Result<Vec<ServiceView>, Problem> {
             tool_count: s.tool_count,
             resource_count: s.resource_count,
             is_core: s.is_core,
+            icon: s.icon,
         })
         .collect())
 }
@@ -116,6 +119,7 @@ mod tests {
         ]});
         let s = services(&body, EN).unwrap();
         assert_eq!(s[0].tool_count, Some(9));
+        assert_eq!(s[0].icon, None);
         assert!(s[0].is_core);
         assert_eq!(s[2].status, "unknown");
         assert!(s[1].status.contains("failed"));

@@ -57,6 +57,8 @@ pub struct ToolView {
     /// The parameters in one line, wrapped in the language's parentheses: `` (`name`*:
     /// `type`, …) `` (`*`: required; names and types between backticks, as code).
     pub params_text: String,
+    /// Its icon, a checked `data:image/` URL (`bridge_api::icon`), drawn beside its name.
+    pub icon: Option<String>,
 }
 
 /// One service of the Tools section: its tools, or why they could not be listed.
@@ -177,6 +179,7 @@ pub fn tool_view(server: &str, tool: &bridge_api::Tool, s: &Settings, lang: Lang
         hints,
         params,
         params_text,
+        icon: tool.icon.clone(),
     }
 }
 
@@ -192,6 +195,7 @@ pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
         .unwrap_or_default(),
         annotations: bridge_api::Annotations::default(),
         for_model: true,
+        icon: None,
     }
 }
 
@@ -275,14 +279,20 @@ mod tests {
             tool_count: Some(2),
             resource_count: None,
             is_core: false,
+            icon: Some("data:image/png;base64,iVBORw0K".into()),
         };
         let body = json!({"success":true,"tools":{"service_name":"demo","tools":[
             {"name":"echo","description":"Echo","parameters":{"type":"object",
               "properties":{"text":{"type":"string","description":"what"},"n":{"type":["integer","null"]},
-                            "mode":{"enum":["a","b"]}},"required":["text"]}},
-            {"name":"crash","description":"","parameters":{}}
+                            "mode":{"enum":["a","b"]}},"required":["text"]},
+             "icon":"data:image/png;base64,iVBORw0K"},
+            {"name":"crash","description":"","parameters":{},"icon":"data:text/html;base64,PGI+"}
         ]}});
         let v = json!(service_tools(&svc, Ok(body), &settings, EN));
+        // The icons go to the page as checked data:image/ URLs; anything else does not.
+        assert_eq!(v["service"]["icon"], "data:image/png;base64,iVBORw0K");
+        assert_eq!(v["tools"][0]["icon"], "data:image/png;base64,iVBORw0K");
+        assert_eq!(v["tools"][1]["icon"], Value::Null);
         assert_eq!(v["tools"][0]["policy"], "ask");
         assert_eq!(v["tools"][0]["key"], "demo:echo");
         assert_eq!(v["tools"][1]["policy"], "deny");
@@ -326,6 +336,7 @@ mod tests {
             tool_count: Some(1),
             resource_count: resources,
             is_core: false,
+            icon: None,
         };
         let keys = |v: &Value| -> Vec<String> {
             v["tools"]
@@ -432,6 +443,7 @@ mod tests {
             schema: serde_json::Value::Null,
             annotations: bridge_api::Annotations::default(),
             for_model: true,
+            icon: None,
         };
         let row = tool_view("time", &tool, &s, EN);
         let lines: Vec<&str> = row.on_sites.iter().map(|c| c.line.as_str()).collect();

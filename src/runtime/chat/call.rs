@@ -69,8 +69,9 @@ impl<H: Host> ChatLoop<H> {
             }
             _ => None,
         };
-        self.show(tab, float::executing(lang, &call.tool_name, started))
-            .await;
+        let mut f = float::executing(lang, &call.tool_name, started);
+        f.icon = self.icons.of_call(&call);
+        self.show(tab, f).await;
         let client = self.client(&settings);
         let outcome = if call.tool_name == LIST_TOOLS {
             None
@@ -137,7 +138,8 @@ impl<H: Host> ChatLoop<H> {
                 let question = now.as_ref().and_then(|a| a.question.as_ref());
                 // Kept before it shows: an answer is read by the question the user sees.
                 self.questions.set(tab, question);
-                let f = float::running(lang, &call.tool_name, started, now.as_ref());
+                let mut f = float::running(lang, &call.tool_name, started, now.as_ref());
+                f.icon = self.icons.of_call(call);
                 self.show(tab, f).await;
                 shown = now;
             }

@@ -69,6 +69,7 @@ impl<H: Host> ChatLoop<H> {
             None => host_of(url),
         };
         let mut f = float::confirm(ui, &site, call, &why, remember);
+        f.icon = self.icons.of_call(call);
         if let (ConfirmReason::NotTrusted(server), true) = (&reason_kept, remember) {
             float::offer_trust(&mut f, ui, server);
         }

@@ -36,6 +36,11 @@ impl<H: Host> ChatLoop<H> {
                 None => None,
             },
         };
+        let mut server_icons = std::collections::HashMap::new();
+        for service in listed.iter().flatten() {
+            self.icons.keep_server(&service.name, service.icon.as_ref());
+            server_icons.insert(service.name.clone(), service.icon.clone());
+        }
         let services: Vec<String> = match (&named, listed) {
             (Some(server), _) => vec![server.clone()],
             (None, Some(services)) => services.into_iter().map(|s| s.name).collect(),
@@ -50,6 +55,12 @@ impl<H: Host> ChatLoop<H> {
             match tools {
                 Some(tools) => {
                     if let Some(t) = tools.iter().find(|t| t.name == call.tool_name) {
+                        // The tool's icon, else its server's.
+                        let icon = t
+                            .icon
+                            .as_ref()
+                            .or_else(|| server_icons.get(&service)?.as_ref());
+                        self.icons.keep_tool(&service, &t.name, icon);
                         offering.push((service, t.annotations));
                     }
                 }
