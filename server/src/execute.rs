@@ -190,21 +190,30 @@ fn log_failure(err: &BridgeError, started: Instant) {
     );
 }
 
-/// [`resolve`] after listing again the tool lists whose `ttlMs` ran out, first waiting (up to
-/// the call timeout) for servers still starting when the tool is not known yet, since the tool
-/// may be theirs.
+/// [`resolve`]; when the tool is not known, again after listing the tool lists whose `ttlMs`
+/// ran out, and after waiting (up to the call timeout) for servers still starting, since the
+/// tool may be theirs.
 pub(crate) async fn resolve_when_started(
     state: &AppState,
     tool: &str,
     server_name: Option<&str>,
 ) -> Result<Arc<Server>, BridgeError> {
-    // A tool list older than its `ttlMs` is listed again before the tool is looked up in it.
-    let servers = match server_name.and_then(|name| state.servers.get(name)) {
-        Some(named) => vec![named],
-        None => state.servers.servers(),
+    // A call looks its tool up in the lists the bridge has, however old: a tool the server has
+    // dropped since is refused by the server itself, and a server whose lists are never fresh
+    // (`ttlMs: 0`, the default of rmcp's servers) would otherwise be listed again before every
+    // call. Only a tool found in none of them has the stale lists listed again first.
+    let found = match resolve(state, tool, server_name) {
+        Err(BridgeError::ToolNotFound { .. }) => {
+            let servers = match server_name.and_then(|name| state.servers.get(name)) {
+                Some(named) => vec![named],
+                None => state.servers.servers(),
+            };
+            Server::refresh_all(&servers, ListKind::Tools).await;
+            resolve(state, tool, server_name)
+        }
+        other => other,
     };
-    Server::refresh_all(&servers, ListKind::Tools).await;
-    match resolve(state, tool, server_name) {
+    match found {
         Err(BridgeError::ToolNotFound { .. }) if state.servers.any_starting() => {
             let deadline = tokio::time::Instant::now() + state.call_timeout;
             state.servers.wait_started(deadline).await;

@@ -465,7 +465,8 @@ async fn a_list_with_ttl_zero_is_listed_again_at_each_read() {
     let _ = app.get("/tools").await;
     assert_eq!(lists(world), 4);
 
-    // A call's lookup lists again: `listed-5` exists only in the list fetched for it.
+    // A call of a tool the list lacks lists again: `listed-5` exists only in the list fetched
+    // for it.
     let reply = app
         .execute(json!({"name": "listed-5", "serverName": "iconic", "arguments": {}}))
         .await;
@@ -476,6 +477,13 @@ async fn a_list_with_ttl_zero_is_listed_again_at_each_read() {
         .execute(json!({"name": "listed-6", "arguments": {}}))
         .await;
     assert_eq!(reply.status, 200, "{}", reply.body);
+    // A tool the list has is called without listing again, however stale the list.
+    let before = lists(world);
+    let reply = app
+        .execute(json!({"name": "listed-6", "serverName": "iconic", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(lists(world), before, "a call of a listed tool lists again");
 
     // Prompts too.
     let prompts = world.prompt_lists.load(Ordering::SeqCst);
