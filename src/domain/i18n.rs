@@ -441,6 +441,9 @@ catalog! {
     call_by_policy,
     call_by_default,
     call_by_exemption,
+    /// A view's message typed into the chat input, and a link a view offered (in the call log).
+    call_by_view_message,
+    call_by_view_link,
     status_running,
     status_starting,
     status_crashed,

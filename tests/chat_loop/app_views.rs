@@ -302,3 +302,94 @@ fn the_host_page_relays_a_views_requests_as_an_extension_page() {
         .unwrap();
     refused(&r);
 }
+
+/// The conversations the store keeps marked as having read untrusted content.
+fn marked(w: &World) -> Vec<String> {
+    let marks = w.stored(Area::Local, "untrustedChats").unwrap_or_default();
+    let marks = marks.as_array().cloned().unwrap_or_default();
+    marks
+        .iter()
+        .map(|m| m[0].as_str().unwrap().into())
+        .collect()
+}
+
+fn say(w: &mut World, text: &str) -> Response {
+    let content = json!([{"type": "text", "text": text}]);
+    ask(w, 1, json!({"ask": "message", "content": content}))
+}
+
+#[test]
+fn a_message_of_a_view_of_a_server_the_user_does_not_trust_marks_the_conversation() {
+    let mut w = world();
+    w.settings(json!({"trustedServers": [], "toolPolicies": {"clock:show_clock": "allow"}}));
+    w.answer(1, 1, &call_on("clock", "show_clock", json!({})));
+    assert_eq!(w.shown_views(1), [VIEW_ID]);
+    // The user goes on in another conversation, beside the same view.
+    w.open_chat_at(1, OTHER_URL);
+    assert!(
+        !marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+    assert!(matches!(say(&mut w, "Book it"), Response::Ack { .. }));
+    assert!(
+        marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+    assert_eq!(w.tab_state(1)["untrusted"], "show_clock");
+}
+
+#[test]
+fn a_message_of_a_view_of_a_trusted_server_does_not_mark_the_conversation() {
+    let mut w = with_view();
+    w.open_chat_at(1, OTHER_URL);
+    assert!(matches!(say(&mut w, "Book it"), Response::Ack { .. }));
+    assert_eq!(w.typed(1).last().map(String::as_str), Some("Book it"));
+    assert!(
+        !marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+}
+
+#[test]
+fn a_views_messages_and_links_go_in_the_call_log_with_its_server() {
+    let mut w = with_view();
+    say(&mut w, &format!("Time is 12:00 {SECRET}"));
+    let link = json!({"ask": "link", "url": "https://modelcontextprotocol.io/"});
+    assert!(matches!(ask(&mut w, 1, link), Response::Ack { .. }));
+    refused(&ask(
+        &mut w,
+        1,
+        json!({"ask": "link", "url": "file:///etc/passwd"}),
+    ));
+    let log = w.stored(Area::Local, "callLog").unwrap();
+    let entries = log["entries"].as_array().unwrap();
+    let acts: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default();
+            (s("server"), s("tool"), s("allowedBy"))
+        })
+        .collect();
+    assert_eq!(
+        acts[1..],
+        [
+            ("clock", "show_clock", "view-message"),
+            ("clock", "show_clock", "view-link")
+        ],
+        "{log}"
+    );
+    let said = entries[1]["arguments"].as_str().unwrap();
+    assert!(
+        said.contains("Time is 12:00") && !said.contains(SECRET),
+        "{said}"
+    );
+    assert!(
+        entries[2]["arguments"]
+            .as_str()
+            .unwrap()
+            .contains("modelcontextprotocol.io")
+    );
+}

@@ -305,6 +305,8 @@ pub const ZH: Catalog = Catalog {
     call_by_policy: "你的设置：允许",
     call_by_default: "自动运行：它只读取数据，且来自你信任的服务器",
     call_by_exemption: "你允许它在读取网页内容后仍可运行",
+    call_by_view_message: "它的视图写入聊天输入框的消息",
+    call_by_view_link: "它的视图提供的链接，仅在你点击后打开",
     policy_word_allow: "允许",
     policy_word_ask: "询问",
     policy_word_deny: "拒绝",

@@ -6,7 +6,7 @@
 
 use super::ChatLoop;
 use crate::domain::bridge_api;
-use crate::domain::call_log::LoggedCall;
+use crate::domain::call_log::{AllowedBy, LoggedCall};
 use crate::domain::float;
 use crate::domain::i18n::{Lang, fill};
 use crate::domain::messages::{Command, Response, ViewAsk};
@@ -163,6 +163,14 @@ impl<H: Host> ChatLoop<H> {
                 let Some(text) = views::message_text(&content) else {
                     return Response::error(lang.says().view_no_text);
                 };
+                // The view's words are its server's content: from a server the user does not
+                // trust they mark the conversation before they reach the chat input.
+                if !settings.trusts(&view.server) {
+                    self.mark_untrusted(tab, &view.tool).await;
+                }
+                let said = serde_json::Value::String(text.clone());
+                self.log_view_act(tab, &view, AllowedBy::ViewMessage, said)
+                    .await;
                 // Typed and read back like a report, and left in the input for the user
                 // to read and send.
                 let typed = self.command(tab, &Command::TypeText { text }).await;
@@ -180,6 +188,8 @@ impl<H: Host> ChatLoop<H> {
                 Response::Ack { recheck_ms: None }
             }
             ViewAsk::Link { url } if views::link_allowed(&url) => {
+                self.log_view_act(tab, &view, AllowedBy::ViewLink, Value::String(url))
+                    .await;
                 Response::Ack { recheck_ms: None }
             }
             ViewAsk::Link { .. } => Response::error(lang.says().view_link_refused),
@@ -196,6 +206,43 @@ impl<H: Host> ChatLoop<H> {
                 Response::Ack { recheck_ms: None }
             }
         }
+    }
+
+    /// Tab `tab`'s conversation read content of `tool`'s server, which the user does not
+    /// trust: marked as an untrusted result marks it (the tab's state and the stored mark).
+    async fn mark_untrusted(&self, tab: i32, tool: &str) {
+        let _turn = self.queues.enter(tab).await;
+        let mut state = self.store.tab(tab).await;
+        if state.untrusted.is_none() {
+            state.untrusted = Some(tool.to_string());
+            self.store.save_tab(tab, &state).await;
+        }
+        self.store
+            .mark_untrusted(conversation(&state.url), tool)
+            .await;
+    }
+
+    /// Keeps in the call log what view `view` did besides calling a tool: `what` is its
+    /// message's text or its link's address, masked and cut as a call's arguments are.
+    async fn log_view_act(&self, tab: i32, view: &View, what: AllowedBy, said: Value) {
+        let state = self.store.tab(tab).await;
+        let act = ToolCall {
+            tool_name: view.tool.clone(),
+            arguments: said,
+            server_name: Some(view.server.clone()),
+        };
+        let now = self.host.now_ms();
+        let id = self.log_id(tab, now);
+        let here = conversation(&state.url);
+        let entry = LoggedCall::new(id, now, here, &host_of(&state.url), &act, what);
+        self.store
+            .change_call_log(CallLogChange::Add(Box::new(entry)))
+            .await;
+    }
+
+    /// A call log id for an entry of tab `tab` at `now`: time-ordered, apart per tab.
+    fn log_id(&self, tab: i32, now: f64) -> u64 {
+        (now as u64) * 1000 + u64::from(tab.unsigned_abs() % 1000)
     }
 
     /// A view's `tools/call`: a tool of the view's own server that a view may call, judged as
@@ -252,7 +299,7 @@ impl<H: Host> ChatLoop<H> {
         };
         let allowed = policy::allowed_by(&scoped, name, &target, false, marked.as_deref());
         let now = self.host.now_ms();
-        let id = (now as u64) * 1000 + u64::from(tab.unsigned_abs() % 1000);
+        let id = self.log_id(tab, now);
         let here = conversation(&state.url);
         let entry = LoggedCall::new(id, now, here, &host_of(&state.url), &call, allowed);
         self.store
