@@ -81,6 +81,8 @@ pub struct ChatLoop<H: Host> {
     questions: Questions,
     /// The MCP App views the tabs' floats show.
     views: views::Views,
+    /// The views' calls that wait for the user's answer in the float.
+    asking: views::Asking,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -169,6 +171,7 @@ impl<H: Host> ChatLoop<H> {
             watching: TabSet::default(),
             questions: Questions::default(),
             views: views::Views::default(),
+            asking: views::Asking::default(),
         })
     }
 

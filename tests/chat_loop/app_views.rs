@@ -211,13 +211,89 @@ fn a_deny_holds_for_a_views_call() {
     assert_eq!(w.executes().len(), before);
 }
 
+/// The view of `with_view()` calls `reset` (a tool that does not say it only reads: it asks
+/// the first time); its answer waits for the user's in the float.
+fn view_calls_reset(w: &mut World) -> Answered {
+    let message = json!({"type": "view", "view": VIEW_ID,
+                         "ask": {"ask": "call", "name": "reset", "arguments": {"hard": true}}});
+    w.send_waiting(1, message)
+}
+
 #[test]
-fn a_tool_that_would_ask_is_refused_to_a_view() {
+fn a_tool_that_asks_asks_in_the_float_saying_a_view_calls_it_and_runs_on_allow() {
     let mut w = with_view();
     let before = w.executes().len();
-    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
-    assert!(why.contains("cannot ask"), "{why}");
+    let answered = view_calls_reset(&mut w);
+    assert!(answered.borrow().is_none(), "answered before the user");
     assert_eq!(w.executes().len(), before);
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "confirm", "{f}");
+    let why = f["consent"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("The view of `show_clock` makes this call"),
+        "{why}"
+    );
+    assert!(
+        f["consent"]["question"].as_str().unwrap().contains("reset"),
+        "{f}"
+    );
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let r = answered
+        .borrow_mut()
+        .take()
+        .expect("answered after the user's go");
+    assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    let sent = w.executes().pop().unwrap();
+    assert_eq!(
+        (&sent["name"], &sent["serverName"]),
+        (&json!("reset"), &json!("clock"))
+    );
+    let log = w.stored(Area::Local, "callLog").unwrap();
+    let last = log["entries"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (&last["tool"], &last["allowedBy"]),
+        (&json!("reset"), &json!("user"))
+    );
+    // The float no longer asks.
+    assert_ne!(w.last_float(1)["status"], "confirm");
+}
+
+#[test]
+fn deny_in_the_float_refuses_a_views_call_and_the_saved_deny_holds() {
+    let mut w = with_view();
+    let before = w.executes().len();
+    let answered = view_calls_reset(&mut w);
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    w.action(
+        1,
+        json!({"action": "confirm", "run": false, "always": true}),
+    );
+    let r = answered
+        .borrow_mut()
+        .take()
+        .expect("answered after the user's no");
+    assert!(refused(&r).contains("did not let `reset` run"), "{r:?}");
+    assert_eq!(w.executes().len(), before);
+    // Asked again, the saved Deny answers without the float.
+    let floats = w.floats(1).len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
+    assert!(why.contains("denied"), "{why}");
+    assert_eq!(w.floats(1).len(), floats);
+    assert_eq!(w.executes().len(), before);
+}
+
+#[test]
+fn a_views_call_does_not_ask_over_the_ais_question_which_keeps_the_users_answer() {
+    let mut w = with_view();
+    w.answer(1, 2, &call_on("clock", "reset", json!({"from": "ai"})));
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    let before = w.executes().len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
+    assert!(why.contains("asking about another call"), "{why}");
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let sent = w.executes();
+    assert_eq!(sent.len(), before + 1);
+    assert_eq!(sent[before]["arguments"], json!({"from": "ai"}));
 }
 
 #[test]

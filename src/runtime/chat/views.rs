@@ -12,13 +12,15 @@ use crate::domain::i18n::{Lang, fill};
 use crate::domain::messages::{Command, Response, ViewAsk};
 use crate::domain::outcome::{CallOutcome, json_body};
 use crate::domain::policy::{self, Target, Verdict};
-use crate::domain::settings::Settings;
+use crate::domain::settings::{Settings, ToolPolicy};
 use crate::domain::sites::host_of;
+use crate::domain::tab_state::Phase;
 use crate::domain::tab_state::conversation;
 use crate::domain::toolcall::ToolCall;
 use crate::domain::views::{self, View};
 use crate::runtime::host::Host;
 use crate::runtime::store::CallLogChange;
+use futures_channel::oneshot;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -45,6 +47,38 @@ impl Views {
     fn find(&self, tab: i32, id: &str) -> Option<View> {
         let views = self.0.borrow();
         views.iter().find(|v| v.tab == tab && v.id == id).cloned()
+    }
+}
+
+/// The user's answer to the float's question about a view's call.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ViewConsent {
+    pub run: bool,
+    pub always: bool,
+    pub trust: bool,
+    pub everywhere: bool,
+}
+
+/// The view's calls that wait for the user's answer in the float: one per tab at most.
+#[derive(Default)]
+pub(super) struct Asking(RefCell<Vec<(i32, oneshot::Sender<ViewConsent>)>>);
+
+impl Asking {
+    fn asks(&self, tab: i32) -> bool {
+        self.0.borrow().iter().any(|(t, _)| *t == tab)
+    }
+
+    /// Hands the user's answer to the view's call tab `tab` asks about; `false` when it
+    /// asks about none (the answer is then the AI's call's).
+    pub(super) fn answer(&self, tab: i32, consent: ViewConsent) -> bool {
+        let mut asking = self.0.borrow_mut();
+        let Some(at) = asking.iter().position(|(t, _)| *t == tab) else {
+            return false;
+        };
+        let (_, waits) = asking.remove(at);
+        // A view closed meanwhile dropped its side: nothing to run.
+        let _ = waits.send(consent);
+        true
     }
 }
 
@@ -246,8 +280,9 @@ impl<H: Host> ChatLoop<H> {
     }
 
     /// A view's `tools/call`: a tool of the view's own server that a view may call, judged as
-    /// the AI's call of it would be (a *Deny* holds; a tool that would ask is refused, as a
-    /// view's call cannot ask), counted as an automatic round, logged, and run.
+    /// the AI's call of it would be (a *Deny* holds; a tool that asks asks in the float, saying
+    /// a view makes the call, and the user's choice is kept as for the AI's call), counted as
+    /// an automatic round unless the user let it run, logged, and run.
     async fn view_call(
         &self,
         tab: i32,
@@ -277,13 +312,52 @@ impl<H: Host> ChatLoop<H> {
         };
         let target = Target::OfferedBy(vec![(view.server.clone(), tool.annotations)]);
         let marked = self.store.untrusted_mark(conversation(&state.url)).await;
-        match policy::verdict(&scoped, name, &target, false, marked.as_deref()) {
+        let call = ToolCall {
+            tool_name: name.to_string(),
+            arguments,
+            server_name: Some(view.server.clone()),
+        };
+        let by_user = match policy::verdict(&scoped, name, &target, false, marked.as_deref()) {
             Verdict::Deny => return refuse(lang, |c| c.view_denied, name),
-            Verdict::Ask(_) => return refuse(lang, |c| c.view_asks, name),
-            Verdict::Run => {}
-        }
-        {
-            // The round cap counts a view's calls as the AI's: in the tab's turn.
+            Verdict::Ask(reason) => {
+                // Asked as the AI's call would be, unless the float asks about one already.
+                let asks = matches!(state.phase, Phase::Detected { .. }) || self.asking.asks(tab);
+                if asks {
+                    return refuse(lang, |c| c.view_asks, name);
+                }
+                let url = &state.url;
+                let f = self
+                    .consent(url, &call, reason.into(), &scoped, Some(&view.tool))
+                    .await;
+                let (waits, answered) = oneshot::channel();
+                self.asking.0.borrow_mut().push((tab, waits));
+                self.show(tab, f).await;
+                let Ok(answer) = answered.await else {
+                    return refuse(lang, |c| c.view_skipped, name);
+                };
+                if answer.run && answer.trust {
+                    self.trust(&view.server).await;
+                }
+                if answer.always {
+                    let policy = if answer.run {
+                        ToolPolicy::Allow
+                    } else {
+                        ToolPolicy::Deny
+                    };
+                    let site = state.site.as_ref();
+                    self.remember(&call, policy, site, answer.everywhere).await;
+                }
+                let f = float::ready(lang, &host_of(&state.url));
+                self.show(tab, f).await;
+                if !answer.run {
+                    return refuse(lang, |c| c.view_skipped, name);
+                }
+                true
+            }
+            Verdict::Run => false,
+        };
+        if !by_user {
+            // The round cap counts a view's automatic calls as the AI's: in the tab's turn.
             let _turn = self.queues.enter(tab).await;
             let mut state = self.store.tab(tab).await;
             if state.auto_rounds >= scoped.max_auto_rounds {
@@ -292,12 +366,11 @@ impl<H: Host> ChatLoop<H> {
             state.auto_rounds += 1;
             self.store.save_tab(tab, &state).await;
         }
-        let call = ToolCall {
-            tool_name: name.to_string(),
-            arguments,
-            server_name: Some(view.server.clone()),
+        let allowed = if by_user {
+            AllowedBy::User
+        } else {
+            policy::allowed_by(&scoped, name, &target, false, marked.as_deref())
         };
-        let allowed = policy::allowed_by(&scoped, name, &target, false, marked.as_deref());
         let now = self.host.now_ms();
         let id = self.log_id(tab, now);
         let here = conversation(&state.url);
