@@ -79,8 +79,6 @@ pub struct ChatLoop<H: Host> {
     /// The server's question each tab's float shows, which the user's answer is read by (a
     /// restarted worker resumes polling and is shown the question again).
     questions: Questions,
-    /// The MCP App views the tabs' floats show.
-    views: views::Views,
     /// The views' calls that wait for the user's answer in the float.
     asking: views::Asking,
 }
@@ -170,7 +168,6 @@ impl<H: Host> ChatLoop<H> {
             running: TabSet::default(),
             watching: TabSet::default(),
             questions: Questions::default(),
-            views: views::Views::default(),
             asking: views::Asking::default(),
         })
     }

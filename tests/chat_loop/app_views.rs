@@ -469,3 +469,21 @@ fn a_views_messages_and_links_go_in_the_call_log_with_its_server() {
             .contains("modelcontextprotocol.io")
     );
 }
+
+#[test]
+fn a_restarted_worker_still_answers_an_open_view() {
+    let mut w = with_view();
+    w.restart_worker();
+    let r = ask(&mut w, 1, json!({"ask": "open"}));
+    let Response::Data { data } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(data["url"], VIEW_URL);
+    assert!(!data.to_string().contains(SECRET), "{data}");
+    let r = ask(&mut w, 1, json!({"ask": "call", "name": "tick"}));
+    assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    assert_eq!(w.executes().pop().unwrap()["name"], "tick");
+    // Still its own tab's only.
+    w.open_chat(2);
+    refused(&ask(&mut w, 2, json!({"ask": "open"})));
+}

@@ -25,31 +25,6 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The views the float shows, the newest last (a handful per tab). A restarted worker has
-/// none: an open view's requests are then refused as a closed view's.
-#[derive(Default)]
-pub(super) struct Views(RefCell<Vec<View>>);
-
-impl Views {
-    fn keep(&self, view: View) {
-        let mut views = self.0.borrow_mut();
-        views.push(view);
-        let tab = views.last().map(|v| v.tab);
-        let of_tab = views.iter().filter(|v| Some(v.tab) == tab).count();
-        if of_tab > views::KEPT_PER_TAB
-            && let Some(oldest) = views.iter().position(|v| Some(v.tab) == tab)
-        {
-            views.remove(oldest);
-        }
-    }
-
-    /// View `id`, when tab `tab` shows it (an id is never answered for another tab).
-    fn find(&self, tab: i32, id: &str) -> Option<View> {
-        let views = self.0.borrow();
-        views.iter().find(|v| v.tab == tab && v.id == id).cloned()
-    }
-}
-
 /// The user's answer to the float's question about a view's call.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ViewConsent {
@@ -139,7 +114,7 @@ impl<H: Host> ChatLoop<H> {
             return;
         };
         let unmasked = settings.passes_unmasked(Some(&server), &call.tool_name);
-        self.views.keep(View {
+        let view = View {
             id: id.clone(),
             tab,
             server,
@@ -147,7 +122,13 @@ impl<H: Host> ChatLoop<H> {
             url,
             input: views::masked(&call.arguments, unmasked),
             result: views::call_result(result, unmasked),
-        });
+        };
+        // Kept in the session's storage: a restarted worker still answers the view.
+        let mut shown = self.store.views(tab).await;
+        shown.push(view);
+        let excess = shown.len().saturating_sub(views::KEPT_PER_TAB);
+        shown.drain(..excess);
+        self.store.save_views(tab, &shown).await;
         let cmd = Command::ShowView {
             view: id,
             tool: call.tool_name.clone(),
@@ -172,7 +153,9 @@ impl<H: Host> ChatLoop<H> {
         ask: ViewAsk,
     ) -> Response {
         let lang = self.ui();
-        let Some(view) = self.views.find(tab, id) else {
+        // An id is only ever answered for the tab that shows it.
+        let shown = self.store.views(tab).await;
+        let Some(view) = shown.into_iter().find(|v| v.id == id) else {
             return Response::error(lang.says().view_gone);
         };
         let settings = self.store.chat_settings().await;
