@@ -71,6 +71,8 @@ pub struct Tool {
     /// (`ui.visibility` without `model`), which is never offered to the AI nor run from the
     /// chat.
     pub for_model: bool,
+    /// The `ui://` address of its MCP App view, when it has one.
+    pub view: Option<String>,
 }
 
 /// Whether a listed tool (`GET /tools`) is the AI's to call: every tool but one whose view
@@ -132,6 +134,7 @@ pub fn tools(body: &Value) -> Option<Vec<Tool>> {
                     .unwrap_or(Value::Null),
                 annotations: Annotations::from_value(t.get("annotations")),
                 for_model: for_model(t),
+                view: crate::domain::views::resource_uri(t).map(str::to_string),
             })
             .collect(),
     )

@@ -81,6 +81,8 @@ pub struct ChatLoop<H: Host> {
     questions: Questions,
     /// The views' calls that wait for the user's answer in the float.
     asking: views::Asking,
+    /// The views of the calls judged and not yet reported.
+    listed_views: views::ListedViews,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -169,6 +171,7 @@ impl<H: Host> ChatLoop<H> {
             watching: TabSet::default(),
             questions: Questions::default(),
             asking: views::Asking::default(),
+            listed_views: views::ListedViews::default(),
         })
     }
 

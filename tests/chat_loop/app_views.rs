@@ -487,3 +487,15 @@ fn a_restarted_worker_still_answers_an_open_view() {
     w.open_chat(2);
     refused(&ask(&mut w, 2, json!({"ask": "open"})));
 }
+
+#[test]
+fn a_call_reads_its_servers_tool_list_once_with_a_view_or_without() {
+    let mut w = world();
+    w.answer(1, 1, &call_on("clock", "now", json!({})));
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.requests_to("tools?serverName=clock"), 1);
+    w.answer(1, 2, &call_on("clock", "show_clock", json!({})));
+    assert_eq!(w.shown_views(1), [VIEW_ID]);
+    assert_eq!(w.requests_to("tools?serverName=clock"), 2);
+    assert_eq!(w.requests_to("/views"), 1);
+}

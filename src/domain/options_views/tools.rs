@@ -192,6 +192,7 @@ pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
         .unwrap_or_default(),
         annotations: bridge_api::Annotations::default(),
         for_model: true,
+        view: None,
     }
 }
 
@@ -432,6 +433,7 @@ mod tests {
             schema: serde_json::Value::Null,
             annotations: bridge_api::Annotations::default(),
             for_model: true,
+            view: None,
         };
         let row = tool_view("time", &tool, &s, EN);
         let lines: Vec<&str> = row.on_sites.iter().map(|c| c.line.as_str()).collect();

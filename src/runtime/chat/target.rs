@@ -41,7 +41,7 @@ impl<H: Host> ChatLoop<H> {
             (None, Some(services)) => services.into_iter().map(|s| s.name).collect(),
             (None, None) => return Ok(Target::Unknown(None)),
         };
-        let (mut offering, mut unread) = (Vec::new(), false);
+        let (mut offering, mut unread, mut views) = (Vec::new(), false, Vec::new());
         for service in services {
             let answer = client.service_tools_raw(&service).await;
             let tools = crate::domain::outcome::json_body(&answer.body)
@@ -50,12 +50,18 @@ impl<H: Host> ChatLoop<H> {
             match tools {
                 Some(tools) => {
                     if let Some(t) = tools.iter().find(|t| t.name == call.tool_name) {
+                        views.push(t.view.clone().map(|uri| (service.clone(), uri)));
                         offering.push((service, t.annotations));
                     }
                 }
                 // A server still starting, or failed: it may offer the tool too.
                 None => unread = true,
             }
+        }
+        // What the call's report will need to show its view, from this listing: a view
+        // only when one server offers the tool, as the call then runs there.
+        if !unread && let [view] = views.as_slice() {
+            self.listed_views.note(call, view.clone());
         }
         if offering.is_empty() && call.tool_name == READ_RESOURCE {
             // The pseudo-tool, judged as a tool of that name on the reading server.

@@ -25,6 +25,38 @@ use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+/// The view of each call's tool as the judging of the call read it from its server's tool
+/// list (`None`: the tool has none), so that its report reads no list again. A restarted
+/// worker has none and reads the list.
+#[derive(Default)]
+pub(super) struct ListedViews(RefCell<Vec<(Option<String>, String, Option<(String, String)>)>>);
+
+impl ListedViews {
+    /// The most calls noted and not yet reported (their calls were denied or skipped).
+    const KEPT: usize = 16;
+
+    /// Call `call` runs on the one server that offers its tool, with `view` (its server
+    /// and view address) or none.
+    pub(super) fn note(&self, call: &ToolCall, view: Option<(String, String)>) {
+        let mut noted = self.0.borrow_mut();
+        let (server, tool) = (&call.server_name, &call.tool_name);
+        noted.retain(|(s, t, _)| !(s == server && t == tool));
+        noted.push((server.clone(), tool.clone(), view));
+        let excess = noted.len().saturating_sub(Self::KEPT);
+        noted.drain(..excess);
+    }
+
+    /// What was noted for `call`, taken out: `Some(None)` when its tool has no view.
+    fn take(&self, call: &ToolCall) -> Option<Option<(String, String)>> {
+        let mut noted = self.0.borrow_mut();
+        let (server, tool) = (&call.server_name, &call.tool_name);
+        let at = noted
+            .iter()
+            .position(|(s, t, _)| s == server && t == tool)?;
+        Some(noted.remove(at).2)
+    }
+}
+
 /// The user's answer to the float's question about a view's call.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct ViewConsent {
@@ -69,8 +101,8 @@ fn refuse(
 
 impl<H: Host> ChatLoop<H> {
     /// After a call's report: when its tool names a view on the server it ran on, keeps the
-    /// view at the bridge and has the tab show it. A tool without a view costs one read of
-    /// its server's tool list.
+    /// view at the bridge and has the tab show it. The tool's view is the one the call's
+    /// judging read from its server's tool list: a tool without a view costs no request.
     pub(super) async fn show_view(
         &self,
         tab: i32,
@@ -82,24 +114,35 @@ impl<H: Host> ChatLoop<H> {
         else {
             return;
         };
-        let server = match &call.server_name {
-            Some(server) => server.clone(),
-            None => match self.target_of(call, settings).await {
-                Ok(Target::OfferedBy(servers)) if servers.len() == 1 => servers[0].0.clone(),
-                _ => return,
-            },
-        };
         let client = self.client(settings);
-        let answer = client.service_tools_raw(&server).await;
-        let listed = json_body(&answer.body).filter(|_| (200..300).contains(&answer.status));
-        let uri = listed
-            .as_ref()
-            .and_then(|b| b.pointer("/tools/tools"))
-            .and_then(Value::as_array)
-            .and_then(|tools| tools.iter().find(|t| t["name"] == call.tool_name.as_str()))
-            .and_then(views::resource_uri)
-            .map(str::to_string);
-        let Some(uri) = uri else { return };
+        let (server, uri) = match self.listed_views.take(call) {
+            Some(Some(view)) => view,
+            Some(None) => return,
+            // Not judged by this worker (it restarted meanwhile): the tool list is read.
+            None => {
+                let server = match &call.server_name {
+                    Some(server) => server.clone(),
+                    None => match self.target_of(call, settings).await {
+                        Ok(Target::OfferedBy(servers)) if servers.len() == 1 => {
+                            servers[0].0.clone()
+                        }
+                        _ => return,
+                    },
+                };
+                let answer = client.service_tools_raw(&server).await;
+                let listed =
+                    json_body(&answer.body).filter(|_| (200..300).contains(&answer.status));
+                let uri = listed
+                    .as_ref()
+                    .and_then(|b| b.pointer("/tools/tools"))
+                    .and_then(Value::as_array)
+                    .and_then(|tools| tools.iter().find(|t| t["name"] == call.tool_name.as_str()))
+                    .and_then(views::resource_uri)
+                    .map(str::to_string);
+                let Some(uri) = uri else { return };
+                (server, uri)
+            }
+        };
         let kept = client.keep_view(&server, &uri).await;
         let url = kept
             .ok()
