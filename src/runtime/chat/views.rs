@@ -29,7 +29,11 @@ use std::rc::Rc;
 /// list (`None`: the tool has none), so that its report reads no list again. A restarted
 /// worker has none and reads the list.
 #[derive(Default)]
-pub(super) struct ListedViews(RefCell<Vec<(Option<String>, String, Option<(String, String)>)>>);
+pub(super) struct ListedViews(RefCell<Vec<Noted>>);
+
+/// A call's server as it names it, its tool, and the view read for it (its server and its
+/// `ui://` address).
+type Noted = (Option<String>, String, Option<(String, String)>);
 
 impl ListedViews {
     /// The most calls noted and not yet reported (their calls were denied or skipped).
