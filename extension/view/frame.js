@@ -14,7 +14,7 @@ const CSS = `
 .view .vbar span{flex:1;min-width:0;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-weight:600}
 .view .vbar button{flex:none;width:24px;height:24px;padding:0;font:inherit;color:var(--fg);background:transparent;border:0;border-radius:4px;cursor:pointer}
 .view .vbar button:hover{background:var(--hover)}
-.view iframe{display:block;width:100%;border:0;height:160px;background:var(--bg)}
+.view iframe{display:block;width:100%;border:0;height:160px;min-height:0;flex:0 1 auto;background:var(--bg)}
 `;
 
 /** The page's own theme: a dark background (or none, in a dark system) reads as dark. */
@@ -69,9 +69,14 @@ export function show({ view, tool }, float, words = {}) {
     panel.hidden = !box;
     if (!box) return;
     const r = box.getBoundingClientRect();
+    panel.style.maxHeight = '';
     const height = panel.getBoundingClientRect().height;
-    const top = r.top - 6 - height >= 0 ? r.top - 6 - height : Math.min(r.bottom + 6, innerHeight - height);
-    Object.assign(panel.style, { left: `${r.left}px`, top: `${Math.max(0, top)}px`, width: `${r.width}px` });
+    // Never over the box (its buttons, a consent question's too): below it, the panel is cut
+    // to the room left rather than moved up onto it.
+    const above = r.top - 6 - height >= 0;
+    const top = above ? r.top - 6 - height : r.bottom + 6;
+    const maxHeight = above ? '' : `${Math.max(40, innerHeight - top - 6)}px`;
+    Object.assign(panel.style, { left: `${r.left}px`, top: `${top}px`, width: `${r.width}px`, maxHeight });
   };
   // The host page says how high the view wants to be (the number only, from its own frame).
   const onMessage = (e) => {

@@ -97,6 +97,8 @@ pub struct Tool {
     pub for_model: bool,
     /// Its icon, a `data:image/` URL ([`icon`]).
     pub icon: Option<String>,
+    /// The `ui://` address of its MCP App view, when it has one.
+    pub view: Option<String>,
 }
 
 /// Whether a listed tool (`GET /tools`) is the AI's to call: every tool but one whose view
@@ -159,6 +161,7 @@ pub fn tools(body: &Value) -> Option<Vec<Tool>> {
                 annotations: Annotations::from_value(t.get("annotations")),
                 for_model: for_model(t),
                 icon: icon(t),
+                view: crate::domain::views::resource_uri(t).map(str::to_string),
             })
             .collect(),
     )

@@ -26,6 +26,12 @@ pub enum AllowedBy {
     Default,
     /// The conversation read untrusted content, and the user let this tool run anyway.
     Exempted,
+    /// Not a call: a message the tool's view typed into the chat input (its text as the
+    /// arguments).
+    ViewMessage,
+    /// Not a call: a link the tool's view offered, opened only on the user's click (its
+    /// address as the arguments).
+    ViewLink,
 }
 
 /// One call that left for the bridge.
@@ -140,6 +146,8 @@ pub fn view(log: &CallLog, lang: Lang) -> View {
         ("policy", says.call_by_policy),
         ("default", says.call_by_default),
         ("exempted", says.call_by_exemption),
+        ("view-message", says.call_by_view_message),
+        ("view-link", says.call_by_view_link),
     ];
     View {
         conversations: log.by_conversation(),

@@ -441,6 +441,9 @@ catalog! {
     call_by_policy,
     call_by_default,
     call_by_exemption,
+    /// A view's message typed into the chat input, and a link a view offered (in the call log).
+    call_by_view_message,
+    call_by_view_link,
     status_running,
     status_starting,
     status_crashed,
@@ -548,8 +551,12 @@ catalog! {
     view_not_its_tool,
     /// `{tool}`: the user's policy denies it.
     view_denied,
-    /// `{tool}`: its policy asks, and a view's call cannot.
+    /// `{tool}`: its policy asks, and the float already asks about another call.
     view_asks,
+    /// `{tool}`: said first in the float's question about a view's call.
+    view_asks_you,
+    /// `{tool}`: the user answered a view's call with *Deny* or *Skip*.
+    view_skipped,
     view_rounds,
     view_gone,
     view_link_refused,

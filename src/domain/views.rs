@@ -5,7 +5,7 @@
 
 use crate::domain::outcome::{Content, ToolOutput};
 use crate::domain::redact::redact_owned;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// The least and the most height a view may ask for (`ui/notifications/size-changed`), in
@@ -37,7 +37,8 @@ pub fn for_app(tool: &Value) -> bool {
 }
 
 /// One view the float shows: what its frame is handed and which server's tools it may call.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct View {
     /// The bridge's one-time id of the view's address, also the key the frame asks with.
     pub id: String,

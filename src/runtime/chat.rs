@@ -80,10 +80,12 @@ pub struct ChatLoop<H: Host> {
     /// The server's question each tab's float shows, which the user's answer is read by (a
     /// restarted worker resumes polling and is shown the question again).
     questions: Questions,
-    /// The MCP App views the tabs' floats show.
-    views: views::Views,
     /// The icons of the tools and servers read to find calls' servers, for the float.
     icons: icons::Icons,
+    /// The views' calls that wait for the user's answer in the float.
+    asking: views::Asking,
+    /// The views of the calls judged and not yet reported.
+    listed_views: views::ListedViews,
 }
 
 /// A tab's state after one event, and when its content script should report again.
@@ -171,8 +173,9 @@ impl<H: Host> ChatLoop<H> {
             running: TabSet::default(),
             watching: TabSet::default(),
             questions: Questions::default(),
-            views: views::Views::default(),
             icons: icons::Icons::default(),
+            asking: views::Asking::default(),
+            listed_views: views::ListedViews::default(),
         })
     }
 

@@ -40,6 +40,10 @@ pub mod keys {
     pub const CONTENT_SCRIPTS: &str = "contentScripts";
     /// Session: prefix of one tab's [`super::TabState`] (`tab:<id>`).
     pub const TAB_PREFIX: &str = "tab:";
+    /// Session: prefix of the MCP App views a tab's float shows
+    /// ([`crate::domain::views::View`], the newest last: `views:<id>`), kept for a restarted
+    /// worker to answer them.
+    pub const VIEWS_PREFIX: &str = "views:";
     /// Session: prefix of the tools' fingerprint as a tab's AI last got them in its
     /// instructions (`toldTools:<id>`); apart from the tab state, because inserting the
     /// instructions is not an event of the tab's queue (it changes nothing the chat loop
@@ -247,6 +251,23 @@ impl<H: Host> Store<H> {
         let key = format!("{}{tab}", keys::TAB_PREFIX);
         if let Err(e) = self.set(Area::Session, &key, state).await {
             let m = format!("[MCP Bridge] could not save tab state: {e}");
+            self.host.log(Level::Warn, &m);
+        }
+    }
+
+    /// The MCP App views tab `tab`'s float shows, the newest last.
+    pub async fn views(&self, tab: i32) -> Vec<crate::domain::views::View> {
+        let key = format!("{}{tab}", keys::VIEWS_PREFIX);
+        match self.get(Area::Session, &key).await {
+            Ok(Some(v)) => json_read::from_value(&v).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    pub async fn save_views(&self, tab: i32, views: &[crate::domain::views::View]) {
+        let key = format!("{}{tab}", keys::VIEWS_PREFIX);
+        if let Err(e) = self.set(Area::Session, &key, &views).await {
+            let m = format!("[MCP Bridge] could not save the tab's views: {e}");
             self.host.log(Level::Warn, &m);
         }
     }

@@ -211,13 +211,89 @@ fn a_deny_holds_for_a_views_call() {
     assert_eq!(w.executes().len(), before);
 }
 
+/// The view of `with_view()` calls `reset` (a tool that does not say it only reads: it asks
+/// the first time); its answer waits for the user's in the float.
+fn view_calls_reset(w: &mut World) -> Answered {
+    let message = json!({"type": "view", "view": VIEW_ID,
+                         "ask": {"ask": "call", "name": "reset", "arguments": {"hard": true}}});
+    w.send_waiting(1, message)
+}
+
 #[test]
-fn a_tool_that_would_ask_is_refused_to_a_view() {
+fn a_tool_that_asks_asks_in_the_float_saying_a_view_calls_it_and_runs_on_allow() {
     let mut w = with_view();
     let before = w.executes().len();
-    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
-    assert!(why.contains("cannot ask"), "{why}");
+    let answered = view_calls_reset(&mut w);
+    assert!(answered.borrow().is_none(), "answered before the user");
     assert_eq!(w.executes().len(), before);
+    let f = w.last_float(1);
+    assert_eq!(f["status"], "confirm", "{f}");
+    let why = f["consent"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("The view of `show_clock` makes this call"),
+        "{why}"
+    );
+    assert!(
+        f["consent"]["question"].as_str().unwrap().contains("reset"),
+        "{f}"
+    );
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let r = answered
+        .borrow_mut()
+        .take()
+        .expect("answered after the user's go");
+    assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    let sent = w.executes().pop().unwrap();
+    assert_eq!(
+        (&sent["name"], &sent["serverName"]),
+        (&json!("reset"), &json!("clock"))
+    );
+    let log = w.stored(Area::Local, "callLog").unwrap();
+    let last = log["entries"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (&last["tool"], &last["allowedBy"]),
+        (&json!("reset"), &json!("user"))
+    );
+    // The float no longer asks.
+    assert_ne!(w.last_float(1)["status"], "confirm");
+}
+
+#[test]
+fn deny_in_the_float_refuses_a_views_call_and_the_saved_deny_holds() {
+    let mut w = with_view();
+    let before = w.executes().len();
+    let answered = view_calls_reset(&mut w);
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    w.action(
+        1,
+        json!({"action": "confirm", "run": false, "always": true}),
+    );
+    let r = answered
+        .borrow_mut()
+        .take()
+        .expect("answered after the user's no");
+    assert!(refused(&r).contains("did not let `reset` run"), "{r:?}");
+    assert_eq!(w.executes().len(), before);
+    // Asked again, the saved Deny answers without the float.
+    let floats = w.floats(1).len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
+    assert!(why.contains("denied"), "{why}");
+    assert_eq!(w.floats(1).len(), floats);
+    assert_eq!(w.executes().len(), before);
+}
+
+#[test]
+fn a_views_call_does_not_ask_over_the_ais_question_which_keeps_the_users_answer() {
+    let mut w = with_view();
+    w.answer(1, 2, &call_on("clock", "reset", json!({"from": "ai"})));
+    assert_eq!(w.last_float(1)["status"], "confirm");
+    let before = w.executes().len();
+    let why = refused(&ask(&mut w, 1, json!({"ask": "call", "name": "reset"})));
+    assert!(why.contains("asking about another call"), "{why}");
+    w.action(1, json!({"action": "confirm", "run": true}));
+    let sent = w.executes();
+    assert_eq!(sent.len(), before + 1);
+    assert_eq!(sent[before]["arguments"], json!({"from": "ai"}));
 }
 
 #[test]
@@ -301,4 +377,125 @@ fn the_host_page_relays_a_views_requests_as_an_extension_page() {
         )
         .unwrap();
     refused(&r);
+}
+
+/// The conversations the store keeps marked as having read untrusted content.
+fn marked(w: &World) -> Vec<String> {
+    let marks = w.stored(Area::Local, "untrustedChats").unwrap_or_default();
+    let marks = marks.as_array().cloned().unwrap_or_default();
+    marks
+        .iter()
+        .map(|m| m[0].as_str().unwrap().into())
+        .collect()
+}
+
+fn say(w: &mut World, text: &str) -> Response {
+    let content = json!([{"type": "text", "text": text}]);
+    ask(w, 1, json!({"ask": "message", "content": content}))
+}
+
+#[test]
+fn a_message_of_a_view_of_a_server_the_user_does_not_trust_marks_the_conversation() {
+    let mut w = world();
+    w.settings(json!({"trustedServers": [], "toolPolicies": {"clock:show_clock": "allow"}}));
+    w.answer(1, 1, &call_on("clock", "show_clock", json!({})));
+    assert_eq!(w.shown_views(1), [VIEW_ID]);
+    // The user goes on in another conversation, beside the same view.
+    w.open_chat_at(1, OTHER_URL);
+    assert!(
+        !marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+    assert!(matches!(say(&mut w, "Book it"), Response::Ack { .. }));
+    assert!(
+        marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+    assert_eq!(w.tab_state(1)["untrusted"], "show_clock");
+}
+
+#[test]
+fn a_message_of_a_view_of_a_trusted_server_does_not_mark_the_conversation() {
+    let mut w = with_view();
+    w.open_chat_at(1, OTHER_URL);
+    assert!(matches!(say(&mut w, "Book it"), Response::Ack { .. }));
+    assert_eq!(w.typed(1).last().map(String::as_str), Some("Book it"));
+    assert!(
+        !marked(&w).contains(&OTHER_URL.to_string()),
+        "{:?}",
+        marked(&w)
+    );
+}
+
+#[test]
+fn a_views_messages_and_links_go_in_the_call_log_with_its_server() {
+    let mut w = with_view();
+    say(&mut w, &format!("Time is 12:00 {SECRET}"));
+    let link = json!({"ask": "link", "url": "https://modelcontextprotocol.io/"});
+    assert!(matches!(ask(&mut w, 1, link), Response::Ack { .. }));
+    refused(&ask(
+        &mut w,
+        1,
+        json!({"ask": "link", "url": "file:///etc/passwd"}),
+    ));
+    let log = w.stored(Area::Local, "callLog").unwrap();
+    let entries = log["entries"].as_array().unwrap();
+    let acts: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default();
+            (s("server"), s("tool"), s("allowedBy"))
+        })
+        .collect();
+    assert_eq!(
+        acts[1..],
+        [
+            ("clock", "show_clock", "view-message"),
+            ("clock", "show_clock", "view-link")
+        ],
+        "{log}"
+    );
+    let said = entries[1]["arguments"].as_str().unwrap();
+    assert!(
+        said.contains("Time is 12:00") && !said.contains(SECRET),
+        "{said}"
+    );
+    assert!(
+        entries[2]["arguments"]
+            .as_str()
+            .unwrap()
+            .contains("modelcontextprotocol.io")
+    );
+}
+
+#[test]
+fn a_restarted_worker_still_answers_an_open_view() {
+    let mut w = with_view();
+    w.restart_worker();
+    let r = ask(&mut w, 1, json!({"ask": "open"}));
+    let Response::Data { data } = r else {
+        panic!("{r:?}")
+    };
+    assert_eq!(data["url"], VIEW_URL);
+    assert!(!data.to_string().contains(SECRET), "{data}");
+    let r = ask(&mut w, 1, json!({"ask": "call", "name": "tick"}));
+    assert!(matches!(r, Response::Data { .. }), "{r:?}");
+    assert_eq!(w.executes().pop().unwrap()["name"], "tick");
+    // Still its own tab's only.
+    w.open_chat(2);
+    refused(&ask(&mut w, 2, json!({"ask": "open"})));
+}
+
+#[test]
+fn a_call_reads_its_servers_tool_list_once_with_a_view_or_without() {
+    let mut w = world();
+    w.answer(1, 1, &call_on("clock", "now", json!({})));
+    assert_eq!(w.executes().len(), 1);
+    assert_eq!(w.requests_to("tools?serverName=clock"), 1);
+    w.answer(1, 2, &call_on("clock", "show_clock", json!({})));
+    assert_eq!(w.shown_views(1), [VIEW_ID]);
+    assert_eq!(w.requests_to("tools?serverName=clock"), 2);
+    assert_eq!(w.requests_to("/views"), 1);
 }

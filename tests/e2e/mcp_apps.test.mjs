@@ -10,7 +10,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { BROWSERS, ROOT } from './support/browsers.mjs';
-import { startWorld, freshChat, userSays, userMessages, call, floatWait, floatFind, elementId, configure } from './support/chat.mjs';
+import { startWorld, freshChat, userSays, userMessages, call, floatWait, floatFind, floatStatus, elementId, clickAt, configure } from './support/chat.mjs';
 import { waitFor } from './support/webdriver.mjs';
 
 const BASIC = path.join(ROOT, 'node_modules/.bin/mcp-server-basic-vanillajs');
@@ -121,6 +121,79 @@ for (const browser of BROWSERS) {
         await toPage(w);
         await configure(w, SETTINGS);
       }
+    });
+
+    test("a view's call of a tool that asks asks in the float; Allow runs it, a saved Deny refuses it", async () => {
+      await viewAfterCall(w);
+      const first = await viewTime(w);
+      // Nothing set for the tool: its call asks the first time, with Deny among the answers.
+      await toPage(w);
+      const chat = await w.session.cmd('GET', '/window');
+      const { handle } = await w.session.newWindow();
+      await w.session.switchTo(handle);
+      await configure(w, { ...SETTINGS, toolPolicies: {} });
+      await w.session.cmd('DELETE', '/window');
+      await w.session.switchTo(chat);
+      try {
+        await intoView(w);
+        await clickIn(w, '#get-time-btn');
+        await toPage(w);
+        await floatStatus(w, 'confirm');
+        const why = await w.session.cmd('GET', `/element/${elementId(await floatWait(w, '.why'))}/text`);
+        assert.match(why, /view of get-time makes this call/i);
+        // The view's panel stays clear of the question's buttons (the click is the pointer's).
+        await clickAt(w, await floatWait(w, '[data-id=allow-once]'));
+        await intoView(w);
+        const second = await viewTime(w, first);
+        assert.match(second, ISO);
+        // Asked again, the user denies it for good: the view is refused, now and after.
+        await clickIn(w, '#get-time-btn');
+        await toPage(w);
+        await floatStatus(w, 'confirm');
+        await clickAt(w, await floatWait(w, '[data-id=deny]'));
+        await intoView(w);
+        assert.equal(await viewTime(w, second), '[ERROR]');
+        await w.session.exec("document.getElementById('server-time').textContent = 'again'");
+        await clickIn(w, '#get-time-btn');
+        assert.equal(await viewTime(w, 'again'), '[ERROR]');
+        await toPage(w);
+        assert.equal((await floatFind(w, '.box[data-status="confirm"]')).length, 0, 'the saved Deny did not ask');
+      } finally {
+        await toPage(w);
+        // The Deny was kept for the fixture site.
+        await configure(w, { ...SETTINGS, siteToolPolicies: {} });
+      }
+    });
+
+    test("a view's link opens only on the user's click in the float, and only when it is http(s)", async () => {
+      await viewAfterCall(w);
+      await viewTime(w);
+      const windows = async () => (await w.session.cmd('GET', '/window/handles')).length;
+      const before = await windows();
+      // A closed port of this machine: the browser opens a tab that loads nothing.
+      const link = 'http://127.0.0.1:9/from-the-view';
+      for (const url of ['javascript:alert(document.cookie)', link]) {
+        await w.session.exec("const i = document.getElementById('link-url'); i.value = arguments[0]; i.dispatchEvent(new Event('input'));", url);
+        await clickIn(w, '#open-link-btn');
+      }
+      await intoHost(w);
+      const offered = await w.session.waitForScript(
+        `const b = [...document.querySelectorAll('#links button')];
+         return b.some((x) => x.title === ${JSON.stringify(link)}) ? b.map((x) => x.title) : null`,
+        { what: "the float's button for the view's link" });
+      // The http link is offered, the javascript: one is not, and nothing opened by itself.
+      assert.deepEqual(offered, [link]);
+      assert.equal(await windows(), before);
+      await clickIn(w, '#links button');
+      await waitFor(async () => (await windows()) === before + 1, { what: 'the link to open on the click' });
+      await toPage(w);
+      const chat = await w.session.cmd('GET', '/window');
+      for (const h of await w.session.cmd('GET', '/window/handles')) {
+        if (h === chat) continue;
+        await w.session.switchTo(h);
+        await w.session.cmd('DELETE', '/window');
+      }
+      await w.session.switchTo(chat);
     });
 
     test('the view writes a message into the chat input, and the float says so', async () => {

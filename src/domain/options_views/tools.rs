@@ -196,6 +196,7 @@ pub fn read_resource_tool(lang: Lang) -> bridge_api::Tool {
         annotations: bridge_api::Annotations::default(),
         for_model: true,
         icon: None,
+        view: None,
     }
 }
 
@@ -444,6 +445,7 @@ mod tests {
             annotations: bridge_api::Annotations::default(),
             for_model: true,
             icon: None,
+            view: None,
         };
         let row = tool_view("time", &tool, &s, EN);
         let lines: Vec<&str> = row.on_sites.iter().map(|c| c.line.as_str()).collect();

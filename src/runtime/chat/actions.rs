@@ -1,6 +1,7 @@
 //! What the user does in the float or the page: the buttons, a call typed by hand, an
 //! answer to a server's question, the instructions inserted.
 
+use super::views::ViewConsent;
 use super::{ChatLoop, ERRAND_IN_CHAT_LOOP};
 use crate::domain::float;
 use crate::domain::i18n::Lang;
@@ -166,13 +167,22 @@ impl<H: Host> ChatLoop<H> {
                 trust,
                 everywhere,
             } => {
-                let confirm = Event::Confirm {
+                let consent = ViewConsent {
                     run,
                     always,
                     trust,
                     everywhere,
                 };
-                self.event(tab, &settings, confirm).await;
+                // The float asks about a view's call, or else about the AI's.
+                if !self.asking.answer(tab, consent) {
+                    let confirm = Event::Confirm {
+                        run,
+                        always,
+                        trust,
+                        everywhere,
+                    };
+                    self.event(tab, &settings, confirm).await;
+                }
             }
             UserAction::Held { tell_ai } => {
                 self.event(tab, &settings, Event::Held { tell_ai }).await;

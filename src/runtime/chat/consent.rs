@@ -2,6 +2,7 @@
 
 use super::ChatLoop;
 use crate::domain::float::{self, ConfirmReason};
+use crate::domain::i18n::fill;
 use crate::domain::settings::{Settings, SiteScope, ToolPolicy};
 use crate::domain::sites::host_of;
 use crate::domain::toolcall::ToolCall;
@@ -57,13 +58,31 @@ impl<H: Host> ChatLoop<H> {
         reason: ConfirmReason,
         settings: &Settings,
     ) {
+        let f = self.consent(url, call, reason, settings, None).await;
+        self.show(tab, f).await;
+    }
+
+    /// The float's question about a call; `by_view`: the tool whose view makes the call,
+    /// said first.
+    pub(super) async fn consent(
+        &self,
+        url: &str,
+        call: &ToolCall,
+        reason: ConfirmReason,
+        settings: &Settings,
+        by_view: Option<&str>,
+    ) -> float::FloatState {
         let ui = self.ui();
         let remember = matches!(
             reason,
             ConfirmReason::FirstUse | ConfirmReason::NotTrusted(_)
         );
         let reason_kept = reason.clone();
-        let why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
+        let mut why = float::confirm_reason(ui, reason, settings.max_auto_rounds);
+        if let Some(tool) = by_view {
+            let asks = fill(ui.says().view_asks_you, &[("tool", &float::code(tool))]);
+            why = format!("{asks} {why}");
+        }
         let site = match self.site_for(url).await {
             Some(site) => site.name,
             None => host_of(url),
@@ -73,6 +92,6 @@ impl<H: Host> ChatLoop<H> {
         if let (ConfirmReason::NotTrusted(server), true) = (&reason_kept, remember) {
             float::offer_trust(&mut f, ui, server);
         }
-        self.show(tab, f).await;
+        f
     }
 }

@@ -46,7 +46,7 @@ impl<H: Host> ChatLoop<H> {
             (None, Some(services)) => services.into_iter().map(|s| s.name).collect(),
             (None, None) => return Ok(Target::Unknown(None)),
         };
-        let (mut offering, mut unread) = (Vec::new(), false);
+        let (mut offering, mut unread, mut views) = (Vec::new(), false, Vec::new());
         for service in services {
             let answer = client.service_tools_raw(&service).await;
             let tools = crate::domain::outcome::json_body(&answer.body)
@@ -61,12 +61,18 @@ impl<H: Host> ChatLoop<H> {
                             .as_ref()
                             .or_else(|| server_icons.get(&service)?.as_ref());
                         self.icons.keep_tool(&service, &t.name, icon);
+                        views.push(t.view.clone().map(|uri| (service.clone(), uri)));
                         offering.push((service, t.annotations));
                     }
                 }
                 // A server still starting, or failed: it may offer the tool too.
                 None => unread = true,
             }
+        }
+        // What the call's report will need to show its view, from this listing: a view
+        // only when one server offers the tool, as the call then runs there.
+        if !unread && let [view] = views.as_slice() {
+            self.listed_views.note(call, view.clone());
         }
         if offering.is_empty() && call.tool_name == READ_RESOURCE {
             // The pseudo-tool, judged as a tool of that name on the reading server.
