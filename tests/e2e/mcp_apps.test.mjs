@@ -1,5 +1,5 @@
 // MCP App views, end to end: the real bridge running the real
-// `@modelcontextprotocol/server-basic-vanillajs` (and, for views that fail, the test server
+// `@modelcontextprotocol/server-basic-vanillajs` and `server-budget-allocator` (and, for views that fail, the test server
 // tests/fixtures/broken_views_server.mjs), the fixture chat page playing the AI. After a call
 // of a tool with a view, the float shows the view in a sandboxed frame with the call's result;
 // the view calls its server's tool through the core (and is refused when the user denies
@@ -14,13 +14,14 @@ import { startWorld, freshChat, userSays, userMessages, call, floatWait, floatFi
 import { waitFor } from './support/webdriver.mjs';
 
 const BASIC = path.join(ROOT, 'node_modules/.bin/mcp-server-basic-vanillajs');
+const BUDGET = path.join(ROOT, 'node_modules/.bin/mcp-budget-allocator-server');
 const BROKEN = path.join(ROOT, 'tests/fixtures/broken_views_server.mjs');
 const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 const SETTINGS = {
-  toolPolicies: { 'clock:get-time': 'allow' },
-  trustedServers: ['broken'],
+  toolPolicies: { 'clock:get-time': 'allow', 'budget:get-budget-data': 'allow' },
+  trustedServers: ['broken', 'budget'],
   // The clock's results are untrusted content: its view's calls would ask after them.
-  exemptAfterUntrusted: ['clock:get-time'],
+  exemptAfterUntrusted: ['clock:get-time', 'budget:get-budget-data'],
 };
 
 /** Back to the chat page's own document, out of any frame. */
@@ -78,6 +79,7 @@ for (const browser of BROWSERS) {
       w = await startWorld(browser, {
         bridgeConfig: { mcpServers: {
           clock: { command: BASIC, args: ['--stdio'] },
+          budget: { command: BUDGET, args: ['--stdio'] },
           broken: { command: process.execPath, args: [BROKEN] },
         } },
         settings: SETTINGS,
@@ -90,6 +92,30 @@ for (const browser of BROWSERS) {
       const time = await viewTime(w);
       assert.match(time, ISO);
       assert.ok(report.includes(time), `the chat's report holds the view's time ${time}: ${report}`);
+      await toPage(w);
+    });
+
+    test("a richer view, the budget allocator, draws its chart and a slider per category of the result", async () => {
+      await toPage(w);
+      await freshChat(w);
+      await userSays(w, 'How is my budget split?', [`Let me look.\n\n${call('get-budget-data', {}, 'budget')}`, 'Here it is.']);
+      const msgs = await userMessages(w, 2, 60000);
+      // The categories the result names, as the chat's copy of its text has them
+      // (`  - Marketing: 25% default`).
+      const categories = [...msgs[1].matchAll(/^\s*- (.+?): \d+% default$/gm)].map((m) => m[1]);
+      await intoView(w);
+      const drawn = await w.session.waitForScript(`
+        const rows = document.querySelectorAll('#sliders-container .slider-row');
+        const canvas = document.getElementById('budget-chart');
+        if (!rows.length || !canvas || !canvas.width) return null;
+        const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let painted = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i]) painted++;
+        return painted ? { rows: rows.length, text: document.getElementById('sliders-container').textContent } : null;`,
+      { what: "the budget view's chart and sliders", timeoutMs: 30000 });
+      assert.ok(categories.length >= 3, `categories in the report: ${categories}`);
+      assert.equal(drawn.rows, categories.length, JSON.stringify(drawn));
+      for (const name of categories) assert.ok(drawn.text.includes(name), `${name} in ${drawn.text}`);
       await toPage(w);
     });
 
