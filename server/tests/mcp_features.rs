@@ -62,27 +62,6 @@ async fn conditional_tools(app: &TestApp, server: &str) -> Vec<String> {
     tool_names(&body)
 }
 
-/// Start a background call; its id.
-async fn start_call(app: &TestApp, body: Value) -> String {
-    let mut body = body;
-    body["wait"] = json!(0);
-    let reply = app.execute(body).await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
-    reply.body["call_id"].as_str().unwrap().to_owned()
-}
-
-/// Poll the call until it finishes.
-async fn finish(app: &TestApp, id: &str) -> Reply {
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
-        if reply.status != StatusCode::ACCEPTED {
-            return reply;
-        }
-        assert!(Instant::now() < deadline, "the call never finished");
-    }
-}
-
 /// Poll the call until its server asks a question; the 202 body.
 async fn question(app: &TestApp, id: &str) -> Value {
     let deadline = Instant::now() + LIMIT;
@@ -418,7 +397,7 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
         json!({"name": "trigger-long-running-operation", "serverName": server,
                "arguments": {"duration": 6, "steps": 12}})
     };
-    let id = start_call(&app, long("everything")).await;
+    let id = app.start_call(long("everything")).await;
     let asked = Instant::now();
     let polled = app.get(&format!("/calls/{id}?wait=30")).await;
     // The long poll returns as soon as progress arrives, not after its 30 s.
@@ -436,7 +415,7 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
     );
     assert_eq!(progress["total"], 12.0);
     assert!(polled.body["elapsed_seconds"].as_f64().unwrap() > 0.0);
-    let done = finish(&app, &id).await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert!(
         all_text(&done).contains("Long running operation completed"),
@@ -447,8 +426,8 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
 
     // With max_call_time 3 s, progress keeps it going only that long.
     let started = Instant::now();
-    let id = start_call(&app, long("capped")).await;
-    let cut = finish(&app, &id).await;
+    let id = app.start_call(long("capped")).await;
+    let cut = app.finish(&id, LIMIT).await;
     assert_eq!(cut.body["detail"]["type"], "TimeoutError", "{}", cut.body);
     let took = started.elapsed();
     assert!(
@@ -478,11 +457,9 @@ async fn a_question_is_declined_in_a_blocking_call_and_goes_with_a_cancelled_one
     assert!(text.contains("\"decline\""), "{text}");
 
     // A call cancelled while its question waits ends as cancelled, and its question with it.
-    let id = start_call(
-        &app,
-        json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 0}}),
-    )
-    .await;
+    let id = app
+        .start_call(json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 0}}))
+        .await;
     let asked = question(&app, &id).await;
     assert!(asked["elicitation"]["id"].is_string(), "{asked}");
     let cancelled = app
@@ -522,7 +499,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     let ask =
         json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
 
-    let id = start_call(&app, ask.clone()).await;
+    let id = app.start_call(ask.clone()).await;
     let pending = question(&app, &id).await;
     let asked = &pending["elicitation"];
     assert_eq!(asked["mode"], "form");
@@ -571,7 +548,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
         "answered once: {}",
         again.body
     );
-    let done = finish(&app, &id).await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     let text = all_text(&done);
     assert!(
@@ -579,7 +556,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
         "{text}"
     );
 
-    let id = start_call(&app, ask.clone()).await;
+    let id = app.start_call(ask.clone()).await;
     question(&app, &id).await;
     let declined = app
         .post(
@@ -588,18 +565,17 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
         )
         .await;
     assert_eq!(declined.status, StatusCode::OK, "{}", declined.body);
-    assert!(all_text(&finish(&app, &id).await).contains("declined"));
+    assert!(all_text(&app.finish(&id, LIMIT).await).contains("declined"));
 
     // Nobody answers: the question is declined when its time is up.
     let mut unanswered = ask.clone();
     unanswered["serverName"] = json!("hurried");
-    let id = start_call(&app, unanswered).await;
-    let done = finish(&app, &id).await;
+    let id = app.start_call(unanswered).await;
+    let done = app.finish(&id, LIMIT).await;
     assert!(all_text(&done).contains("declined"), "{}", done.body);
 
     // URL mode: the URL is shown; nothing is opened by the bridge.
-    let id = start_call(
-        &app,
+    let id = app.start_call(
         json!({"name": "trigger-url-elicitation", "serverName": "everything",
                "arguments": {"url": "https://example.com/authorize", "message": "Sign in, please"}}),
     )
@@ -617,7 +593,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
         )
         .await;
     assert_eq!(accepted.status, StatusCode::OK, "{}", accepted.body);
-    assert_eq!(finish(&app, &id).await.status, StatusCode::OK);
+    assert_eq!(app.finish(&id, LIMIT).await.status, StatusCode::OK);
     app.stop().await;
 }
 
@@ -799,7 +775,7 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
     // 2 s after the call starts, while the poll already waits (and reports no progress, so the
     // question is what ends it).
     let later = json!({"name": "ask-later", "serverName": "odd", "arguments": {"delay_ms": 2000}});
-    let id = start_call(&app, later).await;
+    let id = app.start_call(later).await;
     let asked = Instant::now();
     let polled = app.get(&format!("/calls/{id}?wait=30")).await;
     let took = asked.elapsed();
@@ -818,12 +794,12 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
         )
         .await;
     assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
-    assert!(all_text(&finish(&app, &id).await).contains("Ada"));
+    assert!(all_text(&app.finish(&id, LIMIT).await).contains("Ada"));
 
     conditional_tools(&app, "everything").await;
     let ask =
         json!({"name": "trigger-elicitation-request", "serverName": "everything", "arguments": {}});
-    let id = start_call(&app, ask).await;
+    let id = app.start_call(ask).await;
     let polled = question(&app, &id).await;
     let question_id = polled["elicitation"]["id"].as_str().unwrap().to_owned();
 
@@ -889,7 +865,7 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
         .await;
     assert_eq!(cancelled.status, StatusCode::OK, "{}", cancelled.body);
     assert_eq!(cancelled.body["action"], "cancel");
-    let done = finish(&app, &id).await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     let text = all_text(&done);
     assert!(text.contains("cancelled the elicitation"), "{text}");
@@ -916,11 +892,9 @@ fn bare_spec() -> ServerSpec {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_accepted_form_gets_the_schemas_defaults_for_the_fields_it_leaves_out() {
     let app = TestApp::start(vec![bare_spec()]).await;
-    let id = start_call(
-        &app,
-        json!({"name": "ask", "serverName": "bare", "arguments": {}}),
-    )
-    .await;
+    let id = app
+        .start_call(json!({"name": "ask", "serverName": "bare", "arguments": {}}))
+        .await;
     let pending = question(&app, &id).await;
     let answered = app
         .post(
@@ -929,7 +903,7 @@ async fn an_accepted_form_gets_the_schemas_defaults_for_the_fields_it_leaves_out
         )
         .await;
     assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
-    let done = finish(&app, &id).await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     let got: Value = serde_json::from_str(&all_text(&done)).unwrap();
     // The given field keeps its value; a field without a default stays out.

@@ -51,25 +51,6 @@ fn research(arguments: Value) -> Value {
            "arguments": arguments, "wait": 0})
 }
 
-/// Start a background call; its id.
-async fn start_call(app: &TestApp, body: Value) -> String {
-    let reply = app.execute(body).await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
-    reply.body["call_id"].as_str().unwrap().to_owned()
-}
-
-/// Poll the call until it finishes.
-async fn finish(app: &TestApp, id: &str) -> Reply {
-    let deadline = Instant::now() + LIMIT;
-    loop {
-        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
-        if reply.status != StatusCode::ACCEPTED {
-            return reply;
-        }
-        assert!(Instant::now() < deadline, "the call never finished");
-    }
-}
-
 fn all_text(reply: &Reply) -> String {
     reply.body["result"]["content"]
         .as_array()
@@ -84,7 +65,7 @@ fn all_text(reply: &Reply) -> String {
 async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_result() {
     let app = app().await;
     let started = Instant::now();
-    let id = start_call(&app, research(json!({"topic": "rust"}))).await;
+    let id = app.start_call(research(json!({"topic": "rust"}))).await;
     // The task's status messages are the pending call's progress.
     let mut messages = Vec::new();
     let done = loop {
@@ -120,11 +101,9 @@ async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_resul
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_that_needs_input_asks_and_gets_the_answer() {
     let app = app().await;
-    let id = start_call(
-        &app,
-        research(json!({"topic": "python", "ambiguous": true})),
-    )
-    .await;
+    let id = app
+        .start_call(research(json!({"topic": "python", "ambiguous": true})))
+        .await;
     let deadline = Instant::now() + LIMIT;
     let asked = loop {
         let reply = app.get(&format!("/calls/{id}?wait=10")).await;
@@ -151,7 +130,7 @@ async fn a_task_that_needs_input_asks_and_gets_the_answer() {
         )
         .await;
     assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
-    let done = finish(&app, &id).await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert!(
         all_text(&done).contains("# Research Report: python (snake)"),
@@ -263,12 +242,10 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
     .await;
     // Working for ever: the 1 s call timeout does not end it, its 3 s ttl does.
     let started = Instant::now();
-    let id = start_call(
-        &app,
-        json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}),
-    )
-    .await;
-    let done = finish(&app, &id).await;
+    let id = app
+        .start_call(json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}))
+        .await;
+    let done = app.finish(&id, LIMIT).await;
     let took = started.elapsed();
     let detail = &done.body["detail"];
     assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
@@ -285,12 +262,10 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
 
     // Never answers a poll: three polls of 1 s each go unanswered.
     let started = Instant::now();
-    let id = start_call(
-        &app,
-        json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}),
-    )
-    .await;
-    let done = finish(&app, &id).await;
+    let id = app
+        .start_call(json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}))
+        .await;
+    let done = app.finish(&id, LIMIT).await;
     let took = started.elapsed();
     let detail = &done.body["detail"];
     assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
@@ -304,12 +279,10 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
 
     // Never answers the call that asks for its task: the call timeout ends that request,
     // cancelled at the server (`notifications/cancelled`).
-    let id = start_call(
-        &app,
-        json!({"name": "stuck", "serverName": "tasks", "arguments": {}, "wait": 0}),
-    )
-    .await;
-    let done = finish(&app, &id).await;
+    let id = app
+        .start_call(json!({"name": "stuck", "serverName": "tasks", "arguments": {}, "wait": 0}))
+        .await;
+    let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.body["detail"]["type"], "TimeoutError", "{}", done.body);
     cancel_seen(&app, "stuck-request").await;
     app.stop().await;

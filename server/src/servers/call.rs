@@ -89,6 +89,16 @@ impl Server {
         health.status = Status::Running;
     }
 
+    /// The longest a call given `timeout` may take while its server answers (the server's
+    /// `max_call_time`, never under the timeout).
+    pub(super) fn longest_call(&self, timeout: Duration) -> Duration {
+        self.spec
+            .mcp
+            .max_call_time
+            .unwrap_or(crate::servers::spec::DEFAULT_MAX_CALL_TIME)
+            .max(timeout)
+    }
+
     /// Call `tool`; the whole call (restart, queueing, the call itself) gets `timeout`. When the
     /// time is up the MCP request is cancelled (`notifications/cancelled`). A tool the server
     /// runs as a task is followed as `super::tasks` says, its task cancelled (`tasks/cancel`)
@@ -216,13 +226,7 @@ impl Server {
         mut deadline: Instant,
         timeout: Duration,
     ) -> Option<Result<ServerResult, ServiceError>> {
-        let most = self
-            .spec
-            .mcp
-            .max_call_time
-            .unwrap_or(crate::servers::spec::DEFAULT_MAX_CALL_TIME)
-            .max(timeout);
-        let mut cap = Instant::now() + most;
+        let mut cap = Instant::now() + self.longest_call(timeout);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut changes = activity.subscribe();
         let mut seen = changes

@@ -153,12 +153,7 @@ impl Server {
     ) -> Result<Outcome, BridgeError> {
         let tool = params.name.to_string();
         let began = Instant::now();
-        let most = self
-            .spec
-            .mcp
-            .max_call_time
-            .unwrap_or(crate::servers::spec::DEFAULT_MAX_CALL_TIME)
-            .max(timeout);
+        let most = self.longest_call(timeout);
         let mut wire = serde_json::to_value(&params).unwrap_or_default();
         wire["task"] = serde_json::json!({"ttl": most.as_millis() as u64});
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(wire)));

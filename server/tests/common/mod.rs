@@ -184,6 +184,30 @@ impl TestApp {
         self.post("/execute", body).await
     }
 
+    /// Start `body`'s call in the background (`wait: 0`); its id.
+    pub async fn start_call(&self, body: Value) -> String {
+        let mut body = body;
+        body["wait"] = serde_json::json!(0);
+        let reply = self.execute(body).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+        reply.body["call_id"].as_str().unwrap().to_owned()
+    }
+
+    /// Poll call `id` until it finishes, for at most `limit`.
+    pub async fn finish(&self, id: &str, limit: Duration) -> Reply {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let reply = self.get(&format!("/calls/{id}?wait=5")).await;
+            if reply.status != StatusCode::ACCEPTED {
+                return reply;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the call never finished"
+            );
+        }
+    }
+
     pub async fn raw(&self, request: Request<Body>) -> Reply {
         let response = mcp_bridge::app(self.state.clone())
             .oneshot(request)
