@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
-use common::{Reply, TestApp, everything_spec, require_on_path, stdio_spec, tool_names};
+use common::{TestApp, everything_spec, require_on_path, stdio_spec, tool_names};
 use mcp_bridge::ResultLimits as Limits;
 use mcp_bridge::config::{RootSpec, ServerSpec};
 use mcp_bridge_protocol::requests::{
@@ -85,16 +85,6 @@ async fn announced(app: &TestApp, server: &str) -> Value {
         .find(|s| s["name"] == server)
         .map(|s| s["list_changes"].clone())
         .expect("the server is listed")
-}
-
-fn all_text(reply: &Reply) -> String {
-    reply.body["result"]["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -418,7 +408,7 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
     let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert!(
-        all_text(&done).contains("Long running operation completed"),
+        done.all_text().contains("Long running operation completed"),
         "{}",
         done.body
     );
@@ -550,7 +540,7 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
     );
     let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
-    let text = all_text(&done);
+    let text = done.all_text();
     assert!(
         text.contains("Name: Ada Lovelace") && text.contains("Favorite Integer: 7"),
         "{text}"
@@ -565,14 +555,14 @@ async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
         )
         .await;
     assert_eq!(declined.status, StatusCode::OK, "{}", declined.body);
-    assert!(all_text(&app.finish(&id, LIMIT).await).contains("declined"));
+    assert!(app.finish(&id, LIMIT).await.all_text().contains("declined"));
 
     // Nobody answers: the question is declined when its time is up.
     let mut unanswered = ask.clone();
     unanswered["serverName"] = json!("hurried");
     let id = app.start_call(unanswered).await;
     let done = app.finish(&id, LIMIT).await;
-    assert!(all_text(&done).contains("declined"), "{}", done.body);
+    assert!(done.all_text().contains("declined"), "{}", done.body);
 
     // URL mode: the URL is shown; nothing is opened by the bridge.
     let id = app.start_call(
@@ -684,7 +674,7 @@ async fn sampling_is_declined_and_roots_are_the_configured_ones() {
     let some = app
         .execute(json!({"name": "get-roots-list", "serverName": "rooted"}))
         .await;
-    let text = all_text(&some);
+    let text = some.all_text();
     assert!(
         text.contains("file:///tmp/project") && text.contains("Project"),
         "{text}"
@@ -794,7 +784,7 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
         )
         .await;
     assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
-    assert!(all_text(&app.finish(&id, LIMIT).await).contains("Ada"));
+    assert!(app.finish(&id, LIMIT).await.all_text().contains("Ada"));
 
     conditional_tools(&app, "everything").await;
     let ask =
@@ -867,7 +857,7 @@ async fn a_question_ends_the_long_poll_and_a_cancel_or_a_stale_answer_are_told_a
     assert_eq!(cancelled.body["action"], "cancel");
     let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
-    let text = all_text(&done);
+    let text = done.all_text();
     assert!(text.contains("cancelled the elicitation"), "{text}");
     assert!(!text.contains("declined"), "{text}");
     // Once answered, there is nothing left to answer.
@@ -905,7 +895,7 @@ async fn an_accepted_form_gets_the_schemas_defaults_for_the_fields_it_leaves_out
     assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
     let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
-    let got: Value = serde_json::from_str(&all_text(&done)).unwrap();
+    let got: Value = serde_json::from_str(&done.all_text()).unwrap();
     // The given field keeps its value; a field without a default stays out.
     assert_eq!(
         got,

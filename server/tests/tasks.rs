@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
 use common::{
-    BridgeProcess, Launch, Reply, TestApp, everything_spec, require_on_path, stdio_spec, tool_names,
+    BridgeProcess, Launch, TestApp, everything_spec, require_on_path, stdio_spec, tool_names,
 };
 use mcp_bridge::config::ServerSpec;
 use serde_json::{Value, json};
@@ -51,16 +51,6 @@ fn research(arguments: Value) -> Value {
            "arguments": arguments, "wait": 0})
 }
 
-fn all_text(reply: &Reply) -> String {
-    reply.body["result"]["content"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|block| block["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_result() {
     let app = app().await;
@@ -82,7 +72,7 @@ async fn a_task_outlives_the_call_timeout_shows_its_progress_and_gives_its_resul
     };
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert!(
-        all_text(&done).contains("# Research Report: rust"),
+        done.all_text().contains("# Research Report: rust"),
         "{}",
         done.body
     );
@@ -133,7 +123,8 @@ async fn a_task_that_needs_input_asks_and_gets_the_answer() {
     let done = app.finish(&id, LIMIT).await;
     assert_eq!(done.status, StatusCode::OK, "{}", done.body);
     assert!(
-        all_text(&done).contains("# Research Report: python (snake)"),
+        done.all_text()
+            .contains("# Research Report: python (snake)"),
         "{}",
         done.body
     );
@@ -220,7 +211,7 @@ async fn cancel_seen(app: &TestApp, task: &str) {
         let reply = app
             .execute(json!({"name": "cancelled", "serverName": "tasks", "arguments": {}}))
             .await;
-        let names: Vec<String> = serde_json::from_str(&all_text(&reply)).unwrap();
+        let names: Vec<String> = serde_json::from_str(&reply.all_text()).unwrap();
         if names.iter().any(|name| name == task) {
             return;
         }
@@ -295,7 +286,7 @@ async fn a_tasks_result_is_masked_like_any_calls() {
         .execute(json!({"name": "secret", "serverName": "tasks", "arguments": {}}))
         .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
-    let text = all_text(&reply);
+    let text = reply.all_text();
     assert!(text.starts_with("the secret is "), "{}", reply.body);
     assert!(!reply.body.to_string().contains(SECRET), "{}", reply.body);
     app.stop().await;
@@ -321,7 +312,7 @@ async fn a_tool_that_answers_a_plain_call_with_a_task_is_said_so_and_then_called
     let second = app.execute(call).await;
     assert_eq!(second.status, StatusCode::OK, "{}", second.body);
     assert!(
-        all_text(&second).starts_with("done as unlisted-"),
+        second.all_text().starts_with("done as unlisted-"),
         "{}",
         second.body
     );

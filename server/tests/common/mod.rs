@@ -340,6 +340,17 @@ impl Reply {
     }
 
     /// The text of the first content block of a successful `/execute`.
+    /// Every text block of the result, one per line (any status).
+    pub fn all_text(&self) -> String {
+        self.body["result"]["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     pub fn text(&self) -> String {
         assert_eq!(self.status, StatusCode::OK, "{}", self.body);
         assert_eq!(self.body["success"], true, "{}", self.body);
