@@ -8,6 +8,7 @@ pub(crate) mod challenge;
 pub mod client;
 mod connect;
 pub(crate) mod demo;
+mod ext_tasks;
 pub(crate) mod icons;
 mod input_required;
 mod lifecycle;

@@ -318,3 +318,270 @@ async fn a_tool_that_answers_a_plain_call_with_a_task_is_said_so_and_then_called
     );
     app.stop().await;
 }
+
+/// A file of `tests/support`.
+fn support(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+const PYTHON_HINT: &str = "run ./build.sh setup (the venv with fastmcp and fastmcp-tasks)";
+
+/// Our FastMCP server of the 2026-07-28 tasks extension (`tests/support/ext_task_server.py`),
+/// over stdio.
+fn ext_server() -> ServerSpec {
+    let python = require_on_path("python", PYTHON_HINT);
+    stdio_spec("ext", &python, &[&support("ext_task_server.py")])
+}
+
+/// Follow the call `id` to its end, with the distinct status messages it showed meanwhile.
+async fn follow(app: &TestApp, id: &str) -> (common::Reply, Vec<String>) {
+    let started = Instant::now();
+    let mut messages = Vec::new();
+    let done = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=5")).await;
+        if reply.status != StatusCode::ACCEPTED {
+            break reply;
+        }
+        if let Some(message) = reply.body["progress"]["message"].as_str()
+            && messages.last().map(String::as_str) != Some(message)
+        {
+            messages.push(message.to_owned());
+        }
+        assert!(started.elapsed() < LIMIT, "the call never finished");
+    };
+    (done, messages)
+}
+
+/// A crunch of 3 s in two steps: each step takes longer than a 1 s call timeout, and a plain
+/// call's progress would not save it.
+async fn crunch_outlives_the_call_timeout(app: &TestApp, server: &str) {
+    let started = Instant::now();
+    let id = app
+        .start_call(json!({"name": "crunch", "serverName": server,
+                           "arguments": {"seconds": 3, "steps": 2}, "wait": 0}))
+        .await;
+    let (done, messages) = follow(app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert_eq!(done.all_text(), "crunched 3", "{}", done.body);
+    assert!(
+        started.elapsed() > Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("step ") && m.ends_with(" of 2")),
+        "no status message was shown: {messages:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_the_tasks_extension_outlives_the_call_timeout_and_gives_its_result() {
+    let app = TestApp::start_with(
+        vec![ext_server()],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    crunch_outlives_the_call_timeout(&app, "ext").await;
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_the_tasks_extension_asks_mid_task_and_gets_the_answer() {
+    let app = TestApp::start_with(
+        vec![ext_server()],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    let id = app
+        .start_call(json!({"name": "ask", "serverName": "ext", "arguments": {}, "wait": 0}))
+        .await;
+    let deadline = Instant::now() + LIMIT;
+    let asked = loop {
+        let reply = app.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+        if reply.body.get("elicitation").is_some() {
+            break reply.body["elicitation"].clone();
+        }
+        assert!(Instant::now() < deadline, "no question came");
+    };
+    assert_eq!(asked["message"], "What is your name?", "{asked}");
+    // The user takes longer than the call timeout to answer.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let answered = app
+        .post(
+            &format!("/calls/{id}/elicitation"),
+            json!({"action": "accept", "question_id": asked["id"], "content": {"name": "Ada"}}),
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::OK, "{}", answered.body);
+    let done = app.finish(&id, LIMIT).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    let told: Value = serde_json::from_str(&done.all_text()).unwrap();
+    assert_eq!(
+        told["answer"],
+        json!({"action": "accept", "content": {"name": "Ada"}}),
+        "{}",
+        done.body
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_the_tasks_extension_ends_within_the_servers_max_call_time() {
+    let mut spec = ext_server();
+    spec.mcp.max_call_time = Some(Duration::from_secs(3));
+    let app = TestApp::start_with(
+        vec![spec],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    let started = Instant::now();
+    let id = app
+        .start_call(json!({"name": "forever", "serverName": "ext", "arguments": {}, "wait": 0}))
+        .await;
+    let done = app.finish(&id, LIMIT).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    let error = detail["error"].as_str().unwrap();
+    assert!(
+        error.contains("ran as a task") && error.contains("max_call_time"),
+        "{error}"
+    );
+    assert!(
+        took >= Duration::from_millis(2500) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    app.stop().await;
+}
+
+/// Against a bridge process, whose log says the server acknowledged its `tasks/cancel`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_call_cancels_its_task_of_the_tasks_extension() {
+    let mut entry =
+        BridgeProcess::path_entry("python", PYTHON_HINT, &[&support("ext_task_server.py")]);
+    entry["call_timeout"] = json!(1);
+    let bridge = BridgeProcess::launch(Launch {
+        config: Some(json!({"mcpServers": {"ext": entry}})),
+        args: &["--token", common::TOKEN],
+        env: &[("RUST_LOG", "info,rmcp=warn")],
+        prepare: None,
+    });
+    bridge.wait_started(common::START_LIMIT);
+    let (status, body) = bridge
+        .execute(json!({"name": "forever", "serverName": "ext", "arguments": {}, "wait": 0}))
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let id = body["call_id"].as_str().unwrap().to_owned();
+    let deadline = Instant::now() + LIMIT;
+    // Once the task runs (its status message is shown), the user cancels the call.
+    loop {
+        let (status, body) = bridge.get(&format!("/calls/{id}?wait=10")).await;
+        assert_eq!(status, 202, "{body}");
+        if body["progress"]["message"] == "started, and never done" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the task showed no progress");
+    }
+    let (status, body) = bridge
+        .request(Method::DELETE, &format!("/calls/{id}"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    loop {
+        let log = bridge.stderr();
+        if log.contains("the task was cancelled at the server") {
+            break;
+        }
+        assert!(
+            !log.contains("the server did not cancel the task"),
+            "the server refused tasks/cancel: {log}"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the server never answered a tasks/cancel: {log}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A child process killed when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start `command` serving streamable HTTP on a free port, which it is given by `configure`;
+/// the process and the port, once it listens.
+fn serve_http(
+    mut command: std::process::Command,
+    configure: impl FnOnce(&mut std::process::Command, u16),
+) -> (Killed, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    configure(&mut command, port);
+    let child = command
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Killed(child);
+    let deadline = Instant::now() + common::START_LIMIT;
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the server did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (server, port)
+}
+
+fn http_spec(name: &str, port: u16) -> ServerSpec {
+    let mut spec = common::demo_spec();
+    spec.name = name.to_owned();
+    spec.is_core = false;
+    spec.startup_timeout = common::START_LIMIT;
+    spec.transport = mcp_bridge::config::Transport::StreamableHttp {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: Default::default(),
+        ca_file: None,
+        sign_in: Default::default(),
+    };
+    spec
+}
+
+/// Our FastMCP server of the tasks extension over streamable HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_the_tasks_extension_over_streamable_http_gives_its_result() {
+    let python = require_on_path("python", PYTHON_HINT);
+    let (_server, port) = serve_http(std::process::Command::new(python), |command, port| {
+        command
+            .arg(support("ext_task_server.py"))
+            .arg("http")
+            .arg(port.to_string());
+    });
+    let app = TestApp::start_with(
+        vec![http_spec("ext", port)],
+        Some(common::TOKEN.to_owned()),
+        Duration::from_secs(1),
+    )
+    .await;
+    crunch_outlives_the_call_timeout(&app, "ext").await;
+    app.stop().await;
+}

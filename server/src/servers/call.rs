@@ -147,6 +147,16 @@ impl Server {
             self.run_call(&live, params, &activity, deadline, timeout)
                 .await
         };
+        // A 2026-07-28 server may answer with a task (the tasks extension), followed to its end.
+        let outcome = match outcome {
+            Some(Ok(ServerResult::CreateTaskResult(created)))
+                if super::ext_tasks::declared(&live) =>
+            {
+                self.follow_task(&live, tool, created, &activity, timeout)
+                    .await?
+            }
+            other => other,
+        };
         match outcome {
             None => Err(timed_out()),
             Some(Ok(ServerResult::CallToolResult(result))) => {
@@ -236,7 +246,7 @@ impl Server {
             .map_or(0, |p| p.updates);
         // Every round of the call: a 2026-07-28 server's questions come in its result, and
         // while the user answers them the clock stops as for any question.
-        let response = self.exchange(live, request, Some(activity));
+        let response = self.exchange(live, request, Some(activity), true);
         tokio::pin!(response);
         // The time that was left when the user was asked a question.
         let mut paused: Option<(Duration, Instant)> = None;
@@ -274,17 +284,27 @@ impl Server {
     /// dropped first. An `InputRequiredResult` is answered (`super::input_required`) — its
     /// questions asked through `call` — and the request sent again with the answers, up to
     /// [`input_required::MAX_ROUNDS`] times; the answer is never an `InputRequiredResult`.
+    /// With `tasks` (a `tools/call`), it declares the tasks extension where the bridge does
+    /// (`super::ext_tasks`), so the answer may be a task handle.
     async fn exchange(
         &self,
         live: &Live,
         mut request: ClientRequest,
         call: Option<&Arc<CallActivity>>,
+        tasks: bool,
     ) -> Result<ServerResult, ServiceError> {
         let mut without_questions = 0;
         for _ in 0..input_required::MAX_ROUNDS {
             let handle = live
                 .peer
-                .send_request_with_option(request.clone(), PeerRequestOptions::no_options())
+                .send_request_with_option(
+                    request.clone(),
+                    if tasks {
+                        super::ext_tasks::options(live)
+                    } else {
+                        PeerRequestOptions::no_options()
+                    },
+                )
                 .await?;
             let _tracked = call.map(|call| {
                 self.shared
@@ -328,7 +348,7 @@ impl Server {
         let deadline = Instant::now() + timeout;
         let live = self.ensure_live(deadline).await?;
         let mark = live.stderr.mark();
-        let sent = self.exchange(&live, request, None);
+        let sent = self.exchange(&live, request, None, false);
         match tokio::time::timeout_at(deadline, sent).await {
             Err(_) => Err(BridgeError::Timeout {
                 server: self.spec.name.clone(),

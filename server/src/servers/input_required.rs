@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientRequest, ErrorCode, ErrorData, InputRequest, InputRequiredResult, InputResponses,
-    ListRootsResult,
+    ClientRequest, ErrorCode, ErrorData, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, ListRootsResult,
 };
 
 use super::client::Shared;
@@ -44,8 +44,21 @@ pub(crate) async fn answer(
             None,
         ));
     }
+    let responses = answer_requests(shared, call, requests).await?;
+    Ok(Retry {
+        responses: (!responses.is_empty()).then_some(responses),
+        state: asked.request_state,
+    })
+}
+
+/// Answer each of `requests` as [`answer`] says, one at a time (a call shows one question at a
+/// time); the answers by the server's keys.
+pub(crate) async fn answer_requests(
+    shared: &Shared,
+    call: Option<&Arc<CallActivity>>,
+    requests: InputRequests,
+) -> Result<InputResponses, ErrorData> {
     let mut responses = InputResponses::new();
-    // One at a time: a call shows one question at a time.
     for (key, request) in requests {
         let response = match request {
             InputRequest::Elicitation(request) => {
@@ -81,10 +94,7 @@ pub(crate) async fn answer(
             response.map_err(|err| ErrorData::internal_error(format!("an answer: {err}"), None))?;
         responses.insert(key, response);
     }
-    Ok(Retry {
-        responses: (!responses.is_empty()).then_some(responses),
-        state: asked.request_state,
-    })
+    Ok(responses)
 }
 
 /// Put `retry` into `request`, when it is a request a server may answer with an

@@ -6,8 +6,11 @@
 //! bounds it, and polls that fail end it.
 //!
 //! rmcp reads neither a tool's `execution` nor that revision's task shapes, so the tools that
-//! run as tasks are noted from the raw `tools/list` answers the stdio receive side reads
-//! (`connect/stdio_decode.rs`), and the task's answers are read from their JSON.
+//! run as tasks are noted from the raw `tools/list` answers before rmcp parses them (on stdio
+//! by the receive side, `connect/stdio_decode.rs`; over streamable HTTP by a wrapper of the
+//! HTTP client, `connect/http_tasks.rs`), and the task's answers are read from their JSON.
+//!
+//! The 2026-07-28 revision's tasks, an extension with other shapes, are `ext_tasks.rs`'s.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -16,8 +19,9 @@ use std::time::Duration;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequestParams, CancelTaskParams, CancelTaskRequest, ClientRequest, CustomRequest,
-    GetTaskParams, GetTaskRequest, ProtocolVersion, ServerResult,
+    GetTaskParams, GetTaskRequest, ProtocolVersion, RequestMetaObject, ServerResult,
 };
+use rmcp::service::PeerRequestOptions;
 use serde::Deserialize;
 use tokio::time::Instant;
 
@@ -115,18 +119,18 @@ struct Created {
 }
 
 /// The poll interval when the server suggests none.
-const DEFAULT_POLL: Duration = Duration::from_secs(1);
+pub(super) const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
 /// The shortest poll interval the bridge keeps to, whatever the server suggests.
-const MIN_POLL: Duration = Duration::from_millis(100);
+pub(super) const MIN_POLL: Duration = Duration::from_millis(100);
 
 /// Polls in a row that may fail (no answer within the call timeout, or a broken connection)
 /// before the call is given up on.
-const MAX_FAILED_POLLS: u32 = 3;
+pub(super) const MAX_FAILED_POLLS: u32 = 3;
 
 /// Whether `tool` is called as a task on `live`: its listing says it runs as one, and the
 /// connection speaks 2025-11-25, the revision whose tasks these are (2026-07-28's tasks are
-/// another protocol, which the bridge does not declare).
+/// another protocol, which a server starts on its own: `super::ext_tasks`).
 pub(super) fn runs_as_task(live: &Live, tool: &str) -> bool {
     live.tasks.runs_as_task(tool)
         && live
@@ -191,11 +195,7 @@ impl Server {
         self.note_alive();
         let id = created.task_id.clone();
         tracing::debug!(server = %self.spec.name, tool = %tool, task = %id, "the call runs as a task");
-        let mut cancel = CancelTaskOnDrop {
-            peer: live.peer.clone(),
-            server: self.spec.name.clone(),
-            id: Some(id.clone()),
-        };
+        let mut cancel = CancelTaskOnDrop::new(live, &self.spec.name, &id, None);
         let ends = Instant::now() + created.ttl.map_or(most, Duration::from_millis);
         let every = created
             .poll_interval
@@ -303,7 +303,13 @@ impl Server {
 
     /// The error for a task the bridge stopped following (and cancels), saying `why`; its
     /// `seconds` are those since the call asked for the task (`began`).
-    fn task_timed_out(&self, tool: &str, id: &str, began: Instant, why: &str) -> BridgeError {
+    pub(super) fn task_timed_out(
+        &self,
+        tool: &str,
+        id: &str,
+        began: Instant,
+        why: &str,
+    ) -> BridgeError {
         BridgeError::Timeout {
             server: self.spec.name.clone(),
             tool: tool.to_owned(),
@@ -325,10 +331,33 @@ fn read_state(answer: &ServerResult) -> Option<TaskState> {
 
 /// Sends `tasks/cancel` for a task the call stopped following before it ended (the user's
 /// cancel, the bridge stopping, its `ttl` passed), and logs what the server answered.
-struct CancelTaskOnDrop {
+pub(super) struct CancelTaskOnDrop {
     peer: rmcp::Peer<rmcp::RoleClient>,
     server: String,
     id: Option<String>,
+    /// The request `_meta` the cancel carries (the tasks extension's declaration).
+    meta: Option<RequestMetaObject>,
+}
+
+impl CancelTaskOnDrop {
+    pub(super) fn new(
+        live: &Live,
+        server: &str,
+        id: &str,
+        meta: Option<RequestMetaObject>,
+    ) -> Self {
+        CancelTaskOnDrop {
+            peer: live.peer.clone(),
+            server: server.to_owned(),
+            id: Some(id.to_owned()),
+            meta,
+        }
+    }
+
+    /// The task ended by itself: nothing to cancel.
+    pub(super) fn disarm(&mut self) {
+        self.id = None;
+    }
 }
 
 impl Drop for CancelTaskOnDrop {
@@ -336,6 +365,10 @@ impl Drop for CancelTaskOnDrop {
         let Some(id) = self.id.take() else { return };
         let peer = self.peer.clone();
         let server = std::mem::take(&mut self.server);
+        let options = match self.meta.take() {
+            Some(meta) => PeerRequestOptions::no_options().with_meta(meta),
+            None => PeerRequestOptions::no_options(),
+        };
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -343,11 +376,17 @@ impl Drop for CancelTaskOnDrop {
             let request = ClientRequest::CancelTaskRequest(CancelTaskRequest::new(
                 CancelTaskParams::new(id.clone()),
             ));
-            match tokio::time::timeout(Duration::from_secs(30), peer.send_request(request)).await
-            {
+            let sent = async {
+                peer.send_request_with_option(request, options)
+                    .await?
+                    .await_response()
+                    .await
+            };
+            match tokio::time::timeout(Duration::from_secs(30), sent).await {
                 Ok(Ok(answer)) => {
+                    // The tasks extension's answer is an empty acknowledgement, without a status.
                     let status = read_state(&answer).map(|state| state.status);
-                    tracing::info!(server = %server, task = %id, status = status.as_deref().unwrap_or("unknown"), "the task was cancelled at the server");
+                    tracing::info!(server = %server, task = %id, status = status.as_deref().unwrap_or("acknowledged"), "the task was cancelled at the server");
                 }
                 Ok(Err(err)) => {
                     tracing::info!(server = %server, task = %id, error = %err, "the server did not cancel the task");
