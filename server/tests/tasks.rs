@@ -585,3 +585,68 @@ async fn a_task_of_the_tasks_extension_over_streamable_http_gives_its_result() {
     crunch_outlives_the_call_timeout(&app, "ext").await;
     app.stop().await;
 }
+
+/// What the bridge sent to the demo server (`tee-server.mjs` in between), after one call of
+/// `echo`; the server pinned to `pinned` when given.
+async fn sent_to_the_demo(pinned: Option<rmcp::model::ProtocolVersion>) -> Vec<Value> {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("sent.jsonl");
+    let exe = common::bridge_exe();
+    let root = common::demo_root();
+    let mut spec = stdio_spec(
+        "demo",
+        &node,
+        &[
+            &support("tee-server.mjs"),
+            log.to_str().unwrap(),
+            exe.to_str().unwrap(),
+            "demo-server",
+            "--root",
+            root.to_str().unwrap(),
+        ],
+    );
+    spec.mcp.protocol_version = pinned;
+    let app = TestApp::start(vec![spec]).await;
+    let reply = app
+        .execute(json!({"name": "echo", "serverName": "demo", "arguments": {"text": "hi"}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    app.stop().await;
+    std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON-RPC line"))
+        .collect()
+}
+
+/// The client capabilities `message` declares, in its `_meta` or (an `initialize`) its params.
+fn declared(message: &Value) -> &Value {
+    let params = &message["params"];
+    match message["method"].as_str() {
+        Some("initialize") => &params["capabilities"],
+        _ => &params["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tasks_extension_is_declared_on_calls_to_2026_07_28_servers_only() {
+    const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+    let sent = sent_to_the_demo(None).await;
+    for message in sent.iter().filter(|m| m["method"].is_string()) {
+        let extension = &declared(message)["extensions"][EXTENSION];
+        if message["method"] == "tools/call" {
+            assert_eq!(extension, &json!({}), "{message}");
+            assert!(declared(message)["elicitation"].is_object(), "{message}");
+        } else {
+            assert!(extension.is_null(), "{message}");
+        }
+    }
+    // Never in an `initialize`, nor on the calls that follow one.
+    let sent = sent_to_the_demo(Some(rmcp::model::ProtocolVersion::V_2025_11_25)).await;
+    assert!(sent.iter().any(|m| m["method"] == "initialize"));
+    assert!(sent.iter().any(|m| m["method"] == "tools/call"));
+    for message in sent.iter().filter(|m| m["method"].is_string()) {
+        assert!(!message.to_string().contains(EXTENSION), "{message}");
+    }
+}
