@@ -566,6 +566,50 @@ fn http_spec(name: &str, port: u16) -> ServerSpec {
     spec
 }
 
+/// server-everything over streamable HTTP: its research task (2025-11-25) runs as a task there
+/// too, past the call timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_over_streamable_http_outlives_the_call_timeout() {
+    let exe = require_on_path(
+        "mcp-server-everything",
+        "run ./build.sh setup (npm install at the repository root)",
+    );
+    let mut command = std::process::Command::new(exe);
+    command.arg("streamableHttp");
+    let (_server, port) = serve_http(command, |command, port| {
+        command.env("PORT", port.to_string());
+    });
+    let app = TestApp::start_with(
+        vec![http_spec("everything", port)],
+        Some(common::TOKEN.to_owned()),
+        SHORT,
+    )
+    .await;
+    let deadline = Instant::now() + LIMIT;
+    while !tool_names(&app.get("/tools?serverName=everything").await.body)
+        .iter()
+        .any(|n| n == "simulate-research-query")
+    {
+        assert!(Instant::now() < deadline, "the task tool was never listed");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let started = Instant::now();
+    let id = app.start_call(research(json!({"topic": "rust"}))).await;
+    let (done, messages) = follow(&app, &id).await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.body);
+    assert!(
+        done.all_text().contains("# Research Report: rust"),
+        "{}",
+        done.body
+    );
+    assert!(started.elapsed() > SHORT, "{:?}", started.elapsed());
+    assert!(
+        messages.iter().any(|m| m.ends_with("...")),
+        "no status message was shown: {messages:?}"
+    );
+    app.stop().await;
+}
+
 /// Our FastMCP server of the tasks extension over streamable HTTP.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_of_the_tasks_extension_over_streamable_http_gives_its_result() {

@@ -17,6 +17,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use self::discover_probe::DiscoverProbe;
+use self::http_tasks::TaskNoting;
 use self::stdio_decode::{Decoded, LineRead, LineReader, ToolCalls};
 use super::client::{BridgeClient, ListKind, Shared};
 use super::masked::{Known, MaskingTransport};
@@ -27,6 +28,7 @@ use crate::redact::redact;
 use rmcp::transport::auth::AuthClient;
 
 mod discover_probe;
+mod http_tasks;
 mod stdio_decode;
 
 /// The client side of one connection; [`BridgeClient`] answers the handshake and the server.
@@ -42,7 +44,7 @@ pub(crate) struct Connected {
     pub tag: Option<String>,
     pub(crate) tools: usize,
     pub(crate) instructions: Option<String>,
-    /// The tools it runs as tasks, as its tool lists say (read on stdio only).
+    /// The tools it runs as tasks, as its tool lists say.
     pub(crate) tasks: super::tasks::TaskTools,
 }
 
@@ -211,6 +213,8 @@ pub(crate) async fn connect(
                 })?;
                 map.insert(name, value);
             }
+            // The tools it runs as tasks, noted from its listings as they pass (`http_tasks.rs`).
+            let tasks = super::tasks::TaskTools::default();
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(map)
                 .max_sse_event_size(max_message);
@@ -224,6 +228,7 @@ pub(crate) async fn connect(
                 })?;
                 let client =
                     crate::oauth::machine::client::MachineClient::new(http.clone(), machine);
+                let client = TaskNoting::new(client, tasks.clone());
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 handshake(shared, spec, known, transport, &stderr).await
             // Signed in: rmcp's client adds the access token, refreshing it before it expires.
@@ -244,11 +249,13 @@ pub(crate) async fn connect(
                 if !initialised {
                     tracing::warn!(server = %spec.name, "stored sign-in no longer applies");
                 }
-                let authorised = AuthClient::new(http.clone(), manager);
+                let authorised =
+                    TaskNoting::new(AuthClient::new(http.clone(), manager), tasks.clone());
                 let transport = StreamableHttpClientTransport::with_client(authorised, config);
                 handshake(shared, spec, known, transport, &stderr).await
             } else {
-                let transport = StreamableHttpClientTransport::with_client(http.clone(), config);
+                let client = TaskNoting::new(http.clone(), tasks.clone());
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 handshake(shared, spec, known, transport, &stderr).await
             };
             let (client, tools, instructions) = match started {
@@ -277,7 +284,7 @@ pub(crate) async fn connect(
                 tag: None,
                 tools,
                 instructions,
-                tasks: Default::default(),
+                tasks,
             })
         }
         Transport::Sse { url, .. } => {
