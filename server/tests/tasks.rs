@@ -7,7 +7,15 @@
 //! end or never answer a poll: they end at their `ttl`, or after three unanswered polls; and one
 //! whose result carries a configured secret, masked like any call's result.
 //! A tool whose listing does not say it runs as a task, yet answers a plain call with one, is
-//! not read as an empty result.
+//! not read as an empty result. Over streamable HTTP, server-everything's task runs as a task
+//! too (its listing read from the SSE events).
+//!
+//! The 2026-07-28 tasks extension, against a real server of it: FastMCP 4.1.4 with
+//! fastmcp-tasks (`tests/support/ext_task_server.py`), over stdio and streamable HTTP. It is
+//! declared on calls to 2026-07-28 servers only; a task outlives the call timeout with its
+//! status messages as progress, asks its question mid-task and gets the answer
+//! (`tasks/update`), fails with its JSON-RPC error, ends within `max_call_time`, and the user's
+//! cancel reaches the server (`tasks/cancel`).
 
 mod common;
 
@@ -461,6 +469,31 @@ async fn a_task_of_the_tasks_extension_ends_within_the_servers_max_call_time() {
         took >= Duration::from_millis(2500) && took < Duration::from_secs(15),
         "{took:?}"
     );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_task_of_the_tasks_extension_fails_the_call_with_its_error() {
+    let app = TestApp::start(vec![ext_server()]).await;
+    let reply = app
+        .execute(json!({"name": "broken", "serverName": "ext", "arguments": {}}))
+        .await;
+    let detail = &reply.body["detail"];
+    assert_eq!(detail["code"], -32603, "{}", reply.body);
+    assert!(
+        detail["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("broken on purpose"),
+        "{}",
+        reply.body
+    );
+    // A tool the server does not make a task of answers as any does.
+    let reply = app
+        .execute(json!({"name": "plain", "serverName": "ext", "arguments": {}}))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    assert_eq!(reply.all_text(), "plain", "{}", reply.body);
     app.stop().await;
 }
 

@@ -9,6 +9,7 @@ Its tools run as tasks when the client's request declares the extension (polled 
 - `ask` asks the user's name mid-task (the task turns `input_required`) and ends with what was
   answered, as JSON text; it runs only as a task (without the extension: error -32021);
 - `forever` never ends (for cancel and the task's lifetime); only as a task;
+- `broken` fails mid-task (the task ends `failed`); only as a task;
 - `plain` is no task: it answers at once.
 
 `python ext_task_server.py` speaks stdio; `python ext_task_server.py http PORT` streamable
@@ -24,6 +25,7 @@ import mcp_types as types
 from fastmcp import Context, FastMCP
 from fastmcp.utilities.tasks import TaskConfig
 from fastmcp_tasks import TasksExtension
+from mcp.shared.exceptions import MCPError
 
 mcp = FastMCP("ext-task-server")
 mcp.add_extension(TasksExtension())
@@ -71,6 +73,15 @@ async def forever(ctx: Context) -> str:
     await ctx.report_progress(0, None, "started, and never done")
     while True:
         await asyncio.sleep(3600)
+
+
+@mcp.tool(task=REQUIRED)
+async def broken(ctx: Context) -> str:
+    """Fail mid-task: the task ends `failed`, with a JSON-RPC error."""
+    await ctx.report_progress(0, None, "about to fail")
+    await asyncio.sleep(0.5)
+    # A JSON-RPC error (any other exception is a tool error: a `completed` task, `isError`).
+    raise MCPError(-32603, "broken on purpose")
 
 
 @mcp.tool()
