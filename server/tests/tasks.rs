@@ -727,3 +727,26 @@ async fn the_tasks_extension_is_declared_on_calls_to_2026_07_28_servers_only() {
         assert!(!message.to_string().contains(EXTENSION), "{message}");
     }
 }
+
+/// A server the extension was not declared to (one of 2025-11-25) answers a call with a task
+/// handle of the extension anyway: an invalid answer, said so, and never followed or taken for
+/// a task of 2025-11-25.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_handle_the_bridge_did_not_ask_for_is_an_unsupported_response() {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let spec = stdio_spec("bare", &node, &[&support("bare-server.mjs")]);
+    let app = TestApp::start(vec![spec]).await;
+    for _ in 0..2 {
+        let reply = app
+            .execute(json!({"name": "handle", "serverName": "bare", "arguments": {}}))
+            .await;
+        let detail = &reply.body["detail"];
+        assert_eq!(detail["type"], "UnsupportedResponse", "{}", reply.body);
+        let error = detail["error"].as_str().unwrap();
+        assert!(
+            error.contains("tasks extension") && !error.contains("now calls"),
+            "{error}"
+        );
+    }
+    app.stop().await;
+}

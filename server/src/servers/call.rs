@@ -163,6 +163,25 @@ impl Server {
                 self.note_alive();
                 Ok(result)
             }
+            // A task handle of the tasks extension from a server it was not declared to: an
+            // invalid answer, which no later call should take for a task of 2025-11-25.
+            Some(Ok(ServerResult::CreateTaskResult(_))) => {
+                self.note_alive();
+                Err(BridgeError::ToolFailed {
+                    server: self.spec.name.clone(),
+                    tool: tool.to_owned(),
+                    code: code::INTERNAL_ERROR,
+                    error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
+                    message: format!(
+                        "Tool `{tool}` answered with a task of the tasks extension \
+                         (io.modelcontextprotocol/tasks), which the bridge declares only to servers \
+                         of MCP 2026-07-28, not to `{}`; so this call has no result.",
+                        self.spec.name
+                    ),
+                    traceback: String::new(),
+                    input_schema: None,
+                })
+            }
             Some(Ok(_)) => {
                 self.note_alive();
                 // A task the call did not ask for: the server runs the tool as a task, though

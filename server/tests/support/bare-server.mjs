@@ -6,9 +6,10 @@
 // it answers every method it does not know, `server/discover` included, with an empty result
 // (as some servers of older revisions do); or `silent`: then it never answers `server/discover`.
 // It lists one tool,
-// `seen`, whose result is the protocolVersion the client's `initialize` named, and one tool,
+// `seen`, whose result is the protocolVersion the client's `initialize` named, one tool,
 // `ask`, that asks the client a form question whose fields all have defaults and returns the
-// answer's content as JSON.
+// answer's content as JSON, and one tool, `handle`, answered with a task handle of the 2026-07-28
+// tasks extension whatever the client declared.
 import { createInterface } from "node:readline";
 
 const answer = process.argv[2];
@@ -59,10 +60,15 @@ async function handle(request) {
         tools: [
           { name: "seen", inputSchema: { type: "object" } },
           { name: "ask", inputSchema: { type: "object" } },
+          { name: "handle", inputSchema: { type: "object" } },
         ],
       };
     case "tools/call": {
       if (request.params.name === "seen") return { content: [{ type: "text", text: String(seen) }] };
+      if (request.params.name === "handle") {
+        const now = new Date().toISOString();
+        return { resultType: "task", taskId: "h-1", status: "working", createdAt: now, lastUpdatedAt: now, ttlMs: null };
+      }
       const id = nextId++;
       const reply = new Promise((resolve) => waiting.set(id, resolve));
       send({ id, method: "elicitation/create", params: { mode: "form", message: "Defaults?", requestedSchema: schema } });
