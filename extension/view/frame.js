@@ -27,6 +27,37 @@ function pageTheme() {
   return matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light';
 }
 
+/** The gap between the float's box, the panel and the window's edges, in px. */
+const GAP = 6;
+
+/** The narrowest a panel is where the window allows (a float docked in a narrow margin is narrower). */
+const MIN_WIDTH = 360;
+
+/**
+ * Where the panel goes beside box `r` (a rect) in a `width`×`height` window when the view
+ * wants `want` px of height: `{ left, top, width, height }`. The panel is as wide as the box,
+ * at least MIN_WIDTH within the window, and lines up with the box's edge nearer the window's.
+ */
+function spot(r, want, width, height) {
+  const w = Math.min(Math.max(r.width, MIN_WIDTH), width - 2 * GAP);
+  const inside = (left) => Math.min(Math.max(GAP, left), width - GAP - w);
+  const x = inside(r.left + r.width / 2 > width / 2 ? r.right - w : r.left);
+  const above = r.top - 2 * GAP;
+  const below = height - r.bottom - 2 * GAP;
+  if (want <= above) return { left: x, top: r.top - GAP - want, width: w, height: want };
+  if (want <= below) return { left: x, top: r.bottom + GAP, width: w, height: want };
+  const tall = Math.min(want, height - 2 * GAP);
+  const right = width - r.right - 2 * GAP >= w;
+  const left = r.left - 2 * GAP >= w;
+  if ((right || left) && tall > Math.max(above, below)) {
+    const top = Math.min(Math.max(GAP, r.bottom - tall), height - GAP - tall);
+    return { left: right ? r.right + GAP : r.left - GAP - w, top, width: w, height: tall };
+  }
+  return above >= below
+    ? { left: x, top: GAP, width: w, height: Math.max(40, above) }
+    : { left: x, top: r.bottom + GAP, width: w, height: Math.max(40, below) };
+}
+
 /**
  * Shows view `view` (the core's id) of `tool` in `float` (the content script's float:
  * its shadow root and wrap), replacing a view shown before; `words`: the bar's title and the
@@ -63,20 +94,20 @@ export function show({ view, tool }, float, words = {}) {
   root.append(panel);
   float.view = panel;
 
-  // Beside the box wherever the float goes: above it when there is room, else below.
+  // Beside the box wherever the float goes, never over it (its buttons, a consent question's
+  // too): above it or below it where the whole view fits; else beside it where that shows more
+  // of the view (the float docked by a chat's input, low on the page, leaves little room
+  // above or below); else in the larger room, cut to it (the view scrolls inside).
   const place = () => {
     const box = wrap.querySelector('.box');
     panel.hidden = !box;
     if (!box) return;
     const r = box.getBoundingClientRect();
     panel.style.maxHeight = '';
-    const height = panel.getBoundingClientRect().height;
-    // Never over the box (its buttons, a consent question's too): below it, the panel is cut
-    // to the room left rather than moved up onto it.
-    const above = r.top - 6 - height >= 0;
-    const top = above ? r.top - 6 - height : r.bottom + 6;
-    const maxHeight = above ? '' : `${Math.max(40, innerHeight - top - 6)}px`;
-    Object.assign(panel.style, { left: `${r.left}px`, top: `${top}px`, width: `${r.width}px`, maxHeight });
+    const want = panel.getBoundingClientRect().height;
+    const { left, top, width, height } = spot(r, want, innerWidth, innerHeight);
+    const maxHeight = height < want ? `${height}px` : '';
+    Object.assign(panel.style, { left: `${left}px`, top: `${top}px`, width: `${width}px`, maxHeight });
   };
   // The host page says how high the view wants to be (the number only, from its own frame).
   const onMessage = (e) => {

@@ -265,6 +265,54 @@ for (const browser of BROWSERS) {
       await toPage(w);
     });
 
+    test('wherever the float stands, the view is beside its box, inside the window, and cut only when no side has room', async () => {
+      // The float pinned at places drawn from a seed over the window, and where the extension
+      // docks it by the input (no pin); the budget view wants more height than half a window.
+      const [iw, ih] = await w.session.exec('return [innerWidth, innerHeight]');
+      const next = (() => { let a = 20261128; return () => { a = (Math.imul(a, 1103515245) + 12345) >>> 0; return a / 2 ** 32; }; })();
+      const pins = [null, { left: 20, top: 20 }, ...Array.from({ length: 4 }, () => ({
+        left: Math.round(next() * (iw - 380)), top: Math.round(next() * (ih - 160)) }))];
+      const rect = async (css) => w.session.cmd('GET', `/element/${elementId(await floatWait(w, css))}/rect`);
+      for (const [i, pin] of pins.entries()) {
+        await toPage(w);
+        await configure(w, SETTINGS);
+        await w.session.execAsync(`const done = arguments[arguments.length - 1];
+          (arguments[0] ? chrome.storage.local.set({ 'floatPos:deepseek': arguments[0] }) : chrome.storage.local.remove('floatPos:deepseek')).then(() => done(true));`, pin);
+        await freshChat(w);
+        await userSays(w, 'How is my budget split?', [`Let me look.\n\n${call('get-budget-data', { place: i }, 'budget')}`, 'Here it is.']);
+        await userMessages(w, 2, 60000);
+        const frame = await floatWait(w, '.view iframe', 'view frame');
+        // The height the view asked for, once it asked (the frame's own 160 px before).
+        const want = await waitFor(async () => {
+          const style = await w.session.cmd('GET', `/element/${elementId(frame)}/attribute/style`);
+          const px = Number(/height:\s*(\d+)px/.exec(style || '')?.[1]);
+          return px > 160 ? px : null;
+        }, { what: 'the view to ask for its height', timeoutMs: 30000 });
+        // Placed once the size is in: the panel's rect settles.
+        let panel = await rect('.view');
+        panel = await waitFor(async () => { const again = await rect('.view'); const same = JSON.stringify(again) === JSON.stringify(panel); panel = again; return same && again; },
+          { what: 'the panel to settle', intervalMs: 300 });
+        const box = await rect('.box');
+        const bar = await rect('.view .vbar');
+        const at = `pin ${JSON.stringify(pin)}, window ${iw}×${ih}, box ${JSON.stringify(box)}, panel ${JSON.stringify(panel)}, view wants ${want}`;
+        const apart = panel.x + panel.width <= box.x + 1 || box.x + box.width <= panel.x + 1
+          || panel.y + panel.height <= box.y + 1 || box.y + box.height <= panel.y + 1;
+        assert.ok(apart, `the panel is over the box: ${at}`);
+        assert.ok(panel.x >= -1 && panel.y >= -1 && panel.x + panel.width <= iw + 1 && panel.y + panel.height <= ih + 1, `the panel leaves the window: ${at}`);
+        // As wide as the box, and at least 360 px where the window has them.
+        const width = Math.min(Math.max(box.width, 360), iw - 12);
+        assert.ok(Math.abs(panel.width - width) <= 1, `the panel is ${panel.width} px wide, not ${width}: ${at}`);
+        // Room for the whole view (its bar and frame, borders aside) above, below or beside the box?
+        const whole = want + bar.height;
+        const gaps = 12;
+        const fits = whole <= box.y - gaps || whole <= ih - box.y - box.height - gaps
+          || (whole <= ih - gaps && (box.x - gaps >= width || iw - box.x - box.width - gaps >= width));
+        if (fits) assert.ok(panel.height >= whole, `the view is cut although it fits: ${at}`);
+        else assert.ok(panel.height >= Math.max(box.y, ih - box.y - box.height) - gaps - 2, `the view is cut more than the room: ${at}`);
+      }
+      await configure(w, SETTINGS);
+    });
+
     test('a view that throws or never answers is said to have failed, and the chat goes on', async () => {
       await toPage(w);
       await freshChat(w);
