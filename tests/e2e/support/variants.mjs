@@ -75,7 +75,7 @@ export function sampleVariants(site, n, seed = 1) {
  * One exchange on a variant: the AI calls `echo`, then a tool that fails, then `echo` inside a
  * fenced code block, then the user asks once more (a marker call) so that anything run twice
  * would have shown before the marker's result. Returns which checks passed, never throws for
- * a check that failed (`timeoutMs` per step).
+ * a check that failed (`timeoutMs` per step). `pace`: a seed for a token-like streaming pace.
  */
 export async function exchange(w, site, host, variant, opts = {}) {
   const checks = { success: false, failure: false, fenced: false, once: false };
@@ -86,7 +86,7 @@ export async function exchange(w, site, host, variant, opts = {}) {
   }
 }
 
-async function steps(w, site, host, variant, checks, { timeoutMs = 20000, tag = '' }) {
+async function steps(w, site, host, variant, checks, { timeoutMs = 20000, tag = '', pace = null }) {
   const mark = `${site}${tag}`;
   // The bridge refuses a tool that failed three times in a row (its failure limit); each
   // exchange starts with a clean history so its failing call fails as itself.
@@ -94,6 +94,9 @@ async function steps(w, site, host, variant, checks, { timeoutMs = 20000, tag = 
   await openChat(w, host, variant.path);
   await w.session.exec('window.fixtureAI.reset()');
   await openChat(w, host, variant.path);
+  // A token-like pace with stalls longer than the settle window (common.js `pacer`), or the
+  // fixture's fixed 40 characters per 20 ms.
+  if (pace !== null) await w.session.exec('window.fixtureAI.setChunk({ pace: arguments[0] })', pace);
   const fenced = `Here it is:\n\n\`\`\`json\n${call('echo', { text: `fenced ${mark}` })}\n\`\`\``;
   await userSays(w, 'Please run the tools.', [
     `Let me check.\n\n${call('echo', { text: `first ${mark}` })}`,
