@@ -10,11 +10,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use common::{TestApp, bridge_exe, demo_root, require_on_path, stdio_spec, tool_names};
+use common::{
+    TestApp, require_on_path, stdio_spec, support, teed_demo_spec, teed_messages, tool_names,
+};
 use mcp_bridge::config::ServerSpec;
 use serde_json::{Value, json};
 
@@ -62,14 +64,6 @@ async fn a_server_silent_to_discover_gets_an_initialize_after_10_s() {
     assert!(took >= Duration::from_secs(10), "{took:?}");
 }
 
-fn support(file: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/support")
-        .join(file)
-        .to_string_lossy()
-        .into_owned()
-}
-
 /// The server of the Python SDK that speaks 2026-07-28 and asks its questions in an
 /// `InputRequiredResult`.
 fn mrtr_spec() -> ServerSpec {
@@ -80,35 +74,11 @@ fn mrtr_spec() -> ServerSpec {
     stdio_spec("mrtr", &python, &[&support("mrtr_server.py")])
 }
 
-/// The JSON-RPC messages the bridge sent to a server run by `tee-server.mjs`.
-fn sent(log: &Path) -> Vec<Value> {
-    std::fs::read_to_string(log)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON-RPC line"))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_server_is_spoken_to_in_2026_07_28_without_initialize() {
-    let node = require_on_path("node", "install Node.js (./build.sh setup)");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("sent.jsonl");
-    let exe = bridge_exe();
-    let root = demo_root();
-    let spec = stdio_spec(
-        "demo",
-        &node,
-        &[
-            &support("tee-server.mjs"),
-            log.to_str().unwrap(),
-            exe.to_str().unwrap(),
-            "demo-server",
-            "--root",
-            root.to_str().unwrap(),
-        ],
-    );
-    let app = TestApp::start(vec![spec]).await;
+    let app = TestApp::start(vec![teed_demo_spec(&log)]).await;
     let reply = app
         .execute(json!({"name": "echo", "serverName": "demo", "arguments": {"text": "hi"}}))
         .await;
@@ -116,7 +86,7 @@ async fn the_demo_server_is_spoken_to_in_2026_07_28_without_initialize() {
     assert!(reply.text().contains("hi"), "{}", reply.body);
     app.stop().await;
 
-    let sent = sent(&log);
+    let sent = teed_messages(&log);
     let methods: Vec<&str> = sent.iter().filter_map(|m| m["method"].as_str()).collect();
     assert_eq!(methods.first(), Some(&"server/discover"), "{methods:?}");
     assert!(!methods.contains(&"initialize"), "{methods:?}");

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use axum::http::{Method, StatusCode};
 use common::{
-    BridgeProcess, Launch, TestApp, everything_spec, require_on_path, stdio_spec, tool_names,
+    BridgeProcess, Launch, TestApp, everything_spec, require_on_path, stdio_spec, support,
+    tool_names,
 };
 use mcp_bridge::config::ServerSpec;
 use serde_json::{Value, json};
@@ -231,6 +232,17 @@ async fn cancel_seen(app: &TestApp, task: &str) {
     }
 }
 
+/// Runs `call` (no wait) until it ends as a `TimeoutError`: its error, and how long it took.
+async fn timed_out(app: &TestApp, call: Value) -> (String, Duration) {
+    let started = Instant::now();
+    let id = app.start_call(call).await;
+    let done = app.finish(&id, LIMIT).await;
+    let took = started.elapsed();
+    let detail = &done.body["detail"];
+    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
+    (detail["error"].as_str().unwrap().to_owned(), took)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_the_server() {
     let app = TestApp::start_with(
@@ -240,15 +252,11 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
     )
     .await;
     // Working for ever: the 1 s call timeout does not end it, its 3 s ttl does.
-    let started = Instant::now();
-    let id = app
-        .start_call(json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}))
-        .await;
-    let done = app.finish(&id, LIMIT).await;
-    let took = started.elapsed();
-    let detail = &done.body["detail"];
-    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
-    let error = detail["error"].as_str().unwrap();
+    let (error, took) = timed_out(
+        &app,
+        json!({"name": "endless", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
     assert!(
         error.contains("`endless-1`") && error.contains("(its ttl) passed"),
         "{error}"
@@ -260,15 +268,11 @@ async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_th
     cancel_seen(&app, "endless-1").await;
 
     // Never answers a poll: three polls of 1 s each go unanswered.
-    let started = Instant::now();
-    let id = app
-        .start_call(json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}))
-        .await;
-    let done = app.finish(&id, LIMIT).await;
-    let took = started.elapsed();
-    let detail = &done.body["detail"];
-    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
-    let error = detail["error"].as_str().unwrap();
+    let (error, took) = timed_out(
+        &app,
+        json!({"name": "silent", "serverName": "tasks", "arguments": {}, "wait": 0}),
+    )
+    .await;
     assert!(
         error.contains("`silent-2`") && error.contains("3 polls of its status in a row"),
         "{error}"
@@ -325,15 +329,6 @@ async fn a_tool_that_answers_a_plain_call_with_a_task_is_said_so_and_then_called
         second.body
     );
     app.stop().await;
-}
-
-/// A file of `tests/support`.
-fn support(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/support")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
 }
 
 const PYTHON_HINT: &str = "run ./build.sh setup (the venv with fastmcp and fastmcp-tasks)";
@@ -452,15 +447,11 @@ async fn a_task_of_the_tasks_extension_ends_within_the_servers_max_call_time() {
         Duration::from_secs(1),
     )
     .await;
-    let started = Instant::now();
-    let id = app
-        .start_call(json!({"name": "forever", "serverName": "ext", "arguments": {}, "wait": 0}))
-        .await;
-    let done = app.finish(&id, LIMIT).await;
-    let took = started.elapsed();
-    let detail = &done.body["detail"];
-    assert_eq!(detail["type"], "TimeoutError", "{}", done.body);
-    let error = detail["error"].as_str().unwrap();
+    let (error, took) = timed_out(
+        &app,
+        json!({"name": "forever", "serverName": "ext", "arguments": {}, "wait": 0}),
+    )
+    .await;
     assert!(
         error.contains("ran as a task") && error.contains("max_call_time"),
         "{error}"
@@ -666,23 +657,9 @@ async fn a_task_of_the_tasks_extension_over_streamable_http_gives_its_result() {
 /// What the bridge sent to the demo server (`tee-server.mjs` in between), after one call of
 /// `echo`; the server pinned to `pinned` when given.
 async fn sent_to_the_demo(pinned: Option<rmcp::model::ProtocolVersion>) -> Vec<Value> {
-    let node = require_on_path("node", "install Node.js (./build.sh setup)");
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("sent.jsonl");
-    let exe = common::bridge_exe();
-    let root = common::demo_root();
-    let mut spec = stdio_spec(
-        "demo",
-        &node,
-        &[
-            &support("tee-server.mjs"),
-            log.to_str().unwrap(),
-            exe.to_str().unwrap(),
-            "demo-server",
-            "--root",
-            root.to_str().unwrap(),
-        ],
-    );
+    let mut spec = common::teed_demo_spec(&log);
     spec.mcp.protocol_version = pinned;
     let app = TestApp::start(vec![spec]).await;
     let reply = app
@@ -690,11 +667,7 @@ async fn sent_to_the_demo(pinned: Option<rmcp::model::ProtocolVersion>) -> Vec<V
         .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     app.stop().await;
-    std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON-RPC line"))
-        .collect()
+    common::teed_messages(&log)
 }
 
 /// The client capabilities `message` declares, in its `_meta` or (an `initialize`) its params.

@@ -167,39 +167,29 @@ impl Server {
             // invalid answer, which no later call should take for a task of 2025-11-25.
             Some(Ok(ServerResult::CreateTaskResult(_))) => {
                 self.note_alive();
-                Err(BridgeError::ToolFailed {
-                    server: self.spec.name.clone(),
-                    tool: tool.to_owned(),
-                    code: code::INTERNAL_ERROR,
-                    error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
-                    message: format!(
+                Err(self.unsupported_response(
+                    tool,
+                    format!(
                         "Tool `{tool}` answered with a task of the tasks extension \
                          (io.modelcontextprotocol/tasks), which the bridge declares only to servers \
                          of MCP 2026-07-28, not to `{}`; so this call has no result.",
                         self.spec.name
                     ),
-                    traceback: String::new(),
-                    input_schema: None,
-                })
+                ))
             }
             Some(Ok(_)) => {
                 self.note_alive();
                 // A task the call did not ask for: the server runs the tool as a task, though
                 // its listing did not say so. The next call asks for one and follows it.
                 live.tasks.mark(tool);
-                Err(BridgeError::ToolFailed {
-                    server: self.spec.name.clone(),
-                    tool: tool.to_owned(),
-                    code: code::INTERNAL_ERROR,
-                    error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
-                    message: format!(
+                Err(self.unsupported_response(
+                    tool,
+                    format!(
                         "Tool `{tool}` started a background task without being asked to, so \
                          this call has no result. The bridge now calls `{tool}` as a task and \
                          follows it to its result."
                     ),
-                    traceback: String::new(),
-                    input_schema: None,
-                })
+                ))
             }
             Some(Err(_)) if self.stopping.load(Ordering::SeqCst) => Err(self.shutting_down(tool)),
             Some(Err(ServiceError::McpError(error))) => {
@@ -412,6 +402,20 @@ impl Server {
                     &self.secrets,
                 ),
             }),
+        }
+    }
+
+    /// The error for a call of `tool` whose answer was no result the bridge can read
+    /// (`message` says what came instead).
+    fn unsupported_response(&self, tool: &str, message: String) -> BridgeError {
+        BridgeError::ToolFailed {
+            server: self.spec.name.clone(),
+            tool: tool.to_owned(),
+            code: code::INTERNAL_ERROR,
+            error_type: tool_failure::UNSUPPORTED_RESPONSE.to_owned(),
+            message,
+            traceback: String::new(),
+            input_schema: None,
         }
     }
 

@@ -112,6 +112,44 @@ pub fn everything_spec(name: &str) -> ServerSpec {
     stdio_spec(name, &exe, &["stdio"])
 }
 
+/// A file of `server/tests/support`, as an argument for a server's command line.
+pub fn support(file: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/support")
+        .join(file)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The demo server, named `demo`, behind `tee-server.mjs`, which writes every message the
+/// bridge sends it to `log` (one JSON per line).
+pub fn teed_demo_spec(log: &Path) -> ServerSpec {
+    let node = require_on_path("node", "install Node.js (./build.sh setup)");
+    let exe = bridge_exe();
+    let root = demo_root();
+    stdio_spec(
+        "demo",
+        &node,
+        &[
+            &support("tee-server.mjs"),
+            log.to_str().unwrap(),
+            exe.to_str().unwrap(),
+            "demo-server",
+            "--root",
+            root.to_str().unwrap(),
+        ],
+    )
+}
+
+/// The JSON-RPC messages the bridge sent to a server behind `tee-server.mjs`, from its `log`.
+pub fn teed_messages(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON-RPC line"))
+        .collect()
+}
+
 pub fn stdio_spec(name: &str, command: &Path, args: &[&str]) -> ServerSpec {
     let mut spec = demo_spec();
     spec.name = name.to_owned();
