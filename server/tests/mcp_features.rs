@@ -377,9 +377,8 @@ async fn progress_is_shown_and_resets_the_timeout_up_to_a_maximum() {
         spec.mcp.max_call_time = Some(Duration::from_secs(3));
     });
     // A 2 s call timeout; the operation takes 6 s and reports progress every 0.5 s.
-    let app = TestApp::start_with(
+    let app = TestApp::start_timing_out(
         vec![everything_spec("everything"), capped],
-        Some(common::TOKEN.to_owned()),
         Duration::from_secs(2),
     )
     .await;
@@ -472,14 +471,13 @@ async fn a_question_is_declined_in_a_blocking_call_and_goes_with_a_cancelled_one
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_servers_question_reaches_the_user_and_their_answer_the_server() {
-    let app = TestApp::start_with(
+    let app = TestApp::start_timing_out(
         vec![
             everything_spec("everything"),
             everything("hurried", |spec| {
                 spec.mcp.answer_timeout = Some(Duration::from_secs(1))
             }),
         ],
-        Some(common::TOKEN.to_owned()),
         // The call timeout is shorter than the time the user takes: it is paused meanwhile.
         Duration::from_secs(3),
     )

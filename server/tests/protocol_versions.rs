@@ -146,12 +146,7 @@ async fn poll(app: &TestApp, id: &str, check: impl Fn(StatusCode, &Value) -> boo
 async fn an_input_required_result_asks_the_user_and_the_retry_carries_the_answer() {
     // The call timeout is shorter than the time the user takes: it stops while they answer.
     let call_timeout = Duration::from_secs(2);
-    let app = TestApp::start_with(
-        vec![mrtr_spec()],
-        Some(common::TOKEN.to_owned()),
-        call_timeout,
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![mrtr_spec()], call_timeout).await;
     let started = app
         .execute(json!({"name": "ask", "serverName": "mrtr", "arguments": {}, "wait": 0}))
         .await;

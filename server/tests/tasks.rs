@@ -38,12 +38,7 @@ const SHORT: Duration = Duration::from_secs(2);
 /// An in-process bridge running server-everything with the short call timeout, once the tools
 /// it registers after initialization (the task tool among them) are listed.
 async fn app() -> TestApp {
-    let app = TestApp::start_with(
-        vec![everything_spec("everything")],
-        Some(common::TOKEN.to_owned()),
-        SHORT,
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![everything_spec("everything")], SHORT).await;
     let deadline = Instant::now() + LIMIT;
     loop {
         let names = tool_names(&app.get("/tools?serverName=everything").await.body);
@@ -245,12 +240,7 @@ async fn timed_out(app: &TestApp, call: Value) -> (String, Duration) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_ends_at_its_ttl_or_after_unanswered_polls_and_is_cancelled_at_the_server() {
-    let app = TestApp::start_with(
-        vec![task_server()],
-        Some(common::TOKEN.to_owned()),
-        Duration::from_secs(1),
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![task_server()], Duration::from_secs(1)).await;
     // Working for ever: the 1 s call timeout does not end it, its 3 s ttl does.
     let (error, took) = timed_out(
         &app,
@@ -385,24 +375,14 @@ async fn crunch_outlives_the_call_timeout(app: &TestApp, server: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_of_the_tasks_extension_outlives_the_call_timeout_and_gives_its_result() {
-    let app = TestApp::start_with(
-        vec![ext_server()],
-        Some(common::TOKEN.to_owned()),
-        Duration::from_secs(1),
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![ext_server()], Duration::from_secs(1)).await;
     crunch_outlives_the_call_timeout(&app, "ext").await;
     app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_of_the_tasks_extension_asks_mid_task_and_gets_the_answer() {
-    let app = TestApp::start_with(
-        vec![ext_server()],
-        Some(common::TOKEN.to_owned()),
-        Duration::from_secs(1),
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![ext_server()], Duration::from_secs(1)).await;
     let id = app
         .start_call(json!({"name": "ask", "serverName": "ext", "arguments": {}, "wait": 0}))
         .await;
@@ -441,12 +421,7 @@ async fn a_task_of_the_tasks_extension_asks_mid_task_and_gets_the_answer() {
 async fn a_task_of_the_tasks_extension_ends_within_the_servers_max_call_time() {
     let mut spec = ext_server();
     spec.mcp.max_call_time = Some(Duration::from_secs(3));
-    let app = TestApp::start_with(
-        vec![spec],
-        Some(common::TOKEN.to_owned()),
-        Duration::from_secs(1),
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![spec], Duration::from_secs(1)).await;
     let (error, took) = timed_out(
         &app,
         json!({"name": "forever", "serverName": "ext", "arguments": {}, "wait": 0}),
@@ -603,12 +578,7 @@ async fn a_task_over_streamable_http_outlives_the_call_timeout() {
     let (_server, port) = serve_http(command, |command, port| {
         command.env("PORT", port.to_string());
     });
-    let app = TestApp::start_with(
-        vec![http_spec("everything", port)],
-        Some(common::TOKEN.to_owned()),
-        SHORT,
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![http_spec("everything", port)], SHORT).await;
     let deadline = Instant::now() + LIMIT;
     while !tool_names(&app.get("/tools?serverName=everything").await.body)
         .iter()
@@ -644,12 +614,7 @@ async fn a_task_of_the_tasks_extension_over_streamable_http_gives_its_result() {
             .arg("http")
             .arg(port.to_string());
     });
-    let app = TestApp::start_with(
-        vec![http_spec("ext", port)],
-        Some(common::TOKEN.to_owned()),
-        Duration::from_secs(1),
-    )
-    .await;
+    let app = TestApp::start_timing_out(vec![http_spec("ext", port)], Duration::from_secs(1)).await;
     crunch_outlives_the_call_timeout(&app, "ext").await;
     app.stop().await;
 }

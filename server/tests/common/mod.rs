@@ -176,6 +176,11 @@ impl TestApp {
         Self::start_with(specs, Some(TOKEN.to_owned()), Duration::from_secs(60)).await
     }
 
+    /// [`TestApp::start`], with calls timing out after `call_timeout`.
+    pub async fn start_timing_out(specs: Vec<ServerSpec>, call_timeout: Duration) -> Self {
+        Self::start_with(specs, Some(TOKEN.to_owned()), call_timeout).await
+    }
+
     pub async fn start_with(
         specs: Vec<ServerSpec>,
         token: Option<String>,
